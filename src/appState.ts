@@ -1,0 +1,26 @@
+/**
+ * CONTRACT (implemented by the metadata work): the live engine state. `current` is the schema
+ * cache in use; `rebuild` loads metadata from the catalog, introspects the database once, builds a
+ * new cache and swaps it in atomically. Per-role GraphQL schemas and plan caches hang off the cache
+ * object (WeakMap keyed by SchemaCache), so a swap drops them all at once.
+ */
+import type { ServerConfig } from './config/serverConfig.js';
+import type { Db } from './execution/db.js';
+import type { SchemaCache } from './metadata/schemaCache/types.js';
+import type { Logger } from 'pino';
+
+export interface AppState {
+  readonly current: SchemaCache;
+  /** Reload metadata from the catalog + re-introspect, then swap. */
+  rebuild(): Promise<SchemaCache>;
+  /** Swap in a cache built elsewhere (metadata operations build theirs inside their transaction). */
+  install(cache: SchemaCache): void;
+}
+
+export interface EngineContext {
+  config: ServerConfig;
+  db: Db;
+  logger: Logger;
+  state: AppState;
+  version: string;
+}

@@ -1,0 +1,46 @@
+/**
+ * The engine's configuration after flags and SVC_GRAPHQL_* variables are read (flags win).
+ * Frozen once built; every module receives the parts it needs from here.
+ */
+export type EnabledApi = 'graphql' | 'metadata' | 'config' | 'pgdump' | 'developer';
+
+export interface JwtSecretConfig {
+  type?: string;
+  key?: string;
+  jwk_url?: string;
+  claims_namespace?: string;
+  claims_namespace_path?: string;
+  claims_format?: 'json' | 'stringified_json';
+  audience?: string | string[];
+  issuer?: string;
+  claims_map?: Record<string, unknown>;
+}
+
+export interface ServerConfig {
+  serverHost: string; // default 0.0.0.0
+  serverPort: number; // default 8080
+  /** Postgres URL; undefined → start the embedded Postgres. */
+  databaseUrl?: string;
+  /** Folder of the embedded Postgres data (default ./.svc-data). */
+  dataDir: string;
+  adminSecret?: string;
+  unauthorizedRole?: string;
+  stringifyNumericTypes: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Pool size (default 50 as Hasura; tune for speed). */
+  pgConnections: number;
+  jwtSecret?: JwtSecretConfig;
+  authHook?: string;
+  authHookMode: 'GET' | 'POST';
+  enabledApis: ReadonlySet<EnabledApi>;
+  corsDomain: string[] | '*';
+  disableCors: boolean;
+  enableAllowlist: boolean;
+  liveQueries: { batchSize: number; refetchIntervalMs: number };
+  /** Seconds of clock leeway for JWT exp/nbf/iat. */
+  jwtLeewaySeconds: number;
+  /** Opt-in: answer 401 instead of 200 when a JWT has expired. */
+  jwtExpiredStatus: 200 | 401;
+  /** Show `internal` error details to admin (Hasura's dev mode / admin internal errors). */
+  devMode: boolean;
+}

@@ -1,0 +1,3 @@
+export * from './apiError.js';
+export * from './qualifiedTable.js';
+export * from './session.js';

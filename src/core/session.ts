@@ -1,0 +1,33 @@
+/**
+ * A request's session: its role and its session variables. Variable names are lower-cased and
+ * keep their `x-svc-` prefix (`x-svc-user-id`); `x-svc-role` is always present.
+ */
+export interface Session {
+  role: string;
+  /** True for the admin role (admin secret, or no secret configured). Admin bypasses permissions. */
+  isAdmin: boolean;
+  vars: Readonly<Record<string, string>>;
+}
+
+export const ADMIN_ROLE = 'admin';
+export const SESSION_PREFIX = 'x-svc-';
+
+export function adminSession(extra: Record<string, string> = {}): Session {
+  return { role: ADMIN_ROLE, isAdmin: true, vars: { ...extra, 'x-svc-role': ADMIN_ROLE } };
+}
+
+export function roleSession(role: string, vars: Record<string, string>): Session {
+  return { role, isAdmin: role === ADMIN_ROLE, vars: { ...vars, 'x-svc-role': role } };
+}
+
+/** Picks the `x-svc-*` entries of a header-like record, lower-casing names. */
+export function sessionVarsFrom(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    const key = k.toLowerCase();
+    if (key.startsWith(SESSION_PREFIX) && v !== undefined) out[key] = Array.isArray(v) ? v.join(',') : v;
+  }
+  return out;
+}
+
+export const isSessionVariable = (name: string): boolean => name.toLowerCase().startsWith(SESSION_PREFIX);

@@ -1,0 +1,37 @@
+/**
+ * CONTRACT (implemented by the platform work): the engine's handle on Postgres.
+ * One pg.Pool; JSON results come back as text (json/jsonb type parsers are identity for the
+ * statements that build the response), so the engine passes them through without re-parsing.
+ */
+import type { Session } from '../core/index.js';
+
+export interface QueryResultRows {
+  rows: Record<string, unknown>[];
+  fields: Array<{ name: string; dataTypeID: number }>;
+  rowCount: number | null;
+  command: string;
+}
+
+/** A connection inside a transaction (or a plain checked-out connection). */
+export interface DbClient {
+  /** Runs a statement with bound values; rows parsed by pg's default type parsers. */
+  query(text: string, values?: unknown[]): Promise<QueryResultRows>;
+  /** Runs a statement that returns one row with one json column; returns that column's raw text (or null). */
+  queryJsonText(text: string, values: unknown[], opts?: { prepare?: boolean }): Promise<string | null>;
+  /** Runs SQL text as-is (may contain several statements); rows as arrays of text values, for run_sql. */
+  queryRaw(text: string): Promise<Array<{ command: string; fields: string[]; rows: Array<Array<string | null>> }>>;
+}
+
+export interface Db extends DbClient {
+  /**
+   * Runs `fn` in a transaction: BEGIN [READ ONLY], then the session variables set in one
+   * `set_config('svc.user', <json>, true)` when a session is given, then fn; COMMIT, or ROLLBACK
+   * when fn throws (the error is rethrown, mapped to an ApiError when it came from Postgres).
+   */
+  transaction<T>(opts: { readOnly?: boolean; session?: Session; isolation?: 'read committed' | 'repeatable read' | 'serializable' }, fn: (c: DbClient) => Promise<T>): Promise<T>;
+  /** A connection outside any transaction (for run_sql, which manages its own). */
+  withClient<T>(fn: (c: DbClient) => Promise<T>): Promise<T>;
+  /** True when a trivial query succeeds (for /healthz). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

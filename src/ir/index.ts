@@ -1,0 +1,3 @@
+export * from './value.js';
+export * from './boolExp.js';
+export * from './select.js';

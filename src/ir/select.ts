@@ -1,0 +1,80 @@
+/**
+ * The select IR: what one query root field (or one nested relationship) asks of one table, with
+ * permissions already applied (row filter AND-ed into `where`, limit capped, columns checked).
+ * The SQL compiler turns it into one statement that builds the JSON inside Postgres.
+ *
+ * Output keys are the GraphQL aliases, in the order the client asked for them.
+ */
+import type { QualifiedTable } from '../core/index.js';
+import type { BoolExp, RelationshipJoin } from './boolExp.js';
+import type { IrValue } from './value.js';
+
+export interface SelectIR {
+  table: QualifiedTable;
+  fields: SelectField[];
+  where: BoolExp;
+  orderBy?: OrderByItem[];
+  /** LIMIT: `number` is written as a literal; an IrValue becomes a parameter. */
+  limit?: number | IrValue;
+  offset?: number | IrValue;
+  /** DISTINCT ON these columns (the compiler puts them first in ORDER BY as Postgres requires). */
+  distinctOn?: string[];
+}
+
+export type SelectField =
+  | { alias: string; kind: 'column'; column: string; pgType: string; jsonPath?: string[]; stringify?: boolean }
+  | { alias: string; kind: 'typename'; name: string }
+  /** Object relationship (or `_by_pk`-like single row): JSON object or null. `select.limit` is unused. */
+  | { alias: string; kind: 'object_rel'; join: RelationshipJoin; select: SelectIR }
+  /** Array relationship: JSON array (empty array when none). */
+  | { alias: string; kind: 'array_rel'; join: RelationshipJoin; select: SelectIR }
+  /** `<rel>_aggregate`. */
+  | { alias: string; kind: 'array_agg_rel'; join: RelationshipJoin; aggregate: AggregateIR }
+  /** Scalar computed field: `fn(row [, session])`, JSON value. */
+  | { alias: string; kind: 'computed_scalar'; function: QualifiedTable; pgType: string; tableArg: number; sessionArg?: number; args: FunctionArg[]; stringify?: boolean }
+  /** SETOF-table computed field: JSON array from `fn(row, ...)` filtered/sorted like a relationship. */
+  | { alias: string; kind: 'computed_table'; function: QualifiedTable; tableArg: number; sessionArg?: number; args: FunctionArg[]; select: SelectIR };
+
+/** A positional or named argument to a SQL function. */
+export interface FunctionArg {
+  name?: string;
+  value: IrValue;
+}
+
+export interface AggregateIR {
+  table: QualifiedTable;
+  where: BoolExp;
+  orderBy?: OrderByItem[];
+  limit?: number | IrValue;
+  offset?: number | IrValue;
+  distinctOn?: string[];
+  fields: AggregateField[];
+}
+
+export type AggregateField =
+  | { alias: string; kind: 'typename'; name: string }
+  | { alias: string; kind: 'aggregate'; ops: AggregateOp[] }
+  | { alias: string; kind: 'nodes'; fields: SelectField[] };
+
+export type AggregateOp =
+  | { alias: string; kind: 'typename'; name: string }
+  | { alias: string; kind: 'count'; columns?: string[]; distinct?: boolean }
+  | {
+      alias: string;
+      kind: 'op';
+      op: 'sum' | 'avg' | 'min' | 'max' | 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance';
+      columns: Array<{ alias: string; column: string; pgType: string; stringify?: boolean } | { alias: string; kind: 'typename'; name: string }>;
+    };
+
+export interface OrderByItem {
+  target: OrderByTarget;
+  direction: 'asc' | 'desc';
+  nulls?: 'first' | 'last';
+}
+
+export type OrderByTarget =
+  | { kind: 'column'; column: string }
+  /** Through an object relationship; `filter` is the related table's permission filter for the role. */
+  | { kind: 'object_rel'; join: RelationshipJoin; filter: BoolExp; target: OrderByTarget }
+  /** By an aggregate of an array relationship: count, or op(column). */
+  | { kind: 'array_agg'; join: RelationshipJoin; filter: BoolExp; agg: { op: 'count' } | { op: 'sum' | 'avg' | 'min' | 'max' | 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance'; column: string } };

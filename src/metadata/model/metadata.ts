@@ -1,0 +1,109 @@
+/**
+ * The metadata document: what the user has told the engine (tracked tables, relationships,
+ * permissions, functions...). Same shape as Hasura v1.3's `export_metadata` (version 2), which is
+ * also what `replace_metadata` accepts and what the catalog stores as one JSON value.
+ */
+import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
+
+export interface Metadata {
+  version: 2;
+  tables: TableMetadata[];
+  functions?: FunctionMetadata[];
+  remote_schemas?: unknown[];
+  query_collections?: QueryCollection[];
+  allowlist?: Array<{ collection: string }>;
+  custom_types?: unknown;
+  actions?: unknown[];
+  cron_triggers?: unknown[];
+}
+
+export interface CustomRootFields {
+  select?: string | null;
+  select_by_pk?: string | null;
+  select_aggregate?: string | null;
+  insert?: string | null;
+  insert_one?: string | null;
+  update?: string | null;
+  update_by_pk?: string | null;
+  delete?: string | null;
+  delete_by_pk?: string | null;
+}
+
+export interface TableConfiguration {
+  custom_root_fields?: CustomRootFields;
+  custom_column_names?: Record<string, string>;
+}
+
+export interface TableMetadata {
+  table: QualifiedTable;
+  is_enum?: boolean;
+  configuration?: TableConfiguration;
+  object_relationships?: RelationshipMetadata[];
+  array_relationships?: RelationshipMetadata[];
+  computed_fields?: ComputedFieldMetadata[];
+  remote_relationships?: unknown[];
+  insert_permissions?: PermissionMetadata<InsertPermission>[];
+  select_permissions?: PermissionMetadata<SelectPermission>[];
+  update_permissions?: PermissionMetadata<UpdatePermission>[];
+  delete_permissions?: PermissionMetadata<DeletePermission>[];
+  event_triggers?: unknown[];
+}
+
+export interface RelationshipMetadata {
+  name: string;
+  using:
+    | { foreign_key_constraint_on: string | { table: QualifiedTable | string; column: string } }
+    | { manual_configuration: { remote_table: QualifiedTable | string; column_mapping: Record<string, string> } };
+  comment?: string | null;
+}
+
+export interface ComputedFieldMetadata {
+  name: string;
+  definition: { function: QualifiedFunction | string; table_argument?: string | null; session_argument?: string | null };
+  comment?: string | null;
+}
+
+export interface PermissionMetadata<P> {
+  role: string;
+  permission: P;
+  comment?: string | null;
+}
+
+/** Raw boolean expression as written in metadata (`{"id": {"_eq": "X-Svc-User-Id"}}`). */
+export type BoolExpJson = Record<string, unknown>;
+
+export interface SelectPermission {
+  columns: string[] | '*';
+  filter: BoolExpJson;
+  limit?: number | null;
+  allow_aggregations?: boolean;
+  computed_fields?: string[];
+}
+export interface InsertPermission {
+  check: BoolExpJson;
+  set?: Record<string, unknown>;
+  columns?: string[] | '*';
+  backend_only?: boolean;
+}
+export interface UpdatePermission {
+  columns: string[] | '*';
+  filter: BoolExpJson;
+  check?: BoolExpJson | null;
+  set?: Record<string, unknown>;
+}
+export interface DeletePermission {
+  filter: BoolExpJson;
+}
+
+export interface FunctionMetadata {
+  function: QualifiedFunction;
+  configuration?: { session_argument?: string };
+}
+
+export interface QueryCollection {
+  name: string;
+  definition: { queries: Array<{ name: string; query: string }> };
+  comment?: string | null;
+}
+
+export const emptyMetadata = (): Metadata => ({ version: 2, tables: [] });

@@ -1,0 +1,138 @@
+/**
+ * The schema cache: metadata resolved against the database catalog. Built by a pure function
+ * from (metadata, introspection snapshot); objects that no longer match the database are left
+ * out and listed in `inconsistentObjects`. Everything downstream (GraphQL schema per role,
+ * planner, /v1/query DML) reads only this.
+ */
+import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
+import type { BoolExp, RelationshipJoin } from '../../ir/index.js';
+import type { Metadata, CustomRootFields } from '../model/metadata.js';
+
+export interface SchemaCache {
+  metadata: Metadata;
+  /** Tracked tables and views that are consistent, keyed by `schema.name`. */
+  tables: Map<string, TableInfo>;
+  /** Tracked functions, keyed by `schema.name`. */
+  functions: Map<string, FunctionInfo>;
+  /** Every role named by some permission (not including admin). */
+  roles: string[];
+  inconsistentObjects: InconsistentObject[];
+}
+
+export interface InconsistentObject {
+  type: string; // 'table' | 'object_relation' | 'array_relation' | 'select_permission' | ...
+  definition: unknown;
+  reason: string;
+}
+
+export interface TableInfo {
+  name: QualifiedTable;
+  /** GraphQL type name: `author`, or `schema_name` outside public. */
+  gqlName: string;
+  kind: 'table' | 'view' | 'materialized_view' | 'foreign_table' | 'partitioned_table';
+  description: string | null;
+  /** Columns in ordinal order. */
+  columns: ColumnInfo[];
+  columnsByName: Map<string, ColumnInfo>;
+  primaryKey: string[] | null;
+  uniqueConstraints: Array<{ name: string; columns: string[] }>;
+  /** Primary key constraint name too, for on_conflict. */
+  primaryKeyConstraint: string | null;
+  foreignKeys: Array<{ name: string; columns: string[]; refTable: QualifiedTable; refColumns: string[] }>;
+  relationships: Map<string, RelationshipInfo>;
+  computedFields: Map<string, ComputedFieldInfo>;
+  /** Per role (not admin): the four permission kinds, parsed. */
+  permissions: Map<string, RolePermissions>;
+  isEnum: boolean;
+  /** For enum tables: the values (first column of the primary key) and their comments. */
+  enumValues?: Array<{ value: string; comment: string | null }>;
+  customRootFields: CustomRootFields;
+  /** column name → GraphQL field name, only for renamed columns. */
+  customColumnNames: Record<string, string>;
+  /** For views: whether Postgres allows insert/update/delete through it. */
+  mutability: { insertable: boolean; updatable: boolean; deletable: boolean };
+}
+
+export interface ColumnInfo {
+  name: string;
+  /** The GraphQL field name (custom column name or the column name). */
+  gqlName: string;
+  /** udt name: int4, text, jsonb, timestamptz, _text (arrays), or a user type's name. */
+  pgType: string;
+  /** Schema of the type (pg_catalog for built-ins). */
+  pgTypeSchema: string;
+  /** 'b' base, 'c' composite, 'd' domain, 'e' enum, 'r' range (pg_type.typtype). */
+  typeKind: string;
+  isArray: boolean;
+  nullable: boolean;
+  hasDefault: boolean;
+  isGenerated: boolean;
+  isIdentity: boolean;
+  position: number;
+  description: string | null;
+  /** When the column references an enum table: that table. */
+  enumTable?: QualifiedTable;
+}
+
+export interface RelationshipInfo {
+  name: string;
+  type: 'object' | 'array';
+  join: RelationshipJoin;
+  comment: string | null;
+  /** Whether an insert through this relationship inserts the parent first (object rel on local FK). */
+  insertOrder: 'before_parent' | 'after_parent';
+}
+
+export interface ComputedFieldInfo {
+  name: string;
+  function: QualifiedFunction;
+  /** Return: a scalar (pg type) or SETOF a tracked table. */
+  returns: { kind: 'scalar'; pgType: string } | { kind: 'table'; table: QualifiedTable };
+  /** Position of the table-row argument and (optionally) the session argument; other inputs in order. */
+  tableArgIndex: number;
+  sessionArgIndex?: number;
+  inputArgs: Array<{ name: string; pgType: string; hasDefault: boolean }>;
+  comment: string | null;
+}
+
+export interface RolePermissions {
+  select?: SelectPermInfo;
+  insert?: InsertPermInfo;
+  update?: UpdatePermInfo;
+  delete?: DeletePermInfo;
+}
+
+export interface SelectPermInfo {
+  columns: Set<string>;
+  computedFields: Set<string>;
+  filter: BoolExp;
+  limit: number | null;
+  allowAggregations: boolean;
+}
+export interface InsertPermInfo {
+  columns: Set<string>;
+  check: BoolExp;
+  /** Column presets: value literal or session variable name. */
+  set: Record<string, { kind: 'value'; value: unknown } | { kind: 'session'; name: string }>;
+  backendOnly: boolean;
+}
+export interface UpdatePermInfo {
+  columns: Set<string>;
+  filter: BoolExp;
+  check: BoolExp | null;
+  set: Record<string, { kind: 'value'; value: unknown } | { kind: 'session'; name: string }>;
+}
+export interface DeletePermInfo {
+  filter: BoolExp;
+}
+
+export interface FunctionInfo {
+  name: QualifiedFunction;
+  gqlName: string;
+  description: string | null;
+  /** The tracked table it returns SETOF. */
+  returnTable: QualifiedTable;
+  volatility: 'IMMUTABLE' | 'STABLE' | 'VOLATILE';
+  inputArgs: Array<{ name: string; pgType: string; hasDefault: boolean }>;
+  sessionArgument?: string;
+}

@@ -1,0 +1,33 @@
+/**
+ * The contract between the HTTP listener and the endpoint handlers in api/.
+ * A handler gets the parsed request and the engine context, and returns status + body text;
+ * JSON built by Postgres is returned as text and written to the socket as it is.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { EngineContext } from '../appState.js';
+
+export interface RequestContext {
+  method: string;
+  /** Path without query string. */
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  requestId: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers?: Record<string, string | string[]>;
+  body: string | Buffer;
+  /** Filled by handlers for the request log line. */
+  log?: { role?: string; operationName?: string; error?: string };
+}
+
+export type Handler = (req: RequestContext, ctx: EngineContext) => Promise<HttpResponse>;
+
+export const jsonResponse = (status: number, value: unknown, headers?: Record<string, string>): HttpResponse => ({
+  status,
+  headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  body: JSON.stringify(value),
+});

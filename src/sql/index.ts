@@ -1,0 +1,2 @@
+export * from './fragment.js';
+export * from './params.js';
