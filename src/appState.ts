@@ -8,6 +8,7 @@ import type { ServerConfig } from './config/serverConfig.js';
 import type { Db } from './execution/db.js';
 import type { SchemaCache } from './metadata/schemaCache/types.js';
 import type { Logger } from 'pino';
+import { createAppState as createLiveState } from './metadata/index.js';
 
 export interface AppState {
   readonly current: SchemaCache;
@@ -24,3 +25,9 @@ export interface EngineContext {
   state: AppState;
   version: string;
 }
+
+/**
+ * Loads the stored metadata, introspects the database and builds the first schema cache
+ * (implemented in metadata/liveState.ts; inconsistent objects are logged, not fatal).
+ */
+export const createAppState: (db: Db, config: ServerConfig, logger: Logger) => Promise<AppState> = createLiveState;

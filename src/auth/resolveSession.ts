@@ -1,27 +1,52 @@
 /**
- * Headers → Session. With no admin secret configured every request is admin (the role header
- * may pick another role). With a secret: the right `X-Svc-Admin-Secret` gives admin (a role
- * header then selects the role); a wrong one is refused with 401; none falls back to the
- * unauthorized role when configured. JWT and the auth webhook extend this (issue "Authentication").
+ * Headers → Session, the single entry the endpoints call. It delegates to the config's
+ * authenticator (authenticator.ts): the one `main` built at start with `createAuthenticator`
+ * (registered here by that call), or, when none was built, one made on first use.
+ *
+ *   const session = await resolveSession(req.headers, ctx.config, req.body);
+ *
+ * `requestBody` (Buffer, text or parsed JSON) is only read by the POST-mode auth webhook.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, roleSession, sessionVarsFrom, ADMIN_ROLE } from '../core/index.js';
+import { ApiError } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { ServerConfig } from '../config/serverConfig.js';
+import { createAuthenticator as buildAuthenticator } from './authenticator.js';
+import type { AuthInfo, AuthResult, Authenticator, AuthenticatorOptions } from './authenticator.js';
+import type { AuthLogger } from './authLogger.js';
 
-export async function resolveSession(headers: IncomingHttpHeaders, config: ServerConfig): Promise<Session> {
-  const vars = sessionVarsFrom(headers);
-  const secretHeader = vars['x-svc-admin-secret'] ?? vars['x-svc-access-key'];
-  delete vars['x-svc-admin-secret'];
-  delete vars['x-svc-access-key'];
-  const requestedRole = vars['x-svc-role'];
-  if (config.adminSecret === undefined) return roleSession(requestedRole ?? ADMIN_ROLE, vars);
-  if (secretHeader !== undefined) {
-    if (secretHeader !== config.adminSecret) {
-      throw new ApiError('access-denied', 'invalid x-svc-admin-secret/x-svc-access-key', { status: 401 });
-    }
-    return roleSession(requestedRole ?? ADMIN_ROLE, vars);
-  }
-  if (config.unauthorizedRole !== undefined) return roleSession(config.unauthorizedRole, vars);
-  throw new ApiError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', { status: 401 });
+const byConfig = new WeakMap<ServerConfig, Promise<Authenticator>>();
+
+/**
+ * Builds the authenticator for `config` (validating it; throws a one-line `AuthConfigError` the
+ * caller prints before exiting) and registers it so `resolveSession(headers, config)` uses it.
+ */
+export function createAuthenticator(config: ServerConfig, logger?: AuthLogger, opts?: AuthenticatorOptions): Promise<Authenticator> {
+  const p = buildAuthenticator(config, logger, opts);
+  byConfig.set(config, p);
+  p.catch(() => byConfig.delete(config));
+  return p;
+}
+
+function authenticatorFor(config: ServerConfig): Promise<Authenticator> {
+  let p = byConfig.get(config);
+  if (!p) p = createAuthenticator(config);
+  return p.catch((e: unknown) => {
+    throw e instanceof ApiError ? e : new ApiError('unexpected', 'authentication is not configured correctly', { status: 500, internal: String(e) });
+  });
+}
+
+/** The request's session; throws `ApiError`s (access-denied, invalid-jwt, invalid-headers, …). */
+export async function resolveSession(headers: IncomingHttpHeaders | Record<string, string>, config: ServerConfig, requestBody?: unknown): Promise<Session> {
+  return (await authenticatorFor(config)).resolveSession(headers, requestBody);
+}
+
+/** What the config API reports about authentication (admin secret, webhook, JWT namespace/format). */
+export async function authInfo(config: ServerConfig): Promise<AuthInfo> {
+  return (await authenticatorFor(config)).info;
+}
+
+/** Like `resolveSession`, plus when the credentials expire (JWT `exp`): WebSocket connections close then. */
+export async function authenticate(headers: IncomingHttpHeaders | Record<string, string>, config: ServerConfig, requestBody?: unknown): Promise<AuthResult> {
+  return (await authenticatorFor(config)).authenticate(headers, requestBody);
 }

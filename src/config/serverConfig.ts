@@ -43,4 +43,16 @@ export interface ServerConfig {
   jwtExpiredStatus: 200 | 401;
   /** Show `internal` error details to admin (Hasura's dev mode / admin internal errors). */
   devMode: boolean;
+  /** Port of the embedded Postgres (used only without databaseUrl); undefined → a free port. */
+  embeddedPgPort?: number;
+  /** Use named prepared statements for generated queries (default true, as Hasura). */
+  usePreparedStatements: boolean;
+  /** Event delivery: max concurrent webhook calls (default 100). */
+  eventsHttpPoolSize: number;
+  /** Event delivery: poll interval for new events in ms (default 1000). */
+  eventsFetchIntervalMs: number;
+  /** Async actions: poll interval in ms; 0 disables the processor (default 1000). */
+  asyncActionsFetchIntervalMs: number;
+  /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */
+  shutdownTimeoutMs: number;
 }

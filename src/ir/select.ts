@@ -19,6 +19,16 @@ export interface SelectIR {
   offset?: number | IrValue;
   /** DISTINCT ON these columns (the compiler puts them first in ORDER BY as Postgres requires). */
   distinctOn?: string[];
+  /** Rows come from a set-returning function instead of `table` (root function fields, `search_tracks(args: ...)`). */
+  source?: FunctionSource;
+}
+
+/** A call of a SETOF-table SQL function as the source of rows. */
+export interface FunctionSource {
+  function: QualifiedTable;
+  args: FunctionArg[];
+  /** Position of the session-variables (json) argument among the positional arguments. */
+  sessionArg?: number;
 }
 
 export type SelectField =
@@ -49,6 +59,13 @@ export interface AggregateIR {
   offset?: number | IrValue;
   distinctOn?: string[];
   fields: AggregateField[];
+  /** Rows come from a set-returning function instead of `table`. */
+  source?: FunctionSource;
+  /**
+   * The role's permission `limit` when the field also asks for `aggregate`: as in Hasura, it then
+   * caps only `nodes`, and the aggregates see every row (up to the client's `limit`).
+   */
+  nodesLimit?: number;
 }
 
 export type AggregateField =

@@ -84,6 +84,8 @@ export interface InsertPermission {
   set?: Record<string, unknown>;
   columns?: string[] | '*';
   backend_only?: boolean;
+  /** Pre-1.0 metadata: upserts allowed without an update permission (kept in the catalog for the mutations planner; never exported). */
+  allow_upsert?: boolean;
 }
 export interface UpdatePermission {
   columns: string[] | '*';

@@ -115,6 +115,8 @@ export interface InsertPermInfo {
   /** Column presets: value literal or session variable name. */
   set: Record<string, { kind: 'value'; value: unknown } | { kind: 'session'; name: string }>;
   backendOnly: boolean;
+  /** Pre-1.0 `allow_upsert: true` (upserts without an update permission, limited by `check`). */
+  allowUpsert?: boolean;
 }
 export interface UpdatePermInfo {
   columns: Set<string>;

@@ -1,0 +1,116 @@
+/**
+ * One GraphQL request, start to finish: role schema → cached compiled plan → statements →
+ * `{"data":{...}}` written by string concatenation around the JSON text Postgres built.
+ *
+ * A single SQL root field is ONE round trip (`queryJsonText`, prepared); several are combined into
+ * one statement that builds the whole `data` object (one round trip, one snapshot), or, next to
+ * introspection fields, run on one connection in a read-only transaction. Introspection root fields are
+ * answered by graphql-js on the role's schema. Root fields of other kinds (mutations...) go to
+ * the executor registered for the operation kind.
+ */
+import { execute } from 'graphql';
+import { ApiError, type Session } from '../core/index.js';
+import type { EngineContext } from '../appState.js';
+import type { DbClient } from '../execution/index.js';
+import { getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
+import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
+import { resolveParams } from '../sql/index.js';
+
+/** Runs the root fields of a compiled operation that the default executor does not handle. */
+export type OperationExecutor = (args: {
+  ctx: EngineContext;
+  session: Session;
+  compiled: CompiledOperation;
+  variables: Record<string, unknown>;
+}) => Promise<Map<string, string>>;
+
+const executors = new Map<string, OperationExecutor>();
+
+/** Mutations (and other later work) plug their executor in per operation kind. */
+export function registerOperationExecutor(kind: 'mutation' | 'query' | 'subscription', executor: OperationExecutor): void {
+  executors.set(kind, executor);
+}
+
+export interface GraphqlResult {
+  /** `{"data":...}` or `{"errors":[...]}` as JSON text. */
+  body: string;
+  /** The error's own status (used by /v1alpha1/graphql), or 200. */
+  status: number;
+  error?: ApiError;
+}
+
+/** The response of one request. */
+export async function executeGraphql(
+  ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'http' | 'ws' = 'http',
+): Promise<GraphqlResult> {
+  const phase = { inDb: false };
+  try {
+    const cache = ctx.state.current;
+    const roleSchema = getRoleSchema(cache, session.role);
+    const { compiled, variables } = getCompiledOperation({
+      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes,
+    });
+    if (compiled.kind === 'subscription' && transport === 'http') {
+      throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
+    }
+    if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
+      const params = resolveParams(compiled.combined.params, variables, session);
+      phase.inDb = true;
+      const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare: ctx.config.usePreparedStatements !== false });
+      return { body: `{"data":${text ?? 'null'}}`, status: 200 };
+    }
+    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase);
+    const body = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}}`;
+    return { body, status: 200 };
+  } catch (e) {
+    return errorResult(ctx, e, phase.inDb);
+  }
+}
+
+async function runOperation(
+  ctx: EngineContext, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
+  phase: { inDb: boolean },
+): Promise<Map<string, string>> {
+  const custom = compiled.fields.some((f) => f.kind.startsWith('ext:')) ? executors.get(compiled.kind) : undefined;
+  if (custom) return custom({ ctx, session, compiled, variables });
+  if (compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
+    throw new ApiError('not-supported', `${compiled.kind} operations are not supported`);
+  }
+  const out = new Map<string, string>();
+  const sqlFields = compiled.fields.filter((f): f is Extract<CompiledRootField, { kind: 'sql' }> => f.kind === 'sql');
+  const prepare = ctx.config.usePreparedStatements !== false;
+  // Every parameter first: a missing session variable fails before any statement runs.
+  const params = sqlFields.map((f) => resolveParams(f.params, variables, session));
+  const run = async (c: DbClient, i: number) => {
+    const text = await c.queryJsonText(sqlFields[i].text, params[i], { prepare });
+    out.set(sqlFields[i].alias, text ?? 'null');
+  };
+  phase.inDb = true;
+  if (sqlFields.length === 1) {
+    await run(ctx.db, 0);
+  } else if (sqlFields.length > 1) {
+    await ctx.db.transaction({ readOnly: true }, async (c) => {
+      for (let i = 0; i < sqlFields.length; i++) await run(c, i);
+    });
+  }
+  phase.inDb = false;
+  for (const f of compiled.fields) {
+    if (f.kind === 'typename') out.set(f.alias, JSON.stringify(f.value));
+  }
+  if (compiled.introspection) {
+    const result = await execute({ schema: roleSchema.schema, document: compiled.introspection, variableValues: variables });
+    if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
+    const data = (result.data ?? {}) as Record<string, unknown>;
+    for (const f of compiled.fields) if (f.kind === 'introspection') out.set(f.alias, JSON.stringify(data[f.alias] ?? null));
+  }
+  return out;
+}
+
+/** `{"errors":[{extensions:{path,code},message}]}`; errors from Postgres also carry `"data":null`. */
+export function errorResult(ctx: EngineContext, e: unknown, fromDb = false): GraphqlResult {
+  const err = e instanceof ApiError ? e : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
+  if (!(e instanceof ApiError)) ctx.logger.error({ err: e }, 'graphql request failed');
+  const body: Record<string, unknown> = fromDb ? { data: null } : {};
+  body.errors = [err.toGraphqlError(ctx.config.devMode)];
+  return { body: JSON.stringify(body), status: err.status, error: err };
+}

@@ -1,0 +1,46 @@
+/**
+ * The executor of mutation operations, plugged into executeGraphql (`registerOperationExecutor`):
+ * every table mutation root field of the request runs in order in ONE read-write transaction
+ * (see planner `executeMutations`); `__typename` root fields answer the root type's name. Other
+ * mutation root fields (actions...) register their own per-field executor here rather than
+ * replacing this one; they run after the table mutations have committed.
+ */
+import { ApiError } from '../core/index.js';
+import { executeMutations, isMutationFieldPlan, type MutationFieldPlan } from '../planner/index.js';
+import type { CompiledRootField } from '../planner/index.js';
+import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
+
+type ExecutorArgs = Parameters<OperationExecutor>[0];
+
+/** Runs one non-table mutation root field (`ext:<kind>`); resolves to its JSON text. */
+export type MutationFieldExecutor = (field: CompiledRootField, args: ExecutorArgs) => Promise<string>;
+
+const fieldExecutors = new Map<string, MutationFieldExecutor>();
+
+/** Lets other work (actions...) execute its own kinds of mutation root fields. */
+export function registerMutationFieldExecutor(kind: `ext:${string}`, executor: MutationFieldExecutor): void {
+  fieldExecutors.set(kind, executor);
+}
+
+export const mutationExecutor: OperationExecutor = async (args) => {
+  const out = new Map<string, string>();
+  const plans: Array<{ alias: string; plan: MutationFieldPlan }> = [];
+  const others: Array<{ field: CompiledRootField; run: MutationFieldExecutor }> = [];
+  for (const f of args.compiled.fields) {
+    if (f.kind === 'typename') out.set(f.alias, JSON.stringify(f.value));
+    else if (isMutationFieldPlan(f)) plans.push({ alias: f.alias, plan: f.plan });
+    else {
+      const run = fieldExecutors.get(f.kind);
+      if (!run) throw new ApiError('not-supported', `root field ${f.alias} cannot be executed in a mutation`);
+      others.push({ field: f, run });
+    }
+  }
+  if (plans.length > 0) {
+    const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables);
+    plans.forEach((p, i) => out.set(p.alias, results[i] ?? 'null'));
+  }
+  for (const o of others) out.set(o.field.alias, await o.run(o.field, args));
+  return out;
+};
+
+registerOperationExecutor('mutation', mutationExecutor);

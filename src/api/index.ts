@@ -1,0 +1,15 @@
+/**
+ * The endpoint handlers, looked up BY NAME by server/routes.ts (a missing name is a 404):
+ * healthz, version, v1Query, v1Graphql, v1GraphqlExplain, v1alpha1Config, v1alpha1PgDump;
+ * optionally v1GraphqlWs (WebSocket subscriptions) and startWorkers(ctx) (background work).
+ * Append one export line per handler.
+ */
+export { healthz } from './healthz.js';
+export { version } from './version.js';
+export { v1alpha1Config } from './v1alpha1Config.js';
+export { v1alpha1PgDump } from './v1alpha1PgDump.js';
+export { v1Graphql } from './v1Graphql.js';
+// Mutations (mutations engineer): registers the mutation executor with executeGraphql on load.
+export { mutationExecutor, registerMutationFieldExecutor, type MutationFieldExecutor } from './executeMutation.js';
+export { v1Query } from './v1Query.js';
+export { v1GraphqlExplain } from './v1GraphqlExplain.js';

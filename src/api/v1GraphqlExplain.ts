@@ -1,0 +1,180 @@
+/**
+ * POST /v1/graphql/explain (SPEC "Explain API"): admin only. Plans the GraphQL query under the
+ * permissions of the role in `user` (`x-svc-role`, default admin) with its session variables,
+ * through the same planner + SQL compiler as /v1/graphql, and asks Postgres for the plan of each
+ * root field's statement with its parameters bound:
+ *
+ *   {"query": {"query": "query { user { id } }"}, "user": {"x-svc-role": "user", "x-svc-user-id": "1"}}
+ *   → [{"field": "user", "sql": "SELECT …", "plan": ["Aggregate  (cost=…)", …]}]
+ *
+ * A subscription gives one `{sql, plan}`. `query` may also be the GraphQL text itself.
+ * Beyond the SPEC: `"analyze": true` runs EXPLAIN ANALYZE (real timings) inside a transaction that
+ * is always rolled back. `sql` shows the statement with its parameter values inlined as literals,
+ * so it can be pasted into psql; the plan is computed with the values bound.
+ */
+import { ApiError, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
+import { resolveSession } from '../auth/index.js';
+import type { EngineContext } from '../appState.js';
+import { escapeLiteral } from '../execution/index.js';
+import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
+import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
+import { resolveParams } from '../sql/index.js';
+import { jsonResponse, type Handler } from '../server/types.js';
+import { apiErrorResponse } from './v1alpha1Config.js';
+
+interface ExplainRequest {
+  request: GraphqlRequest;
+  user: Record<string, string>;
+  analyze: boolean;
+}
+
+interface FieldPlan {
+  field: string;
+  sql: string | null;
+  plan: string[] | null;
+}
+
+/** Thrown inside the transaction to roll it back once the plans are read. */
+class RollbackWith {
+  constructor(readonly plans: FieldPlan[]) {}
+}
+
+export const v1GraphqlExplain: Handler = async (req, ctx) => {
+  try {
+    const caller = await resolveSession(req.headers, ctx.config, req.body);
+    if (!caller.isAdmin) throw new ApiError('access-denied', 'you have to be admin to access this endpoint');
+    const { request, user, analyze } = decodeExplain(req.body);
+    const session = roleSession(user['x-svc-role'] ?? ADMIN_ROLE, user);
+    const cache = ctx.state.current;
+    const { compiled, variables } = getCompiledOperation({
+      cache,
+      roleSchema: getRoleSchema(cache, session.role),
+      request,
+      stringifyNumericTypes: ctx.config.stringifyNumericTypes,
+    });
+    if (compiled.kind === 'mutation') throw new ApiError('invalid-params', 'only queries can be explained');
+    const targets = compiled.fields.map((f) => {
+      if (f.kind === 'sql' || f.kind === 'typename' || f.kind === 'introspection') return f;
+      throw new ApiError('not-supported', `the root field "${f.alias}" is not a database query and cannot be explained`);
+    });
+    const plans = await explainFields(ctx, session, targets, variables, analyze);
+    const res = compiled.kind === 'subscription'
+      ? jsonResponse(200, subscriptionPlan(plans))
+      : jsonResponse(200, plans);
+    res.log = { role: caller.role, operationName: request.operationName ?? undefined };
+    return res;
+  } catch (e) {
+    return apiErrorResponse(e, ctx.config.devMode);
+  }
+};
+
+function subscriptionPlan(plans: FieldPlan[]): { sql: string; plan: string[] } {
+  const sqlPlans = plans.filter((p) => p.sql !== null);
+  if (sqlPlans.length !== 1) throw new ApiError('validation-failed', 'subscriptions must select one top level field');
+  return { sql: sqlPlans[0]!.sql!, plan: sqlPlans[0]!.plan! };
+}
+
+async function explainFields(
+  ctx: EngineContext, session: Session, fields: CompiledRootField[], variables: Record<string, unknown>, analyze: boolean,
+): Promise<FieldPlan[]> {
+  // Resolve every parameter first: a missing session variable fails before anything runs.
+  const jobs = fields.map((f) => (f.kind === 'sql' ? { f, values: resolveParams(f.params, variables, session) } : { f, values: [] }));
+  const explain = analyze ? 'EXPLAIN (ANALYZE, BUFFERS) ' : 'EXPLAIN ';
+  try {
+    await ctx.db.transaction({ readOnly: true, session }, async (c) => {
+      const out: FieldPlan[] = [];
+      for (const { f, values } of jobs) {
+        if (f.kind !== 'sql') {
+          out.push({ field: f.alias, sql: null, plan: null });
+          continue;
+        }
+        const r = await c.query(explain + f.text, values);
+        out.push({ field: f.alias, sql: inlineParams(f.text, values), plan: r.rows.map((row) => String(row['QUERY PLAN'])) });
+      }
+      throw new RollbackWith(out);
+    });
+  } catch (e) {
+    if (e instanceof RollbackWith) return e.plans;
+    throw e;
+  }
+  throw new ApiError('unexpected', 'explain produced no plan', { status: 500 });
+}
+
+/** `{query: string | {query, operationName?, variables?}, user?: {…}, analyze?: boolean}`. */
+function decodeExplain(body: Buffer): ExplainRequest {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ApiError('invalid-json', 'invalid json');
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new ApiError('parse-failed', 'expected an object with "query" and optionally "user"');
+  const o = doc as Record<string, unknown>;
+  let request: GraphqlRequest;
+  if (typeof o.query === 'string') {
+    request = { query: o.query, operationName: null, variables: null };
+  } else if (o.query !== null && typeof o.query === 'object' && !Array.isArray(o.query)) {
+    const q = o.query as Record<string, unknown>;
+    if (typeof q.query !== 'string') throw new ApiError('parse-failed', 'key "query" not found', { path: '$.query' });
+    if (q.operationName != null && typeof q.operationName !== 'string') throw new ApiError('parse-failed', 'expected Text for operationName', { path: '$.query.operationName' });
+    if (q.variables != null && (typeof q.variables !== 'object' || Array.isArray(q.variables))) throw new ApiError('parse-failed', 'expected Object for variables', { path: '$.query.variables' });
+    request = { query: q.query, operationName: (q.operationName as string | null | undefined) ?? null, variables: (q.variables as Record<string, unknown> | null | undefined) ?? null };
+  } else {
+    throw new ApiError('parse-failed', 'key "query" not found: expected the GraphQL query text or {query, operationName, variables}', { path: '$' });
+  }
+  const user: Record<string, string> = {};
+  if (o.user !== undefined && o.user !== null) {
+    if (typeof o.user !== 'object' || Array.isArray(o.user)) throw new ApiError('parse-failed', 'expected an object of session variables', { path: '$.user' });
+    for (const [k, v] of Object.entries(o.user as Record<string, unknown>)) {
+      if (typeof v !== 'string') throw new ApiError('parse-failed', `session variable ${k} must be a string`, { path: `$.user['${k}']` });
+      user[k.toLowerCase()] = v;
+    }
+  }
+  if (o.analyze !== undefined && typeof o.analyze !== 'boolean') throw new ApiError('parse-failed', 'expected a boolean', { path: '$.analyze' });
+  return { request, user, analyze: o.analyze === true };
+}
+
+/** The statement with `$n` replaced by SQL literals (quoted identifiers and strings are skipped). */
+export function inlineParams(text: string, values: readonly unknown[]): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === "'" || ch === '"') {
+      let j = i + 1;
+      while (j < text.length && !(text[j] === ch && text[j + 1] !== ch)) j += text[j] === ch ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (ch === '$' && /[0-9]/.test(text[i + 1] ?? '') && !/[A-Za-z0-9_]/.test(text[i - 1] ?? '')) {
+      let j = i + 1;
+      while (j < text.length && /[0-9]/.test(text[j]!)) j++;
+      const n = Number(text.slice(i + 1, j));
+      out += n >= 1 && n <= values.length ? literal(values[n - 1]) : text.slice(i, j);
+      i = j;
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number' || typeof v === 'bigint') return `'${String(v)}'`;
+  if (typeof v === 'boolean') return v ? "'true'" : "'false'";
+  if (v instanceof Date) return escapeLiteral(v.toISOString());
+  if (Array.isArray(v)) return escapeLiteral(pgArray(v));
+  if (typeof v === 'object') return escapeLiteral(JSON.stringify(v));
+  return escapeLiteral(String(v));
+}
+
+function pgArray(items: readonly unknown[]): string {
+  const el = (x: unknown): string => {
+    if (x === null || x === undefined) return 'NULL';
+    if (Array.isArray(x)) return pgArray(x);
+    const s = typeof x === 'object' ? JSON.stringify(x) : String(x);
+    return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  };
+  return `{${items.map(el).join(',')}}`;
+}

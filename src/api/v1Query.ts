@@ -1,0 +1,43 @@
+/**
+ * POST /v1/query — the metadata API and v1 DML: session from the headers, JSON body decoded into
+ * operations (all of them, before anything runs), then run atomically (metadataApi/runQuery).
+ * Errors answer `{path, error, code}` with their status; `internal` details only for admins
+ * (as Hasura's admin-internal-errors) or in dev mode.
+ */
+import { ApiError, errors, isApiError } from '../core/index.js';
+import type { Session } from '../core/index.js';
+import { resolveSession } from '../auth/index.js';
+import { decodeQuery, encodeQueryResult, runQuery } from '../metadataApi/index.js';
+import { jsonResponse } from '../server/types.js';
+import type { Handler, HttpResponse } from '../server/types.js';
+
+function parseBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw errors.invalidJson();
+  }
+}
+
+function errorResponse(e: unknown, showInternal: boolean, session?: Session): HttpResponse {
+  const err = isApiError(e) ? e : new ApiError('unexpected', 'unexpected error', { status: 500, internal: e instanceof Error ? e.message : String(e) });
+  const res = jsonResponse(err.status, err.toQueryBody(showInternal));
+  res.log = { role: session?.role, error: err.message };
+  return res;
+}
+
+export const v1Query: Handler = async (req, ctx) => {
+  let session: Session | undefined;
+  try {
+    session = await resolveSession(req.headers, ctx.config, req.body);
+    const query = decodeQuery(parseBody(req.body));
+    const result = await runQuery(ctx, session, query);
+    const res = jsonResponse(200, null);
+    res.body = encodeQueryResult(result); // v1 DML answers are JSON text built by Postgres (RawJson)
+    res.log = { role: session.role };
+    return res;
+  } catch (e) {
+    if (!isApiError(e)) ctx.logger.error({ type: 'v1-query', err: e }, 'unexpected error in /v1/query');
+    return errorResponse(e, ctx.config.devMode || session?.isAdmin === true, session);
+  }
+};

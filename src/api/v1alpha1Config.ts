@@ -1,0 +1,39 @@
+/**
+ * GET /v1alpha1/config (SPEC "Config API"): admin only; reports the server version, which
+ * authentication mechanisms are set, the JWT claims namespace/format, the allow-list switch and
+ * the live-query settings. Non-admin → 400 access-denied; missing/wrong credentials → the auth
+ * error (401 for a wrong or missing admin secret).
+ */
+import { ApiError, isApiError } from '../core/index.js';
+import { authInfo, resolveSession } from '../auth/index.js';
+import { jsonResponse } from '../server/types.js';
+import type { Handler, HttpResponse } from '../server/types.js';
+
+export const v1alpha1Config: Handler = async (req, ctx) => {
+  try {
+    const session = await resolveSession(req.headers, ctx.config);
+    if (!session.isAdmin) throw new ApiError('access-denied', 'you have to be admin to access this endpoint');
+    const auth = await authInfo(ctx.config);
+    const res = jsonResponse(200, {
+      version: ctx.version,
+      is_admin_secret_set: auth.is_admin_secret_set,
+      is_auth_hook_set: auth.is_auth_hook_set,
+      is_jwt_set: auth.is_jwt_set,
+      jwt: auth.jwt,
+      is_allow_list_enabled: ctx.config.enableAllowlist,
+      live_queries: { batch_size: ctx.config.liveQueries.batchSize, refetch_delay: ctx.config.liveQueries.refetchIntervalMs / 1000 },
+    });
+    res.log = { role: session.role };
+    return res;
+  } catch (e) {
+    return apiErrorResponse(e, ctx.config.devMode);
+  }
+};
+
+/** An error as `/v1/*` non-GraphQL endpoints answer it: `{path, error, code}` with its status. */
+export function apiErrorResponse(e: unknown, showInternal: boolean): HttpResponse {
+  const err = isApiError(e) ? e : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
+  const res = jsonResponse(err.status, err.toQueryBody(showInternal));
+  res.log = { error: err.message };
+  return res;
+}

@@ -1,0 +1,120 @@
+/**
+ * POST /v1alpha1/pg_dump (enabled with `--enabled-apis …,pgdump`): admin only; runs `pg_dump`
+ * against the engine's database with the given `opts` and returns its output as
+ * `application/sql`. Body: `{opts: string[], clean_output?: boolean}`; `clean_output` drops
+ * comments, empty lines and pg_dump's preamble `SET`s (as Hasura's PGDump.hs).
+ *
+ * The connection goes through PG* environment variables, never argv, so the password does not
+ * show in the process list; options that would redirect the dump (`-f`, `-d`, `-h`, `-p`, `-U`)
+ * are refused. The binary: `SVC_GRAPHQL_PG_DUMP_PATH`, else the newest
+ * /usr/lib/postgresql/<v>/bin/pg_dump, else `pg_dump` on PATH; none → a clear 500.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { ApiError } from '../core/index.js';
+import { resolveSession } from '../auth/index.js';
+import type { Handler } from '../server/types.js';
+import { apiErrorResponse } from './v1alpha1Config.js';
+
+const PREAMBLE = new Set([
+  'SET statement_timeout = 0;', 'SET lock_timeout = 0;', 'SET idle_in_transaction_session_timeout = 0;',
+  "SET client_encoding = 'UTF8';", 'SET standard_conforming_strings = on;',
+  "SELECT pg_catalog.set_config('search_path', '', false);", 'SET check_function_bodies = false;',
+  'SET xmloption = content;', 'SET client_min_messages = warning;', 'SET row_security = off;',
+  "SET default_tablespace = '';", 'SET default_with_oids = false;', 'SET default_table_access_method = heap;',
+  'SET transaction_timeout = 0;', 'CREATE SCHEMA public;', "COMMENT ON SCHEMA public IS 'standard public schema';",
+]);
+const NOTIFY_TRIGGER = /^CREATE TRIGGER "?notify_(hasura|svc)_.+"? AFTER [A-Za-z0-9]+ ON .+ FOR EACH ROW EXECUTE (FUNCTION|PROCEDURE) "?hdb_(views|catalog)"?\."?notify_(hasura|svc)_.+"?\(\);$/;
+const REFUSED_OPTS = /^(-f|--file|-d|--dbname|-h|--host|-p|--port|-U|--username)(=|$)|^-[fdhpU]./;
+const TIMEOUT_MS = 10 * 60_000;
+
+export const v1alpha1PgDump: Handler = async (req, ctx) => {
+  try {
+    const session = await resolveSession(req.headers, ctx.config, req.body);
+    if (!session.isAdmin) throw new ApiError('access-denied', 'you have to be admin to access this endpoint');
+    const { opts, clean } = parseBody(req.body);
+    const url = (ctx as { databaseUrl?: string }).databaseUrl ?? ctx.config.databaseUrl;
+    if (!url) throw new ApiError('unexpected', 'pg_dump needs the database URL, which this engine does not know', { status: 500 });
+    const binary = findPgDump();
+    if (!binary) {
+      throw new ApiError('unexpected', 'pg_dump is not available: no pg_dump binary was found (set SVC_GRAPHQL_PG_DUMP_PATH, or install the PostgreSQL client tools of the server\'s major version)', { status: 500 });
+    }
+    const out = await runPgDump(binary, url, opts);
+    const body = clean ? cleanOutput(out.toString('utf8')) : out;
+    return { status: 200, headers: { 'content-type': 'application/sql; charset=utf-8' }, body, log: { role: session.role } };
+  } catch (e) {
+    return apiErrorResponse(e, ctx.config.devMode);
+  }
+};
+
+function parseBody(raw: Buffer): { opts: string[]; clean: boolean } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('invalid-json', 'invalid json');
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new ApiError('parse-failed', 'expecting an object with "opts" (a list of pg_dump options) and "clean_output"');
+  const { opts, clean_output } = doc as Record<string, unknown>;
+  if (!Array.isArray(opts) || !opts.every((o) => typeof o === 'string')) throw new ApiError('parse-failed', 'opts must be a list of strings (pg_dump options)', { path: '$.opts' });
+  if (clean_output !== undefined && clean_output !== null && typeof clean_output !== 'boolean') throw new ApiError('parse-failed', 'clean_output must be a boolean', { path: '$.clean_output' });
+  const refused = (opts as string[]).find((o) => REFUSED_OPTS.test(o));
+  if (refused) throw new ApiError('invalid-params', `pg_dump option ${refused} is not allowed: the dump always reads the engine's database and is returned in the response`, { path: '$.opts' });
+  return { opts: opts as string[], clean: clean_output === true };
+}
+
+/** The pg_dump to run, or undefined. */
+export function findPgDump(): string | undefined {
+  const explicit = process.env.SVC_GRAPHQL_PG_DUMP_PATH;
+  if (explicit) return existsSync(explicit) ? explicit : undefined;
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    const versions = readdirSync(root).filter((v) => /^\d+(\.\d+)?$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    for (const v of versions) {
+      const p = join(root, v, 'bin', 'pg_dump');
+      if (existsSync(p)) return p;
+    }
+  }
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const p = join(dir, 'pg_dump');
+    if (dir && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+function pgEnv(url: string): NodeJS.ProcessEnv {
+  const u = new URL(url);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (u.hostname) env.PGHOST = decodeURIComponent(u.hostname.replace(/^\[|\]$/g, ''));
+  if (u.port) env.PGPORT = u.port;
+  if (u.username) env.PGUSER = decodeURIComponent(u.username);
+  if (u.password) env.PGPASSWORD = decodeURIComponent(u.password);
+  const db = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  if (db) env.PGDATABASE = db;
+  const ssl = u.searchParams.get('sslmode');
+  if (ssl) env.PGSSLMODE = ssl;
+  const host = u.searchParams.get('host');
+  if (host) env.PGHOST = host;
+  return env;
+}
+
+function runPgDump(binary: string, url: string, opts: string[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, ['--encoding=utf8', ...opts], { env: pgEnv(url), stdio: ['ignore', 'pipe', 'pipe'], timeout: TIMEOUT_MS });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', (e) => reject(new ApiError('unexpected', `internal exception while executing pg_dump: ${e.message}`, { status: 500 })));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new ApiError('unexpected', `error while executing pg_dump: ${Buffer.concat(err).toString('utf8').trim()}`, { status: 500 }));
+    });
+  });
+}
+
+export function cleanOutput(text: string): string {
+  const keep = text.split('\n').filter((line) => !(line.trim() === '' || line.startsWith('--') || PREAMBLE.has(line) || NOTIFY_TRIGGER.test(line)));
+  return keep.map((l) => `${l}\n`).join('');
+}

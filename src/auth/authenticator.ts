@@ -1,0 +1,201 @@
+/**
+ * The engine's authenticator: built once at start from the server config (validating it, and
+ * fetching the JWK set when `jwk_url` is used), then asked for every request's Session.
+ *
+ * Modes, as Hasura's `setupAuthMode` / `getUserInfoWithExpTime`:
+ *  - no admin secret: every request is admin; `x-svc-role` may pick another role;
+ *  - admin secret: the right `X-Svc-Admin-Secret` gives admin (a role header then picks the role),
+ *    a wrong one is 401; without it → JWT, the auth webhook, or the unauthorized role;
+ *  - JWT: `Authorization: Bearer <token>` (verifyJwt + jwtClaims);
+ *  - webhook: authWebhook.
+ * JWT or the webhook without an admin secret, both together, or an unauthorized role with the
+ * webhook refuse to start (`AuthConfigError`, one line).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError, roleSession, sessionVarsFrom, ADMIN_ROLE } from '../core/index.js';
+import type { Session } from '../core/index.js';
+import type { ServerConfig } from '../config/serverConfig.js';
+import { silentLogger } from './authLogger.js';
+import type { AuthLogger } from './authLogger.js';
+import { sessionFromWebhook } from './authWebhook.js';
+import type { WebhookSettings } from './authWebhook.js';
+import { JwkStore } from './jwkStore.js';
+import { extractClaims, sessionFromClaims } from './jwtClaims.js';
+import { AuthConfigError, parseJwtSettings } from './jwtSettings.js';
+import type { JwtSettings } from './jwtSettings.js';
+import { JwtError, verifyJwt } from './verifyJwt.js';
+import type { KeyResolver } from './verifyJwt.js';
+
+export type AuthMode = 'no-auth' | 'admin-secret' | 'jwt' | 'webhook';
+
+export interface AuthResult {
+  session: Session;
+  /** When the credentials stop being valid (JWT `exp`, webhook expiry); WebSockets close then. */
+  expiresAt?: Date;
+}
+
+/** What the config API reports about authentication. */
+export interface AuthInfo {
+  is_admin_secret_set: boolean;
+  is_auth_hook_set: boolean;
+  is_jwt_set: boolean;
+  jwt: JwtSettings['info'] | null;
+}
+
+export interface Authenticator {
+  readonly mode: AuthMode;
+  readonly info: AuthInfo;
+  /**
+   * Headers (of the HTTP request, or of a WebSocket `connection_init`) → session + expiry.
+   * `clientRequest` is the request body (Buffer, text or parsed JSON); only the POST-mode auth
+   * webhook uses it. Throws `ApiError`s with Hasura's codes.
+   */
+  authenticate(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult>;
+  /** `authenticate(...)` without the expiry. */
+  resolveSession(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<Session>;
+  /** Stops the JWK refresh timer. */
+  close(): void;
+}
+
+export interface AuthenticatorOptions {
+  /** Server version, sent as `User-Agent: svc-graphql-engine/<version>` to the auth webhook. */
+  version?: string;
+  /** JWK refresh retry delay (default one minute; tests shorten it). */
+  jwkRetryMs?: number;
+  /** Shortest delay between JWK refreshes (default 1 s). */
+  jwkMinRefreshMs?: number;
+  /** Auth webhook timeout (default 60 s). */
+  webhookTimeoutMs?: number;
+  /** Clock in ms (tests). */
+  now?: () => number;
+}
+
+const hashSecret = (s: string): Buffer => createHash('sha512').update(s, 'utf8').digest();
+
+/** Validates the auth part of the config and builds the authenticator; throws `AuthConfigError`. */
+export async function createAuthenticator(config: ServerConfig, logger: AuthLogger = silentLogger, opts: AuthenticatorOptions = {}): Promise<Authenticator> {
+  const hasSecret = config.adminSecret !== undefined && config.adminSecret !== '';
+  const hasJwt = config.jwtSecret !== undefined && config.jwtSecret !== null;
+  const hasHook = config.authHook !== undefined && config.authHook !== '';
+  const needsSecret = ' requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set';
+  if (hasJwt && hasHook) throw new AuthConfigError('Fatal Error: Both webhook and JWT mode cannot be enabled at the same time');
+  if (hasHook && config.unauthorizedRole !== undefined) {
+    throw new AuthConfigError('Fatal Error: --unauthorized-role (SVC_GRAPHQL_UNAUTHORIZED_ROLE) is not allowed when --auth-hook (SVC_GRAPHQL_AUTH_HOOK) is set');
+  }
+  if (hasJwt && !hasSecret) throw new AuthConfigError(`Fatal Error: --jwt-secret (SVC_GRAPHQL_JWT_SECRET)${needsSecret}`);
+  if (hasHook && !hasSecret) throw new AuthConfigError(`Fatal Error: --auth-hook (SVC_GRAPHQL_AUTH_HOOK)${needsSecret}`);
+  if (!hasSecret && config.unauthorizedRole !== undefined) {
+    throw new AuthConfigError(`Fatal Error: --unauthorized-role (SVC_GRAPHQL_UNAUTHORIZED_ROLE)${needsSecret}`);
+  }
+
+  const now = opts.now ?? Date.now;
+  const secretHash = hasSecret ? hashSecret(config.adminSecret!) : undefined;
+  let jwt: { settings: JwtSettings; resolve: KeyResolver; store?: JwkStore } | undefined;
+  let hook: WebhookSettings | undefined;
+
+  if (hasJwt) {
+    const settings = parseJwtSettings(config.jwtSecret, config.jwtLeewaySeconds ?? 0, (m) => logger.warn({ type: 'startup' }, m));
+    if (settings.keySource.kind === 'static') {
+      const { alg, key } = settings.keySource;
+      const resolve: KeyResolver = (h) => {
+        // Hasura (jose) reports a token signed with another algorithm as an invalid signature.
+        if (h.alg !== alg) throw new JwtError('JWSError JWSInvalidSignature', `the token is signed with ${h.alg} but the configured type is ${alg}`);
+        return [key];
+      };
+      jwt = { settings, resolve };
+    } else {
+      const store = await JwkStore.start(settings.keySource.url, logger, { retryMs: opts.jwkRetryMs, minRefreshMs: opts.jwkMinRefreshMs });
+      jwt = { settings, resolve: store.resolve, store };
+    }
+  }
+  if (hasHook) {
+    const mode = String(config.authHookMode ?? 'GET').toUpperCase();
+    if (mode !== 'GET' && mode !== 'POST') throw new AuthConfigError(`Fatal Error: --auth-hook-mode (SVC_GRAPHQL_AUTH_HOOK_MODE) must be GET or POST, not "${config.authHookMode}"`);
+    try {
+      const u = new URL(config.authHook!);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new AuthConfigError(`Fatal Error: --auth-hook (SVC_GRAPHQL_AUTH_HOOK) is not a valid http(s) URL: ${config.authHook}`);
+    }
+    hook = { url: config.authHook!, mode, userAgent: `svc-graphql-engine/${opts.version ?? 'dev'}`, timeoutMs: opts.webhookTimeoutMs ?? 60_000 };
+  }
+
+  const mode: AuthMode = !hasSecret ? 'no-auth' : jwt ? 'jwt' : hook ? 'webhook' : 'admin-secret';
+  const info: AuthInfo = { is_admin_secret_set: hasSecret, is_auth_hook_set: hasHook, is_jwt_set: hasJwt, jwt: jwt ? jwt.settings.info : null };
+  const expiredStatus = config.jwtExpiredStatus === 401 ? 401 : 400;
+
+  async function authenticate(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
+    const vars = sessionVarsFrom(headers);
+    const sentSecret = vars['x-svc-admin-secret'] ?? vars['x-svc-access-key'];
+    delete vars['x-svc-admin-secret'];
+    delete vars['x-svc-access-key'];
+    const requestedRole = vars['x-svc-role'];
+    if (!secretHash) return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
+    if (sentSecret !== undefined) {
+      if (!timingSafeEqual(hashSecret(sentSecret), secretHash)) {
+        throw new ApiError('access-denied', 'invalid x-svc-admin-secret/x-svc-access-key', { status: 401 });
+      }
+      return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
+    }
+    if (jwt) return fromJwt(jwt, headers, vars, requestedRole);
+    if (hook) return sessionFromWebhook(hook, headers as IncomingHttpHeaders, clientRequestJson(clientRequest), logger);
+    if (config.unauthorizedRole !== undefined) return { session: roleSession(config.unauthorizedRole, vars) };
+    throw new ApiError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', { status: 401 });
+  }
+
+  function fromJwt(
+    j: NonNullable<typeof jwt>,
+    headers: IncomingHttpHeaders | Record<string, string>,
+    vars: Record<string, string>,
+    requestedRole: string | undefined,
+  ): AuthResult {
+    const authz = headerValue(headers, 'authorization');
+    if (authz === undefined) {
+      if (config.unauthorizedRole !== undefined) return { session: roleSession(config.unauthorizedRole, vars) };
+      throw new ApiError('invalid-headers', 'Missing Authorization header in JWT authentication mode');
+    }
+    const words = authz.trim().split(/\s+/);
+    if (words.length !== 2 || words[0] !== 'Bearer') throw new ApiError('invalid-headers', 'Malformed Authorization header');
+    const s = j.settings;
+    let verified;
+    try {
+      verified = verifyJwt(words[1]!, j.resolve, { audience: s.audience, issuer: s.issuer, leewaySeconds: s.leewaySeconds, now: now() / 1000 });
+    } catch (e) {
+      if (!(e instanceof JwtError)) throw e;
+      throw new ApiError('invalid-jwt', `Could not verify JWT: ${e.reason}`, { status: e.expired ? expiredStatus : 400, internal: e.detail ? { detail: e.detail } : undefined });
+    }
+    const claims = extractClaims(verified.payload, s.claims);
+    return { session: sessionFromClaims(claims, requestedRole), expiresAt: verified.expiresAt };
+  }
+
+  return {
+    mode,
+    info,
+    authenticate,
+    resolveSession: async (headers, clientRequest) => (await authenticate(headers, clientRequest)).session,
+    close: () => jwt?.store?.close(),
+  };
+}
+
+function headerValue(headers: IncomingHttpHeaders | Record<string, string>, name: string): string | undefined {
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.toLowerCase() === name && v !== undefined) return Array.isArray(v) ? v.join(',') : v;
+  }
+  return undefined;
+}
+
+/** The client's request as JSON for the POST-mode webhook; undefined when it is not JSON. */
+function clientRequestJson(body: unknown): unknown {
+  if (body === undefined || body === null) return undefined;
+  if (Buffer.isBuffer(body) || typeof body === 'string') {
+    const text = body.toString();
+    if (text.trim() === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+  return body;
+}

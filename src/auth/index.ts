@@ -1,0 +1,6 @@
+export { resolveSession, authenticate, authInfo, createAuthenticator } from './resolveSession.js';
+export type { Authenticator, AuthenticatorOptions, AuthInfo, AuthMode, AuthResult } from './authenticator.js';
+export { AuthConfigError, DEFAULT_CLAIMS_NAMESPACE } from './jwtSettings.js';
+export { graphqlAuthFailureHttp } from './graphqlAuthStatus.js';
+export type { AuthFailureHttp } from './graphqlAuthStatus.js';
+export type { AuthLogger } from './authLogger.js';

@@ -1,0 +1,7 @@
+export type { ServerConfig, EnabledApi, JwtSecretConfig } from './serverConfig.js';
+export { ConfigError } from './configError.js';
+export { loadConfig, defaultConfig, parseFlags } from './loadConfig.js';
+export type { Env } from './loadConfig.js';
+export { OPTIONS } from './options.js';
+export type { OptionSpec } from './options.js';
+export { helpText } from './help.js';

@@ -1,0 +1,58 @@
+/**
+ * THE defaults table: every option with its flag, its SVC_GRAPHQL_* twin, its default (as text,
+ * parsed by the same parser as user input) and its help line. `loadConfig` and `--help` both
+ * read this table, so they cannot disagree.
+ */
+import * as p from './parsers.js';
+import type { ServerConfig } from './serverConfig.js';
+
+/** Config keys set directly from one option (liveQueries is assembled from two). */
+export type OptionKey = Exclude<keyof ServerConfig, 'liveQueries'> | 'liveQueriesBatchSize' | 'liveQueriesRefetchIntervalMs';
+
+export interface OptionSpec {
+  key: OptionKey;
+  flag: string;
+  env: string;
+  /** Default as text; absent → unset. */
+  default?: string;
+  /** Shown in --help instead of `default` when the default is computed. */
+  defaultHelp?: string;
+  help: string;
+  parse: p.Parser<unknown>;
+  /** A boolean flag: `--flag` alone means true. */
+  boolean?: boolean;
+}
+
+const opt = (o: OptionSpec): OptionSpec => o;
+
+export const OPTIONS: readonly OptionSpec[] = [
+  opt({ key: 'serverHost', flag: '--server-host', env: 'SVC_GRAPHQL_SERVER_HOST', default: '0.0.0.0', help: 'Interface to listen on', parse: p.str }),
+  opt({ key: 'serverPort', flag: '--server-port', env: 'SVC_GRAPHQL_SERVER_PORT', default: '8080', help: 'HTTP port', parse: p.int(1, 65535) }),
+  opt({ key: 'databaseUrl', flag: '--database-url', env: 'SVC_GRAPHQL_DATABASE_URL', defaultHelp: '(embedded Postgres)', help: 'Postgres URL; when unset an embedded Postgres is started in --data-dir', parse: p.postgresUrl }),
+  opt({ key: 'dataDir', flag: '--data-dir', env: 'SVC_GRAPHQL_DATA_DIR', default: './.svc-data', help: 'Data folder of the embedded Postgres', parse: p.str }),
+  opt({ key: 'embeddedPgPort', flag: '--embedded-pg-port', env: 'SVC_GRAPHQL_EMBEDDED_PG_PORT', defaultHelp: '(a free port)', help: 'TCP port of the embedded Postgres (127.0.0.1 only)', parse: p.int(1, 65535) }),
+  opt({ key: 'pgConnections', flag: '--pg-connections', env: 'SVC_GRAPHQL_PG_CONNECTIONS', default: '50', help: 'Maximum Postgres connections in the pool', parse: p.int(1, 10000) }),
+  opt({ key: 'usePreparedStatements', flag: '--use-prepared-statements', env: 'SVC_GRAPHQL_USE_PREPARED_STATEMENTS', default: 'true', help: 'Prepare generated queries (named statements per connection)', parse: p.bool, boolean: true }),
+  opt({ key: 'adminSecret', flag: '--admin-secret', env: 'SVC_GRAPHQL_ADMIN_SECRET', help: 'Admin secret (X-Svc-Admin-Secret); unset → every request is admin', parse: p.secret }),
+  opt({ key: 'unauthorizedRole', flag: '--unauthorized-role', env: 'SVC_GRAPHQL_UNAUTHORIZED_ROLE', help: 'Role for requests without credentials', parse: p.str }),
+  opt({ key: 'jwtSecret', flag: '--jwt-secret', env: 'SVC_GRAPHQL_JWT_SECRET', help: 'JWT configuration (JSON object: type+key or jwk_url, claims_namespace, audience, issuer, ...)', parse: p.jwtSecret }),
+  opt({ key: 'jwtLeewaySeconds', flag: '--jwt-leeway-seconds', env: 'SVC_GRAPHQL_JWT_LEEWAY_SECONDS', default: '5', help: 'Clock leeway for JWT exp/nbf/iat, in seconds (at most 60)', parse: p.int(0, 60) }),
+  opt({ key: 'jwtExpiredStatus', flag: '--jwt-expired-status', env: 'SVC_GRAPHQL_JWT_EXPIRED_STATUS', default: '200', help: 'HTTP status for an expired JWT on /v1/graphql (200 as Hasura, or 401)', parse: (raw, name) => Number(p.oneOf(['200', '401'] as const)(raw, name)) }),
+  opt({ key: 'authHook', flag: '--auth-hook', env: 'SVC_GRAPHQL_AUTH_HOOK', help: 'Authentication webhook URL', parse: p.httpUrl }),
+  opt({ key: 'authHookMode', flag: '--auth-hook-mode', env: 'SVC_GRAPHQL_AUTH_HOOK_MODE', default: 'GET', help: 'Authentication webhook method: GET or POST', parse: p.oneOf(['GET', 'POST'] as const, { upper: true }) }),
+  opt({ key: 'stringifyNumericTypes', flag: '--stringify-numeric-types', env: 'SVC_GRAPHQL_STRINGIFY_NUMERIC_TYPES', default: 'false', help: 'Return bigint/numeric/float8 values as strings', parse: p.bool, boolean: true }),
+  opt({ key: 'enabledApis', flag: '--enabled-apis', env: 'SVC_GRAPHQL_ENABLED_APIS', default: 'graphql,metadata,config', help: 'Comma-separated APIs to serve: graphql, metadata, config, pgdump, developer', parse: p.enabledApis }),
+  opt({ key: 'enableAllowlist', flag: '--enable-allowlist', env: 'SVC_GRAPHQL_ENABLE_ALLOWLIST', default: 'false', help: 'Only allow GraphQL operations in the allow-list (admin excepted)', parse: p.bool, boolean: true }),
+  opt({ key: 'corsDomain', flag: '--cors-domain', env: 'SVC_GRAPHQL_CORS_DOMAIN', default: '*', help: 'Allowed CORS origins: * or a comma list (wildcards: https://*.foo.com, http://localhost:*)', parse: p.corsDomain }),
+  opt({ key: 'disableCors', flag: '--disable-cors', env: 'SVC_GRAPHQL_DISABLE_CORS', default: 'false', help: 'Send no CORS headers at all', parse: p.bool, boolean: true }),
+  opt({ key: 'liveQueriesBatchSize', flag: '--live-queries-multiplexed-batch-size', env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE', default: '100', help: 'Subscribers polled per live-query SQL statement', parse: p.int(1, 100000) }),
+  opt({ key: 'liveQueriesRefetchIntervalMs', flag: '--live-queries-multiplexed-refetch-interval', env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL', default: '1000', help: 'Live-query refetch interval in milliseconds', parse: p.int(1, 3_600_000) }),
+  opt({ key: 'eventsHttpPoolSize', flag: '--events-http-pool-size', env: 'SVC_GRAPHQL_EVENTS_HTTP_POOL_SIZE', default: '100', help: 'Maximum concurrent event-trigger webhook calls', parse: p.int(1, 10000) }),
+  opt({ key: 'eventsFetchIntervalMs', flag: '--events-fetch-interval', env: 'SVC_GRAPHQL_EVENTS_FETCH_INTERVAL', default: '1000', help: 'Event-trigger poll interval in milliseconds', parse: p.int(1, 3_600_000) }),
+  opt({ key: 'asyncActionsFetchIntervalMs', flag: '--async-actions-fetch-interval', env: 'SVC_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL', default: '1000', help: 'Async-action poll interval in milliseconds (0 disables)', parse: p.int(0, 3_600_000) }),
+  opt({ key: 'devMode', flag: '--dev-mode', env: 'SVC_GRAPHQL_DEV_MODE', default: 'false', help: 'Include internal error details (SQL, Postgres errors) in admin responses', parse: p.bool, boolean: true }),
+  opt({ key: 'logLevel', flag: '--log-level', env: 'SVC_GRAPHQL_LOG_LEVEL', default: 'info', help: 'Log level: debug, info, warn, error', parse: p.oneOf(['debug', 'info', 'warn', 'error'] as const, { caseInsensitive: true }) }),
+  opt({ key: 'shutdownTimeoutMs', flag: '--graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', default: '10000', help: 'Milliseconds to wait for in-flight requests on SIGINT/SIGTERM', parse: p.int(0, 600_000) }),
+];
+
+export const OPTIONS_BY_FLAG: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((o) => [o.flag, o]));

@@ -1,0 +1,115 @@
+/**
+ * Value parsers for flags and SVC_GRAPHQL_* variables. Each takes the raw text and returns the
+ * typed value or throws a ConfigError whose message starts with the option's name.
+ */
+import { ConfigError } from './configError.js';
+import type { EnabledApi, JwtSecretConfig } from './serverConfig.js';
+
+export type Parser<T> = (raw: string, name: string) => T;
+
+const show = (raw: string): string => JSON.stringify(raw.length > 80 ? raw.slice(0, 77) + '...' : raw);
+
+export const str: Parser<string> = (raw, name) => {
+  if (raw === '') throw new ConfigError(`${name}: expected a non-empty value`);
+  return raw;
+};
+
+/** A secret: never echoed back in messages. */
+export const secret: Parser<string> = (raw, name) => {
+  if (raw === '') throw new ConfigError(`${name}: expected a non-empty value`);
+  return raw;
+};
+
+export const int =
+  (min: number, max: number): Parser<number> =>
+  (raw, name) => {
+    const n = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer between ${min} and ${max}`;
+      throw new ConfigError(`${name}: expected ${range}, got ${show(raw)}`);
+    }
+    return n;
+  };
+
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+export const bool: Parser<boolean> = (raw, name) => {
+  const v = raw.trim().toLowerCase();
+  if (TRUE.has(v)) return true;
+  if (FALSE.has(v)) return false;
+  throw new ConfigError(`${name}: expected a boolean (true/false/1/0/yes/no), got ${show(raw)}`);
+};
+
+export const isBoolLiteral = (raw: string): boolean => TRUE.has(raw.toLowerCase()) || FALSE.has(raw.toLowerCase());
+
+export const oneOf =
+  <T extends string>(values: readonly T[], opts: { caseInsensitive?: boolean; upper?: boolean } = {}): Parser<T> =>
+  (raw, name) => {
+    const v = opts.upper ? raw.trim().toUpperCase() : opts.caseInsensitive ? raw.trim().toLowerCase() : raw.trim();
+    if ((values as readonly string[]).includes(v)) return v as T;
+    throw new ConfigError(`${name}: expected one of ${values.join(', ')}, got ${show(raw)}`);
+  };
+
+export const httpUrl: Parser<string> = (raw, name) => {
+  let u: URL | undefined;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) throw new ConfigError(`${name}: expected an http(s) URL, got ${show(raw)}`);
+  return raw.trim();
+};
+
+export const postgresUrl: Parser<string> = (raw, name) => {
+  const v = raw.trim();
+  let ok = false;
+  try {
+    const u = new URL(v);
+    ok = u.protocol === 'postgres:' || u.protocol === 'postgresql:';
+  } catch {
+    ok = false;
+  }
+  // The URL may carry a password: only its scheme is shown.
+  if (!ok) throw new ConfigError(`${name}: expected a postgres:// or postgresql:// URL, got a value starting with ${show(v.slice(0, 11))}`);
+  return v;
+};
+
+export const ENABLED_APIS: readonly EnabledApi[] = ['graphql', 'metadata', 'config', 'pgdump', 'developer'];
+
+export const enabledApis: Parser<ReadonlySet<EnabledApi>> = (raw, name) => {
+  const items = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  for (const item of items) {
+    if (!(ENABLED_APIS as readonly string[]).includes(item)) {
+      throw new ConfigError(`${name}: unknown API ${show(item)}; expected a comma-separated list of ${ENABLED_APIS.join(', ')}`);
+    }
+  }
+  return new Set(items as EnabledApi[]);
+};
+
+const CORS_ENTRY = /^https?:\/\/[^\s,/]+$/;
+
+export const corsDomain: Parser<string[] | '*'> = (raw, name) => {
+  const v = raw.trim();
+  if (v === '*') return '*';
+  const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new ConfigError(`${name}: expected "*" or a comma-separated list of origins, got ${show(raw)}`);
+  for (const item of items) {
+    if (!CORS_ENTRY.test(item)) {
+      throw new ConfigError(`${name}: expected origins like https://app.example.com, https://*.example.com or http://localhost:*, got ${show(item)}`);
+    }
+  }
+  return items;
+};
+
+export const jwtSecret: Parser<JwtSecretConfig> = (raw, name) => {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch (err) {
+    throw new ConfigError(`${name}: expected a JSON object (${(err as Error).message})`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name}: expected a JSON object`);
+  return v as JwtSecretConfig;
+};

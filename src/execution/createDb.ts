@@ -1,0 +1,282 @@
+/**
+ * The `Db` implementation over one node-postgres pool.
+ *
+ * - Every new connection runs `SET TIME ZONE 'UTC'` (awaited on its first checkout) and identifies
+ *   as `svc-graphql-engine`.
+ * - `queryJsonText` reads the single json column as raw text (identity type parsers, array rows),
+ *   so response JSON built by Postgres is never parsed in Node. With `prepare: true` the statement
+ *   gets a name derived from a hash of its text; pg keeps it prepared per connection.
+ * - `transaction` opens the transaction and sets the session variables in ONE round trip:
+ *   `BEGIN …; SELECT set_config('svc.user', '<json>', true)` (the JSON is escaped as a literal).
+ * - `queryRaw` (run_sql) uses the simple-query protocol, so one text may hold several statements;
+ *   values stay text. A connection that ran raw SQL may carry session changes (SET …), so it is
+ *   closed instead of returned to the pool.
+ *
+ * Errors from Postgres leave here as ApiError (see pgError.ts): `query`/`queryJsonText` use the
+ * DML mapping, `queryRaw` the run_sql mapping.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { Lru } from '../lib/index.js';
+import type { Db, DbClient, QueryResultRows } from './db.js';
+import { isPgServerError, pgErrorToApiError } from './pgError.js';
+
+export interface CreateDbOptions {
+  /** Called with errors of idle pooled connections (e.g. the server went away). */
+  onError?: (err: Error) => void;
+  /** Milliseconds to wait for a free connection before failing (default 60 s). */
+  connectionTimeoutMs?: number;
+  /** Milliseconds before an idle connection is closed (default 180 s, as Hasura). */
+  idleTimeoutMs?: number;
+}
+
+const APPLICATION_NAME = 'svc-graphql-engine';
+const CONNECTION_SETUP = "SET TIME ZONE 'UTC'";
+const identity = (v: string): string => v;
+/** Type parsers that keep every value as the text Postgres sent. */
+const TEXT_TYPES = { getTypeParser: () => identity } as unknown as pg.CustomTypesConfig;
+
+const ISOLATION = {
+  'read committed': 'READ COMMITTED',
+  'repeatable read': 'REPEATABLE READ',
+  serializable: 'SERIALIZABLE',
+} as const;
+
+type TxOptions = Parameters<Db['transaction']>[0];
+
+const statementNames = new Lru<string, string>(5000);
+
+/** A stable prepared-statement name for a statement text. */
+export function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = 'svc_' + createHash('sha1').update(text).digest('base64url');
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** Escapes a string as a Postgres literal (handles backslashes with E'' like libpq). */
+export function escapeLiteral(s: string): string {
+  let hasBackslash = false;
+  let out = "'";
+  for (const ch of s) {
+    if (ch === "'") out += "''";
+    else if (ch === '\\') {
+      out += '\\\\';
+      hasBackslash = true;
+    } else out += ch;
+  }
+  out += "'";
+  return hasBackslash ? ' E' + out : out;
+}
+
+/** The statement that opens a transaction (and sets the session variables, when given). */
+export function beginStatement(opts: TxOptions): string {
+  let text = 'BEGIN';
+  if (opts.isolation) text += ' ISOLATION LEVEL ' + ISOLATION[opts.isolation];
+  if (opts.readOnly) text += ' READ ONLY';
+  if (opts.session) text += `; SELECT set_config('svc.user', ${escapeLiteral(JSON.stringify(opts.session.vars))}, true)`;
+  return text;
+}
+
+type Queryable = pg.PoolClient;
+
+/** Errors thrown by `fn` pass through; a raw Postgres error (fn used the driver directly) is mapped. */
+const passThrough = (err: unknown): unknown => (isPgServerError(err) ? pgErrorToApiError(err) : err);
+
+async function runQuery(q: Queryable, text: string, values?: unknown[]): Promise<QueryResultRows> {
+  try {
+    const r = await q.query(text, values as unknown[]);
+    return { rows: r.rows, fields: r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })), rowCount: r.rowCount, command: r.command };
+  } catch (err) {
+    throw pgErrorToApiError(err, { statement: text, args: values });
+  }
+}
+
+async function runJsonText(q: Queryable, text: string, values: unknown[], prepare?: boolean): Promise<string | null> {
+  const config: pg.QueryArrayConfig = { text, values, rowMode: 'array', types: TEXT_TYPES };
+  if (prepare) config.name = statementName(text);
+  try {
+    const r = await q.query(config);
+    const row = r.rows[0];
+    return row === undefined ? null : ((row[0] as string | null) ?? null);
+  } catch (err) {
+    throw pgErrorToApiError(err, { statement: text, args: values, prepared: prepare });
+  }
+}
+
+type RawResult = Awaited<ReturnType<DbClient['queryRaw']>>;
+
+async function runRaw(q: Queryable, text: string): Promise<RawResult> {
+  try {
+    const r = (await q.query({ text, rowMode: 'array', types: TEXT_TYPES } as pg.QueryArrayConfig)) as unknown as
+      | pg.QueryArrayResult
+      | pg.QueryArrayResult[];
+    const results = Array.isArray(r) ? r : [r];
+    return results.map((res) => ({
+      command: res.command ?? '',
+      fields: (res.fields ?? []).map((f) => f.name),
+      rows: res.rows as Array<Array<string | null>>,
+    }));
+  } catch (err) {
+    throw pgErrorToApiError(err, { mode: 'raw', statement: text });
+  }
+}
+
+/** A DbClient over a checked-out connection; `dirty` records that raw SQL ran on it. */
+function clientOf(c: pg.PoolClient): DbClient & { dirty: boolean } {
+  const wrapped = {
+    dirty: false,
+    query: (text: string, values?: unknown[]) => runQuery(c, text, values),
+    queryJsonText: (text: string, values: unknown[], opts?: { prepare?: boolean }) => runJsonText(c, text, values, opts?.prepare),
+    queryRaw: (text: string) => {
+      wrapped.dirty = true;
+      return runRaw(c, text);
+    },
+  };
+  return wrapped;
+}
+
+/** Connects a pool of at most `poolSize` connections to `url`. Connections open lazily. */
+export function createDb(url: string, poolSize: number, options: CreateDbOptions = {}): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    application_name: APPLICATION_NAME,
+    idleTimeoutMillis: options.idleTimeoutMs ?? 180_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 60_000,
+  });
+  let closing = false;
+  pool.on('error', (err) => {
+    if (!closing) options.onError?.(err);
+  });
+  // pool.end() resolves before its connections have actually closed; track them so close() can wait.
+  const open = new Set<pg.PoolClient>();
+  let allClosed: (() => void) | undefined;
+  pool.on('connect', (c) => open.add(c));
+  pool.on('remove', (c) => {
+    open.delete(c);
+    if (open.size === 0) allClosed?.();
+  });
+  /** Connections that already ran the per-connection setup. */
+  const ready = new WeakSet<pg.PoolClient>();
+
+  /** Returns the connection to the pool, or closes it when it is broken, dirty or mid-transaction. */
+  const release = (c: pg.PoolClient, destroy: boolean): void => {
+    c.release(destroy || c.getTransactionStatus() !== 'I' ? true : undefined);
+  };
+
+  const checkout = async (): Promise<pg.PoolClient> => {
+    let c: pg.PoolClient;
+    try {
+      c = await pool.connect();
+    } catch (err) {
+      throw pgErrorToApiError(err);
+    }
+    if (!ready.has(c)) {
+      try {
+        await c.query(CONNECTION_SETUP);
+      } catch (err) {
+        c.release(true);
+        throw pgErrorToApiError(err, { statement: CONNECTION_SETUP });
+      }
+      ready.add(c);
+    }
+    return c;
+  };
+
+  /** Runs `fn` on a pooled connection outside any explicit transaction. */
+  const onConnection = async <T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const c = await checkout();
+    try {
+      return await fn(c);
+    } finally {
+      release(c, false);
+    }
+  };
+
+  const db: Db = {
+    query: (text, values) => onConnection((c) => runQuery(c, text, values)),
+    queryJsonText: (text, values, opts) => onConnection((c) => runJsonText(c, text, values, opts?.prepare)),
+    async queryRaw(text) {
+      const c = await checkout();
+      try {
+        return await runRaw(c, text);
+      } finally {
+        release(c, true);
+      }
+    },
+
+    async transaction(opts, fn) {
+      const c = await checkout();
+      const client = clientOf(c);
+      let broken = false;
+      try {
+        try {
+          await c.query(beginStatement(opts));
+        } catch (err) {
+          broken = true;
+          throw pgErrorToApiError(err, { statement: 'BEGIN' });
+        }
+        let result;
+        try {
+          result = await fn(client);
+        } catch (err) {
+          try {
+            await c.query('ROLLBACK');
+          } catch {
+            broken = true;
+          }
+          throw passThrough(err);
+        }
+        try {
+          await c.query('COMMIT');
+        } catch (err) {
+          broken = true;
+          throw pgErrorToApiError(err, { statement: 'COMMIT' });
+        }
+        return result;
+      } finally {
+        release(c, broken || client.dirty);
+      }
+    },
+
+    async withClient(fn) {
+      const c = await checkout();
+      const client = clientOf(c);
+      try {
+        return await fn(client);
+      } catch (err) {
+        throw passThrough(err);
+      } finally {
+        release(c, client.dirty);
+      }
+    },
+
+    async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), 5000);
+        timer.unref();
+      });
+      const probe = onConnection((c) => c.query('SELECT 1')).then(
+        () => true,
+        () => false,
+      );
+      try {
+        return await Promise.race([probe, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    async close() {
+      closing = true;
+      const closed = open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allClosed = resolve));
+      await pool.end();
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
+    },
+  };
+  return db;
+}

@@ -1,0 +1,7 @@
+export type { Db, DbClient, QueryResultRows } from './db.js';
+export { createDb, statementName, escapeLiteral, beginStatement } from './createDb.js';
+export type { CreateDbOptions } from './createDb.js';
+export { pgErrorToApiError, pgErrorInternal, isPgServerError } from './pgError.js';
+export type { PgErrorMode, PgErrorOptions, PgServerError } from './pgError.js';
+export { startEmbeddedPostgres } from './embeddedPostgres.js';
+export type { EmbeddedPostgresHandle, EmbeddedPostgresOptions } from './embeddedPostgres.js';

@@ -1,0 +1,25 @@
+/**
+ * graphql/: per-role GraphQL schemas built from the schema cache, and request validation
+ * against them (Hasura v1.3 names, shapes and messages).
+ */
+export * from './schema/pgScalars.js';
+export * from './schema/fieldMeta.js';
+export * from './schema/names.js';
+export * from './schema/roleView.js';
+export { SchemaContext } from './schema/context.js';
+export { boolExp, comparisonExp, orderBy, aggregateOrderBy, selectColumnEnum, opColumns, availableOps, visibleColumns } from './schema/inputTypes.js';
+export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, selectArgs, outField, functionArgsType } from './schema/tableTypes.js';
+export type { FieldEntry } from './schema/queryRoot.js';
+export { getRoleSchema, buildRoleSchema, registerRootFields, type RoleSchema, type RootFieldsBuilder } from './schema/roleSchema.js';
+export * from './request/types.js';
+export { vf, showName, showNames, showNamedTy, showGT } from './request/messages.js';
+export { coerceJson, coerceLiteral, isTypeAllowed, literalJson, type VariableInfo } from './request/inputValue.js';
+export { declaredVariables, coerceVariables, type CoercedVariables } from './request/variables.js';
+export {
+  parseQuery, selectOperation, prepareOperation, checkVariables, normalizeOperation, validateRequest,
+  type GraphqlRequest, type PreparedOperation,
+} from './request/validate.js';
+// Mutations (mutations engineer): input/response types, per-role views, and the mutation_root builder (registered on load).
+export * from './schema/mutationView.js';
+export * from './schema/mutationTypes.js';
+export * from './schema/mutationRoot.js';

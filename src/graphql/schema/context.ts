@@ -1,0 +1,97 @@
+/**
+ * The state shared while one role's schema is built: the schema cache, the role, and a
+ * registry of named types so each GraphQL type is made once (tables reference each other
+ * through relationships; graphql-js field thunks resolve the cycles). Scalars and enums
+ * that every table shares (`Int`, `timestamptz`, `order_by`...) live here too.
+ */
+import {
+  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString,
+  type GraphQLNamedType,
+} from 'graphql';
+import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
+import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/schemaCache/types.js';
+import { pgScalarName } from './pgScalars.js';
+import { enumTypeName } from './names.js';
+import { selectView, type SelectView } from './roleView.js';
+
+const BUILTINS: Record<string, GraphQLScalarType> = {
+  Int: GraphQLInt,
+  Float: GraphQLFloat,
+  String: GraphQLString,
+  Boolean: GraphQLBoolean,
+};
+
+export class SchemaContext {
+  readonly isAdmin: boolean;
+  private readonly types = new Map<string, GraphQLNamedType>();
+
+  constructor(readonly sc: SchemaCache, readonly role: string) {
+    this.isAdmin = role === ADMIN_ROLE;
+  }
+
+  /** The named type `name`, made by `make` the first time it is asked for. */
+  memo<T extends GraphQLNamedType>(name: string, make: () => T): T {
+    const have = this.types.get(name);
+    if (have) return have as T;
+    const made = make();
+    this.types.set(name, made);
+    return made;
+  }
+
+  /** Every named type made so far (graphql-js also finds them by walking the roots). */
+  allTypes(): GraphQLNamedType[] {
+    return [...this.types.values()];
+  }
+
+  view(table: TableInfo): SelectView | null {
+    return selectView(this.sc, this.role, table);
+  }
+
+  tableByName(q: { schema: string; name: string }): TableInfo | undefined {
+    return this.sc.tables.get(qualifiedKey(q));
+  }
+
+  /** The GraphQL scalar for a Postgres type: a built-in, or a custom scalar named after it. */
+  scalar(pgType: string): GraphQLScalarType {
+    const name = pgScalarName(pgType);
+    const builtin = BUILTINS[name];
+    if (builtin) return builtin;
+    return this.memo(name, () => new GraphQLScalarType({ name }));
+  }
+
+  /** The enum of an enum table (`<table>_enum`), when the column references one that has values. */
+  enumOf(column: ColumnInfo): GraphQLEnumType | undefined {
+    if (!column.enumTable) return undefined;
+    const et = this.tableByName(column.enumTable);
+    if (!et || !et.enumValues || et.enumValues.length === 0) return undefined;
+    return this.memo(enumTypeName(et.gqlName), () => new GraphQLEnumType({
+      name: enumTypeName(et.gqlName),
+      description: et.description ?? undefined,
+      values: Object.fromEntries(
+        [...et.enumValues!].sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+          .map((v) => [v.value, { value: v.value, description: v.comment ?? undefined }]),
+      ),
+    }));
+  }
+
+  /** A column's GraphQL type without nullability: its enum type or its scalar. */
+  columnType(column: ColumnInfo): GraphQLScalarType | GraphQLEnumType {
+    return this.enumOf(column) ?? this.scalar(column.pgType);
+  }
+
+  /** `order_by`: the six ordering options. */
+  orderByEnum(): GraphQLEnumType {
+    return this.memo('order_by', () => new GraphQLEnumType({
+      name: 'order_by',
+      description: 'column ordering options',
+      values: {
+        asc: { value: 'asc', description: 'in the ascending order, nulls last' },
+        asc_nulls_first: { value: 'asc_nulls_first', description: 'in the ascending order, nulls first' },
+        asc_nulls_last: { value: 'asc_nulls_last', description: 'in the ascending order, nulls last' },
+        desc: { value: 'desc', description: 'in the descending order, nulls first' },
+        desc_nulls_first: { value: 'desc_nulls_first', description: 'in the descending order, nulls first' },
+        desc_nulls_last: { value: 'desc_nulls_last', description: 'in the descending order, nulls last' },
+      },
+    }));
+  }
+}

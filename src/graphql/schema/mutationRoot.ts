@@ -1,0 +1,113 @@
+/**
+ * The fields of `mutation_root` for one role, as Hasura v1.3 builds them per table:
+ *
+ *   insert_<t>(objects: [<t>_insert_input!]!, on_conflict: <t>_on_conflict): <t>_mutation_response
+ *   insert_<t>_one(object: <t>_insert_input!, on_conflict: <t>_on_conflict): <t>
+ *   update_<t>(where: <t>_bool_exp!, _set, _inc, _append, _prepend, _delete_key, _delete_elem, _delete_at_path): <t>_mutation_response
+ *   update_<t>_by_pk(pk_columns: <t>_pk_columns_input!, _set, _inc, ...): <t>
+ *   delete_<t>(where: <t>_bool_exp!): <t>_mutation_response
+ *   delete_<t>_by_pk(<pk columns>): <t>
+ *
+ * each present when the role has the permission (and a view is insertable/updatable/deletable);
+ * the `_one`/`_by_pk` forms also need select permission (they return the table's object), the
+ * `_by_pk` forms a primary key; `on_conflict` appears only when upserts are possible. Custom root
+ * field names apply. Registered with the schema builder at module load.
+ */
+import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
+import type { ColumnInfo, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { SchemaContext } from './context.js';
+import type { FieldEntry } from './queryRoot.js';
+import { boolExp } from './inputTypes.js';
+import { isGraphqlName, quoted } from './names.js';
+import { outField, tableObject } from './tableTypes.js';
+import { registerRootFields } from './roleSchema.js';
+import { deleteView, insertView, updateView } from './mutationView.js';
+import { insertInput, mutationResponse, onConflictInput, pkColumnsInput, updateOperatorArgs } from './mutationTypes.js';
+
+/** Tags on mutation root fields (and `<t>_mutation_response` fields), read by the mutation planner. */
+export type MutationFieldMeta =
+  | { kind: 'ext:insert'; table: TableInfo }
+  | { kind: 'ext:insert_one'; table: TableInfo }
+  | { kind: 'ext:update'; table: TableInfo }
+  | { kind: 'ext:update_by_pk'; table: TableInfo; pkColumns: ColumnInfo[] }
+  | { kind: 'ext:delete'; table: TableInfo }
+  | { kind: 'ext:delete_by_pk'; table: TableInfo; pkColumns: ColumnInfo[] };
+
+export const MUTATION_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:delete', 'ext:delete_by_pk']);
+
+/** Root field names, honouring `custom_root_fields`. */
+export const mutationFieldNames = (t: TableInfo) => ({
+  insert: t.customRootFields.insert ?? `insert_${t.gqlName}`,
+  insertOne: t.customRootFields.insert_one ?? `insert_${t.gqlName}_one`,
+  update: t.customRootFields.update ?? `update_${t.gqlName}`,
+  updateByPk: t.customRootFields.update_by_pk ?? `update_${t.gqlName}_by_pk`,
+  delete: t.customRootFields.delete ?? `delete_${t.gqlName}`,
+  deleteByPk: t.customRootFields.delete_by_pk ?? `delete_${t.gqlName}_by_pk`,
+});
+
+function primaryKey(table: TableInfo): ColumnInfo[] | null {
+  if (!table.primaryKey || table.primaryKey.length === 0) return null;
+  const cols = table.primaryKey.map((n) => table.columnsByName.get(n));
+  return cols.every((c): c is ColumnInfo => !!c && isGraphqlName(c.gqlName)) ? cols : null;
+}
+
+/** The mutation root fields of every table the role may change. */
+export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
+  const entries: FieldEntry[] = [];
+  for (const table of ctx.sc.tables.values()) {
+    if (!isGraphqlName(table.gqlName)) continue;
+    const names = mutationFieldNames(table);
+    const canSelect = ctx.view(table) !== null;
+    const pk = primaryKey(table);
+
+    const ins = insertView(ctx.sc, ctx.role, table);
+    if (ins) {
+      const onConflict: GraphQLFieldConfigArgumentMap = ins.upsert ? { on_conflict: { type: onConflictInput(ctx, table), description: 'on conflict condition' } } : {};
+      entries.push([names.insert, outField(mutationResponse(ctx, table), { kind: 'ext:insert', table }, {
+        description: `insert data into the table: ${quoted(table.name)}`,
+        args: {
+          objects: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(insertInput(ctx, table)))), description: 'the rows to be inserted' },
+          ...onConflict,
+        },
+      })]);
+      if (canSelect) {
+        entries.push([names.insertOne, outField(tableObject(ctx, table), { kind: 'ext:insert_one', table }, {
+          description: `insert a single row into the table: ${quoted(table.name)}`,
+          args: { object: { type: new GraphQLNonNull(insertInput(ctx, table)), description: 'the row to be inserted' }, ...onConflict },
+        })]);
+      }
+    }
+
+    if (updateView(table, ctx.role)) {
+      const ops = updateOperatorArgs(ctx, table);
+      entries.push([names.update, outField(mutationResponse(ctx, table), { kind: 'ext:update', table }, {
+        description: `update data of the table: ${quoted(table.name)}`,
+        args: { ...ops, where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' } },
+      })]);
+      if (canSelect && pk) {
+        entries.push([names.updateByPk, outField(tableObject(ctx, table), { kind: 'ext:update_by_pk', table, pkColumns: pk }, {
+          description: `update single row of the table: ${quoted(table.name)}`,
+          args: { ...ops, pk_columns: { type: new GraphQLNonNull(pkColumnsInput(ctx, table, pk)) } },
+        })]);
+      }
+    }
+
+    if (deleteView(table, ctx.role)) {
+      entries.push([names.delete, outField(mutationResponse(ctx, table), { kind: 'ext:delete', table }, {
+        description: `delete data from the table: ${quoted(table.name)}`,
+        args: { where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be deleted' } },
+      })]);
+      if (canSelect && pk) {
+        const args: GraphQLFieldConfigArgumentMap = {};
+        for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
+        entries.push([names.deleteByPk, outField(tableObject(ctx, table), { kind: 'ext:delete_by_pk', table, pkColumns: pk }, {
+          description: `delete single row from the table: ${quoted(table.name)}`,
+          args,
+        })]);
+      }
+    }
+  }
+  return entries;
+}
+
+registerRootFields('mutation', mutationRootFields);

@@ -1,0 +1,80 @@
+/**
+ * The fields of `query_root` for one role: per selectable table `<t>`, `<t>_aggregate` (when
+ * aggregations are allowed) and `<t>_by_pk` (when the role sees every primary-key column); per
+ * tracked function returning a selectable table `<fn>` and `<fn>_aggregate`. Names honour
+ * custom root fields; fields are sorted by name.
+ */
+import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
+import type { ColumnInfo, FunctionInfo } from '../../metadata/schemaCache/types.js';
+import type { SchemaContext } from './context.js';
+import { isGraphqlName, quoted, rootFieldNames } from './names.js';
+import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';
+
+export type FieldEntry = [string, GraphQLFieldConfig<unknown, unknown>];
+
+/** Select root fields of every table and function the role can select. */
+export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
+  const entries: FieldEntry[] = [];
+  for (const table of ctx.sc.tables.values()) {
+    if (!isGraphqlName(table.gqlName)) continue;
+    const view = ctx.view(table);
+    if (!view) continue;
+    const names = rootFieldNames(table);
+    const obj = tableObject(ctx, table);
+    entries.push([names.select, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))), { kind: 'select', table }, {
+      description: `fetch data from the table: ${quoted(table.name)}`,
+      args: selectArgs(ctx, table),
+    })]);
+    if (view.allowAggregations) {
+      entries.push([names.selectAggregate, outField(new GraphQLNonNull(aggregateObject(ctx, table)), { kind: 'select_aggregate', table }, {
+        description: `fetch aggregated fields from the table: ${quoted(table.name)}`,
+        args: selectArgs(ctx, table),
+      })]);
+    }
+    const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
+    if (pk) {
+      const args: GraphQLFieldConfigArgumentMap = {};
+      for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
+      entries.push([names.selectByPk, outField(obj, { kind: 'select_by_pk', table, pkColumns: pk }, {
+        description: `fetch data from the table: ${quoted(table.name)} using primary key columns`,
+        args,
+      })]);
+    }
+  }
+  for (const fn of ctx.sc.functions.values()) entries.push(...functionFields(ctx, fn));
+  return entries;
+}
+
+function primaryKeyColumns(
+  pk: string[] | null, byName: Map<string, ColumnInfo>, visible: ColumnInfo[],
+): ColumnInfo[] | null {
+  if (!pk || pk.length === 0) return null;
+  const cols = pk.map((n) => byName.get(n));
+  if (cols.some((c) => !c || !visible.includes(c) || !isGraphqlName(c.gqlName))) return null;
+  return cols as ColumnInfo[];
+}
+
+function functionFields(ctx: SchemaContext, fn: FunctionInfo): FieldEntry[] {
+  const table = ctx.tableByName(fn.returnTable);
+  if (!table || !isGraphqlName(fn.gqlName)) return [];
+  const view = ctx.view(table);
+  if (!view) return [];
+  const argsType = functionArgsType(ctx, fn.gqlName, fn.inputArgs);
+  const args: GraphQLFieldConfigArgumentMap = {};
+  if (argsType) args.args = { type: new GraphQLNonNull(argsType), description: `input parameters for function ${quoted(fn.name)}` };
+  Object.assign(args, selectArgs(ctx, table));
+  const out: FieldEntry[] = [[fn.gqlName, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))), { kind: 'function', fn, table }, {
+    description: fn.description ?? `execute function ${quoted(fn.name)} which returns ${quoted(table.name)}`,
+    args,
+  })]];
+  if (view.allowAggregations) {
+    out.push([`${fn.gqlName}_aggregate`, outField(new GraphQLNonNull(aggregateObject(ctx, table)), { kind: 'function_aggregate', fn, table }, {
+      description: `execute function ${quoted(fn.name)} and query aggregates on result of table type ${quoted(table.name)}`,
+      args,
+    })]);
+  }
+  return out;
+}
+
+export const sortEntries = (entries: FieldEntry[]): GraphQLFieldConfigMap<unknown, unknown> =>
+  Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

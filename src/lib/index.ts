@@ -1,0 +1,3 @@
+export * from './lru.js';
+export * from './freePort.js';
+export * from './packageInfo.js';

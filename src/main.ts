@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * The CLI: `svc-graphql-engine [serve|version|help] [flags]` (serve is the default).
+ * serve: load config (flags + SVC_GRAPHQL_*), start the engine, and on SIGINT/SIGTERM shut down
+ * gracefully and exit 0 (a second signal exits at once). A bad flag prints one line, exit 1.
+ */
+import { ConfigError, helpText, loadConfig } from './config/index.js';
+import { packageInfo } from './lib/index.js';
+import { startEngine } from './server/index.js';
+
+const COMMANDS = new Set(['serve', 'version', 'help']);
+
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0] !== undefined && COMMANDS.has(argv[0]) ? argv[0] : 'serve';
+  const flags = command === argv[0] ? argv.slice(1) : argv;
+  if (command === 'help' || flags.includes('--help') || flags.includes('-h')) {
+    process.stdout.write(helpText());
+    return 0;
+  }
+  if (command === 'version' || flags.includes('--version')) {
+    process.stdout.write(`${packageInfo().version}\n`);
+    return 0;
+  }
+
+  let config;
+  try {
+    config = loadConfig(flags, process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`svc-graphql-engine: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+
+  let engine;
+  try {
+    engine = await startEngine(config);
+  } catch (err) {
+    process.stderr.write(`svc-graphql-engine: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+
+  const running = engine;
+  await new Promise<void>((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        process.stderr.write(`svc-graphql-engine: ${signal} again, exiting now\n`);
+        process.exit(1);
+      }
+      signalled = true;
+      running.stop().then(resolve, (err: unknown) => {
+        process.stderr.write(`svc-graphql-engine: shutdown failed: ${String(err)}\n`);
+        resolve();
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`svc-graphql-engine: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,6 @@
+/**
+ * Advisory-lock keys of the catalog. `METADATA_LOCK_KEY` serialises every metadata change across
+ * engine instances (taken with pg_advisory_xact_lock inside the change's transaction).
+ */
+export const CATALOG_LOCK_KEY = 7_302_118_401;
+export const METADATA_LOCK_KEY = 7_302_118_402;

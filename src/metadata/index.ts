@@ -1,0 +1,69 @@
+/**
+ * The metadata stage: the metadata model and its decoders, the `hdb_catalog` catalog, database
+ * introspection, the pure schema-cache build, and the boolean-expression parser.
+ */
+export type * from './model/metadata.js';
+export { emptyMetadata } from './model/metadata.js';
+export * from './model/json.js';
+export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { decodeRelationship, decodeRelUsing } from './model/decodeRelationship.js';
+export type { RelType } from './model/decodeRelationship.js';
+export {
+  decodePermissionDef,
+  permissionDecoders,
+  decodeColumns,
+  decodeBoolExpJson,
+  PERM_TYPES,
+} from './model/decodePermission.js';
+export type { PermType, AnyPermission } from './model/decodePermission.js';
+export {
+  decodeTableMetadata,
+  decodeTableConfiguration,
+  decodeCustomRootFields,
+  decodeCustomColumnNames,
+  decodeComputedField,
+  decodeComputedFieldDefinition,
+  decodeFunctionMetadata,
+  ROOT_FIELD_KEYS,
+} from './model/decodeTable.js';
+export {
+  encodeMetadata,
+  encodeTable,
+  encodeRelationship,
+  encodeRelUsing,
+  encodePermissionBody,
+  encodePermissionBodyFull,
+  encodeComputedField,
+} from './model/encodeMetadata.js';
+export { findTable, isTracked, removeObject, renameTable, renameColumn, renameRelationshipRefs, allRelationships } from './model/edit.js';
+export type { Removable, RelationshipResolver } from './model/edit.js';
+
+export { migrateCatalog, loadMetadata, saveMetadata, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
+export type { StoredMetadata } from './catalog/index.js';
+
+export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspection/index.js';
+export type { DbSnapshot, DbTable, DbColumn, DbFunction, DbFunctionArg, DbForeignKey, EnumTableValues } from './introspection/index.js';
+
+export { parseBoolExp, castTypeOf } from './boolExp.js';
+export type { BoolExpContext, BoolExpMode, BoolExpDependency, ParsedBoolExp } from './boolExp.js';
+
+export type * from './schemaCache/types.js';
+export { buildSchemaCache, buildSchemaCacheFull } from './schemaCache/buildSchemaCache.js';
+export type { BuildResult } from './schemaCache/buildSchemaCache.js';
+export type { Inconsistency } from './schemaCache/buildState.js';
+export { BuildError } from './schemaCache/buildState.js';
+export { objectKey, refKey, reportObject, reportObjects, objectTable } from './schemaCache/objects.js';
+export type { MetadataObjectId, SchemaRef, Dependency } from './schemaCache/objects.js';
+export { resolveRelationship, columnConflict, NO_FK, MANY_FK } from './schemaCache/buildRelationships.js';
+export {
+  relationshipDefinition,
+  permissionDefinition,
+  computedFieldDefinition,
+  tableDefinition,
+  functionDefinition,
+} from './schemaCache/definitions.js';
+
+export { createAppState, loadSchemaCache, enumTablesOf } from './liveState.js';
+export type { LiveState } from './liveState.js';
+export { resolveFunction } from './schemaCache/buildFunctions.js';
+export { resolveComputedField, lookupFunction } from './schemaCache/buildComputedFields.js';

@@ -1,0 +1,3 @@
+export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspect.js';
+export { INTROSPECTION_QUERY } from './introspectionQuery.js';
+export type * from './types.js';

@@ -1,0 +1,101 @@
+/**
+ * THE introspection query: one statement, one JSON document describing every user relation
+ * (tables, views, materialized views, foreign and partitioned tables) with columns, keys and
+ * comments, and every user function. System schemas and the engine's own `hdb_catalog` are left out.
+ * Requires PostgreSQL 11+ (`pg_proc.prokind`).
+ */
+
+const USER_SCHEMA = (alias: string) => `${alias}.nspname NOT IN ('pg_catalog', 'information_schema', 'hdb_catalog', 'hdb_views')
+    AND ${alias}.nspname NOT LIKE 'pg\\_toast%' AND ${alias}.nspname NOT LIKE 'pg\\_temp\\_%'`;
+
+const COLUMN_NAMES = (keys: string, rel: string) => `(SELECT json_agg(att.attname ORDER BY k.ord)
+          FROM unnest(${keys}) WITH ORDINALITY AS k(attnum, ord)
+          JOIN pg_catalog.pg_attribute att ON att.attrelid = ${rel} AND att.attnum = k.attnum)`;
+
+export const INTROSPECTION_QUERY = `
+WITH rels AS (
+  SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind
+  FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}
+)
+SELECT json_build_object(
+  'tables', COALESCE((
+    SELECT json_agg(json_build_object(
+      'oid', r.oid::int8,
+      'schema', r.schema,
+      'name', r.name,
+      'relkind', r.relkind,
+      'comment', pg_catalog.obj_description(r.oid, 'pg_class'),
+      'updatable', pg_catalog.pg_relation_is_updatable(r.oid, false),
+      'columns', COALESCE((
+        SELECT json_agg(json_build_object(
+          'name', a.attname,
+          'position', a.attnum,
+          'type', t.typname,
+          'type_schema', tn.nspname,
+          'typtype', t.typtype,
+          'is_array', t.typcategory = 'A',
+          'display', pg_catalog.format_type(a.atttypid, NULL),
+          'nullable', NOT a.attnotnull,
+          'has_default', a.atthasdef,
+          'identity', a.attidentity <> '',
+          'generated', a.attgenerated <> '',
+          'comment', pg_catalog.col_description(a.attrelid, a.attnum)
+        ) ORDER BY a.attnum)
+        FROM pg_catalog.pg_attribute a
+        JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+        JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
+        WHERE a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
+      ), '[]'),
+      'constraints', COALESCE((
+        SELECT json_agg(json_build_object(
+          'name', con.conname,
+          'oid', con.oid::int8,
+          'type', con.contype,
+          'columns', ${COLUMN_NAMES('con.conkey', 'con.conrelid')},
+          'ref_schema', rn.nspname,
+          'ref_name', rc.relname,
+          'ref_columns', ${COLUMN_NAMES('con.confkey', 'con.confrelid')}
+        ) ORDER BY con.conname)
+        FROM pg_catalog.pg_constraint con
+        LEFT JOIN pg_catalog.pg_class rc ON rc.oid = con.confrelid
+        LEFT JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace
+        WHERE con.conrelid = r.oid AND con.contype IN ('p', 'u', 'f')
+      ), '[]')
+    ) ORDER BY r.schema, r.name)
+    FROM rels r
+  ), '[]'),
+  'functions', COALESCE((
+    SELECT json_agg(json_build_object(
+      'oid', p.oid::int8,
+      'schema', n.nspname,
+      'name', p.proname,
+      'kind', p.prokind,
+      'volatility', p.provolatile,
+      'returns_set', p.proretset,
+      'return_type', rt.typname,
+      'return_type_schema', rtn.nspname,
+      'return_typtype', rt.typtype,
+      'return_rel_schema', CASE WHEN rr.relkind IN ('r', 'v', 'm', 'f', 'p') THEN rrn.nspname END,
+      'return_rel_name', CASE WHEN rr.relkind IN ('r', 'v', 'm', 'f', 'p') THEN rr.relname END,
+      'comment', pg_catalog.obj_description(p.oid, 'pg_proc'),
+      'n_defaults', p.pronargdefaults,
+      'arg_names', p.proargnames,
+      'arg_modes', p.proargmodes,
+      'arg_types', COALESCE((
+        SELECT json_agg(json_build_object('type', t.typname, 'type_schema', tn.nspname, 'typtype', t.typtype) ORDER BY a.ord)
+        FROM unnest(COALESCE(p.proallargtypes, p.proargtypes::oid[])) WITH ORDINALITY AS a(typ, ord)
+        JOIN pg_catalog.pg_type t ON t.oid = a.typ
+        JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
+      ), '[]')
+    ) ORDER BY n.nspname, p.proname, p.oid)
+    FROM pg_catalog.pg_proc p
+    JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+    JOIN pg_catalog.pg_type rt ON rt.oid = p.prorettype
+    JOIN pg_catalog.pg_namespace rtn ON rtn.oid = rt.typnamespace
+    LEFT JOIN pg_catalog.pg_class rr ON rr.oid = rt.typrelid
+    LEFT JOIN pg_catalog.pg_namespace rrn ON rrn.oid = rr.relnamespace
+    WHERE ${USER_SCHEMA('n')}
+  ), '[]')
+)::text AS snapshot`;

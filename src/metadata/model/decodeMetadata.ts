@@ -1,0 +1,69 @@
+/**
+ * Decoder for the whole metadata document: what `replace_metadata` accepts and what the catalog
+ * stores. Version 1 (no `version` key) lists functions as bare names; version 2 as
+ * `{function, configuration}`. Sections owned by other features (remote schemas, actions, custom
+ * types, cron triggers, query collections, allow-list) are kept as given JSON.
+ */
+import { ApiError, displayName, parseQualifiedName, qualifiedKey } from '../../core/index.js';
+import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js';
+import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
+import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
+
+function decodeVersion(v: unknown, path: string): 1 | 2 {
+  if (v === 1 || v === 2) return v;
+  throw parseError(`expected the metadata version to be 1 or 2, but found ${JSON.stringify(v)}`, path);
+}
+
+const raw = (v: unknown): unknown => cloneJson(v);
+
+/** Decodes a metadata document (v1 or v2 export format) into the normalised version-2 model. */
+export function decodeMetadata(v: unknown, path = '$'): Metadata {
+  const o = asObject(v, path);
+  const version = optional(o, 'version', path, decodeVersion) ?? 1;
+  const tables = required(o, 'tables', path, arrayOf(decodeTableMetadata));
+  const functions: FunctionMetadata[] =
+    version === 1
+      ? (optional(o, 'functions', path, arrayOf(parseQualifiedName)) ?? []).map((f) => ({ function: f }))
+      : (optional(o, 'functions', path, arrayOf(decodeFunctionMetadata)) ?? []);
+  const md: Metadata = { version: 2, tables, functions };
+  const keep = (key: keyof Metadata): void => {
+    if (o[key] !== undefined && o[key] !== null) (md as unknown as Record<string, unknown>)[key] = raw(o[key]);
+  };
+  keep('remote_schemas');
+  keep('actions');
+  keep('custom_types');
+  keep('cron_triggers');
+  if (o.query_collections != null) md.query_collections = raw(o.query_collections) as QueryCollection[];
+  if (o.allowlist != null) md.allowlist = raw(o.allowlist) as Array<{ collection: string }>;
+  return md;
+}
+
+function dups(items: string[]): string[] {
+  return [...new Set(items.filter((x, i) => items.indexOf(x) !== i))];
+}
+
+/**
+ * Refuses a document that declares something twice (a table, a relationship or computed field of a
+ * table, a permission for a role, a function): 400 already-exists, as `replace_metadata` does.
+ */
+export function assertNoDuplicates(md: Metadata, path = '$.args'): void {
+  const fail = (what: string, names: string[]) => {
+    throw new ApiError('already-exists', `multiple declarations exist for the following ${what}: ${names.join(', ')}`, { path });
+  };
+  const tableDups = dups(md.tables.map((t) => qualifiedKey(t.table)));
+  if (tableDups.length) fail('tables', tableDups.map((k) => displayName(md.tables.find((t) => qualifiedKey(t.table) === k)!.table)));
+  for (const t of md.tables) {
+    const fields = [...(t.object_relationships ?? []), ...(t.array_relationships ?? [])].map((r) => r.name);
+    const relDups = dups(fields);
+    if (relDups.length) fail('relationships', relDups);
+    const cfDups = dups((t.computed_fields ?? []).map((c) => c.name));
+    if (cfDups.length) fail('computed fields', cfDups);
+    for (const kind of ['insert', 'select', 'update', 'delete'] as const) {
+      const perms = t[`${kind}_permissions`] ?? [];
+      const roleDups = dups(perms.map((p) => p.role));
+      if (roleDups.length) fail(`${kind} permissions`, roleDups);
+    }
+  }
+  const fnDups = dups((md.functions ?? []).map((f) => qualifiedKey(f.function)));
+  if (fnDups.length) fail('functions', fnDups);
+}

@@ -1,0 +1,97 @@
+/**
+ * Decoders for the four permission kinds (`select`, `insert`, `update`, `delete`) and the
+ * `{role, permission, comment}` wrapper. Boolean expressions stay raw JSON objects here; they are
+ * resolved against the database when the schema cache is built (see ../boolExp.ts).
+ */
+import { pathKey } from '../../core/index.js';
+import type {
+  DeletePermission,
+  InsertPermission,
+  PermissionMetadata,
+  SelectPermission,
+  UpdatePermission,
+  BoolExpJson,
+} from './metadata.js';
+import { asBool, asInt, asObject, asString, asStringArray, optional, parseError, required } from './json.js';
+
+export type PermType = 'insert' | 'select' | 'update' | 'delete';
+export const PERM_TYPES: readonly PermType[] = ['insert', 'select', 'update', 'delete'];
+
+export type AnyPermission = SelectPermission | InsertPermission | UpdatePermission | DeletePermission;
+
+/** `"*"` or a list of column names. */
+export function decodeColumns(v: unknown, path: string): string[] | '*' {
+  if (v === '*') return '*';
+  if (typeof v === 'string') throw parseError('expected Array, encountered String', path);
+  return asStringArray(v, path);
+}
+
+export function decodeBoolExpJson(v: unknown, path: string): BoolExpJson {
+  return asObject(v, path);
+}
+
+function decodePresets(v: unknown, path: string): Record<string, unknown> {
+  return { ...asObject(v, path) };
+}
+
+export function decodeSelectPermission(v: unknown, path: string): SelectPermission {
+  const o = asObject(v, path);
+  const limit = optional(o, 'limit', path, asInt);
+  if (limit !== undefined && limit < 0) throw parseError('unexpected negative value', pathKey(path, 'limit'));
+  const out: SelectPermission = {
+    columns: required(o, 'columns', path, decodeColumns),
+    filter: required(o, 'filter', path, decodeBoolExpJson),
+    allow_aggregations: optional(o, 'allow_aggregations', path, asBool) ?? false,
+    computed_fields: optional(o, 'computed_fields', path, asStringArray) ?? [],
+  };
+  if (limit !== undefined) out.limit = limit;
+  return out;
+}
+
+export function decodeInsertPermission(v: unknown, path: string): InsertPermission {
+  const o = asObject(v, path);
+  const out: InsertPermission = { check: required(o, 'check', path, decodeBoolExpJson) };
+  const set = optional(o, 'set', path, decodePresets);
+  if (set !== undefined) out.set = set;
+  const columns = optional(o, 'columns', path, decodeColumns);
+  if (columns !== undefined) out.columns = columns;
+  out.backend_only = optional(o, 'backend_only', path, asBool) ?? false;
+  // Pre-1.0 `allow_upsert` (mutations engineer): kept so old metadata keeps its upserts.
+  if (optional(o, 'allow_upsert', path, asBool)) out.allow_upsert = true;
+  return out;
+}
+
+export function decodeUpdatePermission(v: unknown, path: string): UpdatePermission {
+  const o = asObject(v, path);
+  const out: UpdatePermission = {
+    columns: required(o, 'columns', path, decodeColumns),
+    filter: required(o, 'filter', path, decodeBoolExpJson),
+  };
+  const check = optional(o, 'check', path, decodeBoolExpJson);
+  if (check !== undefined) out.check = check;
+  const set = optional(o, 'set', path, decodePresets);
+  if (set !== undefined) out.set = set;
+  return out;
+}
+
+export function decodeDeletePermission(v: unknown, path: string): DeletePermission {
+  const o = asObject(v, path);
+  return { filter: required(o, 'filter', path, decodeBoolExpJson) };
+}
+
+export const permissionDecoders: { [K in PermType]: (v: unknown, path: string) => AnyPermission } = {
+  select: decodeSelectPermission,
+  insert: decodeInsertPermission,
+  update: decodeUpdatePermission,
+  delete: decodeDeletePermission,
+};
+
+/** `{role, permission, comment?}` for one permission kind. */
+export function decodePermissionDef<P extends AnyPermission>(type: PermType, v: unknown, path: string): PermissionMetadata<P> {
+  const o = asObject(v, path);
+  return {
+    role: required(o, 'role', path, asString),
+    permission: required(o, 'permission', path, permissionDecoders[type]) as P,
+    comment: optional(o, 'comment', path, asString) ?? null,
+  };
+}

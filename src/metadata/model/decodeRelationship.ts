@@ -1,0 +1,60 @@
+/**
+ * Decoders for relationship definitions (object and array), as written in metadata and in
+ * `create_object_relationship` / `create_array_relationship`. Table names are normalised to
+ * `{schema, name}`; the `using` forms follow Hasura v1.3:
+ *   object: `{foreign_key_constraint_on: "col"}` | `{manual_configuration: {remote_table, column_mapping}}`
+ *   array:  `{foreign_key_constraint_on: {table, column}}` | `{manual_configuration: …}`
+ */
+import { parseQualifiedName, pathKey } from '../../core/index.js';
+import type { RelationshipMetadata } from './metadata.js';
+import { asObject, asString, isObject, optional, parseError, required } from './json.js';
+
+export type RelType = 'object' | 'array';
+
+function decodeColumnMapping(v: unknown, path: string): Record<string, string> {
+  const o = asObject(v, path);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(o)) out[k] = asString(x, pathKey(path, k));
+  return out;
+}
+
+function decodeManual(v: unknown, path: string) {
+  const o = asObject(v, path);
+  return {
+    remote_table: required(o, 'remote_table', path, parseQualifiedName),
+    column_mapping: required(o, 'column_mapping', path, decodeColumnMapping),
+  };
+}
+
+function decodeArrayFk(v: unknown, path: string) {
+  const o = asObject(v, path);
+  return {
+    table: required(o, 'table', path, parseQualifiedName),
+    column: required(o, 'column', path, asString),
+  };
+}
+
+/** The `using` of a relationship of the given type. */
+export function decodeRelUsing(type: RelType, v: unknown, path: string): RelationshipMetadata['using'] {
+  if (!isObject(v)) throw parseError('expecting an object for relationship using', path);
+  const fk = v.foreign_key_constraint_on;
+  const manual = v.manual_configuration;
+  const frag = 'one of foreign_key_constraint_on/manual_configuration should be present';
+  if (fk === undefined && manual === undefined) throw parseError(`atleast ${frag}`, path);
+  if (fk !== undefined && manual !== undefined) throw parseError(`only ${frag}`, path);
+  if (fk !== undefined) {
+    const p = pathKey(path, 'foreign_key_constraint_on');
+    return { foreign_key_constraint_on: type === 'object' ? asString(fk, p) : decodeArrayFk(fk, p) };
+  }
+  return { manual_configuration: decodeManual(manual, pathKey(path, 'manual_configuration')) };
+}
+
+/** `{name, using, comment?}`. */
+export function decodeRelationship(type: RelType, v: unknown, path: string): RelationshipMetadata {
+  const o = asObject(v, path);
+  return {
+    name: required(o, 'name', path, asString),
+    using: required(o, 'using', path, (u, p) => decodeRelUsing(type, u, p)),
+    comment: optional(o, 'comment', path, asString) ?? null,
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The pure schema-cache build: (metadata, database snapshot) → SchemaCache, plus the dependency
+ * edges and the identities of inconsistent objects. Steps, in Hasura's order: tables, then per
+ * table relationships and computed fields, then permissions, then tracked functions. An object
+ * that does not fit the database is left out and reported as inconsistent; the rest still builds.
+ */
+import { qualifiedKey } from '../../core/index.js';
+import type { Metadata, PermissionMetadata, TableMetadata } from '../model/metadata.js';
+import type { AnyPermission, PermType } from '../model/decodePermission.js';
+import { PERM_TYPES } from '../model/decodePermission.js';
+import type { DbSnapshot } from '../introspection/types.js';
+import type { FunctionInfo, RolePermissions, SchemaCache, TableInfo } from './types.js';
+import type { DepRef, Dependency, MetadataObjectId } from './objects.js';
+import { BuildError, type BuildState, type Inconsistency } from './buildState.js';
+import { buildTableInfo, resolveEnumReferences } from './buildTable.js';
+import { columnConflict, resolveRelationship } from './buildRelationships.js';
+import { resolveComputedField } from './buildComputedFields.js';
+import { resolvePermission } from './buildPermissions.js';
+import { resolveFunction } from './buildFunctions.js';
+import {
+  computedFieldDefinition,
+  functionDefinition,
+  permissionDefinition,
+  relationshipDefinition,
+  tableDefinition,
+} from './definitions.js';
+import { quoted, quotedTable } from './buildState.js';
+
+export interface BuildResult {
+  cache: SchemaCache;
+  dependencies: Dependency[];
+  inconsistent: Inconsistency[];
+}
+
+const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
+
+/** Builds the schema cache for `metadata` against `snapshot`. Never throws for inconsistencies. */
+export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot): BuildResult {
+  const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
+  const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
+    state.inconsistent.push({ id, object: { type, definition, reason } });
+  };
+  const addDeps = (dependent: MetadataObjectId, deps: DepRef[]) => {
+    for (const d of deps) state.dependencies.push({ dependent, on: d.on, ...(d.onType ? { onType: true } : {}) });
+  };
+
+  // 1. tables
+  const consistent: Array<{ tm: TableMetadata; info: TableInfo }> = [];
+  for (const tm of metadata.tables) {
+    try {
+      const info = buildTableInfo(state, tm);
+      state.tables.set(qualifiedKey(tm.table), info);
+      consistent.push({ tm, info });
+    } catch (e) {
+      if (!(e instanceof BuildError)) throw e;
+      record({ kind: 'table', table: tm.table }, 'table', tableDefinition(tm.table), e.message);
+    }
+  }
+  resolveEnumReferences(state.tables);
+
+  // 2. relationships and computed fields
+  for (const { tm, info } of consistent) {
+    for (const relType of ['object', 'array'] as const) {
+      for (const rel of tm[`${relType}_relationships`] ?? []) {
+        const id: MetadataObjectId = { kind: 'relationship', table: tm.table, name: rel.name, relType };
+        const type = `${relType}_relation`;
+        const conflict = columnConflict(info, rel.name);
+        if (conflict) {
+          record(id, type, relationshipDefinition(tm.table, rel), conflict);
+          continue;
+        }
+        try {
+          const r = resolveRelationship(state, info, relType, rel);
+          info.relationships.set(rel.name, r.info);
+          addDeps(id, r.dependencies.map((on) => ({ on })));
+        } catch (e) {
+          if (!(e instanceof BuildError)) throw e;
+          record(id, type, relationshipDefinition(tm.table, rel), `${inTable(tm)}in relationship ${quoted(rel.name)}: ${e.message}`);
+        }
+      }
+    }
+    for (const cf of tm.computed_fields ?? []) {
+      const id: MetadataObjectId = { kind: 'computed_field', table: tm.table, name: cf.name };
+      const conflict = columnConflict(info, cf.name) ?? (info.relationships.has(cf.name) ? 'field definition conflicts with relationship' : undefined);
+      if (conflict) {
+        record(id, 'computed_field', computedFieldDefinition(tm.table, cf), conflict);
+        continue;
+      }
+      try {
+        const r = resolveComputedField(state, info, cf);
+        info.computedFields.set(cf.name, r.info);
+        addDeps(id, [{ on: { kind: 'table', table: tm.table } }, ...r.dependencies.map((on) => ({ on }))]);
+      } catch (e) {
+        if (!(e instanceof BuildError)) throw e;
+        record(id, 'computed_field', computedFieldDefinition(tm.table, cf), `${inTable(tm)}in computed field ${quoted(cf.name)}: ${e.message}`);
+      }
+    }
+  }
+
+  // 3. permissions
+  const roles = new Set<string>();
+  for (const { tm, info } of consistent) {
+    for (const permType of PERM_TYPES) {
+      for (const p of (tm[`${permType}_permissions`] ?? []) as PermissionMetadata<AnyPermission>[]) {
+        const id: MetadataObjectId = { kind: 'permission', table: tm.table, role: p.role, permType };
+        try {
+          const r = resolvePermission(state, info, p.role, permType, p.permission);
+          const rp: RolePermissions = info.permissions.get(p.role) ?? {};
+          (rp as Record<PermType, unknown>)[permType] = r.info;
+          info.permissions.set(p.role, rp);
+          roles.add(p.role);
+          addDeps(id, r.dependencies);
+        } catch (e) {
+          if (!(e instanceof BuildError)) throw e;
+          record(id, `${permType}_permission`, permissionDefinition(tm.table, permType, p), `${inTable(tm)}in permission for role ${quoted(p.role)}: ${e.message}`);
+        }
+      }
+    }
+  }
+
+  // 4. tracked functions
+  const functions = new Map<string, FunctionInfo>();
+  for (const fm of metadata.functions ?? []) {
+    const id: MetadataObjectId = { kind: 'function', function: fm.function };
+    try {
+      const r = resolveFunction(state, fm);
+      functions.set(qualifiedKey(fm.function), r.info);
+      addDeps(id, r.dependencies.map((on) => ({ on })));
+    } catch (e) {
+      if (!(e instanceof BuildError)) throw e;
+      record(id, 'function', functionDefinition(fm), `in function ${quotedTable(fm.function)}: ${e.message}`);
+    }
+  }
+
+  const cache: SchemaCache = {
+    metadata,
+    tables: state.tables,
+    functions,
+    roles: [...roles].sort(),
+    inconsistentObjects: state.inconsistent.map((i) => i.object),
+  };
+  return { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
+}
+
+/** The schema cache only (see buildSchemaCacheFull). */
+export function buildSchemaCache(metadata: Metadata, snapshot: DbSnapshot): SchemaCache {
+  return buildSchemaCacheFull(metadata, snapshot).cache;
+}

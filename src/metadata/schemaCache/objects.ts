@@ -1,0 +1,99 @@
+/**
+ * Identities of metadata objects (a table, a relationship, a permission...) and of the database
+ * objects they depend on. The build records `Dependency` edges between them; `run_sql` and
+ * `untrack_table` use the edges to refuse (or cascade) drops, the way Hasura's dependency map does.
+ */
+import { qualifiedKey } from '../../core/index.js';
+import type { QualifiedFunction, QualifiedTable } from '../../core/index.js';
+import type { PermType } from '../model/decodePermission.js';
+
+export type MetadataObjectId =
+  | { kind: 'table'; table: QualifiedTable }
+  | { kind: 'relationship'; table: QualifiedTable; name: string; relType: 'object' | 'array' }
+  | { kind: 'permission'; table: QualifiedTable; role: string; permType: PermType }
+  | { kind: 'computed_field'; table: QualifiedTable; name: string }
+  | { kind: 'function'; function: QualifiedFunction };
+
+/** What a metadata object can depend on. */
+export type SchemaRef =
+  | { kind: 'table'; table: QualifiedTable }
+  | { kind: 'column'; table: QualifiedTable; column: string }
+  | { kind: 'relationship'; table: QualifiedTable; name: string }
+  | { kind: 'constraint'; table: QualifiedTable; name: string }
+  | { kind: 'computed_field'; table: QualifiedTable; name: string }
+  | { kind: 'function'; function: QualifiedFunction };
+
+export interface Dependency {
+  dependent: MetadataObjectId;
+  on: SchemaRef;
+  /** The dependent compares the column with typed values: a type change breaks it. */
+  onType?: boolean;
+}
+
+/** An edge target with its kind of use, as the build steps report them. */
+export interface DepRef {
+  on: SchemaRef;
+  onType?: boolean;
+}
+
+/** Stable key of a metadata object (for maps and set differences). */
+export function objectKey(id: MetadataObjectId): string {
+  switch (id.kind) {
+    case 'table':
+      return `table:${qualifiedKey(id.table)}`;
+    case 'relationship':
+      return `rel:${qualifiedKey(id.table)}:${id.name}`;
+    case 'permission':
+      return `perm:${qualifiedKey(id.table)}:${id.role}:${id.permType}`;
+    case 'computed_field':
+      return `cf:${qualifiedKey(id.table)}:${id.name}`;
+    case 'function':
+      return `fn:${qualifiedKey(id.function)}`;
+  }
+}
+
+export function refKey(ref: SchemaRef): string {
+  switch (ref.kind) {
+    case 'table':
+      return `table:${qualifiedKey(ref.table)}`;
+    case 'column':
+      return `col:${qualifiedKey(ref.table)}:${ref.column}`;
+    case 'relationship':
+      return `rel:${qualifiedKey(ref.table)}:${ref.name}`;
+    case 'constraint':
+      return `con:${qualifiedKey(ref.table)}:${ref.name}`;
+    case 'computed_field':
+      return `cf:${qualifiedKey(ref.table)}:${ref.name}`;
+    case 'function':
+      return `fn:${qualifiedKey(ref.function)}`;
+  }
+}
+
+/** Hasura prints names without the `public.` prefix: `author`, `hge_tests.resident`. */
+const dotted = (q: QualifiedTable): string => (q.schema === 'public' ? q.name : `${q.schema}.${q.name}`);
+
+/** How a dependent object is named in "cannot drop due to the following dependent objects: …". */
+export function reportObject(id: MetadataObjectId): string {
+  switch (id.kind) {
+    case 'table':
+      return `table ${dotted(id.table)}`;
+    case 'relationship':
+      return `relationship ${dotted(id.table)}.${id.name}`;
+    case 'permission':
+      return `permission ${dotted(id.table)}.${id.role}.${id.permType}`;
+    case 'computed_field':
+      return `computed field ${dotted(id.table)}.${id.name}`;
+    case 'function':
+      return `function ${dotted(id.function)}`;
+  }
+}
+
+/** The table an object belongs to, when it is part of one. */
+export function objectTable(id: MetadataObjectId): QualifiedTable | undefined {
+  return id.kind === 'function' ? undefined : id.table;
+}
+
+/** Joined, sorted report of dependents, as Hasura's `reportSchemaObjs`. */
+export function reportObjects(ids: readonly MetadataObjectId[]): string {
+  return [...new Set(ids.map(reportObject))].sort().join(', ');
+}

@@ -1,0 +1,40 @@
+/**
+ * Decodes the `/v1/query` body `{type, args, version?}` (recursively for `bulk`) into a tree of
+ * operations with decoded arguments, before anything runs — as Hasura decodes the whole request
+ * first. Error paths follow aeson's tagged decoding: `$` for the envelope, then paths inside
+ * `args` without an `args` prefix (`$.table`), bulk items as `$[1]…`.
+ */
+import { ApiError, pathKey } from '../core/index.js';
+import { asArray, asInt, isObject, jsonTypeName } from '../metadata/index.js';
+import { OPERATIONS, isOpType } from './operations.js';
+import type { OpType } from './operations.js';
+
+export type Query =
+  | { type: 'bulk'; items: Query[] }
+  | { type: OpType; args: unknown; version: number };
+
+/** Decodes one query object found at `path`. */
+export function decodeQuery(body: unknown, path = '$'): Query {
+  if (!isObject(body)) throw new ApiError('parse-failed', `expected Object, encountered ${jsonTypeName(body)}`, { path });
+  if (!('type' in body)) throw new ApiError('parse-failed', 'key "type" not found', { path });
+  const type = body.type;
+  if (typeof type !== 'string') throw new ApiError('parse-failed', `expected String, encountered ${jsonTypeName(type)}`, { path: pathKey(path, 'type') });
+  const version = body.version === undefined || body.version === null ? 1 : asInt(body.version, pathKey(path, 'version'));
+  if (version !== 1 && version !== 2) throw new ApiError('parse-failed', `unsupported version: ${version}`, { path: pathKey(path, 'version') });
+  if (!('args' in body)) throw new ApiError('parse-failed', 'key "args" not found', { path });
+  if (type === 'bulk') {
+    const items = asArray(body.args, path).map((q, i) => decodeQuery(q, pathKey(path, i)));
+    return { type: 'bulk', items };
+  }
+  if (!isOpType(type)) {
+    throw new ApiError('parse-failed', `unknown query type: ${JSON.stringify(type)}`, { path });
+  }
+  const handler = OPERATIONS[type];
+  const args = handler.decode(body.args, path, version);
+  return { type, args, version };
+}
+
+/** True when some operation of the tree changes metadata or the schema. */
+export function mutates(q: Query): boolean {
+  return q.type === 'bulk' ? q.items.some(mutates) : OPERATIONS[q.type].mutates;
+}

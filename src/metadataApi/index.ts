@@ -1,0 +1,13 @@
+/**
+ * /v1/query: decode the request (envelope + every operation's args), then run it atomically.
+ */
+export { decodeQuery, mutates } from './envelope.js';
+export type { Query } from './envelope.js';
+export { runQuery } from './runQuery.js';
+export { OPERATIONS, OP_TYPES, isOpType } from './operations.js';
+export type { OpType } from './operations.js';
+export type { OpContext, OperationHandler } from './types.js';
+export { op, SUCCESS } from './types.js';
+export { WorkingState } from './workingState.js';
+// v1 DML results carry Postgres-built JSON as RawJson (mutations engineer); encode results with encodeQueryResult.
+export { RawJson, encodeQueryResult } from './dml/index.js';

@@ -1,0 +1,112 @@
+/**
+ * The closed registry of `/v1/query` operation types: every type maps to exactly one handler
+ * (`satisfies Record<OpType, OperationHandler>`), so adding a type without a handler, or a
+ * handler without a type, does not compile. `bulk` is handled by the envelope and runner.
+ */
+import type { OperationHandler } from './types.js';
+import { track_table, untrack_table, set_table_is_enum, set_table_custom_fields } from './ops/tables.js';
+import {
+  create_object_relationship,
+  create_array_relationship,
+  drop_relationship,
+  rename_relationship,
+  set_relationship_comment,
+} from './ops/relationships.js';
+import {
+  create_insert_permission,
+  create_select_permission,
+  create_update_permission,
+  create_delete_permission,
+  drop_insert_permission,
+  drop_select_permission,
+  drop_update_permission,
+  drop_delete_permission,
+  set_permission_comment,
+} from './ops/permissions.js';
+import { track_function, untrack_function, add_computed_field, drop_computed_field } from './ops/functions.js';
+import {
+  export_metadata,
+  replace_metadata,
+  reload_metadata,
+  clear_metadata,
+  get_inconsistent_metadata,
+  drop_inconsistent_metadata,
+} from './ops/metadataOps.js';
+import { run_sql } from './ops/runSql.js';
+import { DML_OPERATIONS } from './dml/index.js';
+
+export const OP_TYPES = [
+  'run_sql',
+  'track_table',
+  'untrack_table',
+  'set_table_is_enum',
+  'set_table_custom_fields',
+  'create_object_relationship',
+  'create_array_relationship',
+  'drop_relationship',
+  'rename_relationship',
+  'set_relationship_comment',
+  'create_insert_permission',
+  'create_select_permission',
+  'create_update_permission',
+  'create_delete_permission',
+  'drop_insert_permission',
+  'drop_select_permission',
+  'drop_update_permission',
+  'drop_delete_permission',
+  'set_permission_comment',
+  'track_function',
+  'untrack_function',
+  'add_computed_field',
+  'drop_computed_field',
+  'export_metadata',
+  'replace_metadata',
+  'reload_metadata',
+  'clear_metadata',
+  'get_inconsistent_metadata',
+  'drop_inconsistent_metadata',
+  'select',
+  'insert',
+  'update',
+  'delete',
+  'count',
+] as const;
+
+export type OpType = (typeof OP_TYPES)[number];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
+  run_sql,
+  track_table,
+  untrack_table,
+  set_table_is_enum,
+  set_table_custom_fields,
+  create_object_relationship,
+  create_array_relationship,
+  drop_relationship,
+  rename_relationship,
+  set_relationship_comment,
+  create_insert_permission,
+  create_select_permission,
+  create_update_permission,
+  create_delete_permission,
+  drop_insert_permission,
+  drop_select_permission,
+  drop_update_permission,
+  drop_delete_permission,
+  set_permission_comment,
+  track_function,
+  untrack_function,
+  add_computed_field,
+  drop_computed_field,
+  export_metadata,
+  replace_metadata,
+  reload_metadata,
+  clear_metadata,
+  get_inconsistent_metadata,
+  drop_inconsistent_metadata,
+  ...DML_OPERATIONS,
+} satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const KNOWN = new Set<string>(OP_TYPES);
+export const isOpType = (t: string): t is OpType => KNOWN.has(t);

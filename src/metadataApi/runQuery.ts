@@ -1,0 +1,74 @@
+/**
+ * Runs one decoded `/v1/query` request atomically: one transaction (session variables set), the
+ * metadata advisory lock when anything may change metadata or schema, the operations in order
+ * (a `bulk` answers with the list of its results), then the metadata saved and — after COMMIT —
+ * the new schema cache installed. Any error rolls everything back.
+ */
+import { ApiError, isApiError, pathKey } from '../core/index.js';
+import type { Session } from '../core/index.js';
+import type { EngineContext } from '../appState.js';
+import { lockMetadata, saveMetadata } from '../metadata/index.js';
+import type { SchemaCache } from '../metadata/index.js';
+import { OPERATIONS } from './operations.js';
+import type { OpType } from './operations.js';
+import { mutates, type Query } from './envelope.js';
+import type { OpContext, OperationHandler } from './types.js';
+import { WorkingState } from './workingState.js';
+
+/**
+ * Order of lock acquisition in this process: a request installs its cache only if no request that
+ * took the lock after it has installed already (commits follow lock order; installs might not).
+ */
+const installOrder = new WeakMap<EngineContext['state'], { next: number; installed: number }>();
+
+export async function runQuery(engine: EngineContext, session: Session, query: Query): Promise<unknown> {
+  const needsLock = mutates(query);
+  let install: SchemaCache | undefined;
+  let order = installOrder.get(engine.state);
+  if (!order) installOrder.set(engine.state, (order = { next: 0, installed: -1 }));
+  let ticket = -1;
+  const result = await engine.db.transaction({ session }, async (client) => {
+    if (needsLock) {
+      await lockMetadata(client);
+      ticket = order.next++;
+    }
+    const work = new WorkingState(client, engine.state);
+    const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
+    if (work.metadataChanged) await saveMetadata(client, await work.metadata());
+    if (work.cacheChanged) install = (await work.result()).cache;
+    return out;
+  });
+  if (install && ticket > order.installed) {
+    order.installed = ticket;
+    engine.state.install(install);
+  }
+  return result;
+}
+
+/** Rewrites an error path reported relative to `$.args` so it points into this operation. */
+function relocate(e: unknown, path: string): unknown {
+  if (!isApiError(e) || path === '$.args') return e;
+  if (e.path === '$.args' || e.path.startsWith('$.args.') || e.path.startsWith('$.args[')) {
+    return new ApiError(e.code, e.message, { status: e.status, path: path + e.path.slice('$.args'.length), internal: e.internal });
+  }
+  return e;
+}
+
+async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
+  if (q.type === 'bulk') {
+    const out: unknown[] = [];
+    for (let i = 0; i < q.items.length; i++) {
+      out.push(await runOne({ ...ctx, path: `${pathKey(ctx.path, i)}.args` }, q.items[i]));
+    }
+    return out;
+  }
+  const handler = OPERATIONS[q.type as OpType] as OperationHandler<unknown>;
+  if (handler.adminOnly && !ctx.session.isAdmin) {
+    throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });
+  }
+  try {
+    return await handler.run(ctx, q.args);
+  } catch (e) {
+    throw relocate(e, ctx.path);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * What one `/v1/query` request has done so far, inside its transaction: the metadata as changed
+ * by its operations, the database snapshot (re-read after SQL ran), and the schema cache built
+ * from the two. Nothing leaves the request until it commits: then the metadata is saved (by the
+ * runner) and the cache installed. A failed request leaves metadata and schema as they were.
+ *
+ * `change()` applies one operation's new metadata the way Hasura's `buildSchemaCacheFor` does: an
+ * object that becomes inconsistent is refused (400 constraint-violation with the object's reasons
+ * when it is the one being defined, else 400 unexpected "cannot continue due to new inconsistent
+ * metadata").
+ */
+import { ApiError } from '../core/index.js';
+import type { DbClient } from '../execution/index.js';
+import type { AppState } from '../appState.js';
+import {
+  buildSchemaCacheFull,
+  cloneJson,
+  enumTablesOf,
+  introspectDatabase,
+  loadEnumValues,
+  loadMetadata,
+  objectKey,
+} from '../metadata/index.js';
+import type { BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, SchemaCache } from '../metadata/index.js';
+
+export class WorkingState {
+  private md: Metadata | undefined;
+  private snap: DbSnapshot | undefined;
+  private built: BuildResult | undefined;
+  /** The database schema may have changed since the request started (run_sql). */
+  private schemaTouched = false;
+  metadataChanged = false;
+  cacheChanged = false;
+
+  constructor(
+    private readonly client: DbClient,
+    private readonly live: AppState,
+  ) {}
+
+  /** The current metadata (loaded from the catalog on first use; a private copy). */
+  async metadata(): Promise<Metadata> {
+    if (!this.md) this.md = cloneJson((await loadMetadata(this.client)).metadata);
+    return this.md;
+  }
+
+  /** A copy of the current metadata to edit and hand to `change()`. */
+  async draft(): Promise<Metadata> {
+    return cloneJson(await this.metadata());
+  }
+
+  /** The database as this transaction sees it (introspected once, again after `schemaChanged()`). */
+  async snapshot(): Promise<DbSnapshot> {
+    if (!this.snap) {
+      const md = await this.metadata();
+      this.snap = await introspectDatabase(this.client, enumTablesOf(md));
+    }
+    return this.snap;
+  }
+
+  /** Records that SQL may have changed the database: the next read re-introspects. */
+  schemaChanged(): void {
+    this.snap = undefined;
+    this.built = undefined;
+    this.schemaTouched = true;
+  }
+
+  /** The build of the current metadata against the current snapshot. */
+  async result(): Promise<BuildResult> {
+    if (!this.built) this.built = buildSchemaCacheFull(await this.metadata(), await this.snapshot());
+    return this.built;
+  }
+
+  /** The cache operations should read: the live one until this request changed something. */
+  async cache(): Promise<SchemaCache> {
+    if (!this.md && !this.schemaTouched) return this.live.current;
+    return (await this.result()).cache;
+  }
+
+  /** Rebuilds from the current metadata and a fresh snapshot, to be installed at commit. */
+  async reload(): Promise<BuildResult> {
+    this.schemaChanged();
+    const r = await this.result();
+    this.cacheChanged = true;
+    return r;
+  }
+
+  /** Builds `next` against the current snapshot (enum rows of newly marked tables read first). */
+  async buildFor(next: Metadata): Promise<BuildResult> {
+    const snap = await this.snapshot();
+    await loadEnumValues(this.client, snap, enumTablesOf(next));
+    return buildSchemaCacheFull(next, snap);
+  }
+
+  /**
+   * Adopts `next` as the metadata, refusing it when it makes objects newly inconsistent (see the
+   * module comment). `defining` is the object the operation creates or changes, if any.
+   */
+  async change(next: Metadata, defining?: MetadataObjectId): Promise<BuildResult> {
+    const before = await this.result();
+    const after = await this.buildFor(next);
+    assertNoNewInconsistencies(before.inconsistent, after.inconsistent, defining);
+    this.adopt(next, after);
+    return after;
+  }
+
+  /** Adopts `next` without the inconsistency check (callers checked what they need). */
+  adopt(next: Metadata, built: BuildResult): void {
+    this.md = next;
+    this.built = built;
+    this.metadataChanged = true;
+    this.cacheChanged = true;
+  }
+}
+
+/** Hasura's buildSchemaCacheFor / withNewInconsistentObjsCheck comparison. */
+export function assertNoNewInconsistencies(before: readonly Inconsistency[], after: readonly Inconsistency[], defining?: MetadataObjectId): void {
+  const old = new Set(before.map((i) => objectKey(i.id)));
+  const fresh = after.filter((i) => !old.has(objectKey(i.id)));
+  if (fresh.length === 0) return;
+  if (defining) {
+    const key = objectKey(defining);
+    const matching = fresh.filter((i) => objectKey(i.id) === key);
+    if (matching.length > 0) {
+      throw new ApiError('constraint-violation', matching.map((i) => i.object.reason).join(', '), {
+        path: '$.args',
+        internal: matching.map((i) => i.object),
+      });
+    }
+  }
+  throw new ApiError('unexpected', 'cannot continue due to new inconsistent metadata', {
+    path: '$.args',
+    internal: fresh.map((i) => i.object),
+  });
+}

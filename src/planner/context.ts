@@ -1,0 +1,78 @@
+/**
+ * State of one planning run: the schema cache and role, the numeric-stringify option, and what
+ * the plan records about variables: which variables were baked into it as constants (their
+ * values become part of the plan-cache key) and which must be re-checked on every execution.
+ */
+import type { ColumnInfo, SchemaCache, TableInfo } from '../metadata/schemaCache/types.js';
+import { selectView, vf, type AnnValue, type SelectView } from '../graphql/index.js';
+import type { IrValue, ValueSource } from '../ir/index.js';
+
+/** A check that runs before each execution of a cached plan (on a variable's value). */
+export interface RuntimeCheck {
+  kind: 'limit' | 'offset';
+  variable: string;
+  path: Array<string | number>;
+  /** Error path (`$.selectionSet.article.args.limit`). */
+  errorPath: string;
+}
+
+export class PlanContext {
+  /** Variables whose values the plan depends on as constants. */
+  readonly staticVars = new Set<string>();
+  readonly checks: RuntimeCheck[] = [];
+
+  constructor(readonly cache: SchemaCache, readonly role: string, readonly stringifyNumeric: boolean) {}
+
+  /** The role's select view of `table` (the schema only offers fields of tables that have one). */
+  view(table: TableInfo, path: string): SelectView {
+    const v = selectView(this.cache, this.role, table);
+    if (!v) throw vf(`no select permission on table "${table.gqlName}"`, path);
+    return v;
+  }
+
+  /** Records that the value of `v` (if it came from a variable) is baked into the plan. */
+  bake(v: AnnValue | undefined): void {
+    if (v?.variable) this.staticVars.add(v.variable.name);
+    if (v?.kind === 'list') v.items.forEach((i) => this.bake(i));
+    if (v?.kind === 'object') v.fields.forEach(([, f]) => this.bake(f));
+  }
+}
+
+/** An IR value for a validated scalar/enum: a variable reference when it came from one, else a literal. */
+export function irValue(v: AnnValue, pgType: string): IrValue {
+  return { source: valueSource(v), pgType };
+}
+
+export function valueSource(v: AnnValue): ValueSource {
+  if (v.variable) return { kind: 'variable', name: v.variable.name, path: v.variable.path };
+  return { kind: 'value', value: plainValue(v) };
+}
+
+/** The JS value of a validated input (enums by internal value). */
+export function plainValue(v: AnnValue): unknown {
+  switch (v.kind) {
+    case 'null': return null;
+    case 'scalar': return v.value;
+    case 'enum': return v.value;
+    case 'list': return v.items.map(plainValue);
+    case 'object': return Object.fromEntries(v.fields.map(([k, f]) => [k, plainValue(f)]));
+  }
+}
+
+/**
+ * The type a parameter compared with `column` is cast to: the udt name, schema-qualified when
+ * the type lives outside pg_catalog (domains such as `information_schema.sql_identifier`,
+ * extension types, enums), so the cast resolves whatever the search_path.
+ */
+export function columnValueType(column: ColumnInfo): string {
+  return column.pgTypeSchema && column.pgTypeSchema !== 'pg_catalog' ? `${column.pgTypeSchema}.${column.pgType}` : column.pgType;
+}
+
+/** An array parameter for `_in`/`_nin`-like operators: one parameter for the whole list. */
+export function listValue(ctx: PlanContext, v: AnnValue & { kind: 'list' }, pgType: string): IrValue {
+  const arrayType = pgType.startsWith('_') || pgType.includes('.') ? `${pgType}[]` : `_${pgType}`;
+  const wholeVariable = v.variable && v.items.every((i) => i.variable?.name === v.variable!.name && i.variable.path.length === v.variable!.path.length + 1);
+  if (wholeVariable) return { source: { kind: 'variable', name: v.variable!.name, path: v.variable!.path }, pgType: arrayType };
+  ctx.bake(v);
+  return { source: { kind: 'value', value: v.items.map(plainValue) }, pgType: arrayType };
+}

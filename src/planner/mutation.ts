@@ -1,0 +1,86 @@
+/**
+ * Mutation root fields: planning (registered with the operation planner for the `ext:insert`...
+ * kinds the mutation schema tags its fields with) and execution. All mutation root fields of one
+ * request run in order inside ONE read-write transaction carrying the session variables; the
+ * first error rolls everything back and is reported with the field's path, as Hasura does
+ * (`$.selectionSet.insert_author.args.objects` for inserts).
+ */
+import { isApiError, type Session } from '../core/index.js';
+import type { Db } from '../execution/index.js';
+import type { MutationIR } from '../ir/index.js';
+import { runMutation } from '../sql/index.js';
+import type { MutationFieldMeta, NField, OutputFieldMeta } from '../graphql/index.js';
+import type { PlanContext } from './context.js';
+import { registerRootFieldPlanner, type RootFieldPlan } from './planOperation.js';
+import { planInsert, planInsertOne } from './mutationInsert.js';
+import { planDelete, planUpdate } from './mutationUpdate.js';
+import { emptyResponse } from './mutationOutput.js';
+
+/** The plan of one mutation root field. */
+export interface MutationFieldPlan {
+  ir: MutationIR;
+  /** Path reported with database errors of this field. */
+  errorPath: string;
+  /** When set, the field changes nothing and answers this JSON without touching the database. */
+  constant?: string;
+}
+
+export const MUTATION_PLAN_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:delete', 'ext:delete_by_pk']);
+
+/** Plans one mutation root field (the schema tagged it with `meta`). */
+export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: PlanContext): MutationFieldPlan {
+  switch (meta.kind) {
+    case 'ext:insert':
+      return { ir: planInsert(ctx, meta.table, field), errorPath: `${field.path}.args.objects` };
+    case 'ext:insert_one':
+      return { ir: planInsertOne(ctx, meta.table, field), errorPath: `${field.path}.args.object` };
+    case 'ext:update':
+    case 'ext:update_by_pk': {
+      const { ir, empty } = planUpdate(ctx, meta.table, field, meta.kind === 'ext:update_by_pk' ? meta.pkColumns : undefined);
+      const plan: MutationFieldPlan = { ir, errorPath: '$' };
+      if (empty) plan.constant = emptyResponse(ir.output);
+      return plan;
+    }
+    case 'ext:delete':
+      return { ir: planDelete(ctx, meta.table, field), errorPath: '$' };
+    case 'ext:delete_by_pk':
+      return { ir: planDelete(ctx, meta.table, field, meta.pkColumns), errorPath: '$' };
+  }
+}
+
+const rootPlanner = (field: NField, meta: OutputFieldMeta, ctx: PlanContext): RootFieldPlan => ({
+  alias: field.alias,
+  kind: meta.kind as `ext:${string}`,
+  plan: planMutationField(field, meta as unknown as MutationFieldMeta, ctx),
+});
+
+for (const kind of MUTATION_PLAN_KINDS) registerRootFieldPlanner(kind as `ext:${string}`, rootPlanner);
+
+/** True for the root-field plans this module executes. */
+export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & { kind: `ext:${string}`; plan: MutationFieldPlan } =>
+  MUTATION_PLAN_KINDS.has(p.kind);
+
+/**
+ * Runs mutation plans in order in one transaction; resolves to each field's JSON text (`null`
+ * for a `_one`/`_by_pk` field that matched no row), or rejects with the first error (nothing is
+ * kept then).
+ */
+export async function executeMutations(
+  db: Db, plans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
+): Promise<Array<string | null>> {
+  return db.transaction({ session }, async (client) => {
+    const out: Array<string | null> = [];
+    for (const plan of plans) {
+      if (plan.constant !== undefined) {
+        out.push(plan.constant);
+        continue;
+      }
+      try {
+        out.push(await runMutation(plan.ir, { query: (text, values) => client.queryJsonText(text, values), session, variables }));
+      } catch (e) {
+        throw isApiError(e) && e.path === '$' ? e.withPathPrefix(plan.errorPath) : e;
+      }
+    }
+    return out;
+  });
+}

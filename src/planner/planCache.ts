@@ -1,0 +1,151 @@
+/**
+ * The plan cache: (role, operationName, query text) → the prepared operation, and under it one
+ * compiled plan per variable signature (see signature.ts). A plan holds, per root field, the SQL
+ * text and parameter list from `compile()`, so a repeated request only validates its variable
+ * values, runs the runtime checks and resolves parameters. Entries hang off the schema cache
+ * (`WeakMap<SchemaCache, Lru>`): installing new metadata drops every plan at once.
+ */
+import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode } from 'graphql';
+import { Lru } from '../lib/index.js';
+import { compile, compileAggregate, compileSelect, sql, type Param, type SqlFragment } from '../sql/index.js';
+import {
+  checkVariables, normalizeOperation, parseQuery, prepareOperation,
+  type GraphqlRequest, type NField, type PreparedOperation, type RoleSchema,
+} from '../graphql/index.js';
+import type { SchemaCache } from '../metadata/schemaCache/types.js';
+import type { RuntimeCheck } from './context.js';
+import { planOperation, type OperationPlan, type RootFieldPlan } from './planOperation.js';
+import { checkLimitValue, checkOffsetValue } from './select.js';
+import { variableSignature } from './signature.js';
+
+export type CompiledRootField =
+  | { alias: string; kind: 'sql'; text: string; params: Param[] }
+  | { alias: string; kind: 'typename'; value: string }
+  | { alias: string; kind: 'introspection' }
+  | { alias: string; kind: `ext:${string}`; plan: unknown };
+
+export interface CompiledOperation {
+  kind: OperationPlan['kind'];
+  fields: CompiledRootField[];
+  /**
+   * When several root fields are SQL (and none needs graphql-js): ONE statement whose single
+   * column is the whole `data` object's JSON text, every root field a scalar subquery of it, so
+   * the request is one round trip over one snapshot.
+   */
+  combined?: { text: string; params: Param[] };
+  checks: RuntimeCheck[];
+  /** A document with only the introspection root fields, for graphql-js `execute`. */
+  introspection?: DocumentNode;
+}
+
+interface DocEntry {
+  prepared: PreparedOperation;
+  baked: Set<string>;
+  plans: Lru<string, CompiledOperation>;
+}
+
+const DOCS_PER_CACHE = 2000;
+const PLANS_PER_DOC = 64;
+const caches = new WeakMap<SchemaCache, Lru<string, DocEntry>>();
+
+export interface PlanRequest {
+  cache: SchemaCache;
+  roleSchema: RoleSchema;
+  request: GraphqlRequest;
+  stringifyNumericTypes: boolean;
+}
+
+/** The compiled operation for this request, and the variable values to bind (defaults filled in). */
+export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOperation; variables: Record<string, unknown> } {
+  let docs = caches.get(req.cache);
+  if (!docs) caches.set(req.cache, (docs = new Lru(DOCS_PER_CACHE)));
+  const { request, roleSchema } = req;
+  const key = `${roleSchema.role}\u0000${request.operationName ?? ''}\u0000${request.query}`;
+  let entry = docs.get(key);
+  if (!entry) {
+    entry = { prepared: prepareOperation(roleSchema, parseQuery(request.query), request.operationName), baked: new Set(), plans: new Lru(PLANS_PER_DOC) };
+    docs.set(key, entry);
+  }
+  const coerced = checkVariables(entry.prepared, request.variables);
+  let compiled = entry.plans.get(variableSignature(entry.prepared.declared, coerced.values, entry.baked));
+  if (!compiled) {
+    const op = normalizeOperation(roleSchema, entry.prepared, coerced);
+    const plan = planOperation(op, { cache: req.cache, role: roleSchema.role, stringifyNumericTypes: req.stringifyNumericTypes });
+    plan.staticVars.forEach((v) => entry!.baked.add(v));
+    compiled = compileOperation(plan, op.operation, entry.prepared.fragments);
+    entry.plans.set(variableSignature(entry.prepared.declared, coerced.values, entry.baked), compiled);
+  }
+  runChecks(compiled.checks, coerced.values);
+  return { compiled, variables: coerced.values };
+}
+
+/** Root field plans → SQL text + parameter lists (one statement per root field). */
+export function compileOperation(
+  plan: OperationPlan, operation: OperationDefinitionNode, fragments: DocumentNode['definitions'],
+): CompiledOperation {
+  const introspectionNodes: FieldNode[] = [];
+  const parts: Array<{ alias: string; frag: SqlFragment } | { alias: string; constant: string }> = [];
+  const sqlField = (alias: string, frag: SqlFragment): CompiledRootField => {
+    parts.push({ alias, frag });
+    return { alias, kind: 'sql', ...compile(frag) };
+  };
+  const fields = plan.fields.map((f: RootFieldPlan): CompiledRootField => {
+    switch (f.kind) {
+      case 'select':
+        return sqlField(f.alias, compileSelect(f.ir));
+      case 'select_by_pk':
+        return sqlField(f.alias, compileSelect(f.ir, { single: true }));
+      case 'aggregate':
+        return sqlField(f.alias, compileAggregate(f.ir));
+      case 'typename':
+        parts.push({ alias: f.alias, constant: JSON.stringify(f.value) });
+        return { alias: f.alias, kind: 'typename', value: f.value };
+      case 'introspection':
+        introspectionNodes.push(...(f.field as NField).nodes);
+        return { alias: f.alias, kind: 'introspection' };
+      default:
+        return { alias: f.alias, kind: f.kind, plan: f.plan };
+    }
+  });
+  const compiled: CompiledOperation = { kind: plan.kind, fields, checks: plan.checks };
+  const sqlCount = fields.filter((f) => f.kind === 'sql').length;
+  if (sqlCount > 1 && fields.every((f) => f.kind === 'sql' || f.kind === 'typename')) compiled.combined = compile(combinedStatement(parts));
+  if (introspectionNodes.length > 0) {
+    compiled.introspection = {
+      kind: Kind.DOCUMENT,
+      definitions: [
+        {
+          kind: Kind.OPERATION_DEFINITION,
+          operation: 'query' as OperationDefinitionNode['operation'],
+          variableDefinitions: operation.variableDefinitions,
+          selectionSet: { kind: Kind.SELECTION_SET, selections: introspectionNodes },
+        } as OperationDefinitionNode,
+        ...fragments,
+      ],
+    };
+  }
+  return compiled;
+}
+
+/** `SELECT '{"a":' || coalesce((<a>)::text, 'null') || ',"b":' || ... || '}'`: the data object in one statement. */
+function combinedStatement(parts: Array<{ alias: string; frag: SqlFragment } | { alias: string; constant: string }>): SqlFragment {
+  const pieces: SqlFragment[] = [];
+  parts.forEach((p, i) => {
+    const key = `${i === 0 ? '{' : ','}${JSON.stringify(p.alias)}:`;
+    if ('frag' in p) pieces.push(sql.literal(key), sql`coalesce((${p.frag})::text, 'null')`);
+    else pieces.push(sql.literal(key + p.constant));
+  });
+  pieces.push(sql.literal('}'));
+  return sql`SELECT ${sql.join(pieces, ' || ')} AS "root"`;
+}
+
+/** Re-checks variable values that a cached plan binds as LIMIT/OFFSET parameters. */
+function runChecks(checks: readonly RuntimeCheck[], variables: Record<string, unknown>): void {
+  for (const c of checks) {
+    let v: unknown = variables[c.variable];
+    for (const k of c.path) v = v == null ? undefined : (v as Record<string | number, unknown>)[k];
+    if (v === null || v === undefined) continue;
+    if (c.kind === 'limit') checkLimitValue(v, c.errorPath);
+    else checkOffsetValue(v, c.errorPath);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * A validated operation → one plan per root field, in response order:
+ * `select` / `select_by_pk` (SelectIR; by-pk is a single row) / `aggregate` (AggregateIR) /
+ * `typename` (a constant) / `introspection` (run by graphql-js). Root fields tagged `ext:*`
+ * (mutations and other later work) go to the planner registered for their kind.
+ */
+import { andAll, type AggregateIR, type BoolExp, type FunctionSource, type SelectIR } from '../ir/index.js';
+import { outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
+import type { FunctionInfo, SchemaCache } from '../metadata/schemaCache/types.js';
+import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
+import { functionArgs, planAggregate, planSelect } from './select.js';
+
+export type RootFieldPlan =
+  | { alias: string; kind: 'select'; ir: SelectIR }
+  | { alias: string; kind: 'select_by_pk'; ir: SelectIR }
+  | { alias: string; kind: 'aggregate'; ir: AggregateIR }
+  | { alias: string; kind: 'typename'; value: string }
+  | { alias: string; kind: 'introspection'; field: NField }
+  /** Contributed by later work; `plan` is whatever its executor understands. */
+  | { alias: string; kind: `ext:${string}`; plan: unknown };
+
+export interface OperationPlan {
+  kind: NormalizedOperation['kind'];
+  fields: RootFieldPlan[];
+  /** Variables whose values are baked into the plan (part of the plan-cache key). */
+  staticVars: string[];
+  /** Checks on variable values to run before each execution. */
+  checks: RuntimeCheck[];
+}
+
+/** Plans a root field of an extension kind (`ext:insert`...). */
+export type RootFieldPlanner = (field: NField, meta: OutputFieldMeta, ctx: PlanContext) => RootFieldPlan;
+const extPlanners = new Map<string, RootFieldPlanner>();
+
+export function registerRootFieldPlanner(kind: `ext:${string}`, planner: RootFieldPlanner): void {
+  extPlanners.set(kind, planner);
+}
+
+export interface PlanOptions {
+  cache: SchemaCache;
+  role: string;
+  stringifyNumericTypes: boolean;
+}
+
+export function planOperation(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
+  const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes);
+  const fields = op.fields.map((f) => planRootField(ctx, op, f));
+  return { kind: op.kind, fields, staticVars: [...ctx.staticVars], checks: ctx.checks };
+}
+
+/** `FROM fn(args)`: the session argument, when configured, is passed by name as the session JSON. */
+function functionSource(fn: FunctionInfo, f: NField): FunctionSource {
+  const args = functionArgs(fn.inputArgs, f.args.get('args'), fn.sessionArgument !== undefined);
+  if (fn.sessionArgument) args.push({ name: fn.sessionArgument, value: { source: { kind: 'sessionJson' }, pgType: 'json' } });
+  return { function: fn.name, args };
+}
+
+function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField): RootFieldPlan {
+  if (f.name === '__typename') return { alias: f.alias, kind: 'typename', value: op.rootType.name };
+  if (f.name === '__schema' || f.name === '__type') return { alias: f.alias, kind: 'introspection', field: f };
+  const meta = outputMeta(f.def);
+  if (!meta) throw vf(`field ${f.name} has no plan`, f.path);
+  switch (meta.kind) {
+    case 'select':
+      return { alias: f.alias, kind: 'select', ir: planSelect(ctx, meta.table, f) };
+    case 'select_by_pk': {
+      const eqs: BoolExp[] = meta.pkColumns.map((c) => {
+        const v = f.args.get(c.gqlName);
+        if (!v || v.kind === 'null') throw vf(`the required argument "${c.gqlName}" is missing`, `${f.path}.args`);
+        return { kind: 'compare', column: { column: c.name, pgType: c.pgType }, op: '_eq', value: irValue(v, columnValueType(c)) };
+      });
+      return { alias: f.alias, kind: 'select_by_pk', ir: planSelect(ctx, meta.table, f, { extraWhere: andAll(eqs), noArgs: true }) };
+    }
+    case 'select_aggregate':
+      return { alias: f.alias, kind: 'aggregate', ir: planAggregate(ctx, meta.table, f) };
+    case 'function':
+      return { alias: f.alias, kind: 'select', ir: { ...planSelect(ctx, meta.table, f), source: functionSource(meta.fn, f) } };
+    case 'function_aggregate':
+      return { alias: f.alias, kind: 'aggregate', ir: { ...planAggregate(ctx, meta.table, f), source: functionSource(meta.fn, f) } };
+    default: {
+      const planner = extPlanners.get(meta.kind);
+      if (!planner) throw vf(`field ${f.name} cannot be planned`, f.path);
+      return planner(f, meta, ctx);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The part of the variable values that changes a plan's SQL: which values are null, whether a
+ * list was sent as a list or as a single value, the keys of input objects (and their order),
+ * enum and Boolean values; plus the full value of variables the plan baked in as constants.
+ * Scalars elsewhere are bound parameters, so their values do not matter.
+ */
+import {
+  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, type GraphQLInputType,
+} from 'graphql';
+import type { DeclaredVariable } from '../graphql/index.js';
+
+export function variableSignature(
+  declared: readonly DeclaredVariable[], values: Record<string, unknown>, baked: ReadonlySet<string>,
+): string {
+  return declared
+    .map((d) => (baked.has(d.name) ? `=${JSON.stringify(values[d.name] ?? null)}` : shape(d.type, values[d.name])))
+    .join('|');
+}
+
+function shape(type: GraphQLInputType, v: unknown): string {
+  if (v === null || v === undefined) return 'N';
+  if (type instanceof GraphQLNonNull) return shape(type.ofType, v);
+  if (type instanceof GraphQLList) {
+    if (!Array.isArray(v)) return `W${shape(type.ofType, v)}`;
+    const inner = type.ofType instanceof GraphQLNonNull ? type.ofType.ofType : type.ofType;
+    if (!(inner instanceof GraphQLList) && !(inner instanceof GraphQLInputObjectType) && !(inner instanceof GraphQLEnumType) && inner !== GraphQLBoolean) {
+      return 'L';
+    }
+    return `[${v.map((x) => shape(type.ofType, x)).join(',')}]`;
+  }
+  if (type instanceof GraphQLInputObjectType) {
+    if (typeof v !== 'object' || Array.isArray(v)) return 'X';
+    const fields = type.getFields();
+    return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}:${fields[k] ? shape(fields[k].type, x) : 'X'}`).join(',')}}`;
+  }
+  if (type instanceof GraphQLEnumType) return `E${JSON.stringify(v)}`;
+  if (type === GraphQLBoolean) return v === true || v === 'true' ? 'T' : 'F';
+  return 'S';
+}

@@ -1,0 +1,202 @@
+/**
+ * The HTTP + WebSocket listener (node:http, no framework). Per request: route lookup, CORS,
+ * body read, the handler, one `http-log` line. Handler bodies are written as they are (JSON
+ * text built by Postgres is never re-parsed). A thrown ApiError becomes its `{path,error,code}`
+ * body; anything else becomes 500 "internal error" (logged, never shown).
+ *
+ * `close(timeoutMs)` is the graceful half of shutdown: stop accepting, let in-flight requests
+ * finish (bounded), then close keep-alive connections and WebSockets.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer } from 'ws';
+import { ApiError } from '../core/index.js';
+import type { EngineContext } from '../appState.js';
+import { corsPolicy, PREFLIGHT_MAX_AGE } from './cors.js';
+import { readBody, BODY_LIMIT } from './readBody.js';
+import { buildRouteTable, wsHandlerOf, WS_PATHS } from './routes.js';
+import type { HttpResponse, RequestContext } from './types.js';
+
+export interface EngineServer {
+  readonly server: Server;
+  /** Resolves with the bound port. */
+  listen(port: number, host: string): Promise<number>;
+  close(timeoutMs: number): Promise<void>;
+  /** Requests being handled right now. */
+  readonly inFlight: number;
+}
+
+const JSON_CT = 'application/json; charset=utf-8';
+
+const errorBody = (error: string, code: string): string => JSON.stringify({ path: '$', error, code });
+const NOT_FOUND_BODY = errorBody('resource does not exist', 'not-found');
+const INTERNAL_BODY = errorBody('internal error', 'unexpected');
+const METHOD_NOT_ALLOWED_BODY = errorBody('method not allowed', 'method-not-allowed');
+
+const WS_PROTOCOLS = ['graphql-transport-ws', 'graphql-ws'];
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** Builds the listener for `ctx`, routing to the handlers exported by `api` (api/index.ts). */
+export function createEngineServer(ctx: EngineContext, api: Readonly<Record<string, unknown>>): EngineServer {
+  const { config, logger } = ctx;
+  const routes = buildRouteTable(api, config.enabledApis);
+  const wsHandler = wsHandlerOf(api, config.enabledApis);
+  const cors = corsPolicy(config.corsDomain, config.disableCors);
+  let inFlight = 0;
+  let closing = false;
+  let drained: (() => void) | undefined;
+
+  const send = (res: ServerResponse, r: HttpResponse, corsHeaders: Record<string, string> | undefined, requestId: string): void => {
+    const headers: Record<string, string | string[] | number> = { ...r.headers, 'x-request-id': requestId };
+    if (corsHeaders) Object.assign(headers, corsHeaders);
+    if (headers['content-type'] === undefined) headers['content-type'] = JSON_CT;
+    headers['content-length'] = typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.length;
+    if (closing) headers.connection = 'close';
+    res.writeHead(r.status, headers);
+    res.end(r.body);
+  };
+
+  const dispatch = async (req: IncomingMessage, method: string, url: string, path: string, requestId: string): Promise<HttpResponse> => {
+    const methods = routes.get(path);
+    if (!methods) return { status: 404, body: NOT_FOUND_BODY };
+    const handler = methods.get(method);
+    if (!handler) return { status: 405, headers: { allow: [...methods.keys()].join(', ') }, body: METHOD_NOT_ALLOWED_BODY };
+    const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, BODY_LIMIT);
+    const q = url.indexOf('?');
+    const rc: RequestContext = {
+      method,
+      path,
+      query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)),
+      headers: req.headers,
+      body,
+      requestId,
+    };
+    return handler(rc, ctx);
+  };
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const start = performance.now();
+    inFlight++;
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const path = pathOf(url);
+    const idHeader = req.headers['x-request-id'];
+    const requestId = typeof idHeader === 'string' && idHeader !== '' ? idHeader : randomUUID();
+    const origin = req.headers.origin;
+    const corsHeaders = cors && origin !== undefined ? cors.headersFor(origin) : undefined;
+    let response: HttpResponse;
+    let error: string | undefined;
+    try {
+      if (corsHeaders && method === 'OPTIONS') {
+        const requested = req.headers['access-control-request-headers'];
+        response = {
+          status: 204,
+          headers: { 'access-control-max-age': PREFLIGHT_MAX_AGE, 'access-control-allow-headers': requested ?? '', 'content-type': 'text/plain; charset=utf-8' },
+          body: '',
+        };
+      } else {
+        response = await dispatch(req, method, url, path, requestId);
+      }
+    } catch (err) {
+      if (err instanceof ApiError) {
+        response = { status: err.status, body: JSON.stringify(err.toQueryBody(false)) };
+        error = err.code;
+      } else {
+        logger.error({ type: 'unexpected-error', request_id: requestId, path, err }, 'handler failed');
+        response = { status: 500, body: INTERNAL_BODY };
+        error = 'unexpected';
+      }
+    }
+    try {
+      send(res, response, corsHeaders, requestId);
+    } catch (err) {
+      logger.error({ type: 'unexpected-error', request_id: requestId, path, err }, 'writing the response failed');
+      res.destroy();
+    }
+    const log = response.log;
+    logger.info({
+      type: 'http-log',
+      status: response.status,
+      method,
+      path,
+      request_id: requestId,
+      duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
+      role: log?.role,
+      operation_name: log?.operationName,
+      error: log?.error ?? error,
+    });
+    if (--inFlight === 0 && drained) drained();
+  };
+
+  const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => void onRequest(req, res));
+
+  const wss = wsHandler
+    ? new WebSocketServer({
+        noServer: true,
+        maxPayload: BODY_LIMIT,
+        handleProtocols: (offered: Set<string>) => WS_PROTOCOLS.find((p) => offered.has(p)) ?? false,
+      })
+    : undefined;
+
+  server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const path = pathOf(req.url ?? '/');
+    if (!wss || !wsHandler || closing || !WS_PATHS.includes(path)) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      try {
+        wsHandler(ws, req, ctx);
+      } catch (err) {
+        logger.error({ type: 'unexpected-error', path, err }, 'websocket handler failed');
+        ws.close(1011, 'internal error');
+      }
+    });
+  });
+
+  return {
+    server,
+    get inFlight() {
+      return inFlight;
+    },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    },
+    async close(timeoutMs) {
+      if (closing) return;
+      closing = true;
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, timeoutMs);
+          drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      const sockets = [...(wss?.clients ?? [])];
+      for (const ws of sockets) ws.close(1001, 'server shutting down');
+      wss?.close();
+      server.closeAllConnections();
+      if (sockets.length > 0) {
+        // Give clients a moment to answer the close frame, then cut the rest.
+        await new Promise((r) => setTimeout(r, 500));
+        for (const ws of sockets) ws.terminate();
+      }
+      await stopped;
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export type { Handler, HttpResponse, RequestContext, WsHandler } from './types.js';
+export { jsonResponse } from './types.js';
+export { startEngine } from './startEngine.js';
+export type { EngineHandle, StartEngineOptions } from './startEngine.js';
+export { createEngineServer } from './httpServer.js';
+export type { EngineServer } from './httpServer.js';
+export { ROUTES, buildRouteTable } from './routes.js';
+export { corsPolicy, originAllowed } from './cors.js';
+export { createLogger, silentLogger } from './logger.js';
+export type { Logger } from './logger.js';

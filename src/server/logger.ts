@@ -1,0 +1,22 @@
+/**
+ * The engine's structured logger: pino, one JSON object per line on stdout, ISO timestamps and
+ * textual levels. Writes are asynchronous (pino flushes them when the process exits).
+ */
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+export function createLogger(level: string, destination: number | string = 1): Logger {
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    pino.destination({ dest: destination, sync: false }),
+  );
+}
+
+/** A logger that drops everything (tests, embedding). */
+export const silentLogger = (): Logger => pino({ level: 'silent' });

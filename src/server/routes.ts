@@ -1,0 +1,53 @@
+/**
+ * The route table: (method, path) → the handler exported under that name by `api/index.ts`.
+ * Handlers are looked up by name when the server starts, so an endpoint whose handler does not
+ * exist yet, or whose API is not enabled (`--enabled-apis`), is simply not routed (404).
+ */
+import type { EnabledApi } from '../config/index.js';
+import type { Handler, WsHandler } from './types.js';
+
+export interface RouteSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  /** Export name in api/index.ts. */
+  handler: string;
+  /** The API that must be enabled; absent → always served. */
+  api?: EnabledApi;
+}
+
+export const ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/healthz', handler: 'healthz' },
+  { method: 'GET', path: '/v1/version', handler: 'version' },
+  { method: 'POST', path: '/v1/query', handler: 'v1Query', api: 'metadata' },
+  { method: 'POST', path: '/v1/graphql', handler: 'v1Graphql', api: 'graphql' },
+  { method: 'POST', path: '/v1alpha1/graphql', handler: 'v1Graphql', api: 'graphql' },
+  { method: 'POST', path: '/v1/graphql/explain', handler: 'v1GraphqlExplain', api: 'metadata' },
+  { method: 'GET', path: '/v1alpha1/config', handler: 'v1alpha1Config', api: 'config' },
+  { method: 'POST', path: '/v1alpha1/pg_dump', handler: 'v1alpha1PgDump', api: 'pgdump' },
+];
+
+/** WebSocket endpoints (GraphQL subscriptions), served by the `v1GraphqlWs` export when present. */
+export const WS_PATHS: readonly string[] = ['/v1/graphql', '/v1alpha1/graphql'];
+export const WS_HANDLER = 'v1GraphqlWs';
+
+/** path → method → handler. */
+export type RouteTable = ReadonlyMap<string, ReadonlyMap<string, Handler>>;
+
+export function buildRouteTable(api: Readonly<Record<string, unknown>>, enabled: ReadonlySet<EnabledApi>): RouteTable {
+  const table = new Map<string, Map<string, Handler>>();
+  for (const r of ROUTES) {
+    const handler = api[r.handler];
+    if (typeof handler !== 'function') continue;
+    if (r.api !== undefined && !enabled.has(r.api)) continue;
+    let methods = table.get(r.path);
+    if (!methods) table.set(r.path, (methods = new Map()));
+    methods.set(r.method, handler as Handler);
+  }
+  return table;
+}
+
+/** The subscription handler, when it exists and the GraphQL API is enabled. */
+export function wsHandlerOf(api: Readonly<Record<string, unknown>>, enabled: ReadonlySet<EnabledApi>): WsHandler | undefined {
+  const h = api[WS_HANDLER];
+  return typeof h === 'function' && enabled.has('graphql') ? (h as WsHandler) : undefined;
+}

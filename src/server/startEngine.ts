@@ -1,0 +1,132 @@
+/**
+ * Boot and shutdown of one engine instance, used by `main.ts` (the CLI) and by embedders/tests
+ * through `src/index.ts`:
+ *
+ *   config → authenticator (validates admin secret / JWT / webhook settings, fetches JWKs) →
+ *   (no databaseUrl: embedded Postgres in dataDir) → pg pool → migrateCatalog →
+ *   createAppState (loads metadata, builds the schema cache) → optional background workers →
+ *   listen.
+ *
+ * `stop()` reverses it: stop accepting and drain in-flight requests (bounded by
+ * `config.shutdownTimeoutMs`), close WebSockets, stop workers, close the pool, stop the
+ * embedded Postgres, stop the authenticator's timers. A failure while booting undoes what was
+ * started and rethrows.
+ */
+import type { Logger } from 'pino';
+import * as api from '../api/index.js';
+import type { EngineContext } from '../appState.js';
+import { createAuthenticator } from '../auth/index.js';
+import type { ServerConfig } from '../config/index.js';
+import { createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
+import { packageInfo } from '../lib/index.js';
+import { createAppState, migrateCatalog } from '../metadata/index.js';
+import { createEngineServer } from './httpServer.js';
+import { createLogger } from './logger.js';
+
+export interface StartEngineOptions {
+  /** Logger to use instead of a stdout logger at `config.logLevel`. */
+  logger?: Logger;
+  /** Extra flags for the embedded Postgres (e.g. `['-c', 'fsync=off']`). */
+  embeddedPostgresFlags?: string[];
+}
+
+export interface EngineHandle {
+  /** `http://<host>:<port>` (127.0.0.1 when listening on all interfaces). */
+  url: string;
+  port: number;
+  ctx: EngineContext;
+  /** The database URL in use (the embedded one when started). */
+  databaseUrl: string;
+  /** Graceful shutdown; safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/** Optional export of api/index.ts: starts background work (events, crons, async actions) and returns its stop. */
+type StartWorkers = (ctx: EngineContext) => Promise<(() => Promise<void>) | void>;
+
+export async function startEngine(config: ServerConfig, options: StartEngineOptions = {}): Promise<EngineHandle> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const { version } = packageInfo();
+  const undo: Array<() => Promise<void>> = [];
+  const runUndo = async () => {
+    while (undo.length > 0) {
+      const step = undo.pop()!;
+      try {
+        await step();
+      } catch (err) {
+        logger.error({ type: 'shutdown', err }, 'shutdown step failed');
+      }
+    }
+  };
+
+  try {
+    const authenticator = await createAuthenticator(config, logger, { version });
+    undo.push(async () => authenticator.close());
+
+    let databaseUrl = config.databaseUrl;
+    let embedded: EmbeddedPostgresHandle | undefined;
+    if (databaseUrl === undefined) {
+      const t0 = performance.now();
+      embedded = await startEmbeddedPostgres({
+        dataDir: config.dataDir,
+        port: config.embeddedPgPort,
+        postgresFlags: options.embeddedPostgresFlags,
+        onLog: (line) => logger.debug({ type: 'pg-log', line }),
+      });
+      const pg = embedded;
+      undo.push(() => pg.stop());
+      databaseUrl = embedded.url;
+      logger.info({ type: 'startup', kind: 'embedded-postgres', data_dir: embedded.dataDir, port: embedded.port, duration_ms: Math.round(performance.now() - t0) }, 'embedded Postgres started');
+    }
+
+    const db = createDb(databaseUrl, config.pgConnections, {
+      onError: (err) => logger.warn({ type: 'pg-pool', err }, 'idle Postgres connection failed'),
+    });
+    undo.push(() => db.close());
+    await migrateCatalog(db);
+    const state = await createAppState(db, config, logger);
+    const ctx: EngineContext = { config, db, logger, state, version };
+
+    const startWorkers = (api as Record<string, unknown>).startWorkers as StartWorkers | undefined;
+    if (typeof startWorkers === 'function') {
+      const stopWorkers = await startWorkers(ctx);
+      if (typeof stopWorkers === 'function') undo.push(stopWorkers);
+    }
+
+    const server = createEngineServer(ctx, api as Record<string, unknown>);
+    const port = await server.listen(config.serverPort, config.serverHost);
+    undo.push(() => server.close(config.shutdownTimeoutMs));
+    const host = config.serverHost === '0.0.0.0' || config.serverHost === '::' ? '127.0.0.1' : config.serverHost;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    logger.info(
+      {
+        type: 'startup',
+        kind: 'server',
+        version,
+        host: config.serverHost,
+        port,
+        embedded_postgres: embedded !== undefined,
+        enabled_apis: [...config.enabledApis],
+        live_query_options: { batch_size: config.liveQueries.batchSize, refetch_delay: config.liveQueries.refetchIntervalMs / 1000 },
+      },
+      `svc-graphql-engine ${version} listening on ${url}`,
+    );
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      ctx,
+      databaseUrl,
+      stop: () =>
+        (stopping ??= (async () => {
+          logger.info({ type: 'shutdown', in_flight: server.inFlight }, 'shutting down');
+          await runUndo();
+          logger.info({ type: 'shutdown' }, 'stopped');
+        })()),
+    };
+  } catch (err) {
+    await runUndo();
+    throw err;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Boolean expressions → SQL conditions over one table alias.
+ *
+ *   {author: {name: {_eq: $n}}} on article _t0  →
+ *   EXISTS (SELECT 1 FROM "public"."author" AS _t1 WHERE (_t1."id" = _t0."author_id") AND (_t1."name" = $1::"text"))
+ *
+ * Values are always bound parameters cast to their IR type, so comparisons are typed. Column
+ * comparisons (`_ceq`...) may refer to the root table of the expression (`otherIsRoot`, Hasura's
+ * `["$", col]`), which stays the alias the expression was first compiled against.
+ */
+import type { BoolExp, ColumnComparisonOp, ComparisonOp, IrValue, RelationshipJoin } from '../ir/index.js';
+import { Aliases } from './aliases.js';
+import { sql, type SqlFragment } from './fragment.js';
+
+export interface BoolExpContext {
+  /** Alias source for EXISTS subqueries; pass the statement's own to keep aliases unique. */
+  aliases?: Aliases;
+  /** The table `otherIsRoot` column comparisons refer to (default: the alias compiled against). */
+  root?: SqlFragment;
+}
+
+const COMPARE: Record<Exclude<ComparisonOp, '_in' | '_nin'>, string> = {
+  _eq: '=',
+  _neq: '<>',
+  _gt: '>',
+  _lt: '<',
+  _gte: '>=',
+  _lte: '<=',
+  _like: 'LIKE',
+  _nlike: 'NOT LIKE',
+  _ilike: 'ILIKE',
+  _nilike: 'NOT ILIKE',
+  _similar: 'SIMILAR TO',
+  _nsimilar: 'NOT SIMILAR TO',
+  _contains: '@>',
+  _contained_in: '<@',
+  _has_key: '?',
+  _has_keys_any: '?|',
+  _has_keys_all: '?&',
+};
+
+const COLUMN_COMPARE: Record<ColumnComparisonOp, string> = {
+  _ceq: '=',
+  _cne: '<>',
+  _cgt: '>',
+  _clt: '<',
+  _cge: '>=',
+  _cle: '<=',
+};
+
+/** A bound parameter for an IR value, cast to its type. */
+export const valueSql = (v: IrValue): SqlFragment => sql.param(v.source, v.pgType);
+
+/** `alias."column"`. */
+export const columnSql = (alias: SqlFragment, column: string): SqlFragment => sql`${alias}.${sql.ident(column)}`;
+
+/** `remote.r1 = local.l1 AND ...` for a relationship's column mapping. */
+export function joinCondition(join: RelationshipJoin, remote: SqlFragment, local: SqlFragment): SqlFragment {
+  if (join.mapping.length === 0) return sql`true`;
+  return sql.join(
+    join.mapping.map((m) => sql`${columnSql(remote, m.remote)} = ${columnSql(local, m.local)}`),
+    ' AND ',
+  );
+}
+
+/** `a AND b` of conditions, dropping literal `true`s; `true` when nothing is left. */
+export function andSql(conds: ReadonlyArray<SqlFragment | undefined>): SqlFragment {
+  const kept = conds.filter((c): c is SqlFragment => !!c && !isTrueSql(c));
+  if (kept.length === 0) return sql`true`;
+  if (kept.length === 1) return kept[0];
+  return sql.join(kept.map((c) => sql`(${c})`), ' AND ');
+}
+
+/** True for the literal condition `true` (so it can be left out). */
+export const isTrueSql = (f: SqlFragment): boolean => f.parts.length === 1 && f.parts[0].t === 'raw' && f.parts[0].text === 'true';
+
+/** Compiles a boolean expression evaluated against the rows of `alias`. */
+export function compileBoolExp(exp: BoolExp, alias: SqlFragment, ctx: BoolExpContext = {}): SqlFragment {
+  const full = { aliases: ctx.aliases ?? new Aliases('_be'), root: ctx.root ?? alias };
+  return boolSql(exp, alias, full);
+}
+
+function boolSql(exp: BoolExp, alias: SqlFragment, ctx: Required<BoolExpContext>): SqlFragment {
+  switch (exp.kind) {
+    case 'true':
+      return sql`true`;
+    case 'and':
+      return andSql(exp.items.map((e) => boolSql(e, alias, ctx)));
+    case 'or': {
+      if (exp.items.length === 0) return sql`false`;
+      if (exp.items.length === 1) return boolSql(exp.items[0], alias, ctx);
+      return sql`(${sql.join(exp.items.map((e) => sql`(${boolSql(e, alias, ctx)})`), ' OR ')})`;
+    }
+    case 'not':
+      return sql`NOT (${boolSql(exp.item, alias, ctx)})`;
+    case 'compare':
+      return compareSql(columnSql(alias, exp.column.column), exp.op, exp.value);
+    case 'is_null': {
+      const col = columnSql(alias, exp.column.column);
+      if (typeof exp.isNull === 'boolean') return exp.isNull ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
+      return sql`(${col} IS NULL) = ${sql.param(exp.isNull.source, 'bool')}`;
+    }
+    case 'compare_column': {
+      const other = columnSql(exp.otherIsRoot ? ctx.root : alias, exp.other.column);
+      return sql`${columnSql(alias, exp.column.column)} ${sql.unsafeRaw(COLUMN_COMPARE[exp.op])} ${other}`;
+    }
+    case 'exists_rel': {
+      const remote = ctx.aliases.next('t');
+      const where = andSql([joinCondition(exp.rel, remote, alias), boolSql(exp.where, remote, ctx)]);
+      return sql`EXISTS (SELECT 1 FROM ${sql.table(exp.rel.remoteTable)} AS ${remote} WHERE ${where})`;
+    }
+  }
+}
+
+function compareSql(col: SqlFragment, op: ComparisonOp, value: IrValue): SqlFragment {
+  // `_in`/`_nin` values are array-typed (`_int4`, `int4[]`): one parameter whatever the list length.
+  if (op === '_in') return sql`${col} = ANY(${valueSql(value)})`;
+  if (op === '_nin') return sql`${col} <> ALL(${valueSql(value)})`;
+  return sql`${col} ${sql.unsafeRaw(COMPARE[op])} ${valueSql(value)}`;
+}

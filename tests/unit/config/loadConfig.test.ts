@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, defaultConfig, helpText, loadConfig, OPTIONS } from '../../../src/config/index.js';
+
+const configError = (message: string | RegExp) => (e: unknown) =>
+  e instanceof ConfigError && (typeof message === 'string' ? e.message === message : message.test(e.message));
+
+test('defaults match the documented table', () => {
+  const c = defaultConfig();
+  assert.equal(c.serverHost, '0.0.0.0');
+  assert.equal(c.serverPort, 8080);
+  assert.equal(c.databaseUrl, undefined);
+  assert.equal(c.dataDir, './.svc-data');
+  assert.equal(c.adminSecret, undefined);
+  assert.equal(c.stringifyNumericTypes, false);
+  assert.equal(c.logLevel, 'info');
+  assert.equal(c.pgConnections, 50);
+  assert.equal(c.authHookMode, 'GET');
+  assert.deepEqual([...c.enabledApis].sort(), ['config', 'graphql', 'metadata']);
+  assert.equal(c.corsDomain, '*');
+  assert.equal(c.disableCors, false);
+  assert.equal(c.enableAllowlist, false);
+  assert.deepEqual(c.liveQueries, { batchSize: 100, refetchIntervalMs: 1000 });
+  assert.equal(c.devMode, false);
+  assert.equal(c.embeddedPgPort, undefined);
+  assert.equal(c.jwtExpiredStatus, 200);
+  assert.ok(Object.isFrozen(c));
+});
+
+test('environment variables are read and a flag wins over its variable', () => {
+  const env = { SVC_GRAPHQL_SERVER_PORT: '9000', SVC_GRAPHQL_ADMIN_SECRET: 'env-secret', SVC_GRAPHQL_LOG_LEVEL: 'debug' };
+  const fromEnv = loadConfig([], env);
+  assert.equal(fromEnv.serverPort, 9000);
+  assert.equal(fromEnv.adminSecret, 'env-secret');
+  assert.equal(fromEnv.logLevel, 'debug');
+  const withFlags = loadConfig(['--server-port', '9100', '--admin-secret=flag-secret'], env);
+  assert.equal(withFlags.serverPort, 9100);
+  assert.equal(withFlags.adminSecret, 'flag-secret');
+  assert.equal(withFlags.logLevel, 'debug');
+});
+
+test('an empty environment variable counts as unset', () => {
+  assert.equal(loadConfig([], { SVC_GRAPHQL_ADMIN_SECRET: '' }).adminSecret, undefined);
+});
+
+test('booleans accept true/false/1/0/yes/no, and a boolean flag alone means true', () => {
+  for (const [raw, want] of [['true', true], ['1', true], ['yes', true], ['false', false], ['0', false], ['no', false], ['TRUE', true]] as const) {
+    assert.equal(loadConfig([], { SVC_GRAPHQL_DEV_MODE: raw }).devMode, want, raw);
+  }
+  assert.equal(loadConfig(['--dev-mode'], {}).devMode, true);
+  assert.equal(loadConfig(['--dev-mode', 'false'], { SVC_GRAPHQL_DEV_MODE: 'true' }).devMode, false);
+  assert.equal(loadConfig(['--dev-mode', '--server-port', '1234'], {}).serverPort, 1234);
+});
+
+test('lists and structured values are parsed', () => {
+  const c = loadConfig(
+    ['--enabled-apis', 'graphql, pgdump', '--cors-domain', 'https://*.foo.com, http://localhost:*', '--live-queries-multiplexed-batch-size', '7'],
+    { SVC_GRAPHQL_ADMIN_SECRET: 's', SVC_GRAPHQL_JWT_SECRET: '{"type":"HS256","key":"k"}', SVC_GRAPHQL_AUTH_HOOK_MODE: 'post' },
+  );
+  assert.deepEqual([...c.enabledApis], ['graphql', 'pgdump']);
+  assert.deepEqual(c.corsDomain, ['https://*.foo.com', 'http://localhost:*']);
+  assert.equal(c.liveQueries.batchSize, 7);
+  assert.deepEqual(c.jwtSecret, { type: 'HS256', key: 'k' });
+  assert.equal(c.authHookMode, 'POST');
+});
+
+test('each bad value is refused with one line naming the flag', () => {
+  const cases: Array<[string[], Record<string, string>, string | RegExp]> = [
+    [['--server-port', 'abc'], {}, '--server-port: expected an integer between 1 and 65535, got "abc"'],
+    [['--server-port', '70000'], {}, '--server-port: expected an integer between 1 and 65535, got "70000"'],
+    [[], { SVC_GRAPHQL_SERVER_PORT: 'x' }, 'SVC_GRAPHQL_SERVER_PORT (--server-port): expected an integer between 1 and 65535, got "x"'],
+    [['--pg-connections', '0'], {}, /^--pg-connections: expected an integer between 1 and/],
+    [['--dev-mode', 'maybe'], {}, '--dev-mode: expected a boolean (true/false/1/0/yes/no), got "maybe"'],
+    [['--log-level', 'loud'], {}, '--log-level: expected one of debug, info, warn, error, got "loud"'],
+    [['--enabled-apis', 'graphql,console'], {}, /^--enabled-apis: unknown API "console"/],
+    [['--cors-domain', 'foo.com'], {}, /^--cors-domain: expected origins like/],
+    [['--auth-hook', 'not a url'], { SVC_GRAPHQL_ADMIN_SECRET: 's' }, '--auth-hook: expected an http(s) URL, got "not a url"'],
+    [['--auth-hook-mode', 'PUT'], {}, '--auth-hook-mode: expected one of GET, POST, got "PUT"'],
+    [['--database-url', 'mysql://x'], {}, /^--database-url: expected a postgres:\/\/ or postgresql:\/\/ URL/],
+    [['--jwt-secret', '{oops'], { SVC_GRAPHQL_ADMIN_SECRET: 's' }, /^--jwt-secret: expected a JSON object/],
+    [['--jwt-secret', '[1]'], { SVC_GRAPHQL_ADMIN_SECRET: 's' }, '--jwt-secret: expected a JSON object'],
+    [['--jwt-expired-status', '403'], {}, '--jwt-expired-status: expected one of 200, 401, got "403"'],
+    [['--embedded-pg-port', '-1'], {}, /^--embedded-pg-port: expected an integer between 1 and 65535/],
+    [['--live-queries-multiplexed-refetch-interval', '1.5'], {}, /^--live-queries-multiplexed-refetch-interval: expected an integer/],
+    [['--no-such-flag'], {}, '--no-such-flag: unknown flag (see --help)'],
+    [['--server-port'], {}, '--server-port: expected a value'],
+    [['stray'], {}, 'unexpected argument "stray" (see --help)'],
+  ];
+  for (const [argv, env, message] of cases) {
+    assert.throws(() => loadConfig(argv, env), configError(message), `${argv.join(' ')} ${JSON.stringify(env)}`);
+  }
+});
+
+test('secrets and database passwords are never echoed in errors', () => {
+  assert.throws(() => loadConfig(['--database-url', 'http://user:hunter2@x/db'], {}), (e: unknown) => e instanceof ConfigError && !e.message.includes('hunter2'));
+  assert.throws(() => loadConfig(['--jwt-secret', '{"key": "topsecret"'], { SVC_GRAPHQL_ADMIN_SECRET: 's' }), (e: unknown) => e instanceof ConfigError && !e.message.includes('topsecret'));
+});
+
+test('JWT or an auth webhook require an admin secret, and exclude each other', () => {
+  assert.throws(() => loadConfig(['--jwt-secret', '{"type":"HS256","key":"k"}'], {}), configError(/^--jwt-secret: requires an admin secret/));
+  assert.throws(() => loadConfig(['--auth-hook', 'http://h'], {}), configError(/^--auth-hook: requires an admin secret/));
+  assert.throws(
+    () => loadConfig(['--auth-hook', 'http://h', '--jwt-secret', '{}', '--admin-secret', 's'], {}),
+    configError('--jwt-secret: cannot be used together with --auth-hook'),
+  );
+});
+
+test('--help lists every flag with its environment twin and default', () => {
+  const help = helpText();
+  for (const o of OPTIONS) {
+    assert.ok(help.includes(o.flag), o.flag);
+    assert.ok(help.includes(o.env), o.env);
+    if (o.default !== undefined) assert.ok(help.includes(`default: ${o.default}`), `${o.flag} default`);
+  }
+});

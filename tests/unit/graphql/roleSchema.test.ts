@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
+import { getRoleSchema, pgScalarName, isBigNumType, outputMeta } from '../../../src/graphql/index.js';
+import { makeCache } from './fixtures.js';
+
+const fieldNames = (t: GraphQLObjectType | GraphQLInputObjectType) => Object.keys(t.getFields());
+
+test('Postgres types map to Hasura v1.3 scalar names', () => {
+  assert.equal(pgScalarName('int4'), 'Int');
+  assert.equal(pgScalarName('int2'), 'smallint');
+  assert.equal(pgScalarName('int8'), 'bigint');
+  assert.equal(pgScalarName('float4'), 'Float');
+  assert.equal(pgScalarName('float8'), 'float8');
+  assert.equal(pgScalarName('text'), 'String');
+  assert.equal(pgScalarName('varchar'), 'String');
+  assert.equal(pgScalarName('bool'), 'Boolean');
+  assert.equal(pgScalarName('bpchar'), 'bpchar');
+  assert.equal(pgScalarName('citext'), 'citext');
+  assert.equal(pgScalarName('timestamptz'), 'timestamptz');
+  assert.equal(pgScalarName('_text'), '_text');
+  assert.ok(isBigNumType('int8') && isBigNumType('numeric') && isBigNumType('float8') && !isBigNumType('int4'));
+});
+
+test('admin sees every table with select, aggregate and by-pk root fields', () => {
+  const rs = getRoleSchema(makeCache(), 'admin');
+  assert.deepEqual(fieldNames(rs.queryRoot), ['article', 'article_aggregate', 'article_by_pk', 'author', 'author_aggregate', 'author_by_pk']);
+  assert.equal(rs.queryRoot.getFields().author.description, 'fetch data from the table: "author"');
+  assert.equal(rs.queryRoot.getFields().author_by_pk.description, 'fetch data from the table: "author" using primary key columns');
+  assert.equal(rs.queryRoot.getFields().author_aggregate.description, 'fetch aggregated fields from the table: "author"');
+  assert.equal(String(rs.queryRoot.getFields().author.type), '[author!]!');
+  assert.deepEqual(rs.queryRoot.getFields().author.args.map((a) => `${a.name}: ${a.type}`),
+    ['distinct_on: [author_select_column!]', 'limit: Int', 'offset: Int', 'order_by: [author_order_by!]', 'where: author_bool_exp']);
+  const author = rs.schema.getType('author') as GraphQLObjectType;
+  assert.deepEqual(fieldNames(author), ['articles', 'articles_aggregate', 'big', 'createdAt', 'id', 'name', 'remarks']);
+  assert.equal(String(author.getFields().id.type), 'Int!');
+  assert.equal(author.getFields().name.description, 'the name');
+  assert.equal(rs.subscriptionRoot?.name, 'subscription_root');
+});
+
+test('the object relationship is non-null over a non-null foreign key; json columns take a path', () => {
+  const rs = getRoleSchema(makeCache(), 'admin');
+  const article = rs.schema.getType('article') as GraphQLObjectType;
+  assert.equal(String(article.getFields().author.type), 'author!');
+  assert.deepEqual(article.getFields().tags.args.map((a) => a.name), ['path']);
+  assert.equal(outputMeta(article.getFields().author)?.kind, 'object_rel');
+});
+
+test('comparison expressions are per scalar, with string and jsonb operators', () => {
+  const rs = getRoleSchema(makeCache(), 'admin');
+  const intExp = rs.schema.getType('Int_comparison_exp') as GraphQLInputObjectType;
+  assert.deepEqual(fieldNames(intExp), ['_eq', '_gt', '_gte', '_in', '_is_null', '_lt', '_lte', '_neq', '_nin']);
+  const strExp = rs.schema.getType('String_comparison_exp') as GraphQLInputObjectType;
+  assert.ok(['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar'].every((op) => op in strExp.getFields()));
+  const jsonb = rs.schema.getType('jsonb_comparison_exp') as GraphQLInputObjectType;
+  assert.ok(['_contains', '_contained_in', '_has_key', '_has_keys_any', '_has_keys_all'].every((op) => op in jsonb.getFields()));
+  assert.equal(String(jsonb.getFields()._has_keys_any.type), '[String!]');
+  const orderBy = rs.schema.getType('order_by') as GraphQLEnumType;
+  assert.deepEqual(orderBy.getValues().map((v) => v.name), ['asc', 'asc_nulls_first', 'asc_nulls_last', 'desc', 'desc_nulls_first', 'desc_nulls_last']);
+  const agg = rs.schema.getType('article_aggregate_fields') as GraphQLObjectType;
+  assert.deepEqual(fieldNames(agg), ['avg', 'count', 'max', 'min', 'stddev', 'stddev_pop', 'stddev_samp', 'sum', 'var_pop', 'var_samp', 'variance']);
+  assert.equal(String((rs.schema.getType('article_sum_fields') as GraphQLObjectType).getFields().rating.type), 'numeric');
+  assert.equal(String((rs.schema.getType('article_avg_fields') as GraphQLObjectType).getFields().rating.type), 'Float');
+  assert.deepEqual(fieldNames(rs.schema.getType('article_max_fields') as GraphQLObjectType), ['author_id', 'content', 'id', 'rating', 'title']);
+});
+
+test('a role sees only permitted columns and relationships to tables it can select', () => {
+  const sc = makeCache();
+  const user = getRoleSchema(sc, 'user');
+  assert.deepEqual(fieldNames(user.schema.getType('author') as GraphQLObjectType), ['articles', 'articles_aggregate', 'big', 'createdAt', 'id', 'name']);
+  assert.ok(!('remarks' in (user.schema.getType('author_bool_exp') as GraphQLInputObjectType).getFields()));
+
+  const anon = getRoleSchema(sc, 'anon');
+  assert.deepEqual(fieldNames(anon.queryRoot), ['article', 'article_by_pk']);
+  assert.deepEqual(fieldNames(anon.schema.getType('article') as GraphQLObjectType), ['id', 'title']);
+  assert.equal(anon.schema.getType('author'), undefined);
+  assert.equal(anon.schema.getType('article_aggregate'), undefined);
+  assert.equal(anon.mutationRoot, null);
+});
+
+test('a role without permissions gets an empty query_root and no subscription root', () => {
+  const rs = getRoleSchema(makeCache(), 'nobody');
+  assert.equal(rs.queryRoot.name, 'query_root');
+  assert.deepEqual(fieldNames(rs.queryRoot), []);
+  assert.equal(rs.subscriptionRoot, null);
+});
+
+test('role schemas are memoised per schema cache object', () => {
+  const sc = makeCache();
+  assert.equal(getRoleSchema(sc, 'user'), getRoleSchema(sc, 'user'));
+  assert.notEqual(getRoleSchema(sc, 'user'), getRoleSchema(makeCache(), 'user'));
+});
+
+test('custom root field names and custom column names are used', () => {
+  const sc = makeCache();
+  const author = sc.tables.get('public.author')!;
+  author.customRootFields = { select: 'writers', select_by_pk: 'writer', select_aggregate: 'writers_agg' };
+  author.columns[1].gqlName = 'full_name';
+  const rs = getRoleSchema(sc, 'admin');
+  assert.ok(['writers', 'writer', 'writers_agg'].every((n) => n in rs.queryRoot.getFields()));
+  assert.ok('full_name' in (rs.schema.getType('author') as GraphQLObjectType).getFields());
+  assert.ok('full_name' in (rs.schema.getType('author_bool_exp') as GraphQLInputObjectType).getFields());
+});
