@@ -12,7 +12,7 @@ import { execute } from 'graphql';
 import { ApiError, type Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import type { DbClient } from '../execution/index.js';
-import { getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
+import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams } from '../sql/index.js';
 
@@ -46,6 +46,7 @@ export async function executeGraphql(
   const phase = { inDb: false };
   try {
     const cache = ctx.state.current;
+    assertQueryAllowed(cache, ctx.config, session, request.query);
     const roleSchema = getRoleSchema(cache, session.role);
     const { compiled, variables } = getCompiledOperation({
       cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes,

@@ -7,7 +7,9 @@
  *   {"query": {"query": "query { user { id } }"}, "user": {"x-svc-role": "user", "x-svc-user-id": "1"}}
  *   → [{"field": "user", "sql": "SELECT …", "plan": ["Aggregate  (cost=…)", …]}]
  *
- * A subscription gives one `{sql, plan}`. `query` may also be the GraphQL text itself.
+ * A subscription gives one `{sql, plan}`: the multiplexed statement its live-query poller runs
+ * (parameters `$1` cohort ids, `$2` cohort variables), planned for the caller's values.
+ * `query` may also be the GraphQL text itself.
  * Beyond the SPEC: `"analyze": true` runs EXPLAIN ANALYZE (real timings) inside a transaction that
  * is always rolled back. `sql` shows the statement with its parameter values inlined as literals,
  * so it can be pasted into psql; the plan is computed with the values bound.
@@ -19,6 +21,7 @@ import { escapeLiteral } from '../execution/index.js';
 import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams } from '../sql/index.js';
+import { explainSubscription } from '../subscriptions/index.js';
 import { jsonResponse, type Handler } from '../server/types.js';
 import { apiErrorResponse } from './v1alpha1Config.js';
 
@@ -53,26 +56,26 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       stringifyNumericTypes: ctx.config.stringifyNumericTypes,
     });
     if (compiled.kind === 'mutation') throw new ApiError('invalid-params', 'only queries can be explained');
+    if (compiled.kind === 'subscription') {
+      // The multiplexed statement the live-query poller runs (subscriptions/explainSubscription.ts).
+      const field = compiled.fields[0];
+      if (compiled.fields.length !== 1 || field?.kind !== 'sql') throw new ApiError('validation-failed', 'subscriptions must select one top level field');
+      const res = jsonResponse(200, await explainSubscription(ctx, session, field, variables, analyze));
+      res.log = { role: caller.role, operationName: request.operationName ?? undefined };
+      return res;
+    }
     const targets = compiled.fields.map((f) => {
       if (f.kind === 'sql' || f.kind === 'typename' || f.kind === 'introspection') return f;
       throw new ApiError('not-supported', `the root field "${f.alias}" is not a database query and cannot be explained`);
     });
     const plans = await explainFields(ctx, session, targets, variables, analyze);
-    const res = compiled.kind === 'subscription'
-      ? jsonResponse(200, subscriptionPlan(plans))
-      : jsonResponse(200, plans);
+    const res = jsonResponse(200, plans);
     res.log = { role: caller.role, operationName: request.operationName ?? undefined };
     return res;
   } catch (e) {
     return apiErrorResponse(e, ctx.config.devMode);
   }
 };
-
-function subscriptionPlan(plans: FieldPlan[]): { sql: string; plan: string[] } {
-  const sqlPlans = plans.filter((p) => p.sql !== null);
-  if (sqlPlans.length !== 1) throw new ApiError('validation-failed', 'subscriptions must select one top level field');
-  return { sql: sqlPlans[0]!.sql!, plan: sqlPlans[0]!.plan! };
-}
 
 async function explainFields(
   ctx: EngineContext, session: Session, fields: CompiledRootField[], variables: Record<string, unknown>, analyze: boolean,

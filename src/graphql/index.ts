@@ -23,3 +23,4 @@ export {
 export * from './schema/mutationView.js';
 export * from './schema/mutationTypes.js';
 export * from './schema/mutationRoot.js';
+export { assertQueryAllowed, isQueryAllowed } from './request/allowlist.js';

@@ -67,3 +67,8 @@ export { createAppState, loadSchemaCache, enumTablesOf } from './liveState.js';
 export type { LiveState } from './liveState.js';
 export { resolveFunction } from './schemaCache/buildFunctions.js';
 export { resolveComputedField, lookupFunction } from './schemaCache/buildComputedFields.js';
+export { buildAllowlist, normalizeAllowlistQuery, normalizeAllowlistDocument } from './schemaCache/allowlist.js';
+export {
+  asNonEmptyText, asGraphqlQueryText, decodeListedQuery, decodeQueryCollection, decodeCollectionReq,
+  duplicateQueryNames, assertQueryCollectionsValid,
+} from './model/decodeQueryCollection.js';

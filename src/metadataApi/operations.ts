@@ -33,6 +33,14 @@ import {
   drop_inconsistent_metadata,
 } from './ops/metadataOps.js';
 import { run_sql } from './ops/runSql.js';
+import {
+  create_query_collection,
+  drop_query_collection,
+  add_query_to_collection,
+  drop_query_from_collection,
+  add_collection_to_allowlist,
+  drop_collection_from_allowlist,
+} from './ops/queryCollections.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -65,6 +73,12 @@ export const OP_TYPES = [
   'clear_metadata',
   'get_inconsistent_metadata',
   'drop_inconsistent_metadata',
+  'create_query_collection',
+  'drop_query_collection',
+  'add_query_to_collection',
+  'drop_query_from_collection',
+  'add_collection_to_allowlist',
+  'drop_collection_from_allowlist',
   'select',
   'insert',
   'update',
@@ -105,6 +119,12 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   clear_metadata,
   get_inconsistent_metadata,
   drop_inconsistent_metadata,
+  create_query_collection,
+  drop_query_collection,
+  add_query_to_collection,
+  drop_query_from_collection,
+  add_collection_to_allowlist,
+  drop_collection_from_allowlist,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -10,3 +10,4 @@ export { compileUpdate } from './update.js';
 export { compileDelete } from './delete.js';
 export { runMutation, mutationSqlText, type JsonQuery, type MutationRunContext } from './mutationRun.js';
 export { compileCount } from './count.js';
+export { mapParamRefs } from './mapParamRefs.js';

@@ -2,12 +2,13 @@
  * Decoder for the whole metadata document: what `replace_metadata` accepts and what the catalog
  * stores. Version 1 (no `version` key) lists functions as bare names; version 2 as
  * `{function, configuration}`. Sections owned by other features (remote schemas, actions, custom
- * types, cron triggers, query collections, allow-list) are kept as given JSON.
+ * types, cron triggers) are kept as given JSON; query collections and the allow-list are decoded.
  */
 import { ApiError, displayName, parseQualifiedName, qualifiedKey } from '../../core/index.js';
 import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js';
 import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
+import { decodeCollectionReq, decodeQueryCollection } from './decodeQueryCollection.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -33,8 +34,10 @@ export function decodeMetadata(v: unknown, path = '$'): Metadata {
   keep('actions');
   keep('custom_types');
   keep('cron_triggers');
-  if (o.query_collections != null) md.query_collections = raw(o.query_collections) as QueryCollection[];
-  if (o.allowlist != null) md.allowlist = raw(o.allowlist) as Array<{ collection: string }>;
+  const collections: QueryCollection[] | undefined = optional(o, 'query_collections', path, arrayOf(decodeQueryCollection));
+  if (collections) md.query_collections = collections;
+  const allowlist = optional(o, 'allowlist', path, arrayOf(decodeCollectionReq));
+  if (allowlist) md.allowlist = allowlist;
   return md;
 }
 

@@ -17,6 +17,7 @@ import { columnConflict, resolveRelationship } from './buildRelationships.js';
 import { resolveComputedField } from './buildComputedFields.js';
 import { resolvePermission } from './buildPermissions.js';
 import { resolveFunction } from './buildFunctions.js';
+import { buildAllowlist } from './allowlist.js';
 import {
   computedFieldDefinition,
   functionDefinition,
@@ -138,6 +139,7 @@ export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot): 
     functions,
     roles: [...roles].sort(),
     inconsistentObjects: state.inconsistent.map((i) => i.object),
+    allowlist: buildAllowlist(metadata),
   };
   return { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
 }

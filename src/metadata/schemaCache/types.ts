@@ -17,6 +17,8 @@ export interface SchemaCache {
   /** Every role named by some permission (not including admin). */
   roles: string[];
   inconsistentObjects: InconsistentObject[];
+  /** Normalised texts of the queries on the allow-list (see `buildAllowlist`); absent = built on demand. */
+  allowlist?: ReadonlySet<string>;
 }
 
 export interface InconsistentObject {

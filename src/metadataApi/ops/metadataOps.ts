@@ -4,7 +4,7 @@
  * `drop_inconsistent_metadata`.
  */
 import { ApiError } from '../../core/index.js';
-import { assertNoDuplicates, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
+import { assertNoDuplicates, assertQueryCollectionsValid, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
 import type { InconsistentObject } from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
@@ -25,6 +25,7 @@ export const replace_metadata = op({
   decode: (args, path) => decodeMetadata(args, path),
   async run(ctx, md) {
     assertNoDuplicates(md);
+    assertQueryCollectionsValid(md);
     const built = await ctx.work.buildFor(md);
     if (built.inconsistent.length > 0) {
       throw new ApiError('unexpected', 'cannot continue due to inconsistent metadata', {

@@ -1,0 +1,204 @@
+#!/usr/bin/env node
+/**
+ * Subscription load: holds N live queries with distinct variables against a running engine, then
+ * commits updates to rows that subscribers watch and measures, over a fixed window:
+ *   - the time from each committed UPDATE to the matching subscriber's message (p50/p90/p99/max),
+ *   - the engine's CPU (% of one core, from /proc/<pid>/stat) and RSS (/proc/<pid>/status),
+ *   - Postgres statements per second (pg_stat_statements: all, and the multiplexed polls only),
+ *   - messages that carried no change (must be 0).
+ *
+ *   node scripts/subscriptionLoad.mjs --url http://127.0.0.1:18611 --engine-pid <pid> \
+ *     --pg postgres://postgres:postgres@127.0.0.1:55611/bench --subs 10000 [--per-conn 1] \
+ *     [--protocol graphql-ws] [--duration 30] [--updates-per-sec 20] [--admin-secret s]
+ *
+ * Each subscription is `track_by_pk(id: $id)` with its own id (1..N), so N subscriptions are N
+ * cohorts. Needs the bench dataset (/work/shared/bench/dataset.sql, tracked with track.json).
+ * Prints one JSON line with the figures.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import WebSocket from 'ws';
+
+const { values: opt } = parseArgs({
+  options: {
+    url: { type: 'string', default: 'http://127.0.0.1:8080' },
+    'engine-pid': { type: 'string' },
+    pg: { type: 'string' },
+    subs: { type: 'string', default: '1000' },
+    'per-conn': { type: 'string', default: '1' },
+    protocol: { type: 'string', default: 'graphql-ws' },
+    duration: { type: 'string', default: '30' },
+    'updates-per-sec': { type: 'string', default: '20' },
+    'admin-secret': { type: 'string' },
+    'open-concurrency': { type: 'string', default: '200' },
+  },
+});
+const N = Number(opt.subs);
+const PER_CONN = Number(opt['per-conn']);
+const DURATION_S = Number(opt.duration);
+const UPS = Number(opt['updates-per-sec']);
+const PROTOCOL = opt.protocol;
+const START = PROTOCOL === 'graphql-ws' ? 'start' : 'subscribe';
+const DATA = PROTOCOL === 'graphql-ws' ? 'data' : 'next';
+const QUERY = 'subscription ($id: Int!) { track_by_pk(id: $id) { id name unit_price } }';
+const headers = opt['admin-secret'] ? { 'x-svc-admin-secret': opt['admin-secret'] } : {};
+const wsUrl = opt.url.replace(/^http/, 'ws') + '/v1/graphql';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const now = () => performance.now();
+
+/** id → { name last seen, initial received } */
+const subs = new Map();
+/** name written by an update → commit time */
+const pending = new Map();
+const latencies = [];
+let unchangedMessages = 0;
+let errors = 0;
+let initialReceived = 0;
+let closedEarly = 0;
+
+function onData(id, payload) {
+  const s = subs.get(id);
+  if (payload.errors) {
+    errors++;
+    return;
+  }
+  const name = payload.data?.track_by_pk?.name;
+  if (!s.initial) {
+    s.initial = true;
+    s.name = name;
+    initialReceived++;
+    return;
+  }
+  if (name === s.name) unchangedMessages++;
+  s.name = name;
+  const t = pending.get(name);
+  if (t !== undefined) {
+    latencies.push(now() - t);
+    pending.delete(name);
+  }
+}
+
+function openConnection(firstId, count) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(wsUrl, PROTOCOL);
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { headers } })));
+    ws.on('message', (raw) => {
+      const m = JSON.parse(raw.toString());
+      if (m.type === 'connection_ack') {
+        for (let id = firstId; id < firstId + count; id++) {
+          subs.set(id, { initial: false, name: undefined });
+          ws.send(JSON.stringify({ id: String(id), type: START, payload: { query: QUERY, variables: { id } } }));
+        }
+        resolve(ws);
+      } else if (m.type === DATA) onData(Number(m.id), m.payload);
+      else if (m.type === 'error' || m.type === 'connection_error') {
+        errors++;
+        reject(new Error(JSON.stringify(m)));
+      }
+    });
+    ws.on('error', reject);
+    ws.on('close', () => closedEarly++);
+  });
+}
+
+function cpuTicks(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return Number(parts[11]) + Number(parts[12]); // utime + stime (fields 14, 15)
+}
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const CLK_TCK = 100;
+
+async function statementCounts(db) {
+  const r = await db.query(`SELECT coalesce(sum(calls), 0)::bigint AS all,
+    coalesce(sum(calls) FILTER (WHERE query LIKE '%FROM unnest($1::"_uuid", $2::"_json")%' AND query NOT LIKE 'EXPLAIN%'), 0)::bigint AS polls
+    FROM pg_stat_statements`);
+  return { all: Number(r.rows[0].all), polls: Number(r.rows[0].polls) };
+}
+
+const pct = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
+
+async function main() {
+  const db = new pg.Client({ connectionString: opt.pg });
+  await db.connect();
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const pid = opt['engine-pid'];
+
+  const t0 = now();
+  const sockets = [];
+  const conns = Math.ceil(N / PER_CONN);
+  const concurrency = Number(opt['open-concurrency']);
+  for (let c = 0; c < conns; c += concurrency) {
+    const batch = [];
+    for (let k = c; k < Math.min(conns, c + concurrency); k++) {
+      const first = 1 + k * PER_CONN;
+      batch.push(openConnection(first, Math.min(PER_CONN, N - k * PER_CONN)));
+    }
+    sockets.push(...(await Promise.all(batch)));
+  }
+  while (initialReceived < N) {
+    if (now() - t0 > 300_000) throw new Error(`only ${initialReceived}/${N} initial results after 300 s`);
+    await sleep(100);
+  }
+  const rampSeconds = (now() - t0) / 1000;
+  await sleep(3000); // settle: pollers in their steady rhythm
+
+  const cpu0 = pid ? cpuTicks(pid) : 0;
+  const st0 = await statementCounts(db);
+  const w0 = now();
+  let counter = 0;
+  let updates = 0;
+  const order = Array.from({ length: N }, (_, i) => i + 1);
+  for (let i = N - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const rss = [];
+  const rssTimer = pid ? setInterval(() => rss.push(rssMb(pid)), 1000) : undefined;
+  while (now() - w0 < DURATION_S * 1000) {
+    // ids in a shuffled order: no row is updated twice in a window, so no update is superseded
+    const id = order[updates % N];
+    const name = `load-${process.pid}-${++counter}`;
+    await db.query('UPDATE track SET name = $1 WHERE id = $2', [name, id]);
+    pending.set(name, now());
+    updates++;
+    await sleep(1000 / UPS);
+  }
+  const w1 = now();
+  const cpu1 = pid ? cpuTicks(pid) : 0;
+  const st1 = await statementCounts(db);
+  await sleep(3000); // let the last updates arrive
+  if (rssTimer) clearInterval(rssTimer);
+  const windowS = (w1 - w0) / 1000;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const round = (x) => (x === null ? null : Math.round(x));
+  const out = {
+    subscriptions: N,
+    connections: conns,
+    protocol: PROTOCOL,
+    ramp_s: Math.round(rampSeconds * 10) / 10,
+    window_s: Math.round(windowS * 10) / 10,
+    updates,
+    delivered: latencies.length,
+    missed: pending.size,
+    latency_ms: { p50: round(pct(sorted, 50)), p90: round(pct(sorted, 90)), p99: round(pct(sorted, 99)), max: round(sorted.at(-1) ?? null) },
+    engine_cpu_pct_of_one_core: pid ? Math.round(((cpu1 - cpu0) / CLK_TCK / windowS) * 1000) / 10 : null,
+    engine_rss_mb: pid ? { max: Math.round(Math.max(...rss)), end: Math.round(rss.at(-1)) } : null,
+    pg_statements_per_s: Math.round(((st1.all - st0.all) / windowS) * 10) / 10,
+    pg_poll_statements_per_s: Math.round(((st1.polls - st0.polls) / windowS) * 10) / 10,
+    unchanged_messages: unchangedMessages,
+    errors,
+    closed_early: closedEarly,
+  };
+  console.log(JSON.stringify(out));
+  for (const ws of sockets) ws.terminate();
+  await db.end();
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

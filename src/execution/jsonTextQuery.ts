@@ -1,0 +1,112 @@
+/**
+ * The hot path of a GraphQL query: ONE prepared statement whose first column of the first row is
+ * JSON text, run as a node-postgres "submittable" instead of a `pg.Query`.
+ *
+ * Why: a `pg.Query` clones its config, builds a `Result`, asks Postgres to Describe the portal and
+ * parses the RowDescription on every execution. Here the statement is parsed once per connection
+ * (the same `parsedStatements` bookkeeping pg uses, so pg's own queries and this one share it), and
+ * each execution is Bind + Execute + Sync: no Describe, the DataRow's first field (text format) is
+ * the answer, handed over as the string node-postgres decoded — never parsed as JSON in Node.
+ *
+ * Errors (Postgres ErrorResponse, a broken connection, a parameter that cannot be serialized)
+ * reject with the same error objects `pg.Query` would give, after the connection is ready again.
+ */
+import { createRequire } from 'node:module';
+
+/** The parts of node-postgres' internal Connection this submittable drives. */
+interface PgConnection {
+  parsedStatements: Record<string, string | undefined>;
+  submittedNamedStatements: Record<string, string | undefined>;
+  stream: { cork?: () => void; uncork?: () => void };
+  parse(q: { text: string; name: string; types?: unknown }): void;
+  bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean; valueMapper: (v: unknown) => unknown }): void;
+  execute(e: { portal: string; rows?: number }): void;
+  close(c: { type: 'S' | 'P'; name: string }): void;
+  sync(): void;
+}
+
+/** node-postgres' own parameter serializer (dates, buffers, arrays, objects as JSON...), as pg.Query binds. */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (v: unknown) => unknown };
+
+/** A submittable for `client.query(...)`: resolves with the first column of the first row (or null). */
+export class JsonTextQuery {
+  /** pg reads these (named statement bookkeeping, error cleanup). */
+  readonly name: string;
+  readonly text: string;
+  callback?: (err: Error | null, value?: string | null) => void;
+  private value: string | null = null;
+  private gotRow = false;
+  private error: Error | undefined;
+  private settled = false;
+
+  constructor(
+    name: string,
+    text: string,
+    private readonly values: readonly unknown[],
+    private readonly done: (err: Error | undefined, value: string | null) => void,
+  ) {
+    this.name = name;
+    this.text = text;
+  }
+
+  submit(connection: PgConnection): Error | null {
+    const previous = connection.parsedStatements[this.name] ?? connection.submittedNamedStatements[this.name];
+    if (previous !== undefined && previous !== this.text) {
+      return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
+    }
+    connection.stream.cork?.();
+    try {
+      if (previous === undefined) {
+        connection.parse({ text: this.text, name: this.name });
+        connection.submittedNamedStatements[this.name] = this.text;
+      }
+      try {
+        connection.bind({ portal: '', statement: this.name, values: this.values as unknown[], binary: false, valueMapper: prepareValue });
+      } catch (err) {
+        connection.close({ type: 'S', name: this.name });
+        connection.sync();
+        this.handleError(err as Error);
+        return null;
+      }
+      connection.execute({ portal: '' });
+      connection.sync();
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return null;
+  }
+
+  handleRowDescription(): void {}
+
+  handleDataRow(msg: { fields: Array<string | null> }): void {
+    if (this.gotRow) return;
+    this.gotRow = true;
+    this.value = msg.fields[0] ?? null;
+  }
+
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+
+  handleCopyInResponse(connection: { sendCopyFail(msg: string): void }): void {
+    connection.sendCopyFail('No source stream defined');
+  }
+
+  handleCopyData(): void {}
+
+  handleError(err: Error): void {
+    // The connection may already be gone (no ReadyForQuery will follow): settle now.
+    this.error ??= err;
+    this.settle();
+  }
+
+  handleReadyForQuery(): void {
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.done(this.error, this.error ? null : this.value);
+  }
+}

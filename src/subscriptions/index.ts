@@ -1,0 +1,8 @@
+/**
+ * subscriptions/: GraphQL over WebSocket (both sub-protocols) and the live-query multiplexer
+ * (Poller ▸ Cohort ▸ Subscriber, one statement per batch of cohorts per refetch interval).
+ */
+export { serveGraphqlSocket, wsLimits, type WsExecute } from './wsConnection.js';
+export { liveQueryStats, liveQueriesFor, KEEP_ALIVE_MS, type LiveQueryStats } from './liveQueries.js';
+export { explainSubscription } from './explainSubscription.js';
+export { multiplexedStatement, cohortVariables, type LiveRootField } from './multiplexedQuery.js';

@@ -1,0 +1,158 @@
+/**
+ * The live queries of one engine: pollers keyed by their multiplexed statement, the counted
+ * timers, and the connections' keep-alive. `subscribe` validates a subscriber's values by
+ * running the statement for its cohort alone (its first result), then joins it to the cohort of
+ * equal values in the poller of its statement, creating either when missing. The returned stop
+ * function undoes exactly that; the last subscriber out stops the poller. Pollers belong to the
+ * schema cache they were planned on: after a metadata change each subscriber is planned again
+ * (so changed permissions apply to running subscriptions too).
+ */
+import { ApiError, type Session } from '../core/index.js';
+import type { EngineContext } from '../appState.js';
+import type { SchemaCache } from '../metadata/index.js';
+import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
+import { resultHash, type Subscriber } from './cohort.js';
+import { Poller } from './poller.js';
+import { Timers, type TimerHandle } from './timers.js';
+
+/** Hasura's keep-alive period for `graphql-ws` connections. */
+export const KEEP_ALIVE_MS = 5000;
+const FIRST_COHORT_ID = '00000000-0000-0000-0000-000000000000';
+
+export interface LiveQueryStats {
+  connections: number;
+  pollers: number;
+  cohorts: number;
+  subscribers: number;
+  timers: number;
+  /** Multiplexed statements run by the current pollers. */
+  polls: number;
+}
+
+export class LiveQueryManager {
+  readonly timers = new Timers();
+  private readonly pollers = new Map<string, Poller>();
+  private readonly keepAlive = new Set<() => void>();
+  private keepAliveTimer: TimerHandle | undefined;
+  connections = 0;
+
+  constructor(private readonly ctx: EngineContext, private readonly onIdle: () => void) {}
+
+  /**
+   * Adds a subscriber of `field`; its first result is pushed before this resolves. Throws (an
+   * ApiError) when its values do not run. `cancelled()` is checked after the first query, so an
+   * operation stopped meanwhile never joins a cohort.
+   */
+  async subscribe(
+    session: Session, field: LiveRootField, variables: Record<string, unknown>, sub: Subscriber, cancelled: () => boolean,
+    cache: SchemaCache,
+  ): Promise<() => void> {
+    const statement = multiplexedStatement(field);
+    const varsJson = cohortVariables(field, variables, session);
+    const first = await this.ctx.db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]));
+    if (cancelled()) return () => {};
+    const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
+    const hash = resultHash(body);
+    if (sub.lastHash !== hash) {
+      sub.lastHash = hash;
+      sub.push(body);
+    }
+
+    let poller = this.pollers.get(statement);
+    if (poller && poller.cache !== cache) {
+      // planned against an older schema cache: its subscribers are re-planned at its next round
+      this.pollers.delete(statement);
+      poller = undefined;
+    }
+    if (!poller) {
+      const created: Poller = new Poller(statement, {
+        db: this.ctx.db,
+        timers: this.timers,
+        batchSize: this.ctx.config.liveQueries.batchSize,
+        intervalMs: this.ctx.config.liveQueries.refetchIntervalMs,
+        errorBody: (e) => JSON.stringify({ data: null, errors: [(e as ApiError).toGraphqlError(this.ctx.config.devMode)] }),
+        isStale: () => this.ctx.state.current !== cache,
+        onEmpty: () => {
+          if (this.pollers.get(statement) === created) this.pollers.delete(statement);
+          this.checkIdle();
+        },
+        onStale: (subscribers) => {
+          for (const s of subscribers) s.replan();
+        },
+      }, cache);
+      this.pollers.set(statement, (poller = created));
+    }
+    const cohort = poller.cohort(varsJson);
+    cohort.subscribers.add(sub);
+    const owner = poller;
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      cohort.subscribers.delete(sub);
+      owner.release(cohort);
+    };
+  }
+
+  /** Registers a connection; `ka` (when given) is called every KEEP_ALIVE_MS. Returns its release. */
+  openConnection(ka?: () => void): () => void {
+    this.connections++;
+    if (ka) {
+      this.keepAlive.add(ka);
+      this.keepAliveTimer ??= this.timers.every(KEEP_ALIVE_MS, () => {
+        for (const f of this.keepAlive) f();
+      });
+    }
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      this.connections--;
+      if (ka) this.keepAlive.delete(ka);
+      if (this.keepAlive.size === 0) {
+        this.timers.clear(this.keepAliveTimer);
+        this.keepAliveTimer = undefined;
+      }
+      this.checkIdle();
+    };
+  }
+
+  stats(): LiveQueryStats {
+    const s: LiveQueryStats = { connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0 };
+    for (const p of this.pollers.values()) {
+      s.cohorts += p.cohorts.size;
+      s.subscribers += p.subscriberCount;
+      s.polls += p.polls;
+    }
+    return s;
+  }
+
+  private checkIdle(): void {
+    if (this.connections === 0 && this.pollers.size === 0 && this.timers.size === 0) this.onIdle();
+  }
+}
+
+const managers = new Map<EngineContext, LiveQueryManager>();
+
+/** The live-query manager of an engine (created on first use, forgotten when idle). */
+export function liveQueriesFor(ctx: EngineContext): LiveQueryManager {
+  let m = managers.get(ctx);
+  if (!m) {
+    const created: LiveQueryManager = new LiveQueryManager(ctx, () => {
+      if (managers.get(ctx) === created) managers.delete(ctx);
+    });
+    managers.set(ctx, (m = created));
+  }
+  return m;
+}
+
+/** Counts of live connections, pollers, cohorts, subscribers and timers (of one engine, or all). */
+export function liveQueryStats(ctx?: EngineContext): LiveQueryStats {
+  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0 };
+  for (const [c, m] of managers) {
+    if (ctx && c !== ctx) continue;
+    const s = m.stats();
+    for (const k of Object.keys(total) as Array<keyof LiveQueryStats>) total[k] += s[k];
+  }
+  return total;
+}

@@ -1,0 +1,97 @@
+/**
+ * A WebSocket test client for the subscription tests: a real `ws` socket whose messages queue up
+ * so a test can await the next one, assert that none arrives, or await the close.
+ */
+import WebSocket from 'ws';
+
+export interface Closed {
+  code: number;
+  reason: string;
+}
+
+export class TestSocket {
+  readonly ws: WebSocket;
+  private readonly queue: any[] = [];
+  private waiters: Array<(m: any) => void> = [];
+  readonly opened: Promise<void>;
+  readonly closed: Promise<Closed>;
+
+  constructor(url: string, protocol: string | undefined, path = '/v1/graphql') {
+    this.ws = new WebSocket(url.replace(/^http/, 'ws') + path, protocol ? [protocol] : []);
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+    this.closed = new Promise((resolve) => this.ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      const w = this.waiters.shift();
+      if (w) w(m);
+      else this.queue.push(m);
+    });
+  }
+
+  static async open(url: string, protocol: string | undefined, path?: string): Promise<TestSocket> {
+    const s = new TestSocket(url, protocol, path);
+    await s.opened;
+    return s;
+  }
+
+  send(msg: unknown): void {
+    this.ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
+  }
+
+  /** The next message (skipping `ka` keep-alives unless asked for), or a rejection after `ms`. */
+  async next(ms = 3000, skipKa = true): Promise<any> {
+    for (;;) {
+      const m = await this.take(ms);
+      if (!(skipKa && m?.type === 'ka')) return m;
+    }
+  }
+
+  private take(ms: number): Promise<any> {
+    if (this.queue.length > 0) return Promise.resolve(this.queue.shift());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== got);
+        reject(new Error(`no message within ${ms} ms`));
+      }, ms);
+      const got = (m: any) => {
+        clearTimeout(timer);
+        resolve(m);
+      };
+      this.waiters.push(got);
+    });
+  }
+
+  /** Asserts that no message other than `ka` arrives within `ms`. */
+  async none(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      let m: any;
+      try {
+        m = await this.take(left);
+      } catch {
+        return;
+      }
+      if (m?.type !== 'ka') throw new Error(`unexpected message: ${JSON.stringify(m)}`);
+    }
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns true (or fails after `ms`). */
+export async function eventually(fn: () => boolean | Promise<boolean>, ms = 3000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
