@@ -10,7 +10,7 @@
 #
 # Environment (defaults): ROUNDS=3 WARMUP=5 DURATION=10 SHAPES=(all) CONNS=32
 #   TARGETS="engine postgraphile rawsql"   CAMPAIGN=svc-<UTC timestamp>
-#   BENCH_ENGINE_PORT=18621   BENCH_POOL=16 (engine pool size; the references use PG_POOL_MAX=16)
+#   BENCH_ENGINE_PORT=18621   BENCH_POOL=8 (engine pool size, see docs/BENCHMARKS.md; the references use 16)
 #   BENCH_ADMIN_SECRET=bench-admin-secret   BENCH_DIR=../shared/bench
 #   BENCH_LOCK=.tmp/measure.lock (flock'ed around the load; BENCH_LOCK= to skip)
 #   BENCH_NODE_FLAGS= (extra node flags for the engine, e.g. --cpu-prof)
@@ -23,7 +23,7 @@ export ROUNDS="${ROUNDS:-3}" WARMUP="${WARMUP:-5}" DURATION="${DURATION:-10}"
 TARGETS="${TARGETS:-engine postgraphile rawsql}"
 CAMPAIGN="${CAMPAIGN:-svc-$(date -u +%Y%m%dT%H%M%SZ)}"
 PORT="${BENCH_ENGINE_PORT:-18621}"
-POOL="${BENCH_POOL:-16}"
+POOL="${BENCH_POOL:-8}"
 export BENCH_ADMIN_SECRET="${BENCH_ADMIN_SECRET:-bench-admin-secret}"
 export PGPORT="${PGPORT:-55432}"
 DB_URL="postgres://postgres@127.0.0.1:$PGPORT/bench"

@@ -9,7 +9,7 @@
  * the executor registered for the operation kind.
  */
 import { execute } from 'graphql';
-import { ApiError, type Session } from '../core/index.js';
+import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import type { DbClient } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
@@ -109,8 +109,8 @@ async function runOperation(
 
 /** `{"errors":[{extensions:{path,code},message}]}`; errors from Postgres also carry `"data":null`. */
 export function errorResult(ctx: EngineContext, e: unknown, fromDb = false): GraphqlResult {
-  const err = e instanceof ApiError ? e : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
-  if (!(e instanceof ApiError)) ctx.logger.error({ err: e }, 'graphql request failed');
+  const err = e instanceof ApiError ? e : isStackOverflow(e) ? errors.nestedTooDeeply() : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
+  if (err.code === 'unexpected' && !(e instanceof ApiError)) ctx.logger.error({ err: e }, 'graphql request failed');
   const body: Record<string, unknown> = fromDb ? { data: null } : {};
   body.errors = [err.toGraphqlError(ctx.config.devMode)];
   return { body: JSON.stringify(body), status: err.status, error: err };

@@ -4,7 +4,7 @@
  * Errors answer `{path, error, code}` with their status; `internal` details only for admins
  * (as Hasura's admin-internal-errors) or in dev mode.
  */
-import { ApiError, errors, isApiError } from '../core/index.js';
+import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import { decodeQuery, encodeQueryResult, runQuery } from '../metadataApi/index.js';
@@ -20,7 +20,11 @@ function parseBody(body: Buffer): unknown {
 }
 
 function errorResponse(e: unknown, showInternal: boolean, session?: Session): HttpResponse {
-  const err = isApiError(e) ? e : new ApiError('unexpected', 'unexpected error', { status: 500, internal: e instanceof Error ? e.message : String(e) });
+  const err = isApiError(e)
+    ? e
+    : isStackOverflow(e)
+      ? errors.nestedTooDeeply('parse-failed')
+      : new ApiError('unexpected', 'unexpected error', { status: 500, internal: e instanceof Error ? e.message : String(e) });
   const res = jsonResponse(err.status, err.toQueryBody(showInternal));
   res.log = { role: session?.role, error: err.message };
   return res;
@@ -37,7 +41,7 @@ export const v1Query: Handler = async (req, ctx) => {
     res.log = { role: session.role };
     return res;
   } catch (e) {
-    if (!isApiError(e)) ctx.logger.error({ type: 'v1-query', err: e }, 'unexpected error in /v1/query');
+    if (!isApiError(e) && !isStackOverflow(e)) ctx.logger.error({ type: 'v1-query', err: e }, 'unexpected error in /v1/query');
     return errorResponse(e, ctx.config.devMode || session?.isAdmin === true, session);
   }
 };

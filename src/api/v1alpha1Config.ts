@@ -4,7 +4,7 @@
  * the live-query settings. Non-admin → 400 access-denied; missing/wrong credentials → the auth
  * error (401 for a wrong or missing admin secret).
  */
-import { ApiError, isApiError } from '../core/index.js';
+import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
 import { authInfo, resolveSession } from '../auth/index.js';
 import { jsonResponse } from '../server/types.js';
 import type { Handler, HttpResponse } from '../server/types.js';
@@ -32,7 +32,7 @@ export const v1alpha1Config: Handler = async (req, ctx) => {
 
 /** An error as `/v1/*` non-GraphQL endpoints answer it: `{path, error, code}` with its status. */
 export function apiErrorResponse(e: unknown, showInternal: boolean): HttpResponse {
-  const err = isApiError(e) ? e : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
+  const err = isApiError(e) ? e : isStackOverflow(e) ? errors.nestedTooDeeply() : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
   const res = jsonResponse(err.status, err.toQueryBody(showInternal));
   res.log = { error: err.message };
   return res;

@@ -68,4 +68,9 @@ export const errors = {
   notSupported: (message: string, path = '$') => new ApiError('not-supported', message, { path }),
   notFound: (message = 'resource does not exist', path = '$') => new ApiError('not-found', message, { path, status: 404 }),
   unexpected: (message: string, internal?: unknown) => new ApiError('unexpected', message, { status: 500, internal }),
+  /** A request nested deeper than the parsers/planner can recurse (see `isStackOverflow`): a 400, never a 500. */
+  nestedTooDeeply: (code = 'validation-failed', path = '$') => new ApiError(code, 'the request is nested too deeply', { path }),
 };
+
+/** True for the RangeError a JS stack overflow throws (a pathologically deep query, JSON or bool_exp). */
+export const isStackOverflow = (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message);

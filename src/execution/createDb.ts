@@ -5,7 +5,8 @@
  *   as `svc-graphql-engine`.
  * - `queryJsonText` reads the single json column as raw text (identity type parsers, array rows),
  *   so response JSON built by Postgres is never parsed in Node. With `prepare: true` the statement
- *   gets a name derived from a hash of its text; pg keeps it prepared per connection.
+ *   gets a name derived from a hash of its text, is parsed once per connection and then runs as
+ *   Bind + Execute + Sync through `JsonTextQuery` (no Describe, no pg.Result per execution).
  * - `transaction` opens the transaction and sets the session variables in ONE round trip:
  *   `BEGIN …; SELECT set_config('svc.user', '<json>', true)` (the JSON is escaped as a literal).
  * - `queryRaw` (run_sql) uses the simple-query protocol, so one text may hold several statements;
@@ -20,6 +21,7 @@ import pg from 'pg';
 import { Lru } from '../lib/index.js';
 import type { Db, DbClient, QueryResultRows } from './db.js';
 import { isPgServerError, pgErrorToApiError } from './pgError.js';
+import { JsonTextQuery } from './jsonTextQuery.js';
 
 export interface CreateDbOptions {
   /** Called with errors of idle pooled connections (e.g. the server went away). */
@@ -95,8 +97,8 @@ async function runQuery(q: Queryable, text: string, values?: unknown[]): Promise
 }
 
 async function runJsonText(q: Queryable, text: string, values: unknown[], prepare?: boolean): Promise<string | null> {
+  if (prepare) return runJsonTextPrepared(q, text, values);
   const config: pg.QueryArrayConfig = { text, values, rowMode: 'array', types: TEXT_TYPES };
-  if (prepare) config.name = statementName(text);
   try {
     const r = await q.query(config);
     const row = r.rows[0];
@@ -104,6 +106,17 @@ async function runJsonText(q: Queryable, text: string, values: unknown[], prepar
   } catch (err) {
     throw pgErrorToApiError(err, { statement: text, args: values, prepared: prepare });
   }
+}
+
+/** The prepared fast path (see jsonTextQuery.ts): Bind + Execute + Sync, the first column as text. */
+function runJsonTextPrepared(q: Queryable, text: string, values: unknown[]): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const query = new JsonTextQuery(statementName(text), text, values, (err, value) => {
+      if (err) reject(pgErrorToApiError(err, { statement: text, args: values, prepared: true }));
+      else resolve(value);
+    });
+    q.query(query as unknown as pg.Submittable);
+  });
 }
 
 type RawResult = Awaited<ReturnType<DbClient['queryRaw']>>;
@@ -196,9 +209,19 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     }
   };
 
+  /** The GraphQL hot path: checkout, one prepared statement, release (no extra async layers). */
+  const preparedJsonText = async (text: string, values: unknown[]): Promise<string | null> => {
+    const c = await checkout();
+    try {
+      return await runJsonTextPrepared(c, text, values);
+    } finally {
+      release(c, false);
+    }
+  };
+
   const db: Db = {
     query: (text, values) => onConnection((c) => runQuery(c, text, values)),
-    queryJsonText: (text, values, opts) => onConnection((c) => runJsonText(c, text, values, opts?.prepare)),
+    queryJsonText: (text, values, opts) => (opts?.prepare ? preparedJsonText(text, values) : onConnection((c) => runJsonText(c, text, values, false))),
     async queryRaw(text) {
       const c = await checkout();
       try {

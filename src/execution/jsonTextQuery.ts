@@ -8,8 +8,9 @@
  * each execution is Bind + Execute + Sync: no Describe, the DataRow's first field (text format) is
  * the answer, handed over as the string node-postgres decoded — never parsed as JSON in Node.
  *
- * Errors (Postgres ErrorResponse, a broken connection, a parameter that cannot be serialized)
- * reject with the same error objects `pg.Query` would give, after the connection is ready again.
+ * Errors (Postgres ErrorResponse, a broken connection) settle it with the error objects `pg.Query`
+ * would give; a parameter that cannot be serialized fails before anything but a Sync is sent, so
+ * the connection stays usable.
  */
 import { createRequire } from 'node:module';
 
@@ -19,21 +20,19 @@ interface PgConnection {
   submittedNamedStatements: Record<string, string | undefined>;
   stream: { cork?: () => void; uncork?: () => void };
   parse(q: { text: string; name: string; types?: unknown }): void;
-  bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean; valueMapper: (v: unknown) => unknown }): void;
+  bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean }): void;
   execute(e: { portal: string; rows?: number }): void;
-  close(c: { type: 'S' | 'P'; name: string }): void;
   sync(): void;
 }
 
 /** node-postgres' own parameter serializer (dates, buffers, arrays, objects as JSON...), as pg.Query binds. */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (v: unknown) => unknown };
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (v: unknown) => string | Buffer | null };
 
 /** A submittable for `client.query(...)`: resolves with the first column of the first row (or null). */
 export class JsonTextQuery {
   /** pg reads these (named statement bookkeeping, error cleanup). */
   readonly name: string;
   readonly text: string;
-  callback?: (err: Error | null, value?: string | null) => void;
   private value: string | null = null;
   private gotRow = false;
   private error: Error | undefined;
@@ -54,20 +53,23 @@ export class JsonTextQuery {
     if (previous !== undefined && previous !== this.text) {
       return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
     }
+    // Serialize the values first: a value that cannot be serialized fails before anything is sent
+    // (only a Sync, so the connection still answers ReadyForQuery and stays usable).
+    let mapped: unknown[];
+    try {
+      mapped = this.values.map(prepareValue);
+    } catch (err) {
+      this.error = err as Error;
+      connection.sync();
+      return null;
+    }
     connection.stream.cork?.();
     try {
       if (previous === undefined) {
         connection.parse({ text: this.text, name: this.name });
         connection.submittedNamedStatements[this.name] = this.text;
       }
-      try {
-        connection.bind({ portal: '', statement: this.name, values: this.values as unknown[], binary: false, valueMapper: prepareValue });
-      } catch (err) {
-        connection.close({ type: 'S', name: this.name });
-        connection.sync();
-        this.handleError(err as Error);
-        return null;
-      }
+      connection.bind({ portal: '', statement: this.name, values: mapped, binary: false });
       connection.execute({ portal: '' });
       connection.sync();
     } finally {

@@ -96,6 +96,8 @@ export function pgErrorToApiError(err: unknown, opts: PgErrorOptions = {}): ApiE
 
   if (mode === 'raw') return bad('database-error', 'query execution failed');
   if (cls === '40') return bad('concurrent-update', err.message);
+  // Program limits (stack depth, too many columns/arguments): a request too big or too deep, not a server fault.
+  if (cls === '54') return bad('bad-request', `the request is too large or too complex for the database: ${err.message}`);
   if (mode === 'dml') {
     if (cls === '23') {
       if (code === '23514') return bad('permission-error', 'Check constraint violation. ' + err.message);

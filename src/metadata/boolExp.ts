@@ -150,9 +150,10 @@ class Parser {
       if (v.source.kind === 'session') return { kind: 'is_null', column: ref, isNull: v };
       throw new ApiError('parse-failed', `expected Bool, encountered ${jsonTypeName(operand)}`, { path });
     }
-    const colOp = COLUMN_OPS[opName];
+    // own keys only: `constructor`, `toString`... are not operators
+    const colOp = Object.hasOwn(COLUMN_OPS, opName) ? COLUMN_OPS[opName] : undefined;
     if (colOp) return this.columnComparison(colOp, operand, col, ref, table, root, path);
-    const op = OPS[opName];
+    const op = Object.hasOwn(OPS, opName) ? OPS[opName] : undefined;
     if (!op) throw unexpected(`unknown operator: ${opName}`, path);
     if (STRING_OPS.has(op)) guardType(col, STRING_TYPES, path);
     if (JSONB_OPS.has(op)) guardType(col, ['jsonb'], path);

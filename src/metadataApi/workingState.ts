@@ -12,6 +12,7 @@
 import { ApiError } from '../core/index.js';
 import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
+import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
 import {
   buildSchemaCacheFull,
   cloneJson,
@@ -105,6 +106,7 @@ export class WorkingState {
 
   /** Adopts `next` without the inconsistency check (callers checked what they need). */
   adopt(next: Metadata, built: BuildResult): void {
+    assertNoNewRootFieldConflicts(this.built?.cache ?? this.live.current, built.cache);
     this.md = next;
     this.built = built;
     this.metadataChanged = true;
@@ -131,4 +133,15 @@ export function assertNoNewInconsistencies(before: readonly Inconsistency[], aft
     path: '$.args',
     internal: fresh.map((i) => i.object),
   });
+}
+
+/**
+ * Hasura refuses a schema whose tables/functions clash on root field names (see graphql's
+ * `assertNoRootFieldConflicts`); clashes already present before this change are left alone.
+ */
+function assertNoNewRootFieldConflicts(before: SchemaCache, after: SchemaCache): void {
+  const old = duplicateRootFields(before);
+  const fresh = duplicateRootFields(after);
+  const isNew = (kind: 'query' | 'mutation') => fresh[kind].some((n) => !old[kind].includes(n));
+  if (isNew('query') || isNew('mutation')) assertNoRootFieldConflicts(after);
 }

@@ -15,6 +15,7 @@ import { ApiError } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import { corsPolicy, PREFLIGHT_MAX_AGE } from './cors.js';
 import { readBody, BODY_LIMIT } from './readBody.js';
+import { writeHttpLog } from './httpLog.js';
 import { buildRouteTable, wsHandlerOf, WS_PATHS } from './routes.js';
 import type { HttpResponse, RequestContext } from './types.js';
 
@@ -119,8 +120,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       res.destroy();
     }
     const log = response.log;
-    logger.info({
-      type: 'http-log',
+    writeHttpLog(logger, {
       status: response.status,
       method,
       path,

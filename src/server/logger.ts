@@ -3,11 +3,12 @@
  * textual levels. Writes are asynchronous (pino flushes them when the process exits).
  */
 import pino, { type Logger } from 'pino';
+import { registerFastLogger } from './httpLog.js';
 
 export type { Logger };
 
 export function createLogger(level: string, destination: number | string = 1): Logger {
-  return pino(
+  const logger = pino(
     {
       level,
       base: undefined,
@@ -16,6 +17,8 @@ export function createLogger(level: string, destination: number | string = 1): L
     },
     pino.destination({ dest: destination, sync: false }),
   );
+  registerFastLogger(logger);
+  return logger;
 }
 
 /** A logger that drops everything (tests, embedding). */

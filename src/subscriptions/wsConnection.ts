@@ -21,7 +21,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { ApiError, type Session } from '../core/index.js';
+import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { authenticate } from '../auth/index.js';
 import type { EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
@@ -276,8 +276,8 @@ class GraphqlSocket {
 
   /** The `error` message of an operation that could not run. */
   private sendError(id: string, e: unknown): void {
-    const err = e instanceof ApiError ? e : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
-    if (!(e instanceof ApiError)) this.ctx.logger.error({ type: 'websocket-log', err: e }, 'websocket operation failed');
+    const err = e instanceof ApiError ? e : isStackOverflow(e) ? errors.nestedTooDeeply() : new ApiError('unexpected', 'unexpected error', { status: 500, internal: String(e) });
+    if (err.code === 'unexpected' && !(e instanceof ApiError)) this.ctx.logger.error({ type: 'websocket-log', err: e }, 'websocket operation failed');
     const dev = this.ctx.config.devMode;
     let payload: unknown;
     if (this.protocol === 'graphql-transport-ws') payload = [err.toGraphqlError(dev)];

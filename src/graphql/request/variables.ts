@@ -37,6 +37,11 @@ function unwrapAst(t: VariableDefinitionNode['type']): string {
   return t.kind === 'NamedType' ? t.name.value : unwrapAst(t.type);
 }
 
+/** An own property even for a variable named `__proto__` (plain assignment would set the prototype). */
+const setOwn = (o: Record<string, unknown>, k: string, value: unknown): void => {
+  Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
+};
+
 /** Validates `given` against the declarations; fills defaults and nulls. */
 export function coerceVariables(
   declared: DeclaredVariable[], defs: readonly VariableDefinitionNode[], given: Record<string, unknown> | null | undefined,
@@ -54,21 +59,21 @@ export function coerceVariables(
     if (Object.prototype.hasOwnProperty.call(input, d.name)) {
       const value = input[d.name];
       infos.set(d.name, { type: d.type, value: coerceJson(d.type, value, `${PATH}.${d.name}`, ref) });
-      values[d.name] = value ?? null;
+      setOwn(values, d.name, value ?? null);
       return;
     }
     if (def.defaultValue) {
       const ann = coerceConst(d.type, def.defaultValue, `${PATH}.defaultValue`);
       const json = annToJson(ann);
       infos.set(d.name, { type: d.type, value: coerceJson(d.type, json, `${PATH}.defaultValue`, ref) });
-      values[d.name] = json;
+      setOwn(values, d.name, json);
       return;
     }
     if (nonNull) {
       throw vf(`expecting a value for non-nullable variable: ${showName(d.name)} of type: ${showGT(d.type)} in variableValues`, PATH);
     }
     infos.set(d.name, { type: d.type, value: { kind: 'null', variable: ref } });
-    values[d.name] = null;
+    setOwn(values, d.name, null);
   });
   return { declared, infos, values };
 }

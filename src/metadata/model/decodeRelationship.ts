@@ -13,9 +13,8 @@ export type RelType = 'object' | 'array';
 
 function decodeColumnMapping(v: unknown, path: string): Record<string, string> {
   const o = asObject(v, path);
-  const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(o)) out[k] = asString(x, pathKey(path, k));
-  return out;
+  // fromEntries, not assignment: a "__proto__" key stays a key (and then fails as an unknown column)
+  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, asString(x, pathKey(path, k))]));
 }
 
 function decodeManual(v: unknown, path: string) {

@@ -50,9 +50,8 @@ export function decodeCustomRootFields(v: unknown, path: string): CustomRootFiel
 
 export function decodeCustomColumnNames(v: unknown, path: string): Record<string, string> {
   const o = asObject(v, path);
-  const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(o)) out[k] = decodeGraphqlName(x, pathKey(path, k));
-  return out;
+  // fromEntries, not assignment: a "__proto__" key stays a key (and then fails as an unknown column)
+  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decodeGraphqlName(x, pathKey(path, k))]));
 }
 
 export function decodeTableConfiguration(v: unknown, path: string): TableConfiguration {

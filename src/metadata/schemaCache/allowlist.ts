@@ -2,17 +2,18 @@
  * The allow-list as a set of normalised query texts (Hasura v1.3's `scAllowlist`): every query of
  * every collection named in `allowlist`, parsed, stripped of `__typename` fields (as Hasura's
  * `stripTypenames`: fields of operations, fragments and nested fields; inline fragments are kept
- * as written) and printed canonically, so formatting and whitespace never matter. Built once per
+ * as written) and printed canonically, so formatting and whitespace never matter (the shorthand
+ * `{ ... }` and `query { ... }` stay different, as in Hasura's AST comparison). Built once per
  * schema cache; the request check is then one Set lookup.
  */
-import { Kind, parse, print, type DocumentNode, type SelectionSetNode, type SelectionNode } from 'graphql';
+import { Kind, parse, print, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode, type SelectionNode } from 'graphql';
 import type { Metadata } from '../model/metadata.js';
 
 /** The canonical text of a GraphQL document for allow-list matching; undefined when it does not parse. */
 export function normalizeAllowlistQuery(query: string): string | undefined {
   let doc: DocumentNode;
   try {
-    doc = parse(query, { noLocation: true });
+    doc = parse(query);
   } catch {
     return undefined;
   }
@@ -21,8 +22,15 @@ export function normalizeAllowlistQuery(query: string): string | undefined {
 
 /** The canonical text of an already parsed document (see normalizeAllowlistQuery). */
 export function normalizeAllowlistDocument(doc: DocumentNode): string {
-  return print(stripTypenames(doc));
+  return stripTypenames(doc).definitions.map((d) => {
+    // Hasura's AST tells `{ ... }` (shorthand) from `query { ... }`; print() writes both as `{ ... }`.
+    if (d.kind === Kind.OPERATION_DEFINITION && !isShorthand(d) && print(d).startsWith('{')) return `query ${print(d)}`;
+    return print(d);
+  }).join('\n\n');
 }
+
+/** A `{ ... }` operation (no `query` keyword); needs the parse locations (kept by stripTypenames). */
+const isShorthand = (op: OperationDefinitionNode): boolean => op.loc?.startToken.kind === '{';
 
 function stripTypenames(doc: DocumentNode): DocumentNode {
   return {

@@ -8,6 +8,7 @@
 import { ApiError, pathKey } from '../../core/index.js';
 import { andAll, type DeleteIR, type IrValue, type MutationResponseField, type UpdateIR, type UpdateOp } from '../../ir/index.js';
 import { runMutation } from '../../sql/index.js';
+import { isNumericType } from '../../graphql/index.js';
 import type { JsonObject, TableInfo } from '../../metadata/index.js';
 import type { OpContext } from '../types.js';
 import type { DeleteArgs, UpdateArgs } from './decode.js';
@@ -45,6 +46,10 @@ export async function runUpdate(ctx: OpContext, env: DmlEnv, args: UpdateArgs): 
       if (perm && !perm.columns.has(name)) throw columnNotAllowed(env, 'update', name, path);
       const col = writableColumn(table, name, path);
       if (name in presets) throw new ApiError('not-supported', `column ${quote(name)} is not updatable for role ${quote(roleOf(env))}`, { path });
+      // Arithmetic on a non-numeric column would only fail in Postgres (an opaque 500): refuse it here.
+      if ((key === '$inc' || key === '$mul') && !isNumericType(col.pgType)) {
+        throw new ApiError('unexpected-payload', `${quote(name)} is of type ${quote(col.pgType)}; ${key} works only on numeric columns`, { path: pathKey(path, name) });
+      }
       set.push({ column: name, op: op(jsonValue(col, value)) });
     }
   };

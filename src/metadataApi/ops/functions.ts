@@ -8,6 +8,7 @@ import {
   asString,
   decodeComputedFieldDefinition,
   decodeFunctionMetadata,
+  findTable,
   isObject,
   optional,
   removeObject,
@@ -38,7 +39,11 @@ export const track_function = op({
   async run(ctx, args) {
     const md = await ctx.work.draft();
     if ((md.functions ?? []).some((f) => sameName(f.function, args.function))) {
-      throw new ApiError('already-tracked', `function already tracked: ${quoteTable(args.function)}`, { path: '$.args' });
+      throw new ApiError('already-tracked', `function already tracked : ${quoteTable(args.function)}`, { path: '$.args' });
+    }
+    // Hasura's trackFunctionP1: a tracked table of the same qualified name blocks the function.
+    if (findTable(md, args.function)) {
+      throw new ApiError('not-supported', `table with name ${quoteTable(args.function)} already exists`, { path: '$.args' });
     }
     await resolveFunctionForTracking(ctx, args);
     md.functions = [...(md.functions ?? []), args];

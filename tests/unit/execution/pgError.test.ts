@@ -50,6 +50,14 @@ test('serialization failures are concurrent-update', () => {
   assert.equal(map('40001', 'could not serialize access').code, 'concurrent-update');
 });
 
+test('program limits (a request too deep or too big for Postgres) are 400 bad-request, not 500', () => {
+  for (const mode of ['dml', 'default'] as const) {
+    const e = map('54001', 'stack depth limit exceeded', mode);
+    assert.deepEqual([e.code, e.status, e.message], ['bad-request', 400, 'the request is too large or too complex for the database: stack depth limit exceeded']);
+  }
+  assert.equal(map('54001', 'stack depth limit exceeded', 'raw').message, 'query execution failed');
+});
+
 test('anything else is a 500 database-error with the details only in internal', () => {
   const e = map('42703', 'column "nope" does not exist');
   assert.deepEqual([e.code, e.status, e.message], ['database-error', 500, 'database query error']);

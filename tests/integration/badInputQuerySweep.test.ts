@@ -1,0 +1,186 @@
+/**
+ * Bad input on /v1/query, swept over EVERY operation type of the closed registry (OP_TYPES):
+ * `args` missing or of the wrong JSON type, each argument missing or of a wrong type, unknown
+ * extra keys, a nonexistent table, and the operation sent by a non-admin role. Every answer must
+ * be 200 or a `{path, error, code}` error with a 4xx status (never a 500), a failed operation
+ * must leave the exported metadata byte-identical, a non-admin never sees `internal` details, and
+ * the engine keeps answering.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OP_TYPES } from '../../src/metadataApi/operations.js';
+import { startTestEngine, type HttpResult, type TestEngine } from './harness.js';
+
+const SCHEMA = `
+CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL, age int CHECK (age > 0));
+CREATE TABLE article (id serial PRIMARY KEY, title text, author_id int REFERENCES author(id));
+CREATE FUNCTION search_authors(q text) RETURNS SETOF author AS $$ SELECT * FROM author WHERE name ILIKE '%' || q || '%' $$ LANGUAGE sql STABLE;
+CREATE FUNCTION author_full(a author) RETURNS text AS $$ SELECT a.name || '!' $$ LANGUAGE sql STABLE;
+INSERT INTO author (name, age) VALUES ('a', 1), ('b', 2);
+`;
+
+const T = 'author';
+/** A valid `args` for every operation type (the sweep breaks them one piece at a time). */
+const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
+  run_sql: { sql: 'select 1' },
+  track_table: { schema: 'public', name: 'author' },
+  untrack_table: { table: 'author', cascade: false },
+  set_table_is_enum: { table: 'author', is_enum: true },
+  set_table_custom_fields: { table: 'author', custom_root_fields: {}, custom_column_names: {} },
+  create_object_relationship: { table: 'article', name: 'author2', using: { foreign_key_constraint_on: 'author_id' } },
+  create_array_relationship: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } },
+  drop_relationship: { table: 'article', relationship: 'author' },
+  rename_relationship: { table: 'article', name: 'author', new_name: 'writer' },
+  set_relationship_comment: { table: 'article', name: 'author', comment: 'x' },
+  create_insert_permission: { table: T, role: 'r1', permission: { check: {}, columns: ['name'] } },
+  create_select_permission: { table: T, role: 'r1', permission: { columns: ['name'], filter: {} } },
+  create_update_permission: { table: T, role: 'r1', permission: { columns: ['name'], filter: {} } },
+  create_delete_permission: { table: T, role: 'r1', permission: { filter: {} } },
+  drop_insert_permission: { table: T, role: 'user' },
+  drop_select_permission: { table: T, role: 'user' },
+  drop_update_permission: { table: T, role: 'user' },
+  drop_delete_permission: { table: T, role: 'user' },
+  set_permission_comment: { table: T, role: 'user', type: 'select', comment: 'c' },
+  track_function: { schema: 'public', name: 'search_authors' },
+  untrack_function: { schema: 'public', name: 'search_authors' },
+  add_computed_field: { table: T, name: 'full', definition: { function: 'author_full' } },
+  drop_computed_field: { table: T, name: 'full' },
+  export_metadata: {},
+  replace_metadata: { version: 2, tables: [] },
+  reload_metadata: {},
+  clear_metadata: {},
+  get_inconsistent_metadata: {},
+  drop_inconsistent_metadata: {},
+  create_query_collection: { name: 'c1', definition: { queries: [] } },
+  drop_query_collection: { collection: 'c1', cascade: false },
+  add_query_to_collection: { collection_name: 'c1', query_name: 'q', query: '{ author { id } }' },
+  drop_query_from_collection: { collection_name: 'c1', query_name: 'q' },
+  add_collection_to_allowlist: { collection: 'c1' },
+  drop_collection_from_allowlist: { collection: 'c1' },
+  select: { table: T, columns: ['id'], where: { id: { $eq: 1 } }, order_by: ['id'], limit: 1, offset: 0 },
+  insert: { table: T, objects: [{ name: 'x' }], returning: ['id'] },
+  update: { table: T, where: { id: { $eq: -1 } }, $set: { name: 'y' } },
+  delete: { table: T, where: { id: { $eq: -1 } } },
+  count: { table: T, where: {} },
+};
+
+const WRONG: unknown[] = [null, 7, 'x', [], { zz: 1 }];
+
+/** Every variant of a broken request for one operation type. */
+function variants(type: string, tpl: Record<string, unknown>): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [[`${type}: no args`, { type }]];
+  for (const w of WRONG) out.push([`${type}: args=${JSON.stringify(w)}`, { type, args: w }]);
+  for (const k of Object.keys(tpl)) {
+    const { [k]: _dropped, ...rest } = tpl;
+    out.push([`${type}: without ${k}`, { type, args: rest }]);
+    for (const w of WRONG) out.push([`${type}: ${k}=${JSON.stringify(w)}`, { type, args: { ...tpl, [k]: w } }]);
+    const v = tpl[k];
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      for (const k2 of Object.keys(v)) {
+        for (const w of [null, 7, []]) out.push([`${type}: ${k}.${k2}=${JSON.stringify(w)}`, { type, args: { ...tpl, [k]: { ...v, [k2]: w } } }]);
+      }
+    }
+  }
+  out.push([`${type}: unknown extra key`, { type, args: { ...tpl, bogus_key: 1 } }]);
+  if ('table' in tpl) {
+    out.push([`${type}: nonexistent table`, { type, args: { ...tpl, table: 'no_such_table' } }]);
+    out.push([`${type}: nonexistent schema`, { type, args: { ...tpl, table: { schema: 'no_such_schema', name: 'author' } } }]);
+  }
+  return out;
+}
+
+function assertErrorShape(label: string, r: HttpResult): void {
+  assert.ok(r.status < 500, `${label}: got ${r.status} ${r.text}`);
+  if (r.status === 200) return;
+  assert.ok(r.status >= 400, `${label}: ${r.status}`);
+  assert.equal(typeof r.body, 'object', `${label}: ${r.text}`);
+  assert.equal(typeof r.body.path, 'string', `${label}: path in ${r.text}`);
+  assert.ok(r.body.path.startsWith('$'), `${label}: ${r.text}`);
+  assert.equal(typeof r.body.error, 'string', `${label}: error in ${r.text}`);
+  assert.equal(typeof r.body.code, 'string', `${label}: code in ${r.text}`);
+}
+
+async function setup(): Promise<TestEngine> {
+  const e = await startTestEngine({ adminSecret: 'sweep-secret' });
+  await e.runSql(SCHEMA);
+  for (const name of ['author', 'article']) assert.equal((await e.query({ type: 'track_table', args: { schema: 'public', name } })).status, 200);
+  const setupOps = [
+    { type: 'create_object_relationship', args: { table: 'article', name: 'author', using: { foreign_key_constraint_on: 'author_id' } } },
+    { type: 'create_select_permission', args: { table: 'author', role: 'user', permission: { columns: ['id', 'name'], filter: {} } } },
+  ];
+  for (const q of setupOps) assert.equal((await e.query(q)).status, 200);
+  return e;
+}
+
+const exportText = async (e: TestEngine): Promise<string> => (await e.query({ type: 'export_metadata', args: {} })).text;
+
+test('every /v1/query operation answers broken args with a 4xx {path,error,code}, and failures change no metadata', async (t) => {
+  const e = await setup();
+  t.after(() => e.stop());
+  const initial = await exportText(e);
+  const types = Object.keys(TEMPLATES);
+  assert.deepEqual([...types].sort(), [...OP_TYPES].sort(), 'the sweep covers the whole registry');
+  let current = initial;
+  let sent = 0;
+  for (const type of types) {
+    for (const [label, body] of variants(type, TEMPLATES[type as keyof typeof TEMPLATES])) {
+      const r = await e.query(body);
+      sent++;
+      assertErrorShape(label, r);
+      const after = await exportText(e);
+      if (r.status !== 200) {
+        assert.equal(after, current, `${label}: a failed operation changed the metadata (${r.text})`);
+      } else if (after !== initial) {
+        // A variant that happens to be valid: put the metadata back for the next one.
+        assert.equal((await e.query({ type: 'replace_metadata', args: JSON.parse(initial) })).status, 200);
+        current = await exportText(e);
+      }
+    }
+  }
+  assert.ok(sent > 700, `sent ${sent} requests`);
+  assert.equal((await e.request('GET', '/healthz')).text, 'OK');
+});
+
+test('args of the wrong JSON type get aeson-style messages at the right path', async (t) => {
+  const e = await setup();
+  t.after(() => e.stop());
+  const cases: Array<[unknown, number, Record<string, string>]> = [
+    [{ type: 'count' }, 400, { path: '$', error: 'key "args" not found', code: 'parse-failed' }],
+    [{ args: {} }, 400, { path: '$', error: 'key "type" not found', code: 'parse-failed' }],
+    [{ type: 7, args: {} }, 400, { path: '$.type', error: 'expected String, encountered Number', code: 'parse-failed' }],
+    [{ type: 'no_such_op', args: {} }, 400, { path: '$', error: 'unknown query type: "no_such_op"', code: 'parse-failed' }],
+    [{ type: 'count', args: { table: T }, version: 3 }, 400, { path: '$.version', error: 'unsupported version: 3', code: 'parse-failed' }],
+    [{ type: 'select', args: { table: T, columns: ['id'], where: 1 } }, 400, { path: '$.where', error: 'expected Object, encountered Number', code: 'parse-failed' }],
+    [{ type: 'select', args: { table: T, columns: ['id'], limit: 1.5 } }, 400, { path: '$.limit', error: 'expected Int, encountered Number', code: 'parse-failed' }],
+    [{ type: 'count', args: { table: 1 } }, 400, { path: '$.table', error: 'expecting a string or an object with name and schema', code: 'parse-failed' }],
+    [{ type: 'bulk', args: null }, 400, { path: '$', error: 'expected Array, encountered Null', code: 'parse-failed' }],
+    [{ type: 'bulk', args: [{ type: 'count', args: { table: T } }, 5] }, 400, { path: '$[1]', error: 'expected Object, encountered Number', code: 'parse-failed' }],
+    [{ type: 'run_sql', args: { sql: 'select 1' } }, 400, { path: '$.args', error: 'restricted access: admin only', code: 'access-denied' }],
+  ];
+  for (const [body, status, expected] of cases) {
+    const headers = (body as { type: string }).type === 'run_sql' ? { 'x-svc-role': 'user' } : undefined;
+    const r = await e.query(body, headers);
+    assert.equal(r.status, status, JSON.stringify(body));
+    assert.deepEqual(r.body, expected, JSON.stringify(body));
+  }
+});
+
+test('a non-admin role never sees SQL or Postgres internals in /v1/query errors', async (t) => {
+  const e = await setup();
+  t.after(() => e.stop());
+  const user = { 'x-svc-role': 'user' };
+  for (const type of Object.keys(TEMPLATES)) {
+    const r = await e.query({ type, args: TEMPLATES[type as keyof typeof TEMPLATES] }, user);
+    assertErrorShape(`${type} as user`, r);
+    assert.equal(r.body.internal, undefined, `${type}: ${r.text}`);
+  }
+  // a Postgres-side failure: the message only, no statement
+  const bad = await e.query({ type: 'select', args: { table: T, columns: ['id'], where: { id: 'x' } } }, user);
+  assert.equal(bad.status, 400);
+  assert.deepEqual(bad.body, { path: '$.args', error: 'invalid input syntax for type integer: "x"', code: 'data-exception' });
+  assert.doesNotMatch(bad.text, /SELECT|statement|_t0/);
+  // the admin does get the details (Hasura's admin internal errors)
+  const adminBad = await e.query({ type: 'select', args: { table: T, columns: ['id'], where: { id: 'x' } } });
+  assert.equal(adminBad.status, 400);
+  assert.equal(typeof adminBad.body.internal, 'object');
+});
