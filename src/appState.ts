@@ -14,8 +14,15 @@ export interface AppState {
   readonly current: SchemaCache;
   /** Reload metadata from the catalog + re-introspect, then swap. */
   rebuild(): Promise<SchemaCache>;
-  /** Swap in a cache built elsewhere (metadata operations build theirs inside their transaction). */
-  install(cache: SchemaCache): void;
+  /**
+   * Swap in a cache built elsewhere (metadata operations build theirs inside their transaction).
+   * With the `resource_version` it was saved as, a cache older than the current one is ignored.
+   */
+  install(cache: SchemaCache, resourceVersion?: number): void;
+  /** This engine's id in schema-update notifications (its own are ignored by its listener). */
+  readonly instanceId?: string;
+  /** `resource_version` of the stored metadata behind `current` (multi-instance sync compares it). */
+  readonly resourceVersion?: number;
 }
 
 export interface EngineContext {

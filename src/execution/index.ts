@@ -5,3 +5,5 @@ export { pgErrorToApiError, pgErrorInternal, isPgServerError } from './pgError.j
 export type { PgErrorMode, PgErrorOptions, PgServerError } from './pgError.js';
 export { startEmbeddedPostgres } from './embeddedPostgres.js';
 export type { EmbeddedPostgresHandle, EmbeddedPostgresOptions } from './embeddedPostgres.js';
+export { listenChannel } from './listenChannel.js';
+export type { ChannelListener, ChannelListenerOptions } from './listenChannel.js';

@@ -38,7 +38,7 @@ export {
 export { findTable, isTracked, removeObject, renameTable, renameColumn, renameRelationshipRefs, allRelationships } from './model/edit.js';
 export type { Removable, RelationshipResolver } from './model/edit.js';
 
-export { migrateCatalog, loadMetadata, saveMetadata, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
+export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
 export type { StoredMetadata } from './catalog/index.js';
 
 export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspection/index.js';
@@ -65,6 +65,8 @@ export {
 
 export { createAppState, loadSchemaCache, enumTablesOf } from './liveState.js';
 export type { LiveState } from './liveState.js';
+export { startSchemaSync } from './schemaSync.js';
+export type { SchemaSync, SchemaSyncOptions } from './schemaSync.js';
 export { resolveFunction } from './schemaCache/buildFunctions.js';
 export { resolveComputedField, lookupFunction } from './schemaCache/buildComputedFields.js';
 export { buildAllowlist, normalizeAllowlistQuery, normalizeAllowlistDocument } from './schemaCache/allowlist.js';

@@ -4,6 +4,7 @@
  * swaps the new cache in; `install` swaps in a cache built elsewhere (by a metadata operation,
  * inside its own transaction). Readers always see a complete cache: the swap is one assignment.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/serverConfig.js';
 import type { Db, DbClient } from '../execution/index.js';
@@ -15,8 +16,13 @@ import { buildSchemaCache } from './schemaCache/buildSchemaCache.js';
 
 export interface LiveState {
   readonly current: SchemaCache;
+  /** This engine's id in schema-update notifications (a fresh UUID per state). */
+  readonly instanceId: string;
+  /** `resource_version` of the stored metadata the current cache was built from (0 before any). */
+  readonly resourceVersion: number;
   rebuild(): Promise<SchemaCache>;
-  install(cache: SchemaCache): void;
+  /** Swaps in `cache`; with a `resourceVersion`, only when it is not older than the current one. */
+  install(cache: SchemaCache, resourceVersion?: number): void;
 }
 
 /** Tables the metadata marks `is_enum` (their rows are read during introspection). */
@@ -24,9 +30,14 @@ export const enumTablesOf = (md: Metadata) => md.tables.filter((t) => t.is_enum)
 
 /** Loads metadata and introspects through `c`, then builds the cache (no swap). */
 export async function loadSchemaCache(c: DbClient): Promise<SchemaCache> {
-  const { metadata } = await loadMetadata(c);
+  return (await loadVersionedCache(c)).cache;
+}
+
+/** As loadSchemaCache, with the `resource_version` of the metadata it was built from. */
+async function loadVersionedCache(c: DbClient): Promise<{ cache: SchemaCache; resourceVersion: number }> {
+  const { metadata, resourceVersion } = await loadMetadata(c);
   const snapshot = await introspectDatabase(c, enumTablesOf(metadata));
-  return buildSchemaCache(metadata, snapshot);
+  return { cache: buildSchemaCache(metadata, snapshot), resourceVersion };
 }
 
 function logInconsistencies(logger: Logger, cache: SchemaCache): void {
@@ -37,21 +48,36 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 
 /** Builds the first schema cache and returns the live state holder. */
 export async function createAppState(db: Db, _config: ServerConfig, logger: Logger): Promise<LiveState> {
-  const build = () => db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadSchemaCache);
-  let current = await build();
+  const build = () => db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadVersionedCache);
+  const first = await build();
+  let current = first.cache;
+  let version = first.resourceVersion;
   logInconsistencies(logger, current);
   return {
     get current() {
       return current;
     },
+    instanceId: randomUUID(),
+    get resourceVersion() {
+      return version;
+    },
     async rebuild() {
       const next = await build();
-      current = next;
-      logInconsistencies(logger, next);
-      return next;
+      // A metadata change committed and installed while this build read an older state wins.
+      if (next.resourceVersion >= version) {
+        current = next.cache;
+        version = next.resourceVersion;
+        logInconsistencies(logger, next.cache);
+      }
+      return current;
     },
-    install(cache: SchemaCache) {
-      current = cache;
+    install(cache: SchemaCache, resourceVersion?: number) {
+      if (resourceVersion === undefined) {
+        current = cache;
+      } else if (resourceVersion >= version) {
+        current = cache;
+        version = resourceVersion;
+      }
     },
   };
 }

@@ -38,3 +38,34 @@ export function decodeQuery(body: unknown, path = '$'): Query {
 export function mutates(q: Query): boolean {
   return q.type === 'bulk' ? q.items.some(mutates) : OPERATIONS[q.type].mutates;
 }
+
+/** A transaction's access mode, named as Hasura prints it in errors. */
+export type TxAccess = 'ReadWrite' | 'ReadOnly';
+
+/**
+ * The access mode a request's transaction runs in (Hasura's getQueryAccessMode): `run_sql` asks
+ * for ReadOnly with `read_only: true`, `select`/`count` accept either, every other operation needs
+ * ReadWrite; a `bulk` must agree on one (400 bad-request otherwise); no requirement → ReadOnly.
+ */
+export function accessMode(q: Query): TxAccess {
+  return accessModeOf(q) ?? 'ReadOnly';
+}
+
+function accessModeOf(q: Query): TxAccess | undefined {
+  if (q.type === 'bulk') {
+    let expected: TxAccess | undefined;
+    q.items.forEach((item, i) => {
+      const mode = accessModeOf(item);
+      if (mode === undefined || mode === expected) return;
+      if (expected === undefined) expected = mode;
+      else {
+        throw new ApiError('bad-request', `incompatible access mode requirements in bulk query, expected access mode: ${expected} but $.args[${i}] forces ${mode}`);
+      }
+    });
+    return expected;
+  }
+  if (q.version === 2) return 'ReadWrite';
+  if (q.type === 'select' || q.type === 'count') return undefined;
+  if (q.type === 'run_sql') return (q.args as { readOnly?: boolean }).readOnly ? 'ReadOnly' : 'ReadWrite';
+  return 'ReadWrite';
+}

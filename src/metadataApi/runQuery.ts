@@ -1,17 +1,18 @@
 /**
  * Runs one decoded `/v1/query` request atomically: one transaction (session variables set), the
- * metadata advisory lock when anything may change metadata or schema, the operations in order
+ * metadata advisory lock when anything may change metadata or schema, READ ONLY when the
+ * request asks for it (`run_sql` with `read_only`, see envelope.ts `accessMode`), the operations in order
  * (a `bulk` answers with the list of its results), then the metadata saved and — after COMMIT —
  * the new schema cache installed. Any error rolls everything back.
  */
 import { ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { lockMetadata, saveMetadata } from '../metadata/index.js';
+import { lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
-import { mutates, type Query } from './envelope.js';
+import { accessMode, mutates, type Query } from './envelope.js';
 import type { OpContext, OperationHandler } from './types.js';
 import { WorkingState } from './workingState.js';
 
@@ -27,20 +28,24 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   let order = installOrder.get(engine.state);
   if (!order) installOrder.set(engine.state, (order = { next: 0, installed: -1 }));
   let ticket = -1;
-  const result = await engine.db.transaction({ session }, async (client) => {
+  let version: number | undefined;
+  const readOnly = accessMode(query) === 'ReadOnly';
+  const result = await engine.db.transaction({ session, readOnly }, async (client) => {
     if (needsLock) {
       await lockMetadata(client);
       ticket = order.next++;
     }
     const work = new WorkingState(client, engine.state);
     const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
-    if (work.metadataChanged) await saveMetadata(client, await work.metadata());
+    // Every change gets a new resource_version and a notification (other instances rebuild).
+    if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId);
+    else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId);
     if (work.cacheChanged) install = (await work.result()).cache;
     return out;
   });
   if (install && ticket > order.installed) {
     order.installed = ticket;
-    engine.state.install(install);
+    engine.state.install(install, version);
   }
   return result;
 }

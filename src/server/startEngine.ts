@@ -4,7 +4,8 @@
  *
  *   config → authenticator (validates admin secret / JWT / webhook settings, fetches JWKs) →
  *   (no databaseUrl: embedded Postgres in dataDir) → pg pool → migrateCatalog →
- *   createAppState (loads metadata, builds the schema cache) → optional background workers →
+ *   createAppState (loads metadata, builds the schema cache) → schema sync (LISTEN for other
+ *   instances' metadata changes) → optional background workers →
  *   listen.
  *
  * `stop()` reverses it: stop accepting and drain in-flight requests (bounded by
@@ -19,7 +20,7 @@ import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { createAppState, migrateCatalog } from '../metadata/index.js';
+import { createAppState, migrateCatalog, startSchemaSync } from '../metadata/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger } from './logger.js';
 
@@ -85,6 +86,10 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     undo.push(() => db.close());
     await migrateCatalog(db);
     const state = await createAppState(db, config, logger);
+    // Other engines on the same database announce metadata changes; rebuild when they do.
+    const sync = startSchemaSync(databaseUrl, db, state, logger);
+    undo.push(() => sync.stop());
+    await sync.ready;
     const ctx: EngineContext = { config, db, logger, state, version };
 
     const startWorkers = (api as Record<string, unknown>).startWorkers as StartWorkers | undefined;

@@ -1,6 +1,7 @@
 /**
- * Load and save of the one metadata document in `hdb_catalog.hdb_metadata`. Saving bumps
- * `resource_version` and notifies `svc_schema_update`, so other instances can reload.
+ * Load and save of the one metadata document in `hdb_catalog.hdb_metadata`. Saving (or touching,
+ * for schema-only changes) bumps `resource_version` and notifies `svc_schema_update`, so other
+ * instances reload (metadata/schemaSync.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { DbClient } from '../../execution/index.js';
@@ -10,7 +11,7 @@ import { decodeMetadata } from '../model/decodeMetadata.js';
 import { encodeMetadata } from '../model/encodeMetadata.js';
 import { METADATA_LOCK_KEY } from './locks.js';
 
-/** This process's id in schema-update notifications. */
+/** This process's id in schema-update notifications (each engine's AppState has its own). */
 export const INSTANCE_ID = randomUUID();
 export const SCHEMA_UPDATE_CHANNEL = 'svc_schema_update';
 
@@ -27,8 +28,11 @@ export async function loadMetadata(c: DbClient): Promise<StoredMetadata> {
   return { metadata: decodeMetadata(JSON.parse(row.metadata)), resourceVersion: Number(row.resource_version) };
 }
 
-/** Writes the document, bumps resource_version, notifies; returns the new resource_version. */
-export async function saveMetadata(c: DbClient, md: Metadata): Promise<number> {
+/**
+ * Writes the document, bumps resource_version, notifies as `instanceId` (the engine's, see
+ * AppState.instanceId; this process's by default); returns the new resource_version.
+ */
+export async function saveMetadata(c: DbClient, md: Metadata, instanceId: string = INSTANCE_ID): Promise<number> {
   const text = JSON.stringify(encodeMetadata(md, { storage: true }));
   const r = await c.query(
     `INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version) VALUES (1, $1::json, 1)
@@ -37,11 +41,33 @@ export async function saveMetadata(c: DbClient, md: Metadata): Promise<number> {
     [text],
   );
   const version = Number((r.rows[0] as { resource_version: number }).resource_version);
+  await notifySchemaUpdate(c, version, instanceId);
+  return version;
+}
+
+/**
+ * Records a schema change that left the metadata document as it was (run_sql DDL, reload):
+ * bumps resource_version and notifies, so other instances rebuild too. Returns the new version.
+ */
+export async function touchMetadata(c: DbClient, instanceId: string = INSTANCE_ID): Promise<number> {
+  const r = await c.query('UPDATE hdb_catalog.hdb_metadata SET resource_version = resource_version + 1 WHERE id = 1 RETURNING resource_version');
+  const version = r.rows.length === 0 ? 0 : Number((r.rows[0] as { resource_version: number }).resource_version);
+  await notifySchemaUpdate(c, version, instanceId);
+  return version;
+}
+
+/** The schema-update payload: `{instance_id, occurred_at, resource_version}` (sent at COMMIT). */
+async function notifySchemaUpdate(c: DbClient, version: number, instanceId: string): Promise<void> {
   await c.query('SELECT pg_notify($1, $2)', [
     SCHEMA_UPDATE_CHANNEL,
-    JSON.stringify({ instance_id: INSTANCE_ID, occurred_at: new Date().toISOString(), resource_version: version }),
+    JSON.stringify({ instance_id: instanceId, occurred_at: new Date().toISOString(), resource_version: version }),
   ]);
-  return version;
+}
+
+/** The stored resource_version (0 when the row is missing). */
+export async function currentResourceVersion(c: DbClient): Promise<number> {
+  const r = await c.query('SELECT resource_version FROM hdb_catalog.hdb_metadata WHERE id = 1');
+  return r.rows.length === 0 ? 0 : Number((r.rows[0] as { resource_version: number }).resource_version);
 }
 
 /** Takes the metadata lock for the rest of the caller's transaction. */
