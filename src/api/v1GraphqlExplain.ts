@@ -20,7 +20,7 @@ import type { EngineContext } from '../appState.js';
 import { escapeLiteral } from '../execution/index.js';
 import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
-import { resolveParams } from '../sql/index.js';
+import { mapParamRefs, resolveParams } from '../sql/index.js';
 import { explainSubscription } from '../subscriptions/index.js';
 import { jsonResponse, type Handler } from '../server/types.js';
 import { apiErrorResponse } from './v1alpha1Config.js';
@@ -139,27 +139,7 @@ function decodeExplain(body: Buffer): ExplainRequest {
 
 /** The statement with `$n` replaced by SQL literals (quoted identifiers and strings are skipped). */
 export function inlineParams(text: string, values: readonly unknown[]): string {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === "'" || ch === '"') {
-      let j = i + 1;
-      while (j < text.length && !(text[j] === ch && text[j + 1] !== ch)) j += text[j] === ch ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (ch === '$' && /[0-9]/.test(text[i + 1] ?? '') && !/[A-Za-z0-9_]/.test(text[i - 1] ?? '')) {
-      let j = i + 1;
-      while (j < text.length && /[0-9]/.test(text[j]!)) j++;
-      const n = Number(text.slice(i + 1, j));
-      out += n >= 1 && n <= values.length ? literal(values[n - 1]) : text.slice(i, j);
-      i = j;
-    } else {
-      out += ch;
-      i++;
-    }
-  }
-  return out;
+  return mapParamRefs(text, (i) => (i < values.length ? literal(values[i]) : `$${i + 1}`));
 }
 
 function literal(v: unknown): string {

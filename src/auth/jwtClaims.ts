@@ -4,7 +4,7 @@
  * then `x-svc-allowed-roles` / `x-svc-default-role` pick the role and every other `x-svc-*`
  * claim becomes a session variable. Errors use Hasura's codes and messages (DECISIONS 10).
  */
-import { ApiError, roleSession } from '../core/index.js';
+import { ApiError, jsonTypeName, roleSession } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import { readJsonPath } from './jsonPath.js';
 import { ALLOWED_ROLES_CLAIM, DEFAULT_ROLE_CLAIM } from './jwtSettings.js';
@@ -12,22 +12,6 @@ import type { ClaimsLocation } from './jwtSettings.js';
 
 const invalidClaims = (message: string) => new ApiError('jwt-invalid-claims', message);
 const missingRoleClaim = (claim: string) => new ApiError('jwt-missing-role-claims', `JWT claim does not contain ${claim}`);
-
-/** The name Aeson gives a JSON value's type in its "expected X, but encountered Y" messages. */
-function aesonType(v: unknown): string {
-  if (v === null) return 'Null';
-  if (Array.isArray(v)) return 'Array';
-  switch (typeof v) {
-    case 'string':
-      return 'String';
-    case 'number':
-      return 'Number';
-    case 'boolean':
-      return 'Boolean';
-    default:
-      return 'Object';
-  }
-}
 
 /** The `x-svc-*` claims (lower-cased keys, JSON values) of a verified payload. */
 export function extractClaims(payload: Record<string, unknown>, loc: ClaimsLocation): Map<string, unknown> {
@@ -81,18 +65,18 @@ export function sessionFromClaims(claims: Map<string, unknown>, requestedRole: s
   const allowedRaw = claims.get(ALLOWED_ROLES_CLAIM);
   if (allowedRaw === undefined) throw missingRoleClaim(ALLOWED_ROLES_CLAIM);
   if (!Array.isArray(allowedRaw)) {
-    throw invalidClaims(`invalid ${ALLOWED_ROLES_CLAIM}; should be a list of roles: parsing [] failed, expected Array, but encountered ${aesonType(allowedRaw)}`);
+    throw invalidClaims(`invalid ${ALLOWED_ROLES_CLAIM}; should be a list of roles: parsing [] failed, expected Array, but encountered ${jsonTypeName(allowedRaw)}`);
   }
   const bad = allowedRaw.find((r) => typeof r !== 'string' || r === '');
   if (bad !== undefined) {
-    const why = bad === '' ? 'a role name cannot be empty' : `parsing Text failed, expected String, but encountered ${aesonType(bad)}`;
+    const why = bad === '' ? 'a role name cannot be empty' : `parsing Text failed, expected String, but encountered ${jsonTypeName(bad)}`;
     throw invalidClaims(`invalid ${ALLOWED_ROLES_CLAIM}; should be a list of roles: ${why}`);
   }
   const allowed = allowedRaw as string[];
   const defaultRaw = claims.get(DEFAULT_ROLE_CLAIM);
   if (defaultRaw === undefined) throw missingRoleClaim(DEFAULT_ROLE_CLAIM);
   if (typeof defaultRaw !== 'string' || defaultRaw === '') {
-    const why = defaultRaw === '' ? 'a role name cannot be empty' : `parsing Text failed, expected String, but encountered ${aesonType(defaultRaw)}`;
+    const why = defaultRaw === '' ? 'a role name cannot be empty' : `parsing Text failed, expected String, but encountered ${jsonTypeName(defaultRaw)}`;
     throw invalidClaims(`invalid ${DEFAULT_ROLE_CLAIM}; should be a single role name: ${why}`);
   }
   const role = requestedRole ?? defaultRaw;
@@ -102,7 +86,7 @@ export function sessionFromClaims(claims: Map<string, unknown>, requestedRole: s
   for (const [k, v] of claims) {
     if (k === ALLOWED_ROLES_CLAIM || k === DEFAULT_ROLE_CLAIM || k === 'x-svc-role') continue;
     if (typeof v !== 'string') {
-      throw invalidClaims(`invalid x-svc-* claims: ${k} should be a string: parsing Text failed, expected String, but encountered ${aesonType(v)}`);
+      throw invalidClaims(`invalid x-svc-* claims: ${k} should be a string: parsing Text failed, expected String, but encountered ${jsonTypeName(v)}`);
     }
     vars[k] = v;
   }

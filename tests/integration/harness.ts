@@ -131,3 +131,10 @@ export async function startTestEngine(opts: TestEngineOptions = {}): Promise<Tes
 async function dropDatabase(name: string): Promise<void> {
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`));
 }
+
+/** A database of its own on the test server (`t_<prefix>_<random>`): its URL and how to drop it. */
+export async function createTestDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `t_${prefix}_${randomBytes(5).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(name)}`));
+  return { url: databaseUrlFor(name), drop: () => dropDatabase(name) };
+}

@@ -5,33 +5,22 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { ApiError, roleSession } from '../../src/core/index.js';
 import { createDb, statementName, type Db } from '../../src/execution/index.js';
+import { createTestDatabase } from './harness.js';
 
-const maintenance = process.env.SVC_TEST_DATABASE_URL;
-const dbName = 't_db_' + randomBytes(5).toString('hex');
 let db: Db;
+let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 
 before(async () => {
-  assert.ok(maintenance, 'SVC_TEST_DATABASE_URL must be set (run through npm test)');
-  const c = new pg.Client({ connectionString: maintenance });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${dbName}`);
-  await c.end();
-  const u = new URL(maintenance);
-  u.pathname = '/' + dbName;
-  db = createDb(u.toString(), 4);
+  testDb = await createTestDatabase('db');
+  db = createDb(testDb.url, 4);
   await db.query('CREATE TABLE author (id serial PRIMARY KEY, name text UNIQUE NOT NULL, score numeric)');
 });
 
 after(async () => {
   await db?.close();
-  const c = new pg.Client({ connectionString: maintenance });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await c.end();
+  await testDb?.drop();
 });
 
 test('queryJsonText returns the json column exactly as Postgres wrote it', async () => {

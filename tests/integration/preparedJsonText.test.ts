@@ -5,34 +5,23 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { ApiError } from '../../src/core/index.js';
 import { createDb, statementName, type Db } from '../../src/execution/index.js';
+import { createTestDatabase } from './harness.js';
 
-const maintenance = process.env.SVC_TEST_DATABASE_URL;
-const dbName = 't_pjt_' + randomBytes(5).toString('hex');
 let db: Db;
+let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 
 before(async () => {
-  assert.ok(maintenance, 'SVC_TEST_DATABASE_URL must be set (run through npm test)');
-  const c = new pg.Client({ connectionString: maintenance });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${dbName}`);
-  await c.end();
-  const u = new URL(maintenance);
-  u.pathname = '/' + dbName;
-  db = createDb(u.toString(), 2);
+  testDb = await createTestDatabase('pjt');
+  db = createDb(testDb.url, 2);
   await db.query('CREATE TABLE item (id int PRIMARY KEY, label text NOT NULL)');
   await db.query("INSERT INTO item SELECT g, 'item ' || g FROM generate_series(1, 100) g");
 });
 
 after(async () => {
   await db?.close();
-  const c = new pg.Client({ connectionString: maintenance });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await c.end();
+  await testDb?.drop();
 });
 
 const prepare = { prepare: true };

@@ -17,31 +17,18 @@
  * order and adds what passes). Without either flag, exits 1 when any case fails; with `--baseline`,
  * exits 1 on a regression. Exits 1 when an engine does not start; prints each runner's summary.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { parseArgs, runOnFreshEngine } from './conformanceEngine.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-const arg = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const pgUrl = arg('--pg-url', process.env.SVC_TEST_DATABASE_URL ?? process.env.SVC_GRAPHQL_DATABASE_URL);
+const { arg, runner, baseline, ratchet, pgUrl } = parseArgs();
 const port = Number(arg('--port', '18155'));
-const runner = resolve(root, arg('--runner', '../shared/conformance/run.mjs'));
-const baseline = arg('--baseline');
-const updateBaseline = arg('--update-baseline');
-const ratchet = baseline ? ['--baseline', resolve(baseline)] : updateBaseline ? ['--update-baseline', resolve(updateBaseline)] : [];
 if (!pgUrl) {
   console.error('usage: authConformance.mjs --pg-url <postgres maintenance URL> [--port N] [--runner path/to/run.mjs]');
   process.exit(1);
 }
 
-const ADMIN = 'conformance-admin-secret';
 const KEY = randomBytes(32).toString('hex');
 const AUD = 'hasura-test-suite';
 const ISS = 'https://issuer.svc.test';
@@ -57,64 +44,17 @@ const RUNS = [
   { name: 'jwt+issuer', secret: { type: 'HS256', key: KEY, issuer: ISS }, runner: ['--jwt-issuer', ISS, '--only', 'auth/jwt/jwt_valid_issuer,auth/jwt/jwt_invalid_issuer'] },
 ];
 
-async function withAdmin(fn) {
-  const c = new pg.Client({ connectionString: pgUrl });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-async function waitHealthy(url, child, ms = 60_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (child.exitCode !== null) return false;
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return true;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  return false;
-}
-
 let failed = false;
 for (const run of RUNS) {
-  const db = `conf_auth_${randomBytes(4).toString('hex')}`;
-  await withAdmin((c) => c.query(`CREATE DATABASE ${db}`));
-  const u = new URL(pgUrl);
-  u.pathname = `/${db}`;
-  const log = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      SVC_GRAPHQL_DATABASE_URL: u.toString(),
-      SVC_GRAPHQL_SERVER_PORT: String(port),
-      SVC_GRAPHQL_ADMIN_SECRET: ADMIN,
-      SVC_GRAPHQL_JWT_SECRET: JSON.stringify(run.secret),
-      SVC_GRAPHQL_STRINGIFY_NUMERIC_TYPES: 'true',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const ok = await runOnFreshEngine({
+    name: run.name,
+    pgUrl,
+    port,
+    runner,
+    env: { SVC_GRAPHQL_JWT_SECRET: JSON.stringify(run.secret) },
+    runnerArgs: ['--jwt-key', KEY, ...run.runner, ...ratchet],
+    strict: !baseline,
   });
-  child.stdout.on('data', (d) => log.push(d));
-  child.stderr.on('data', (d) => log.push(d));
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    if (!(await waitHealthy(url, child))) {
-      console.error(`FAIL ${run.name}: engine did not start\n${Buffer.concat(log).toString().slice(-2000)}`);
-      failed = true;
-      continue;
-    }
-    const r = spawnSync(process.execPath, [runner, '--url', url, '--admin-secret', ADMIN, '--jwt-key', KEY, ...run.runner, ...ratchet], { encoding: 'utf8' });
-    process.stdout.write(`--- ${run.name}\n${r.stdout}${r.stderr}`);
-    const m = /conformance: (\d+) passed, (\d+) failed/.exec(r.stdout);
-    if (r.status !== 0 || !m || (!baseline && Number(m[2]) > 0)) failed = true;
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-    await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
-  }
+  if (!ok) failed = true;
 }
 process.exit(failed ? 1 : 0);

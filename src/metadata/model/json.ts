@@ -3,25 +3,11 @@
  * `expected Object, encountered String`, `key "table" not found`. Every decoder takes the JSON
  * path of the value it reads and throws a `parse-failed` ApiError pointing there.
  */
-import { ApiError, pathKey } from '../../core/index.js';
+import { ApiError, jsonTypeName, pathKey } from '../../core/index.js';
 
 export type JsonObject = Record<string, unknown>;
 
-/** aeson's name for a JSON value's type. */
-export function jsonTypeName(v: unknown): string {
-  if (v === null || v === undefined) return 'Null';
-  if (Array.isArray(v)) return 'Array';
-  switch (typeof v) {
-    case 'string':
-      return 'String';
-    case 'number':
-      return 'Number';
-    case 'boolean':
-      return 'Boolean';
-    default:
-      return 'Object';
-  }
-}
+export { jsonTypeName };
 
 export const parseError = (message: string, path: string): ApiError => new ApiError('parse-failed', message, { path });
 
