@@ -31,6 +31,8 @@ export interface EngineContext {
   logger: Logger;
   state: AppState;
   version: string;
+  /** The database URL in use: the configured one, or the embedded Postgres's (pg_dump needs it). */
+  databaseUrl: string;
 }
 
 /**

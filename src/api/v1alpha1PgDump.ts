@@ -6,10 +6,11 @@
  *
  * The connection goes through PG* environment variables, never argv, so the password does not
  * show in the process list; options that would redirect the dump (`-f`, `-d`, `-h`, `-p`, `-U`)
- * are refused. The binary: `SVC_GRAPHQL_PG_DUMP_PATH`, else the newest
- * /usr/lib/postgresql/<v>/bin/pg_dump, else `pg_dump` on PATH; none → a clear 500.
+ * are refused. The binary: `SVC_GRAPHQL_PG_DUMP_PATH`, else the newest of
+ * /usr/lib/postgresql/<v>/bin/pg_dump and `pg_dump` on PATH; none, or none as new as the server's
+ * major version (the embedded Postgres is 17) → a clear 500 saying what to install.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ApiError } from '../core/index.js';
@@ -34,13 +35,11 @@ export const v1alpha1PgDump: Handler = async (req, ctx) => {
     const session = await resolveSession(req.headers, ctx.config, req.body);
     if (!session.isAdmin) throw new ApiError('access-denied', 'you have to be admin to access this endpoint');
     const { opts, clean } = parseBody(req.body);
-    const url = (ctx as { databaseUrl?: string }).databaseUrl ?? ctx.config.databaseUrl;
-    if (!url) throw new ApiError('unexpected', 'pg_dump needs the database URL, which this engine does not know', { status: 500 });
-    const binary = findPgDump();
-    if (!binary) {
-      throw new ApiError('unexpected', 'pg_dump is not available: no pg_dump binary was found (set SVC_GRAPHQL_PG_DUMP_PATH, or install the PostgreSQL client tools of the server\'s major version)', { status: 500 });
-    }
-    const out = await runPgDump(binary, url, opts);
+    const url = ctx.databaseUrl;
+    const server = await ctx.db.query('SHOW server_version_num');
+    const serverMajor = Math.floor(Number((server.rows[0] as { server_version_num: string }).server_version_num) / 10000);
+    const binary = choosePgDump(serverMajor);
+    const out = await runPgDump(binary.path, url, opts);
     const body = clean ? cleanOutput(out.toString('utf8')) : out;
     return { status: 200, headers: { 'content-type': 'application/sql; charset=utf-8' }, body, log: { role: session.role } };
   } catch (e) {
@@ -64,23 +63,67 @@ function parseBody(raw: Buffer): { opts: string[]; clean: boolean } {
   return { opts: opts as string[], clean: clean_output === true };
 }
 
-/** The pg_dump to run, or undefined. */
-export function findPgDump(): string | undefined {
+/** A pg_dump binary and its major version. */
+export interface PgDumpBinary {
+  path: string;
+  major: number;
+}
+
+const majors = new Map<string, number | undefined>();
+
+/** The major version `path --version` reports (cached), or undefined when it does not run. */
+function majorOf(path: string): number | undefined {
+  if (!majors.has(path)) {
+    const r = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+    const m = r.status === 0 ? /\b(\d+)(?:\.\d+)?/.exec(r.stdout) : null;
+    majors.set(path, m ? Number(m[1]) : undefined);
+  }
+  return majors.get(path);
+}
+
+/**
+ * The pg_dump binaries this engine may run, newest first: `SVC_GRAPHQL_PG_DUMP_PATH` alone when set,
+ * else /usr/lib/postgresql/<v>/bin/pg_dump and `pg_dump` on PATH.
+ */
+export function pgDumpCandidates(): PgDumpBinary[] {
   const explicit = process.env.SVC_GRAPHQL_PG_DUMP_PATH;
-  if (explicit) return existsSync(explicit) ? explicit : undefined;
-  const root = '/usr/lib/postgresql';
-  if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+(\.\d+)?$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    for (const v of versions) {
-      const p = join(root, v, 'bin', 'pg_dump');
-      if (existsSync(p)) return p;
+  const paths: string[] = [];
+  if (explicit) {
+    if (existsSync(explicit)) paths.push(explicit);
+  } else {
+    const root = '/usr/lib/postgresql';
+    if (existsSync(root)) {
+      for (const v of readdirSync(root)) {
+        const p = join(root, v, 'bin', 'pg_dump');
+        if (existsSync(p)) paths.push(p);
+      }
+    }
+    for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+      const p = join(dir, 'pg_dump');
+      if (dir && existsSync(p)) paths.push(p);
     }
   }
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const p = join(dir, 'pg_dump');
-    if (dir && existsSync(p)) return p;
+  const found: PgDumpBinary[] = [];
+  for (const path of new Set(paths)) {
+    const major = majorOf(path);
+    if (major !== undefined) found.push({ path, major });
   }
-  return undefined;
+  return found.sort((a, b) => b.major - a.major);
+}
+
+/**
+ * The pg_dump to run against a server of major version `serverMajor`: the newest candidate, which
+ * must be at least that version (pg_dump refuses newer servers). Otherwise a clear 500 saying what
+ * was found and how to fix it.
+ */
+export function choosePgDump(serverMajor: number): PgDumpBinary {
+  const [best] = pgDumpCandidates();
+  const fix = `install the PostgreSQL ${serverMajor} (or newer) client tools and set SVC_GRAPHQL_PG_DUMP_PATH to their pg_dump`;
+  if (!best) throw new ApiError('unexpected', `pg_dump is not available: no pg_dump binary was found (${fix})`, { status: 500 });
+  if (best.major < serverMajor) {
+    throw new ApiError('unexpected', `pg_dump is not available: the database runs PostgreSQL ${serverMajor} but the newest pg_dump found (${best.path}) is version ${best.major}, and pg_dump cannot dump a newer server (${fix})`, { status: 500 });
+  }
+  return best;
 }
 
 function pgEnv(url: string): NodeJS.ProcessEnv {

@@ -90,7 +90,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const sync = startSchemaSync(databaseUrl, db, state, logger);
     undo.push(() => sync.stop());
     await sync.ready;
-    const ctx: EngineContext = { config, db, logger, state, version };
+    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl };
 
     const startWorkers = (api as Record<string, unknown>).startWorkers as StartWorkers | undefined;
     if (typeof startWorkers === 'function') {

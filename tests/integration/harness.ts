@@ -65,9 +65,11 @@ function databaseUrlFor(name: string): string {
 
 export async function startTestEngine(opts: TestEngineOptions = {}): Promise<TestEngine> {
   const { env = {}, ...overrides } = opts;
+  // A given databaseUrl is used as it is (and not dropped); otherwise a fresh database per engine.
+  const own = overrides.databaseUrl === undefined;
   const dbName = 't_' + randomBytes(6).toString('hex');
-  await admin((c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(dbName)}`));
-  const databaseUrl = databaseUrlFor(dbName);
+  if (own) await admin((c) => c.query(`CREATE DATABASE ${c.escapeIdentifier(dbName)}`));
+  const databaseUrl = overrides.databaseUrl ?? databaseUrlFor(dbName);
   const base = loadConfig([], env);
   const config: ServerConfig = Object.freeze({
     ...base,
@@ -82,7 +84,7 @@ export async function startTestEngine(opts: TestEngineOptions = {}): Promise<Tes
   try {
     engine = await startEngine(config, { logger });
   } catch (err) {
-    await dropDatabase(dbName);
+    if (own) await dropDatabase(dbName);
     throw err;
   }
 
@@ -123,7 +125,7 @@ export async function startTestEngine(opts: TestEngineOptions = {}): Promise<Tes
     stop: () =>
       (stopped ??= (async () => {
         await engine.stop();
-        await dropDatabase(dbName);
+        if (own) await dropDatabase(dbName);
       })()),
   };
 }
