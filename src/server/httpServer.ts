@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { ApiError } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { corsPolicy, PREFLIGHT_MAX_AGE } from './cors.js';
+import { corsPolicy, originAllowed, PREFLIGHT_MAX_AGE } from './cors.js';
 import { readBody, BODY_LIMIT } from './readBody.js';
 import { writeHttpLog } from './httpLog.js';
 import { buildRouteTable, wsHandlerOf, WS_PATHS } from './routes.js';
@@ -147,6 +147,14 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
     const path = pathOf(req.url ?? '/');
     if (!wss || !wsHandler || closing || !WS_PATHS.includes(path)) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    // As Hasura: with CORS domains configured, a browser handshake from another origin is refused.
+    const origin = req.headers.origin;
+    if (!config.disableCors && origin !== undefined && !originAllowed(origin, config.corsDomain)) {
+      const body = JSON.stringify({ path: '$', error: 'received origin header does not match configured CORS domains', code: 'access-denied' });
+      socket.end(`HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      logger.info({ type: 'websocket', path, origin }, 'websocket handshake refused: origin not allowed');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
