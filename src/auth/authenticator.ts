@@ -11,7 +11,7 @@
  * JWT or the webhook without an admin secret, both together, or an unauthorized role with the
  * webhook refuse to start (`AuthConfigError`, one line).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, roleSession, sessionVarsFrom, ADMIN_ROLE } from '../core/index.js';
 import type { Session } from '../core/index.js';
@@ -71,7 +71,11 @@ export interface AuthenticatorOptions {
   now?: () => number;
 }
 
-const hashSecret = (s: string): Buffer => createHash('sha512').update(s, 'utf8').digest();
+/**
+ * Digest used to compare admin secrets in constant time: the configured secret is hashed once at
+ * start-up, the presented one per request with the one-shot `crypto.hash` (no Hash object).
+ */
+const hashSecret = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /** Validates the auth part of the config and builds the authenticator; throws `AuthConfigError`. */
 export async function createAuthenticator(config: ServerConfig, logger: AuthLogger = silentLogger, opts: AuthenticatorOptions = {}): Promise<Authenticator> {

@@ -20,7 +20,7 @@ import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { createAppState, migrateCatalog, startSchemaSync } from '../metadata/index.js';
+import { createAppState, migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger } from './logger.js';
 
@@ -29,6 +29,8 @@ export interface StartEngineOptions {
   logger?: Logger;
   /** Extra flags for the embedded Postgres (e.g. `['-c', 'fsync=off']`). */
   embeddedPostgresFlags?: string[];
+  /** Reconnect delays of the schema-sync listener (tests shorten them). */
+  schemaSync?: SchemaSyncOptions;
 }
 
 export interface EngineHandle {
@@ -87,7 +89,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await migrateCatalog(db);
     const state = await createAppState(db, config, logger);
     // Other engines on the same database announce metadata changes; rebuild when they do.
-    const sync = startSchemaSync(databaseUrl, db, state, logger);
+    const sync = startSchemaSync(databaseUrl, db, state, logger, options.schemaSync);
     undo.push(() => sync.stop());
     await sync.ready;
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl };

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { loadConfig, startEngine, type EngineHandle, type ServerConfig } from '../../src/index.js';
+import { loadConfig, startEngine, type EngineHandle, type ServerConfig, type StartEngineOptions } from '../../src/index.js';
 import { createLogger, silentLogger } from '../../src/server/index.js';
 
 export interface HttpResult {
@@ -39,7 +39,7 @@ export interface TestEngine {
   stop(): Promise<void>;
 }
 
-export type TestEngineOptions = Partial<ServerConfig> & { env?: Record<string, string> };
+export type TestEngineOptions = Partial<ServerConfig> & { env?: Record<string, string>; startOptions?: StartEngineOptions };
 
 function maintenanceUrl(): string {
   const url = process.env.SVC_TEST_DATABASE_URL;
@@ -64,7 +64,7 @@ function databaseUrlFor(name: string): string {
 }
 
 export async function startTestEngine(opts: TestEngineOptions = {}): Promise<TestEngine> {
-  const { env = {}, ...overrides } = opts;
+  const { env = {}, startOptions = {}, ...overrides } = opts;
   // A given databaseUrl is used as it is (and not dropped); otherwise a fresh database per engine.
   const own = overrides.databaseUrl === undefined;
   const dbName = 't_' + randomBytes(6).toString('hex');
@@ -82,7 +82,7 @@ export async function startTestEngine(opts: TestEngineOptions = {}): Promise<Tes
   const logger = process.env.SVC_TEST_LOG ? createLogger(config.logLevel, 2) : silentLogger();
   let engine: EngineHandle;
   try {
-    engine = await startEngine(config, { logger });
+    engine = await startEngine(config, { logger, ...startOptions });
   } catch (err) {
     if (own) await dropDatabase(dbName);
     throw err;
