@@ -11,7 +11,7 @@
 import { execute } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import type { DbClient } from '../execution/index.js';
+import type { DbClient, JsonFrame } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams } from '../sql/index.js';
@@ -32,14 +32,35 @@ export function registerOperationExecutor(kind: 'mutation' | 'query' | 'subscrip
 }
 
 export interface GraphqlResult {
-  /** `{"data":...}` or `{"errors":[...]}` as JSON text. */
-  body: string;
+  /**
+   * `{"data":...}` or `{"errors":[...]}` as JSON text; over HTTP a one-statement answer is a Buffer
+   * holding the bytes Postgres sent inside the `data` frame (never decoded to a string).
+   */
+  body: string | Buffer;
   /** The error's own status (used by /v1alpha1/graphql), or 200. */
   status: number;
   error?: ApiError;
 }
 
-/** The response of one request. */
+const DATA_OPEN = Buffer.from('{"data":');
+const CLOSE_1 = Buffer.from('}');
+const CLOSE_2 = Buffer.from('}}');
+const COMBINED_FRAME: JsonFrame = { prefix: DATA_OPEN, suffix: CLOSE_1 };
+/** `{"data":{"<alias>":` … `}}` per compiled operation with one SQL root field. */
+const fieldFrames = new WeakMap<CompiledOperation, JsonFrame>();
+
+function fieldFrame(compiled: CompiledOperation, alias: string): JsonFrame {
+  let frame = fieldFrames.get(compiled);
+  if (frame === undefined) {
+    frame = { prefix: Buffer.from(`{"data":{${JSON.stringify(alias)}:`), suffix: CLOSE_2 };
+    fieldFrames.set(compiled, frame);
+  }
+  return frame;
+}
+
+/** The response of one request (over WebSockets the body is always a string). */
+export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'ws'): Promise<GraphqlResult & { body: string }>;
+export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport?: 'http'): Promise<GraphqlResult>;
 export async function executeGraphql(
   ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'http' | 'ws' = 'http',
 ): Promise<GraphqlResult> {
@@ -54,11 +75,19 @@ export async function executeGraphql(
     if (compiled.kind === 'subscription' && transport === 'http') {
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
     }
+    const prepare = ctx.config.usePreparedStatements !== false;
     if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
       const params = resolveParams(compiled.combined.params, variables, session);
       phase.inDb = true;
-      const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare: ctx.config.usePreparedStatements !== false });
+      if (transport === 'http') return { body: await ctx.db.queryJsonFramed(compiled.combined.text, params, COMBINED_FRAME, { prepare }), status: 200 };
+      const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
       return { body: `{"data":${text ?? 'null'}}`, status: 200 };
+    }
+    const only = compiled.fields.length === 1 ? compiled.fields[0] : undefined;
+    if (only?.kind === 'sql' && !compiled.introspection && transport === 'http') {
+      const params = resolveParams(only.params, variables, session);
+      phase.inDb = true;
+      return { body: await ctx.db.queryJsonFramed(only.text, params, fieldFrame(compiled, only.alias), { prepare }), status: 200 };
     }
     const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase);
     const body = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}}`;

@@ -11,6 +11,10 @@ import type { Handler, HttpResponse } from '../server/types.js';
 import { errorResult, executeGraphql, type GraphqlResult } from './executeGraphql.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+const OPEN_BRACKET = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE_BRACKET = Buffer.from(']');
+const EMPTY_BATCH = Buffer.from('[]');
 
 export const v1Graphql: Handler = async (req, ctx) => {
   const realStatus = req.path.startsWith('/v1alpha1/');
@@ -44,9 +48,14 @@ export const v1Graphql: Handler = async (req, ctx) => {
     } catch (e) {
       return respond(errorResult(ctx, e), log);
     }
-    const bodies: string[] = [];
-    for (const r of requests) bodies.push((await executeGraphql(ctx, session, r)).body);
-    return { status: 200, headers: JSON_HEADERS, body: `[${bodies.join(',')}]`, log };
+    const parts: Buffer[] = [];
+    for (const r of requests) {
+      parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
+      const { body } = await executeGraphql(ctx, session, r);
+      parts.push(typeof body === 'string' ? Buffer.from(body) : body);
+    }
+    parts.push(parts.length === 0 ? EMPTY_BATCH : CLOSE_BRACKET);
+    return { status: 200, headers: JSON_HEADERS, body: Buffer.concat(parts), log };
   }
   let request: GraphqlRequest;
   try {

@@ -7,6 +7,7 @@
  *   so response JSON built by Postgres is never parsed in Node. With `prepare: true` the statement
  *   gets a name derived from a hash of its text, is parsed once per connection and then runs as
  *   Bind + Execute + Sync through `JsonTextQuery` (no Describe, no pg.Result per execution).
+ *   `queryJsonFramed` is the same with the response's frame around the bytes Postgres sent.
  * - `transaction` opens the transaction and sets the session variables in ONE round trip:
  *   `BEGIN …; SELECT set_config('svc.user', '<json>', true)` (the JSON is escaped as a literal).
  * - `queryRaw` (run_sql) uses the simple-query protocol, so one text may hold several statements;
@@ -22,6 +23,7 @@ import { Lru } from '../lib/index.js';
 import type { Db, DbClient, QueryResultRows } from './db.js';
 import { isPgServerError, pgErrorToApiError } from './pgError.js';
 import { JsonTextQuery } from './jsonTextQuery.js';
+import { frameText, type JsonFrame } from './dataRowBytes.js';
 
 export interface CreateDbOptions {
   /** Called with errors of idle pooled connections (e.g. the server went away). */
@@ -113,10 +115,26 @@ function runJsonTextPrepared(q: Queryable, text: string, values: unknown[]): Pro
   return new Promise((resolve, reject) => {
     const query = new JsonTextQuery(statementName(text), text, values, (err, value) => {
       if (err) reject(pgErrorToApiError(err, { statement: text, args: values, prepared: true }));
-      else resolve(value);
+      else resolve(value as string | null);
     });
     q.query(query as unknown as pg.Submittable);
   });
+}
+
+/** The prepared fast path answering the framed bytes (one Buffer, no string in between). */
+function runJsonFramedPrepared(q: Queryable, text: string, values: unknown[], frame: JsonFrame): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const query = new JsonTextQuery(statementName(text), text, values, (err, value) => {
+      if (err) reject(pgErrorToApiError(err, { statement: text, args: values, prepared: true }));
+      else resolve(value as Buffer);
+    }, frame);
+    q.query(query as unknown as pg.Submittable);
+  });
+}
+
+async function runJsonFramed(q: Queryable, text: string, values: unknown[], frame: JsonFrame, prepare?: boolean): Promise<Buffer> {
+  if (prepare) return runJsonFramedPrepared(q, text, values, frame);
+  return frameText(await runJsonText(q, text, values, false), frame);
 }
 
 type RawResult = Awaited<ReturnType<DbClient['queryRaw']>>;
@@ -143,6 +161,8 @@ function clientOf(c: pg.PoolClient): DbClient & { dirty: boolean } {
     dirty: false,
     query: (text: string, values?: unknown[]) => runQuery(c, text, values),
     queryJsonText: (text: string, values: unknown[], opts?: { prepare?: boolean }) => runJsonText(c, text, values, opts?.prepare),
+    queryJsonFramed: (text: string, values: unknown[], frame: JsonFrame, opts?: { prepare?: boolean }) =>
+      runJsonFramed(c, text, values, frame, opts?.prepare),
     queryRaw: (text: string) => {
       wrapped.dirty = true;
       return runRaw(c, text);
@@ -219,9 +239,21 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     }
   };
 
+  /** The same for the framed bytes (the /v1/graphql response body). */
+  const preparedJsonFramed = async (text: string, values: unknown[], frame: JsonFrame): Promise<Buffer> => {
+    const c = await checkout();
+    try {
+      return await runJsonFramedPrepared(c, text, values, frame);
+    } finally {
+      release(c, false);
+    }
+  };
+
   const db: Db = {
     query: (text, values) => onConnection((c) => runQuery(c, text, values)),
     queryJsonText: (text, values, opts) => (opts?.prepare ? preparedJsonText(text, values) : onConnection((c) => runJsonText(c, text, values, false))),
+    queryJsonFramed: (text, values, frame, opts) =>
+      opts?.prepare ? preparedJsonFramed(text, values, frame) : onConnection((c) => runJsonFramed(c, text, values, frame, false)),
     async queryRaw(text) {
       const c = await checkout();
       try {

@@ -4,6 +4,7 @@
  * statements that build the response), so the engine passes them through without re-parsing.
  */
 import type { Session } from '../core/index.js';
+import type { JsonFrame } from './dataRowBytes.js';
 
 export interface QueryResultRows {
   rows: Record<string, unknown>[];
@@ -18,6 +19,11 @@ export interface DbClient {
   query(text: string, values?: unknown[]): Promise<QueryResultRows>;
   /** Runs a statement that returns one row with one json column; returns that column's raw text (or null). */
   queryJsonText(text: string, values: unknown[], opts?: { prepare?: boolean }): Promise<string | null>;
+  /**
+   * Like `queryJsonText`, but answers `frame.prefix` + the column's bytes (`null` for SQL NULL or no
+   * row) + `frame.suffix` as one Buffer, the JSON never decoded to a string: the HTTP response body.
+   */
+  queryJsonFramed(text: string, values: unknown[], frame: JsonFrame, opts?: { prepare?: boolean }): Promise<Buffer>;
   /** Runs SQL text as-is (may contain several statements); rows as arrays of text values, for run_sql. */
   queryRaw(text: string): Promise<Array<{ command: string; fields: string[]; rows: Array<Array<string | null>> }>>;
 }

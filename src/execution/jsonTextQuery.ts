@@ -6,13 +6,15 @@
  * parses the RowDescription on every execution. Here the statement is parsed once per connection
  * (the same `parsedStatements` bookkeeping pg uses, so pg's own queries and this one share it), and
  * each execution is Bind + Execute + Sync: no Describe, the DataRow's first field (text format) is
- * the answer, handed over as the string node-postgres decoded — never parsed as JSON in Node.
+ * the answer, handed over as the string node-postgres decoded — never parsed as JSON in Node — or,
+ * with a `frame`, as one Buffer holding prefix + the bytes Postgres sent + suffix (dataRowBytes.ts).
  *
  * Errors (Postgres ErrorResponse, a broken connection) settle it with the error objects `pg.Query`
  * would give; a parameter that cannot be serialized fails before anything but a Sync is sent, so
  * the connection stays usable.
  */
 import { createRequire } from 'node:module';
+import { frameText, framedFirstField, type JsonFrame } from './dataRowBytes.js';
 
 /** The parts of node-postgres' internal Connection this submittable drives. */
 interface PgConnection {
@@ -28,12 +30,15 @@ interface PgConnection {
 /** node-postgres' own parameter serializer (dates, buffers, arrays, objects as JSON...), as pg.Query binds. */
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (v: unknown) => string | Buffer | null };
 
-/** A submittable for `client.query(...)`: resolves with the first column of the first row (or null). */
+/**
+ * A submittable for `client.query(...)`: settles with the first column of the first row (or null),
+ * or with that column framed as one Buffer when a `frame` is given (SQL NULL or no row: `null`).
+ */
 export class JsonTextQuery {
   /** pg reads these (named statement bookkeeping, error cleanup). */
   readonly name: string;
   readonly text: string;
-  private value: string | null = null;
+  private value: string | Buffer | null = null;
   private gotRow = false;
   private error: Error | undefined;
   private settled = false;
@@ -42,7 +47,8 @@ export class JsonTextQuery {
     name: string,
     text: string,
     private readonly values: readonly unknown[],
-    private readonly done: (err: Error | undefined, value: string | null) => void,
+    private readonly done: (err: Error | undefined, value: string | Buffer | null) => void,
+    private readonly frame?: JsonFrame,
   ) {
     this.name = name;
     this.text = text;
@@ -83,7 +89,8 @@ export class JsonTextQuery {
   handleDataRow(msg: { fields: Array<string | null> }): void {
     if (this.gotRow) return;
     this.gotRow = true;
-    this.value = msg.fields[0] ?? null;
+    if (this.frame) this.value = framedFirstField(msg, this.frame) ?? frameText(msg.fields[0] ?? null, this.frame);
+    else this.value = msg.fields[0] ?? null;
   }
 
   handleCommandComplete(): void {}
@@ -109,6 +116,7 @@ export class JsonTextQuery {
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
-    this.done(this.error, this.error ? null : this.value);
+    if (this.error) this.done(this.error, null);
+    else this.done(undefined, this.frame && !this.gotRow ? frameText(null, this.frame) : this.value);
   }
 }
