@@ -77,6 +77,21 @@ export interface AuthenticatorOptions {
  */
 const hashSecret = (s: string): Buffer => hash('sha256', s, 'buffer');
 
+/**
+ * The `x-svc-*` headers as session variables, without the admin secret (`x-svc-admin-secret`,
+ * or the older `x-svc-access-key`), which is returned apart. Built without `delete`, which would
+ * turn the object into a slow dictionary on every request.
+ */
+function sessionHeaders(headers: IncomingHttpHeaders | Record<string, string>): { vars: Record<string, string>; sentSecret: string | undefined } {
+  const all = sessionVarsFrom(headers);
+  const secret = all['x-svc-admin-secret'];
+  const accessKey = all['x-svc-access-key'];
+  if (secret === undefined && accessKey === undefined) return { vars: all, sentSecret: undefined };
+  const vars: Record<string, string> = {};
+  for (const k in all) if (k !== 'x-svc-admin-secret' && k !== 'x-svc-access-key') vars[k] = all[k]!;
+  return { vars, sentSecret: secret ?? accessKey };
+}
+
 /** Validates the auth part of the config and builds the authenticator; throws `AuthConfigError`. */
 export async function createAuthenticator(config: ServerConfig, logger: AuthLogger = silentLogger, opts: AuthenticatorOptions = {}): Promise<Authenticator> {
   const hasSecret = config.adminSecret !== undefined && config.adminSecret !== '';
@@ -130,10 +145,7 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
   const expiredStatus = config.jwtExpiredStatus === 401 ? 401 : 400;
 
   async function authenticate(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
-    const vars = sessionVarsFrom(headers);
-    const sentSecret = vars['x-svc-admin-secret'] ?? vars['x-svc-access-key'];
-    delete vars['x-svc-admin-secret'];
-    delete vars['x-svc-access-key'];
+    const { vars, sentSecret } = sessionHeaders(headers);
     const requestedRole = vars['x-svc-role'];
     if (!secretHash) return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
     if (sentSecret !== undefined) {

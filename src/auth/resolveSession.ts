@@ -16,6 +16,9 @@ import type { AuthInfo, AuthResult, Authenticator, AuthenticatorOptions } from '
 import type { AuthLogger } from './authLogger.js';
 
 const byConfig = new WeakMap<ServerConfig, Promise<Authenticator>>();
+/** Authenticators already built, so a request does not wait on (or chain onto) the build promise. */
+const ready = new WeakMap<ServerConfig, Authenticator>();
+
 
 /**
  * Builds the authenticator for `config` (validating it; throws a one-line `AuthConfigError` the
@@ -24,6 +27,7 @@ const byConfig = new WeakMap<ServerConfig, Promise<Authenticator>>();
 export function createAuthenticator(config: ServerConfig, logger?: AuthLogger, opts?: AuthenticatorOptions): Promise<Authenticator> {
   const p = buildAuthenticator(config, logger, opts);
   byConfig.set(config, p);
+  ready.delete(config);
   p.catch(() => byConfig.delete(config));
   return p;
 }
@@ -31,13 +35,21 @@ export function createAuthenticator(config: ServerConfig, logger?: AuthLogger, o
 function authenticatorFor(config: ServerConfig): Promise<Authenticator> {
   let p = byConfig.get(config);
   if (!p) p = createAuthenticator(config);
-  return p.catch((e: unknown) => {
-    throw e instanceof ApiError ? e : new ApiError('unexpected', 'authentication is not configured correctly', { status: 500, internal: String(e) });
-  });
+  return p.then(
+    (a) => {
+      if (byConfig.get(config) === p) ready.set(config, a);
+      return a;
+    },
+    (e: unknown) => {
+      throw e instanceof ApiError ? e : new ApiError('unexpected', 'authentication is not configured correctly', { status: 500, internal: String(e) });
+    },
+  );
 }
 
 /** The request's session; throws `ApiError`s (access-denied, invalid-jwt, invalid-headers, …). */
 export async function resolveSession(headers: IncomingHttpHeaders | Record<string, string>, config: ServerConfig, requestBody?: unknown): Promise<Session> {
+  const built = ready.get(config);
+  if (built) return built.resolveSession(headers, requestBody);
   return (await authenticatorFor(config)).resolveSession(headers, requestBody);
 }
 

@@ -23,9 +23,11 @@ export function roleSession(role: string, vars: Record<string, string>): Session
 /** Picks the `x-svc-*` entries of a header-like record, lower-casing names. */
 export function sessionVarsFrom(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
+  for (const k in headers) {
     const key = k.toLowerCase();
-    if (key.startsWith(SESSION_PREFIX) && v !== undefined) out[key] = Array.isArray(v) ? v.join(',') : v;
+    if (!key.startsWith(SESSION_PREFIX)) continue;
+    const v = headers[k];
+    if (v !== undefined) out[key] = Array.isArray(v) ? v.join(',') : v;
   }
   return out;
 }

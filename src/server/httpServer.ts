@@ -69,10 +69,14 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
     if (!handler) return { status: 405, headers: { allow: [...methods.keys()].join(', ') }, body: METHOD_NOT_ALLOWED_BODY };
     const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, BODY_LIMIT);
     const q = url.indexOf('?');
+    let query: URLSearchParams | undefined;
     const rc: RequestContext = {
       method,
       path,
-      query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)),
+      // Parsed only for the handlers that read it (most requests have no query string).
+      get query() {
+        return (query ??= new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
+      },
       headers: req.headers,
       body,
       requestId,
