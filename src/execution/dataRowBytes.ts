@@ -15,8 +15,11 @@
  * parser may reuse that buffer for the next chunk). `framedFirstField` copies the first field while
  * the message is being dispatched. If pg-protocol's internals are not what this expects, nothing is
  * patched and `framedFirstField` returns undefined: callers then frame the decoded string instead.
+ * The framed Buffer comes from lib/bufferPool: whoever writes it out may give it back with
+ * `releaseBuffer` once the socket has taken the bytes.
  */
 import { createRequire } from 'node:module';
+import { acquireBuffer } from '../lib/index.js';
 
 /** Bytes written before and after the JSON text of a response. */
 export interface JsonFrame {
@@ -74,7 +77,7 @@ class LazyDataRow {
     const len = this.fieldCount > 0 ? bytes.readInt32BE(this.offset + 2) : -1;
     const start = this.offset + 6;
     const bodyLength = len < 0 ? NULL_JSON.length : len;
-    const out = Buffer.allocUnsafe(frame.prefix.length + bodyLength + frame.suffix.length);
+    const out = acquireBuffer(frame.prefix.length + bodyLength + frame.suffix.length);
     frame.prefix.copy(out, 0);
     if (len < 0) NULL_JSON.copy(out, frame.prefix.length);
     else bytes.copy(out, frame.prefix.length, start, start + len);

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { ApiError } from '../core/index.js';
+import { releaseBuffer } from '../lib/index.js';
 import type { EngineContext } from '../appState.js';
 import { corsPolicy, originAllowed, PREFLIGHT_MAX_AGE } from './cors.js';
 import { readBody, BODY_LIMIT } from './readBody.js';
@@ -59,7 +60,12 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
     headers['content-length'] = typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.length;
     if (closing) headers.connection = 'close';
     res.writeHead(r.status, headers);
-    res.end(r.body);
+    if (typeof r.body === 'string') res.end(r.body);
+    else {
+      // A pooled response buffer goes back to the pool once the socket has taken its bytes.
+      const body = r.body;
+      res.end(body, () => releaseBuffer(body));
+    }
   };
 
   const dispatch = async (req: IncomingMessage, method: string, url: string, path: string, requestId: string): Promise<HttpResponse> => {
