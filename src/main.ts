@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env node
 /**
  * The CLI: `svc-graphql-engine [serve|version|help] [flags]` (serve is the default).
  * serve: load config (flags + SVC_GRAPHQL_*), start the engine, and on SIGINT/SIGTERM shut down
