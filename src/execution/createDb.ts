@@ -89,12 +89,12 @@ type Queryable = pg.PoolClient;
 /** Errors thrown by `fn` pass through; a raw Postgres error (fn used the driver directly) is mapped. */
 const passThrough = (err: unknown): unknown => (isPgServerError(err) ? pgErrorToApiError(err) : err);
 
-async function runQuery(q: Queryable, text: string, values?: unknown[]): Promise<QueryResultRows> {
+async function runQuery(q: Queryable, text: string, values?: unknown[], prepare?: boolean): Promise<QueryResultRows> {
   try {
-    const r = await q.query(text, values as unknown[]);
+    const r = prepare ? await q.query({ name: statementName(text), text, values }) : await q.query(text, values as unknown[]);
     return { rows: r.rows, fields: r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })), rowCount: r.rowCount, command: r.command };
   } catch (err) {
-    throw pgErrorToApiError(err, { statement: text, args: values });
+    throw pgErrorToApiError(err, { statement: text, args: values, prepared: prepare });
   }
 }
 
@@ -159,7 +159,7 @@ async function runRaw(q: Queryable, text: string): Promise<RawResult> {
 function clientOf(c: pg.PoolClient): DbClient & { dirty: boolean } {
   const wrapped = {
     dirty: false,
-    query: (text: string, values?: unknown[]) => runQuery(c, text, values),
+    query: (text: string, values?: unknown[], opts?: { prepare?: boolean }) => runQuery(c, text, values, opts?.prepare),
     queryJsonText: (text: string, values: unknown[], opts?: { prepare?: boolean }) => runJsonText(c, text, values, opts?.prepare),
     queryJsonFramed: (text: string, values: unknown[], frame: JsonFrame, opts?: { prepare?: boolean }) =>
       runJsonFramed(c, text, values, frame, opts?.prepare),
@@ -250,7 +250,7 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
   };
 
   const db: Db = {
-    query: (text, values) => onConnection((c) => runQuery(c, text, values)),
+    query: (text, values, opts) => onConnection((c) => runQuery(c, text, values, opts?.prepare)),
     queryJsonText: (text, values, opts) => (opts?.prepare ? preparedJsonText(text, values) : onConnection((c) => runJsonText(c, text, values, false))),
     queryJsonFramed: (text, values, frame, opts) =>
       opts?.prepare ? preparedJsonFramed(text, values, frame) : onConnection((c) => runJsonFramed(c, text, values, frame, false)),

@@ -15,8 +15,11 @@ export interface QueryResultRows {
 
 /** A connection inside a transaction (or a plain checked-out connection). */
 export interface DbClient {
-  /** Runs a statement with bound values; rows parsed by pg's default type parsers. */
-  query(text: string, values?: unknown[]): Promise<QueryResultRows>;
+  /**
+   * Runs a statement with bound values; rows parsed by pg's default type parsers. With `prepare`,
+   * the statement is a named prepared statement (parsed once per connection; subscription polls).
+   */
+  query(text: string, values?: unknown[], opts?: { prepare?: boolean }): Promise<QueryResultRows>;
   /** Runs a statement that returns one row with one json column; returns that column's raw text (or null). */
   queryJsonText(text: string, values: unknown[], opts?: { prepare?: boolean }): Promise<string | null>;
   /**

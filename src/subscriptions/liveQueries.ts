@@ -49,7 +49,8 @@ export class LiveQueryManager {
   ): Promise<() => void> {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
-    const first = await this.ctx.db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]));
+    const prepare = this.ctx.config.usePreparedStatements !== false;
+    const first = await this.ctx.db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
     if (cancelled()) return () => {};
     const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
     const hash = resultHash(body);
@@ -70,6 +71,7 @@ export class LiveQueryManager {
         timers: this.timers,
         batchSize: this.ctx.config.liveQueries.batchSize,
         intervalMs: this.ctx.config.liveQueries.refetchIntervalMs,
+        prepare,
         errorBody: (e) => JSON.stringify({ data: null, errors: [(e as ApiError).toGraphqlError(this.ctx.config.devMode)] }),
         isStale: () => this.ctx.state.current !== cache,
         onEmpty: () => {

@@ -18,6 +18,8 @@ export interface PollerOptions {
   timers: Timers;
   batchSize: number;
   intervalMs: number;
+  /** Run the statement as a named prepared statement (parsed once per connection). */
+  prepare: boolean;
   /** The `{"errors":[…]}` body for a failed poll. */
   errorBody(e: unknown): string;
   /** True when the plan is out of date (the schema cache changed): the round is not run. */
@@ -110,7 +112,7 @@ export class Poller {
   private async runBatch(batch: Cohort[]): Promise<void> {
     this.polls++;
     try {
-      const r = await this.opts.db.query(this.statement, batchValues(batch));
+      const r = await this.opts.db.query(this.statement, batchValues(batch), { prepare: this.opts.prepare });
       for (const row of r.rows) {
         const c = this.byId.get(String(row.result_id));
         if (c) c.deliver(`{"data":${String(row.result)}}`);

@@ -98,3 +98,19 @@ test('the prepared fast path and unprepared queries interleave on one connection
     assert.equal(await c.queryJsonText(q, [6], prepare), 'item 6');
   });
 });
+
+test('query with prepare runs a named prepared statement (rows parsed as usual), parsed once per connection', async () => {
+  const q = `SELECT id, label FROM item WHERE id = ANY($1::int[]) ORDER BY id`;
+  await db.withClient(async (c) => {
+    for (let i = 0; i < 3; i++) {
+      const r = await c.query(q, [[1, 2 + i]], prepare);
+      assert.deepEqual(r.rows, [{ id: 1, label: 'item 1' }, { id: 2 + i, label: `item ${2 + i}` }]);
+    }
+    const named = await c.query('SELECT name FROM pg_prepared_statements WHERE statement = $1', [q]);
+    assert.deepEqual(named.rows.map((row) => row.name), [statementName(q)]);
+    const plain = 'SELECT label AS unprepared FROM item WHERE id = $1::int';
+    await c.query(plain, [5]);
+    const none = await c.query('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1', [plain]);
+    assert.equal(none.rows[0]!.n, 0);
+  });
+});
