@@ -14,7 +14,7 @@ import type { EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
-import { resolveParams } from '../sql/index.js';
+import { resolveParams, type Param } from '../sql/index.js';
 
 /** Runs the root fields of a compiled operation that the default executor does not handle. */
 export type OperationExecutor = (args: {
@@ -42,20 +42,26 @@ export interface GraphqlResult {
   error?: ApiError;
 }
 
-const DATA_OPEN = Buffer.from('{"data":');
-const CLOSE_1 = Buffer.from('}');
-const CLOSE_2 = Buffer.from('}}');
-const COMBINED_FRAME: JsonFrame = { prefix: DATA_OPEN, suffix: CLOSE_1 };
-/** `{"data":{"<alias>":` … `}}` per compiled operation with one SQL root field. */
-const fieldFrames = new WeakMap<CompiledOperation, JsonFrame>();
+const COMBINED_FRAME: JsonFrame = { prefix: Buffer.from('{"data":'), suffix: Buffer.from('}') };
+const FIELD_SUFFIX = Buffer.from('}}');
+/** The one statement (and the frame around its JSON) per compiled operation answered by one statement. */
+const oneStatements = new WeakMap<CompiledOperation, { text: string; params: Param[]; frame: JsonFrame } | null>();
 
-function fieldFrame(compiled: CompiledOperation, alias: string): JsonFrame {
-  let frame = fieldFrames.get(compiled);
-  if (frame === undefined) {
-    frame = { prefix: Buffer.from(`{"data":{${JSON.stringify(alias)}:`), suffix: CLOSE_2 };
-    fieldFrames.set(compiled, frame);
+/**
+ * The single statement that answers `compiled` over HTTP, or null: the combined statement (several
+ * SQL root fields), or the statement of a lone SQL root field, framed `{"data":{"<alias>":` … `}}`.
+ */
+function oneStatement(compiled: CompiledOperation): { text: string; params: Param[]; frame: JsonFrame } | null {
+  let one = oneStatements.get(compiled);
+  if (one === undefined) {
+    const only = compiled.fields.length === 1 ? compiled.fields[0] : undefined;
+    if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) one = { ...compiled.combined, frame: COMBINED_FRAME };
+    else if (only?.kind === 'sql' && !compiled.introspection) {
+      one = { text: only.text, params: only.params, frame: { prefix: Buffer.from(`{"data":{${JSON.stringify(only.alias)}:`), suffix: FIELD_SUFFIX } };
+    } else one = null;
+    oneStatements.set(compiled, one);
   }
-  return frame;
+  return one;
 }
 
 /** The response of one request (over WebSockets the body is always a string). */
@@ -76,18 +82,17 @@ export async function executeGraphql(
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
     }
     const prepare = ctx.config.usePreparedStatements !== false;
+    const one = transport === 'http' ? oneStatement(compiled) : null;
+    if (one) {
+      const params = resolveParams(one.params, variables, session);
+      phase.inDb = true;
+      return { body: await ctx.db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200 };
+    }
     if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
       const params = resolveParams(compiled.combined.params, variables, session);
       phase.inDb = true;
-      if (transport === 'http') return { body: await ctx.db.queryJsonFramed(compiled.combined.text, params, COMBINED_FRAME, { prepare }), status: 200 };
       const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
       return { body: `{"data":${text ?? 'null'}}`, status: 200 };
-    }
-    const only = compiled.fields.length === 1 ? compiled.fields[0] : undefined;
-    if (only?.kind === 'sql' && !compiled.introspection && transport === 'http') {
-      const params = resolveParams(only.params, variables, session);
-      phase.inDb = true;
-      return { body: await ctx.db.queryJsonFramed(only.text, params, fieldFrame(compiled, only.alias), { prepare }), status: 200 };
     }
     const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase);
     const body = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}}`;

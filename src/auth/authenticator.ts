@@ -13,7 +13,7 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, roleSession, sessionVarsFrom, ADMIN_ROLE } from '../core/index.js';
+import { ApiError, roleSession, splitSessionHeaders, ADMIN_ROLE } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { ServerConfig } from '../config/serverConfig.js';
 import { silentLogger } from './authLogger.js';
@@ -77,20 +77,8 @@ export interface AuthenticatorOptions {
  */
 const hashSecret = (s: string): Buffer => hash('sha256', s, 'buffer');
 
-/**
- * The `x-svc-*` headers as session variables, without the admin secret (`x-svc-admin-secret`,
- * or the older `x-svc-access-key`), which is returned apart. Built without `delete`, which would
- * turn the object into a slow dictionary on every request.
- */
-function sessionHeaders(headers: IncomingHttpHeaders | Record<string, string>): { vars: Record<string, string>; sentSecret: string | undefined } {
-  const all = sessionVarsFrom(headers);
-  const secret = all['x-svc-admin-secret'];
-  const accessKey = all['x-svc-access-key'];
-  if (secret === undefined && accessKey === undefined) return { vars: all, sentSecret: undefined };
-  const vars: Record<string, string> = {};
-  for (const k in all) if (k !== 'x-svc-admin-secret' && k !== 'x-svc-access-key') vars[k] = all[k]!;
-  return { vars, sentSecret: secret ?? accessKey };
-}
+/** The admin-secret headers (the current name and the older one), kept out of the session variables. */
+const SECRET_HEADERS = ['x-svc-admin-secret', 'x-svc-access-key'] as const;
 
 /** Validates the auth part of the config and builds the authenticator; throws `AuthConfigError`. */
 export async function createAuthenticator(config: ServerConfig, logger: AuthLogger = silentLogger, opts: AuthenticatorOptions = {}): Promise<Authenticator> {
@@ -145,7 +133,8 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
   const expiredStatus = config.jwtExpiredStatus === 401 ? 401 : 400;
 
   async function authenticate(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
-    const { vars, sentSecret } = sessionHeaders(headers);
+    const { vars, apart } = splitSessionHeaders(headers, SECRET_HEADERS);
+    const sentSecret = apart['x-svc-admin-secret'] ?? apart['x-svc-access-key'];
     const requestedRole = vars['x-svc-role'];
     if (!secretHash) return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
     if (sentSecret !== undefined) {

@@ -19,7 +19,6 @@ const byConfig = new WeakMap<ServerConfig, Promise<Authenticator>>();
 /** Authenticators already built, so a request does not wait on (or chain onto) the build promise. */
 const ready = new WeakMap<ServerConfig, Authenticator>();
 
-
 /**
  * Builds the authenticator for `config` (validating it; throws a one-line `AuthConfigError` the
  * caller prints before exiting) and registers it so `resolveSession(headers, config)` uses it.

@@ -20,16 +20,24 @@ export function roleSession(role: string, vars: Record<string, string>): Session
   return { role, isAdmin: role === ADMIN_ROLE, vars: { ...vars, 'x-svc-role': role } };
 }
 
-/** Picks the `x-svc-*` entries of a header-like record, lower-casing names. */
-export function sessionVarsFrom(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
+/**
+ * Picks the `x-svc-*` entries of a header-like record, lower-casing names, in one pass: the
+ * (lower-case) names in `apart` go to `apart` instead of `vars` (the admin secret is a header, not a
+ * session variable).
+ */
+export function splitSessionHeaders(
+  headers: Record<string, string | string[] | undefined>, apart: readonly string[],
+): { vars: Record<string, string>; apart: Record<string, string> } {
+  const vars: Record<string, string> = {};
+  const aside: Record<string, string> = {};
   for (const k in headers) {
     const key = k.toLowerCase();
     if (!key.startsWith(SESSION_PREFIX)) continue;
     const v = headers[k];
-    if (v !== undefined) out[key] = Array.isArray(v) ? v.join(',') : v;
+    if (v === undefined) continue;
+    (apart.includes(key) ? aside : vars)[key] = Array.isArray(v) ? v.join(',') : v;
   }
-  return out;
+  return { vars, apart: aside };
 }
 
 export const isSessionVariable = (name: string): boolean => name.toLowerCase().startsWith(SESSION_PREFIX);

@@ -99,7 +99,7 @@ async function runQuery(q: Queryable, text: string, values?: unknown[], prepare?
 }
 
 async function runJsonText(q: Queryable, text: string, values: unknown[], prepare?: boolean): Promise<string | null> {
-  if (prepare) return runJsonTextPrepared(q, text, values);
+  if (prepare) return runJsonPrepared(q, text, values);
   const config: pg.QueryArrayConfig = { text, values, rowMode: 'array', types: TEXT_TYPES };
   try {
     const r = await q.query(config);
@@ -110,30 +110,24 @@ async function runJsonText(q: Queryable, text: string, values: unknown[], prepar
   }
 }
 
-/** The prepared fast path (see jsonTextQuery.ts): Bind + Execute + Sync, the first column as text. */
-function runJsonTextPrepared(q: Queryable, text: string, values: unknown[]): Promise<string | null> {
+/**
+ * The prepared fast path (see jsonTextQuery.ts): Bind + Execute + Sync; the first column as text,
+ * or, with a `frame`, framed as one Buffer (no string in between).
+ */
+function runJsonPrepared(q: Queryable, text: string, values: unknown[]): Promise<string | null>;
+function runJsonPrepared(q: Queryable, text: string, values: unknown[], frame: JsonFrame): Promise<Buffer>;
+function runJsonPrepared(q: Queryable, text: string, values: unknown[], frame?: JsonFrame): Promise<string | Buffer | null> {
   return new Promise((resolve, reject) => {
     const query = new JsonTextQuery(statementName(text), text, values, (err, value) => {
       if (err) reject(pgErrorToApiError(err, { statement: text, args: values, prepared: true }));
-      else resolve(value as string | null);
-    });
-    q.query(query as unknown as pg.Submittable);
-  });
-}
-
-/** The prepared fast path answering the framed bytes (one Buffer, no string in between). */
-function runJsonFramedPrepared(q: Queryable, text: string, values: unknown[], frame: JsonFrame): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const query = new JsonTextQuery(statementName(text), text, values, (err, value) => {
-      if (err) reject(pgErrorToApiError(err, { statement: text, args: values, prepared: true }));
-      else resolve(value as Buffer);
+      else resolve(value);
     }, frame);
     q.query(query as unknown as pg.Submittable);
   });
 }
 
 async function runJsonFramed(q: Queryable, text: string, values: unknown[], frame: JsonFrame, prepare?: boolean): Promise<Buffer> {
-  if (prepare) return runJsonFramedPrepared(q, text, values, frame);
+  if (prepare) return runJsonPrepared(q, text, values, frame);
   return frameText(await runJsonText(q, text, values, false), frame);
 }
 
@@ -230,20 +224,10 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
   };
 
   /** The GraphQL hot path: checkout, one prepared statement, release (no extra async layers). */
-  const preparedJsonText = async (text: string, values: unknown[]): Promise<string | null> => {
+  const preparedJson = async (text: string, values: unknown[], frame?: JsonFrame): Promise<string | Buffer | null> => {
     const c = await checkout();
     try {
-      return await runJsonTextPrepared(c, text, values);
-    } finally {
-      release(c, false);
-    }
-  };
-
-  /** The same for the framed bytes (the /v1/graphql response body). */
-  const preparedJsonFramed = async (text: string, values: unknown[], frame: JsonFrame): Promise<Buffer> => {
-    const c = await checkout();
-    try {
-      return await runJsonFramedPrepared(c, text, values, frame);
+      return await (frame ? runJsonPrepared(c, text, values, frame) : runJsonPrepared(c, text, values));
     } finally {
       release(c, false);
     }
@@ -251,9 +235,10 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
 
   const db: Db = {
     query: (text, values, opts) => onConnection((c) => runQuery(c, text, values, opts?.prepare)),
-    queryJsonText: (text, values, opts) => (opts?.prepare ? preparedJsonText(text, values) : onConnection((c) => runJsonText(c, text, values, false))),
+    queryJsonText: (text, values, opts) =>
+      opts?.prepare ? (preparedJson(text, values) as Promise<string | null>) : onConnection((c) => runJsonText(c, text, values, false)),
     queryJsonFramed: (text, values, frame, opts) =>
-      opts?.prepare ? preparedJsonFramed(text, values, frame) : onConnection((c) => runJsonFramed(c, text, values, frame, false)),
+      opts?.prepare ? (preparedJson(text, values, frame) as Promise<Buffer>) : onConnection((c) => runJsonFramed(c, text, values, frame, false)),
     async queryRaw(text) {
       const c = await checkout();
       try {

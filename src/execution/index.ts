@@ -7,5 +7,4 @@ export { startEmbeddedPostgres } from './embeddedPostgres.js';
 export type { EmbeddedPostgresHandle, EmbeddedPostgresOptions } from './embeddedPostgres.js';
 export { listenChannel } from './listenChannel.js';
 export type { ChannelListener, ChannelListenerOptions } from './listenChannel.js';
-export { frameText } from './dataRowBytes.js';
 export type { JsonFrame } from './dataRowBytes.js';
