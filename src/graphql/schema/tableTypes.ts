@@ -44,14 +44,14 @@ export function selectArgs(ctx: SchemaContext, table: TableInfo): GraphQLFieldCo
   };
 }
 
-/** Whether an object relationship may be null: manual ones and those over nullable columns. */
+/**
+ * Whether an object relationship is nullable in the schema, as Hasura v1.3's `mkRelFld`
+ * (`isManual || isNullable`): a manual relationship always (nothing guarantees the target row),
+ * a foreign-key one when any of its local columns is nullable.
+ */
 function objectRelNullable(table: TableInfo, rel: RelationshipInfo): boolean {
-  const locals = rel.join.mapping.map((m) => m.local);
-  const viaForeignKey = table.foreignKeys.some((fk) =>
-    fk.refTable.schema === rel.join.remoteTable.schema && fk.refTable.name === rel.join.remoteTable.name &&
-    fk.columns.length === locals.length && locals.every((l) => fk.columns.includes(l)));
-  if (!viaForeignKey) return true;
-  return locals.some((l) => table.columnsByName.get(l)?.nullable ?? true);
+  if (rel.manual) return true;
+  return rel.join.mapping.some((m) => table.columnsByName.get(m.local)?.nullable ?? true);
 }
 
 /** `<fn>_args` for a function's (or computed field's) user-supplied arguments, or undefined when none. */

@@ -83,6 +83,8 @@ export interface RelationshipInfo {
   comment: string | null;
   /** Whether an insert through this relationship inserts the parent first (object rel on local FK). */
   insertOrder: 'before_parent' | 'after_parent';
+  /** Defined by `manual_configuration` (no constraint vouches that the target row exists). */
+  manual?: boolean;
 }
 
 export interface ComputedFieldInfo {
