@@ -4,13 +4,14 @@
  * the Postgres scalars are checked the way Postgres would parse them (uuid, dates and times,
  * numeric, bigint, arrays...), so bad input is `validation-failed` at the variable's path, never a
  * `data-exception` from Postgres. Also: object relationships are typed as Hasura v1.3 types them.
- * Every request goes over real HTTP to a real engine on a real Postgres; "no SQL ran" is checked in
- * pg_stat_statements-free fashion: a statement counter table bumped by a trigger-less probe is not
- * needed because the error code itself (validation-failed, not data-exception) shows where it stopped.
+ * Every request goes over real HTTP (or WebSocket) to a real engine on a real Postgres. That the
+ * check runs before SQL shows in the code (`validation-failed`, where Postgres would answer
+ * `data-exception`) and in mutations: a bad value in a later object leaves no row behind.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { TestSocket } from './subscriptionsClient.js';
 
 let e: TestEngine;
 
@@ -81,5 +82,109 @@ describe('object relationships are typed as Hasura v1.3 types them', () => {
       { id: 1, reviewer: { name: 'A1' }, editor: null, author_manual: { name: 'A1' } },
       { id: 2, reviewer: null, editor: { name: 'A1' }, author_manual: { name: 'A2' } },
     ]);
+  });
+});
+
+const V = '$.variableValues';
+
+describe('variables and literals are coerced before any SQL runs', () => {
+  it('{"id": "abc"} for an Int! variable is validation-failed at $.variableValues.id (not a data-exception)', async () => {
+    assert.deepEqual(await gqlError('query ($id: Int!) { author_by_pk(id: $id) { name } }', { id: 'abc' }),
+      { code: 'validation-failed', path: `${V}.id`, message: 'expected a 32-bit integer for type "Int", but found a string' });
+    // also on a plan-cache hit: the same document first succeeds, then refuses the bad value
+    assert.deepEqual(await gqlData('query ($id: Int!) { author_by_pk(id: $id) { name } }', { id: 1 }), { author_by_pk: { name: 'A1' } });
+    assert.equal((await gqlError('query ($id: Int!) { author_by_pk(id: $id) { name } }', { id: 1.5 })).path, `${V}.id`);
+  });
+
+  it('Int is 32-bit: limit 2147483648 (literal or variable) and out-of-range Int values are refused', async () => {
+    const oob = 'The value 2147483648 lies outside the bounds or is not an integer. Maybe it is a float, or is there integer overflow?';
+    assert.deepEqual(await gqlError('{ author(limit: 2147483648) { id } }'),
+      { code: 'validation-failed', path: '$.selectionSet.author.args.limit', message: oob });
+    assert.deepEqual(await gqlError('query ($l: Int) { author(limit: $l) { id } }', { l: 2147483648 }),
+      { code: 'validation-failed', path: `${V}.l`, message: oob });
+    assert.deepEqual(await gqlError('{ author(where: {id: {_eq: 2147483648}}) { id } }'),
+      { code: 'validation-failed', path: '$.selectionSet.author.args.where.id._eq', message: oob });
+    assert.deepEqual(await gqlData('{ author(limit: 2147483647, order_by: {id: asc}) { id } }'), { author: [{ id: 1 }, { id: 2 }] });
+  });
+
+  it('String, Boolean and Float take only their own JSON kinds', async () => {
+    assert.deepEqual(await gqlError('query ($n: String) { author(where: {name: {_eq: $n}}) { id } }', { n: 5 }),
+      { code: 'validation-failed', path: `${V}.n`, message: 'expected a string for type "String", but found a number' });
+    assert.deepEqual(await gqlError('{ thing(where: {flag: {_eq: "true"}}) { id } }'),
+      { code: 'validation-failed', path: '$.selectionSet.thing.args.where.flag._eq', message: 'expected a boolean for type "Boolean", but found a string' });
+    assert.equal((await gqlError('query ($r: Float) { thing(where: {r: {_gt: $r}}) { id } }', { r: '1.5' })).message,
+      'expected a float for type "Float", but found a string');
+  });
+
+  it('uuid, date, timestamptz, time, interval: what Postgres would refuse is validation-failed', async () => {
+    const cases: Array<[string, Record<string, unknown>, string, string]> = [
+      ['query ($v: uuid) { thing(where: {u: {_eq: $v}}) { id } }', { v: 'abc' }, `${V}.v`, 'expected a UUID for type "uuid", but found "abc"'],
+      ['query ($v: date) { thing(where: {d: {_eq: $v}}) { id } }', { v: '2021-02-30' }, `${V}.v`, 'expected a date (YYYY-MM-DD) for type "date", but found "2021-02-30"'],
+      ['query ($v: timestamptz) { thing(where: {ts: {_lt: $v}}) { id } }', { v: 'yesterday-ish' }, `${V}.v`,
+        'expected a timestamp with time zone (ISO 8601: YYYY-MM-DD[THH:MM:SS][±HH:MM]) for type "timestamptz", but found "yesterday-ish"'],
+      ['query ($v: time) { thing(where: {t: {_eq: $v}}) { id } }', { v: '25:00' }, `${V}.v`, 'expected a time of day (HH:MM[:SS]) for type "time", but found "25:00"'],
+      ['query ($v: interval) { thing(where: {iv: {_eq: $v}}) { id } }', { v: '1 fortnight' }, `${V}.v`,
+        `expected an interval (e.g. '1 day 02:00:00', 'P1DT2H') for type "interval", but found "1 fortnight"`],
+      ['query ($v: [uuid!]) { thing(where: {u: {_in: $v}}) { id } }', { v: ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'nope'] }, `${V}.v[1]`,
+        'expected a UUID for type "uuid", but found "nope"'],
+    ];
+    for (const [query, variables, path, message] of cases) {
+      assert.deepEqual(await gqlError(query, variables), { code: 'validation-failed', path, message }, query);
+    }
+    // valid values of the same types are accepted and match
+    const data = await gqlData(`{ thing(where: {u: {_eq: "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11"}, d: {_eq: "2020-02-29"},
+      ts: {_eq: "2020-01-01 01:00:00+01"}}) { id } }`);
+    assert.deepEqual(data, { thing: [{ id: 1 }] });
+  });
+
+  it('numeric and bigint keep their precision; bad numeric text is refused', async () => {
+    assert.deepEqual(await gqlData('query ($n: numeric, $b: bigint) { thing(where: {n: {_eq: $n}, b: {_eq: $b}}) { id } }',
+      { n: '12345678901234567890.123456789', b: '9007199254740993' }), { thing: [{ id: 1 }] });
+    assert.deepEqual(await gqlData('{ thing(where: {b: {_eq: 9007199254740993}}) { id } }'), { thing: [{ id: 1 }] });
+    assert.deepEqual(await gqlData('{ thing(where: {b: {_eq: 9007199254740992}}) { id } }'), { thing: [] });
+    assert.deepEqual(await gqlError('query ($n: numeric) { thing(where: {n: {_eq: $n}}) { id } }', { n: '12,5' }),
+      { code: 'validation-failed', path: `${V}.n`, message: 'expected a number, or a number represented as a string for type "numeric", but found "12,5"' });
+    assert.equal((await gqlError('{ thing(where: {b: {_eq: "9223372036854775808"}}) { id } }')).message,
+      'The value 9223372036854775808 lies outside the bounds or is not an integer. Maybe it is a float, or is there integer overflow?');
+    assert.equal((await gqlError('{ thing(where: {s: {_eq: 40000}}) { id } }')).path, '$.selectionSet.thing.args.where.s._eq');
+  });
+
+  it('Postgres enums take one of their labels; arrays are checked item by item', async () => {
+    assert.deepEqual(await gqlData('{ thing(where: {m: {_eq: "happy"}}) { id } }'), { thing: [{ id: 1 }] });
+    assert.deepEqual(await gqlError('query ($m: mood) { thing(where: {m: {_eq: $m}}) { id } }', { m: 'angry' }),
+      { code: 'validation-failed', path: `${V}.m`, message: 'expected one of "happy", "sad" for type "mood", but found "angry"' });
+    assert.deepEqual(await gqlError('query ($n: _int4) { thing(where: {nums: {_eq: $n}}) { id } }', { n: [1, 'two'] }),
+      { code: 'validation-failed', path: `${V}.n[1]`, message: 'expected a 32-bit integer for type "Int", but found a string' });
+    assert.deepEqual(await gqlData('query ($t: _text) { thing(where: {tags: {_eq: $t}}) { id } }', { t: '{x,y}' }), { thing: [{ id: 1 }] });
+  });
+
+  it('a mutation with a bad value in its second object is refused whole: validation-failed, no row written', async () => {
+    const count = async () => (await gqlData('{ thing_aggregate { aggregate { count } } }')).thing_aggregate.aggregate.count;
+    const before = await count();
+    const q = 'mutation ($o: [thing_insert_input!]!) { insert_thing(objects: $o) { affected_rows } }';
+    assert.deepEqual(await gqlError(q, { o: [{ u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' }, { u: 'not-a-uuid' }] }),
+      { code: 'validation-failed', path: `${V}.o[1].u`, message: 'expected a UUID for type "uuid", but found "not-a-uuid"' });
+    assert.equal((await gqlError('mutation { insert_thing(objects: [{d: "2020-01-01"}, {s: "x"}]) { affected_rows } }')).path,
+      '$.selectionSet.insert_thing.args.objects[1].s');
+    assert.equal(await count(), before);
+    assert.deepEqual(await gqlData(q, { o: [{ u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', iv: 'P1DT2H', d: '2024-02-29', b: '-9223372036854775808' }] }),
+      { insert_thing: { affected_rows: 1 } });
+    assert.equal(await count(), before + 1);
+  });
+
+  it('a subscription start with a bad variable gets the same error over WebSocket', async () => {
+    const s = await TestSocket.open(e.url, 'graphql-ws');
+    try {
+      s.send({ type: 'connection_init', payload: { headers: { 'x-svc-admin-secret': 'adm' } } });
+      assert.deepEqual(await s.next(), { type: 'connection_ack' });
+      s.send({ type: 'start', id: '1', payload: { query: 'subscription ($id: Int!) { author_by_pk(id: $id) { name } }', variables: { id: 'abc' } } });
+      const err = await s.next();
+      assert.equal(err.type, 'error');
+      assert.deepEqual(err.payload.errors[0].extensions, { code: 'validation-failed', path: `${V}.id` });
+      assert.equal(err.payload.errors[0].message, 'expected a 32-bit integer for type "Int", but found a string');
+    } finally {
+      s.close();
+      await s.closed;
+    }
   });
 });

@@ -51,12 +51,16 @@ export class SchemaContext {
     return this.sc.tables.get(qualifiedKey(q));
   }
 
-  /** The GraphQL scalar for a Postgres type: a built-in, or a custom scalar named after it. */
-  scalar(pgType: string): GraphQLScalarType {
+  /**
+   * The GraphQL scalar for a Postgres type: a built-in, or a custom scalar named after it. A
+   * Postgres enum's scalar carries its labels (`extensions.svc.pgEnumLabels`) for input checks.
+   */
+  scalar(pgType: string, enumLabels?: readonly string[]): GraphQLScalarType {
     const name = pgScalarName(pgType);
     const builtin = BUILTINS[name];
     if (builtin) return builtin;
-    return this.memo(name, () => new GraphQLScalarType({ name }));
+    const extensions = enumLabels ? { svc: { pgEnumLabels: [...enumLabels] } } : undefined;
+    return this.memo(name, () => new GraphQLScalarType({ name, extensions }));
   }
 
   /** The enum of an enum table (`<table>_enum`), when the column references one that has values. */
@@ -76,7 +80,7 @@ export class SchemaContext {
 
   /** A column's GraphQL type without nullability: its enum type or its scalar. */
   columnType(column: ColumnInfo): GraphQLScalarType | GraphQLEnumType {
-    return this.enumOf(column) ?? this.scalar(column.pgType);
+    return this.enumOf(column) ?? this.scalar(column.pgType, column.enumLabels);
   }
 
   /** `order_by`: the six ordering options. */

@@ -66,6 +66,8 @@ export interface ColumnInfo {
   /** 'b' base, 'c' composite, 'd' domain, 'e' enum, 'r' range (pg_type.typtype). */
   typeKind: string;
   isArray: boolean;
+  /** The labels of a Postgres enum type (typtype 'e'): input is checked against them. */
+  enumLabels?: readonly string[];
   nullable: boolean;
   hasDefault: boolean;
   isGenerated: boolean;
