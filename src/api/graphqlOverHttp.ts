@@ -7,6 +7,7 @@
  * 4xx/5xx status).
  */
 import { ApiError } from '../core/index.js';
+import { parseJsonExact } from '../lib/index.js';
 import type { GraphqlRequest } from '../graphql/index.js';
 
 export const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
@@ -44,7 +45,7 @@ export function requestFromUrl(params: URLSearchParams): GraphqlRequest {
   if (raw !== null && raw !== '') {
     let v: unknown;
     try {
-      v = JSON.parse(raw);
+      v = parseJsonExact(raw);
     } catch {
       throw parseFailed('variables must be a JSON object (URL-encoded JSON text)', '$.variables');
     }

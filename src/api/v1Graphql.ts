@@ -8,6 +8,7 @@
  * execution (parse, validation, auth), the error's 4xx/5xx status, as that media type requires.
  */
 import { ApiError, type Session } from '../core/index.js';
+import { parseJsonExact } from '../lib/index.js';
 import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import type { GraphqlRequest } from '../graphql/index.js';
 import type { Handler, HttpResponse } from '../server/types.js';
@@ -72,7 +73,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
 
   let parsed: unknown;
   try {
-    parsed = JSON.parse(req.body.toString('utf8'));
+    parsed = parseJsonExact(req.body.toString('utf8'));
   } catch {
     return respond(errorResult(ctx, new ApiError('invalid-json', 'invalid json')), log);
   }

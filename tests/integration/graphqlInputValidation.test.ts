@@ -141,6 +141,14 @@ describe('variables and literals are coerced before any SQL runs', () => {
     assert.deepEqual(await gqlData('query ($n: numeric, $b: bigint) { thing(where: {n: {_eq: $n}, b: {_eq: $b}}) { id } }',
       { n: '12345678901234567890.123456789', b: '9007199254740993' }), { thing: [{ id: 1 }] });
     assert.deepEqual(await gqlData('{ thing(where: {b: {_eq: 9007199254740993}}) { id } }'), { thing: [{ id: 1 }] });
+    // a JSON number variable with more digits than a double holds keeps them all (sent as raw JSON text)
+    const raw = await e.request('POST', '/v1/graphql',
+      '{"query": "query ($b: bigint, $n: numeric) { thing(where: {b: {_eq: $b}, n: {_eq: $n}}) { id } }", "variables": {"b": 9007199254740993, "n": 12345678901234567890.123456789}}',
+      { 'content-type': 'application/json' });
+    assert.deepEqual(raw.body, { data: { thing: [{ id: 1 }] } }, raw.text);
+    const off = await e.request('POST', '/v1/graphql', '{"query": "query ($b: bigint) { thing(where: {b: {_eq: $b}}) { id } }", "variables": {"b": 9007199254740992}}',
+      { 'content-type': 'application/json' });
+    assert.deepEqual(off.body, { data: { thing: [] } }, off.text);
     assert.deepEqual(await gqlData('{ thing(where: {b: {_eq: 9007199254740992}}) { id } }'), { thing: [] });
     assert.deepEqual(await gqlError('query ($n: numeric) { thing(where: {n: {_eq: $n}}) { id } }', { n: '12,5' }),
       { code: 'validation-failed', path: `${V}.n`, message: 'expected a number, or a number represented as a string for type "numeric", but found "12,5"' });

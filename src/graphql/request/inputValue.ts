@@ -10,6 +10,7 @@ import {
   type GraphQLInputType, type ValueNode, type ConstValueNode,
 } from 'graphql';
 import { pathKey } from '../../core/index.js';
+import { JsonBigNumber } from '../../lib/index.js';
 import type { AnnValue, VarRef } from './types.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
 import { checkScalarInput } from './scalarInput.js';
@@ -49,7 +50,7 @@ export function coerceJson(type: GraphQLInputType, value: unknown, path: string,
     };
   }
   if (base instanceof GraphQLInputObjectType) {
-    if (typeof value !== 'object' || Array.isArray(value)) throw vf('expecting a JSON object', path);
+    if (typeof value !== 'object' || Array.isArray(value) || value instanceof JsonBigNumber) throw vf('expecting a JSON object', path);
     const entries = Object.entries(value as Record<string, unknown>);
     return objectValue(base, entries, path, ref, (ft, v, p, k) => coerceJson(ft, v, p, { name: ref.name, path: [...ref.path, k] }));
   }

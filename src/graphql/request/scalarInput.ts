@@ -11,6 +11,7 @@
  * passed on unchanged (numeric and bigint text keeps every digit; Postgres does the parsing).
  */
 import { Kind, type GraphQLScalarType, type ValueNode } from 'graphql';
+import { JsonBigNumber } from '../../lib/index.js';
 import { vf } from './messages.js';
 import { pgScalarName } from '../schema/pgScalars.js';
 import { checkDateTimeText, checkIntervalText, type DateTimeKind } from './dateTimeText.js';
@@ -46,6 +47,7 @@ export function describeInput(input: ScalarInput): string {
   }
   const v = input.value;
   if (v === null || v === undefined) return 'null';
+  if (v instanceof JsonBigNumber) return 'a number';
   if (Array.isArray(v)) return 'a list';
   switch (typeof v) {
     case 'string': return 'a string';
@@ -70,6 +72,7 @@ function numberText(input: ScalarInput): string | undefined {
   if (input.from === 'literal') {
     return input.node.kind === Kind.INT || input.node.kind === Kind.FLOAT ? input.node.value : undefined;
   }
+  if (input.value instanceof JsonBigNumber) return input.value.text;
   return typeof input.value === 'number' ? String(input.value) : undefined;
 }
 
@@ -102,7 +105,8 @@ function checkNumberish(name: string, input: ScalarInput, path: string, allowSpe
   const expected = 'a number, or a number represented as a string';
   const text = numberText(input);
   if (text !== undefined) {
-    if (input.from === 'json' && !Number.isFinite(input.value)) throw badText(name, expected, text, path);
+    // a JSON number beyond a double's range arrives as Infinity: its digits are gone
+    if (input.from === 'json' && typeof input.value === 'number' && !Number.isFinite(input.value)) throw badText(name, expected, text, path);
     return;
   }
   if (typeof input.value !== 'string' || (input.from === 'literal' && input.node.kind !== Kind.STRING)) throw mismatch(name, expected, input, path);

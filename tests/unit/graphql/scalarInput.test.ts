@@ -10,6 +10,7 @@ import { ApiError } from '../../../src/core/index.js';
 import { getRoleSchema, validateRequest } from '../../../src/graphql/index.js';
 import { checkScalarInput, isUuidText } from '../../../src/graphql/request/scalarInput.js';
 import { checkDateTimeText, checkIntervalText } from '../../../src/graphql/request/dateTimeText.js';
+import { JsonBigNumber, parseJsonExact } from '../../../src/lib/index.js';
 import { makeCache } from './fixtures.js';
 
 const scalar = (name: string, ext?: Record<string, unknown>) => new GraphQLScalarType({ name, extensions: ext });
@@ -183,4 +184,16 @@ test('through validation: variables at $.variableValues.<name>[...], literals at
   // limit / offset literals keep the planner's (Hasura's) messages; offset takes a string of digits
   assert.equal(run('{ author(limit: "3") { id } }'), null);
   assert.equal(run('{ author(offset: "3") { id } }'), null);
+});
+
+test('long numbers from JSON keep their digits (JsonBigNumber) and are checked by their text', () => {
+  const big = (parseJsonExact('{"v": 9223372036854775807}') as { v: unknown }).v;
+  assert.ok(big instanceof JsonBigNumber);
+  assert.equal(jsonErr('bigint', big), null);
+  assert.equal(jsonErr('numeric', parseJsonExact('12345678901234567890.123456789')), null);
+  assert.equal(jsonErr('Float', parseJsonExact('0.12345678901234567890')), null);
+  assert.equal(jsonErr('Int', big), OOB('9223372036854775807'));
+  assert.equal(jsonErr('bigint', parseJsonExact('9223372036854775808')), OOB('9223372036854775808'));
+  assert.equal(jsonErr('String', big), 'expected a string for type "String", but found a number');
+  for (const v of [big, { a: big }]) assert.equal(jsonErr('jsonb', v), null);
 });
