@@ -149,6 +149,14 @@ describe('variables and literals are coerced before any SQL runs', () => {
     const off = await e.request('POST', '/v1/graphql', '{"query": "query ($b: bigint) { thing(where: {b: {_eq: $b}}) { id } }", "variables": {"b": 9007199254740992}}',
       { 'content-type': 'application/json' });
     assert.deepEqual(off.body, { data: { thing: [] } }, off.text);
+    // inserts bake their values into the cached plan: two numbers equal as doubles are still two plans
+    const ins = (b: string) => e.request('POST', '/v1/graphql',
+      `{"query": "mutation ($o: [thing_insert_input!]!) { insert_thing(objects: $o) { returning { b } } }", "variables": {"o": [{"b": ${b}}]}}`,
+      { 'content-type': 'application/json' });
+    for (const b of ['9007199254740995', '9007199254740996']) assert.deepEqual((await ins(b)).body, { data: { insert_thing: { returning: [{ b: Number(b) }] } } });
+    const texts = await e.runSql("SELECT b::text FROM thing WHERE b IN (9007199254740995, 9007199254740996) ORDER BY b");
+    assert.deepEqual(texts.result.slice(1), [['9007199254740995'], ['9007199254740996']]);
+    await e.runSql('DELETE FROM thing WHERE b IN (9007199254740995, 9007199254740996)');
     assert.deepEqual(await gqlData('{ thing(where: {b: {_eq: 9007199254740992}}) { id } }'), { thing: [] });
     assert.deepEqual(await gqlError('query ($n: numeric) { thing(where: {n: {_eq: $n}}) { id } }', { n: '12,5' }),
       { code: 'validation-failed', path: `${V}.n`, message: 'expected a number, or a number represented as a string for type "numeric", but found "12,5"' });
