@@ -76,7 +76,7 @@ export async function executeGraphql(
     assertQueryAllowed(cache, ctx.config, session, request.query);
     const roleSchema = getRoleSchema(cache, session.role);
     const { compiled, variables } = getCompiledOperation({
-      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes,
+      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config,
     });
     if (compiled.kind === 'subscription' && transport === 'http') {
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');

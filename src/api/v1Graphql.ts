@@ -6,7 +6,7 @@
  */
 import { ApiError, type Session } from '../core/index.js';
 import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
-import type { GraphqlRequest } from '../graphql/index.js';
+import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
 import type { Handler, HttpResponse } from '../server/types.js';
 import { errorResult, executeGraphql, type GraphqlResult } from './executeGraphql.js';
 
@@ -44,12 +44,16 @@ export const v1Graphql: Handler = async (req, ctx) => {
   if (Array.isArray(parsed)) {
     let requests: GraphqlRequest[];
     try {
+      checkBatchSize(parsed.length, limitsForRole(ctx.state.current.metadata.api_limits, ctx.config, session.role));
       requests = parsed.map((p, i) => decodeRequest(p, `$[${i}]`));
     } catch (e) {
       return respond(errorResult(ctx, e), log);
     }
     const parts: Buffer[] = [];
     for (const r of requests) {
+      // Each member may be refused synchronously: yield between members so a batch of costly
+      // documents never holds the event loop for the whole batch (issue 17).
+      if (parts.length > 0) await yieldToEventLoop();
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
       const { body } = await executeGraphql(ctx, session, r);
       parts.push(typeof body === 'string' ? Buffer.from(body) : body);
@@ -67,6 +71,8 @@ export const v1Graphql: Handler = async (req, ctx) => {
   if (request.operationName !== null) log.operationName = request.operationName;
   return respond(result, log);
 };
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** `{query, operationName?, variables?}` with Hasura's decode errors. */
 export function decodeRequest(v: unknown, path: string): GraphqlRequest {

@@ -223,6 +223,7 @@ class GraphqlSocket {
       assertQueryAllowed(cache, this.ctx.config, session, request.query);
       const { compiled, variables } = getCompiledOperation({
         cache, roleSchema: getRoleSchema(cache, session.role), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
+        limits: this.ctx.config,
       });
       if (compiled.kind !== 'subscription') {
         const r = await this.execute(session, request);

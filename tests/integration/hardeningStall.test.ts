@@ -82,16 +82,21 @@ const refused = (code: string, message: RegExp) => (body: any) => {
 const q = (query: string, extra: Record<string, unknown> = {}) => JSON.stringify({ query, ...extra });
 
 export const HOSTILE: Hostile[] = [
-  { label: 'fragment bomb, 24 levels', body: q(attack.fragmentBomb(24)), expect: refused('validation-failed', /too many|limit/) },
-  { label: 'fragment bomb, 60 levels', body: q(attack.fragmentBomb(60)), expect: refused('validation-failed', /too many|limit/) },
-  { label: 'wide fragments 300×300', body: q(attack.wideFragments(300)), expect: refused('validation-failed', /too many|limit/) },
-  { label: 'deep selection, 2000 levels', body: q(attack.deepSelection(2000)), expect: refused('validation-failed', /deep|limit/) },
-  { label: '20000 aliases', body: q(attack.manyAliases(20000)), expect: refused('validation-failed', /too many|limit/) },
-  { label: 'one field 100000 times', body: q(attack.repeatedField(100000)), expect: refused('validation-failed', /too many|limit|tokens/) },
+  { label: 'fragment bomb, 24 levels', body: q(attack.fragmentBomb(24)), expect: refused('validation-failed', /too large|limit/) },
+  { label: 'fragment bomb, 60 levels', body: q(attack.fragmentBomb(60)), expect: refused('validation-failed', /too large|limit/) },
+  { label: 'wide fragments 300×300', body: q(attack.wideFragments(300)), expect: refused('validation-failed', /too large|limit/) },
+  { label: 'deep selection, 2000 levels', body: q(attack.deepSelection(2000)), expect: refused('validation-failed', /deep|too large|limit/) },
+  { label: '20000 aliases', body: q(attack.manyAliases(20000)), expect: refused('validation-failed', /too large/) },
+  { label: '3000 aliases', body: q(attack.manyAliases(3000)), expect: refused('validation-failed', /too large/) },
+  { label: '550 aliases (accepted)', body: q(attack.manyAliases(550)), expect: (b) => assert.equal(b.data?.a549?.length, 2, JSON.stringify(b).slice(0, 300)) },
+  { label: '1500 leaf aliases (accepted)', body: q(`{ t { ${Array.from({ length: 1500 }, (_, i) => `f${i}: id`).join(' ')} } }`), expect: (b) => assert.equal(b.data?.t?.[1]?.f1499, 2, JSON.stringify(b).slice(0, 300)) },
+  { label: 'merge bomb: 150 same-alias chains 120 deep', body: q(attack.mergeBomb(150, 120)), expect: refused('validation-failed', /too large|deep/) },
+  { label: 'merge: 18 same-alias chains 30 deep (accepted)', body: q(attack.mergeBomb(18, 30)), expect: (b) => assert.ok(Array.isArray(b.data?.t), JSON.stringify(b).slice(0, 300)) },
+  { label: 'one field 100000 times', body: q(attack.repeatedField(100000)), expect: refused('validation-failed', /too large|limit/) },
   { label: '20000 directives', body: q(attack.manyDirectives(20000)), expect: refused('validation-failed', /.+/) },
   { label: '20000 operations', body: q(attack.manyOperations(20000), { operationName: 'Q19999' }), expect: refused('validation-failed', /.+/) },
   { label: '20000 variables', body: q(attack.manyVariables(20000)), expect: refused('validation-failed', /.+/) },
-  { label: 'where literal nested 2000 levels', body: q(attack.deepWhereLiteral(2000)), expect: refused('validation-failed', /deep|limit/) },
+  { label: 'where literal nested 2000 levels', body: q(attack.deepWhereLiteral(2000)), expect: refused('validation-failed', /deep|too large|limit/) },
   { label: '4 MB string literal', body: q(attack.giantString(4_000_000)), expect: (b) => assert.deepEqual(b, { data: { t: [] } }) },
   { label: 'variables nested 100000 levels', body: attack.deepVariableBody(100000), expect: refused('validation-failed', /deep/) },
   { label: 'introspection bomb, 8 levels', body: q(attack.introspectionBomb(8)), expect: refused('validation-failed', /introspection/) },
@@ -100,7 +105,7 @@ export const HOSTILE: Hostile[] = [
     body: JSON.stringify(Array.from({ length: 50 }, () => ({ query: attack.fragmentBomb(24) }))),
     expect: (b) => {
       assert.ok(Array.isArray(b), JSON.stringify(b).slice(0, 300));
-      for (const item of b) refused('validation-failed', /too many|limit/)(item);
+      for (const item of b) refused('validation-failed', /too large|limit/)(item);
     },
   },
 ];
@@ -110,27 +115,31 @@ test('hostile documents get a clear error quickly while ordinary queries keep be
   const stream = ordinaryStream(e);
   const h = monitorEventLoopDelay({ resolution: 5 });
   const rows: Array<{ label: string; ms: number; stallMs: number }> = [];
-  try {
-    for (const hostile of HOSTILE) {
-      h.reset();
-      h.enable();
-      const t0 = performance.now();
-      const r = await e.request('POST', '/v1/graphql', hostile.body, { ...USER, 'content-type': 'application/json' });
-      const ms = performance.now() - t0;
-      h.disable();
-      const stallMs = h.max / 1e6;
-      rows.push({ label: hostile.label, ms, stallMs });
-      assert.equal(r.status, 200, `${hostile.label}: ${r.text.slice(0, 300)}`);
+  const failures: string[] = [];
+  for (const hostile of HOSTILE) {
+    h.reset();
+    h.enable();
+    const t0 = performance.now();
+    const r = await e.request('POST', '/v1/graphql', hostile.body, { ...USER, 'content-type': 'application/json' });
+    const ms = performance.now() - t0;
+    h.disable();
+    const stallMs = h.max / 1e6;
+    rows.push({ label: hostile.label, ms, stallMs });
+    try {
+      assert.equal(r.status, 200, r.text.slice(0, 300));
       hostile.expect(r.body);
-      assert.ok(ms < MAX_ANSWER_MS, `${hostile.label}: answered in ${ms.toFixed(0)} ms`);
-      assert.ok(stallMs < MAX_STALL_MS, `${hostile.label}: event loop stalled ${stallMs.toFixed(0)} ms`);
+      assert.ok(ms < MAX_ANSWER_MS, `answered in ${ms.toFixed(0)} ms`);
+      assert.ok(stallMs < MAX_STALL_MS, `event loop stalled ${stallMs.toFixed(0)} ms`);
+    } catch (err) {
+      failures.push(`${hostile.label}: ${(err as Error).message}`);
     }
-  } finally {
-    const s = await stream.stop();
-    if (process.env.SVC_TEST_PRINT_STALLS) console.log(JSON.stringify({ rows, stream: s }, null, 1));
-    assert.ok(s.answered >= HOSTILE.length, `ordinary queries answered: ${s.answered}`);
-    assert.equal(s.healthz, s.answered);
   }
+  const s = await stream.stop();
+  if (process.env.SVC_TEST_PRINT_STALLS) console.log(JSON.stringify({ rows, stream: s }, null, 1));
+  assert.deepEqual(failures, []);
+  assert.ok(s.answered > 0, 'ordinary queries were answered meanwhile');
+  assert.equal(s.healthz, s.answered, '/healthz answered meanwhile');
+  assert.ok(s.slowestMs < MAX_ANSWER_MS, `the slowest ordinary query took ${s.slowestMs.toFixed(0)} ms`);
 });
 
 test('the fragment bomb over WebSocket is refused the same way', async (t) => {

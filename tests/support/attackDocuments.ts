@@ -54,3 +54,7 @@ export const deepVariableBody = (depth = 100000): string =>
 /** Introspection whose response grows exponentially with the nesting of `fields { type { fields ...`. */
 export const introspectionBomb = (levels = 8): string =>
   `{ __schema { types { ${'fields { type { '.repeat(levels)}name${' } }'.repeat(levels)} } } }`;
+
+/** `copies` same-alias copies of a `depth`-deep chain: every level merges again (work × depth). */
+export const mergeBomb = (copies = 150, depth = 120): string =>
+  `{ ${Array.from({ length: copies }, () => `t { ${'children { '.repeat(depth)}id${' }'.repeat(depth)} }`).join(' ')} }`;
