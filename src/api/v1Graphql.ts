@@ -33,6 +33,11 @@ export const v1Graphql: Handler = async (req, ctx) => {
     return respond(r, {}, http.headers, realStatus ? r.status : http.status);
   }
   const log: NonNullable<HttpResponse['log']> = { role: session.role };
+  // Parsing JSON blocks the event loop (~30 ms per MB): non-admin bodies are kept small (issue 17).
+  if (!session.isAdmin && req.body.length > ctx.config.maxNonAdminBodySize) {
+    const err = new ApiError('invalid-params', `request body is larger than ${ctx.config.maxNonAdminBodySize} bytes (the limit for non-admin roles)`, { status: 413 });
+    return respond(errorResult(ctx, err), log, undefined, 413);
+  }
 
   let parsed: unknown;
   try {

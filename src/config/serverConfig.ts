@@ -61,4 +61,6 @@ export interface ServerConfig {
   queryNodeLimit?: number;
   /** API limits (issue 17): default maximum operations per batched request for non-admin roles; unset → none. */
   queryBatchLimit?: number;
+  /** Largest /v1/graphql request body of a non-admin role, in bytes (parsing JSON blocks the event loop: ~30 ms per MB). */
+  maxNonAdminBodySize: number;
 }

@@ -51,6 +51,8 @@ interface Operation {
 const OPEN = 1;
 const DROPPED_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol', 'upgrade', 'connection']);
 
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Serves one accepted socket until it closes. */
 export function serveGraphqlSocket(socket: WebSocket, req: IncomingMessage, ctx: EngineContext, execute: WsExecute): void {
   new GraphqlSocket(socket, req, ctx, execute);
@@ -82,7 +84,10 @@ class GraphqlSocket {
 
   private onMessage(data: RawData): void {
     const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
+    // A macrotask between messages: many costly messages in one TCP read never hold the event
+    // loop together (issue 17); the order of messages is kept.
     this.chain = this.chain
+      .then(yieldToEventLoop)
       .then(() => this.handle(text))
       .catch((err: unknown) => {
         this.ctx.logger.error({ type: 'websocket-log', err }, 'websocket message failed');
