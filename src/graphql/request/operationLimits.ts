@@ -22,9 +22,10 @@ export const HARD_BOUNDS = Object.freeze({
   tokens: 20_000,
   /**
    * Work units once fragments are expanded (documentCost.ts: 1 per leaf field, spread or inline
-   * fragment, 20 per field with a sub-selection): at most 12 000 leaves or 600 subqueries.
+   * fragment, 20 per field with a sub-selection): at most 8 000 leaves or 400 subqueries
+   * (~50-100 ms of planning on a loaded 2-core machine, docs/HARDENING.md).
    */
-  work: 12_000,
+  work: 8_000,
   /** Field nesting (a root field has depth 1). */
   depth: 128,
   /** `fields` / `inputFields` / `interfaces` / `possibleTypes` nested under `__schema` / `__type`. */

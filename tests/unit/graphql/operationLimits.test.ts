@@ -121,3 +121,11 @@ test('the parser stops at the token bound with a message that says so', () => {
   assert.deepEqual(errorOf(() => validateRequest(rs, { query })),
     { path: '$.query', code: 'validation-failed', message: `the query is too large: it has more than ${HARD_BOUNDS.tokens} tokens` });
 });
+
+test('the standard introspection query (graphql-js getIntrospectionQuery, all options) stays well inside the hard bounds', async () => {
+  const { getIntrospectionQuery } = await import('graphql');
+  const c = cost(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }));
+  checkOperationCost(c);
+  assert.ok(c.work * 4 < HARD_BOUNDS.work, `work ${c.work}`);
+  assert.equal(c.introspectionNesting, 1);
+});
