@@ -97,6 +97,11 @@ class GraphqlSocket {
 
   private async handle(text: string): Promise<void> {
     if (this.closed) return;
+    // Parsing JSON blocks the event loop: a non-admin session may not send big messages (issue 17).
+    // (Before connection_init the role is unknown; those messages keep the socket's 50 MB bound.)
+    if (text.length > this.ctx.config.maxNonAdminBodySize && this.state.kind === 'ready' && !this.state.session.isAdmin) {
+      return this.close(1009, `message larger than ${this.ctx.config.maxNonAdminBodySize} bytes`);
+    }
     let msg: Record<string, unknown>;
     try {
       const parsed: unknown = JSON.parse(text);

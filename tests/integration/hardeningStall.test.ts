@@ -169,3 +169,15 @@ test('the fragment bomb over WebSocket is refused the same way', async (t) => {
   assert.ok(ms < MAX_ANSWER_MS, `answered in ${ms.toFixed(0)} ms`);
   assert.ok(h.max / 1e6 < MAX_STALL_MS, `event loop stalled ${(h.max / 1e6).toFixed(0)} ms`);
 });
+
+test('a non-admin WebSocket message over the size limit closes the socket (1009) instead of being parsed', async (t) => {
+  const e = await setup(t);
+  const s = await TestSocket.open(e.url, 'graphql-ws');
+  t.after(() => s.ws.close());
+  s.send({ type: 'connection_init', payload: { headers: { ...USER, 'x-svc-admin-secret': 'stall-secret' } } });
+  assert.equal((await s.next()).type, 'connection_ack');
+  s.send({ id: '1', type: 'start', payload: { query: '{ t { id } }', variables: { pad: 'x'.repeat(3_000_000) } } });
+  const closed = await s.closed;
+  assert.equal(closed.code, 1009);
+  assert.match(closed.reason, /larger than 2097152 bytes/);
+});
