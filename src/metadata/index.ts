@@ -6,6 +6,7 @@ export type * from './model/metadata.js';
 export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
 export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { decodeApiLimits, encodeApiLimits } from './model/decodeApiLimits.js';
 export { decodeRelationship, decodeRelUsing } from './model/decodeRelationship.js';
 export type { RelType } from './model/decodeRelationship.js';
 export {

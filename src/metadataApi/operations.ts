@@ -41,6 +41,7 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
+import { set_api_limits, remove_api_limits } from './ops/apiLimits.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -79,6 +80,8 @@ export const OP_TYPES = [
   'drop_query_from_collection',
   'add_collection_to_allowlist',
   'drop_collection_from_allowlist',
+  'set_api_limits',
+  'remove_api_limits',
   'select',
   'insert',
   'update',
@@ -125,6 +128,8 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_query_from_collection,
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
+  set_api_limits,
+  remove_api_limits,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -57,6 +57,8 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   drop_query_from_collection: { collection_name: 'c1', query_name: 'q' },
   add_collection_to_allowlist: { collection: 'c1' },
   drop_collection_from_allowlist: { collection: 'c1' },
+  set_api_limits: { disabled: false, depth_limit: { global: 5, per_role: { user: 3 } }, node_limit: { global: 50 } },
+  remove_api_limits: {},
   select: { table: T, columns: ['id'], where: { id: { $eq: 1 } }, order_by: ['id'], limit: 1, offset: 0 },
   insert: { table: T, objects: [{ name: 'x' }], returning: ['id'] },
   update: { table: T, where: { id: { $eq: -1 } }, $set: { name: 'y' } },
