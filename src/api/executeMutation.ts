@@ -36,7 +36,9 @@ export const mutationExecutor: OperationExecutor = async (args) => {
     }
   }
   if (plans.length > 0) {
-    const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables);
+    const prepare = args.ctx.config.usePreparedStatements !== false;
+    const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables, { prepare });
+    // ── after commit: the mutation's writes are durable from here on.
     plans.forEach((p, i) => out.set(p.alias, results[i] ?? 'null'));
   }
   for (const o of others) out.set(o.field.alias, await o.run(o.field, args));

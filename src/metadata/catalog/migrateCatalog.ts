@@ -1,9 +1,10 @@
 /**
- * Creates or upgrades the engine's own schema `hdb_catalog` at start: `hdb_version` (one row)
- * and `hdb_metadata` (the one metadata JSON document). Idempotent; runs under a transaction-level
+ * Creates or upgrades the engine's own schema `hdb_catalog` at start: `hdb_version` (one row),
+ * `hdb_metadata` (the one metadata JSON document) and `svc_check_violation` (permission checks). Idempotent; runs under a transaction-level
  * advisory lock so engines starting together against one database do not race.
  */
 import type { Db } from '../../execution/index.js';
+import { CHECK_VIOLATION_FUNCTION_SQL } from '../../sql/index.js';
 import { CATALOG_LOCK_KEY } from './locks.js';
 
 /** The catalog layout this engine writes. */
@@ -26,6 +27,8 @@ const STEPS = [
    )`,
   `INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version)
      VALUES (1, '{"version":2,"tables":[]}', 1) ON CONFLICT (id) DO NOTHING`,
+  // Called by mutation statements when a row fails its permission check (sql/mutationOutput.ts).
+  CHECK_VIOLATION_FUNCTION_SQL,
 ];
 
 /** Brings `hdb_catalog` to the current layout (safe to call on every start, concurrently). */
