@@ -49,7 +49,7 @@ export interface DeliveryWorker {
 /** Postgres "undefined_table": the queue's tables are created lazily and dropped by clear_metadata. */
 const isMissingTable = (e: unknown): boolean => {
   const internal = (e as { internal?: { error?: { status_code?: string } } })?.internal;
-  return internal?.error?.status_code === '42P01' || (e as { code?: string })?.code === '42P01' || /does not exist/.test(String((e as Error)?.message));
+  return internal?.error?.status_code === '42P01' || (e as { code?: string })?.code === '42P01';
 };
 
 export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
@@ -71,7 +71,9 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const leaseSeconds = () => Math.max(o.leaseSeconds, Math.ceil(queue.maxTimeoutMs() / 1000) + 30);
 
   async function claim(limit: number): Promise<Job[]> {
-    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, leaseSeconds: leaseSeconds(), filter: queue.claimFilter() }));
+    const filter = queue.claimFilter();
+    if (filter === null) return [];
+    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, leaseSeconds: leaseSeconds(), filter }));
     return r.rows.map((row) => ({ id: String(row.id), tries: Number(row.tries), row }));
   }
 

@@ -6,6 +6,9 @@ export type * from './model/metadata.js';
 export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
 export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { decodeCreateEventTrigger, decodeEventTriggerMetadata, decodeWebhookHeader, DEFAULT_RETRY_CONF, EVENT_OPS } from './model/decodeEventTrigger.js';
+export type { EventOp } from './model/decodeEventTrigger.js';
+export { eventTriggerColumns } from './schemaCache/buildEventTriggers.js';
 export { decodeRelationship, decodeRelUsing } from './model/decodeRelationship.js';
 export type { RelType } from './model/decodeRelationship.js';
 export {
@@ -34,6 +37,7 @@ export {
   encodePermissionBody,
   encodePermissionBodyFull,
   encodeComputedField,
+  encodeEventTrigger,
 } from './model/encodeMetadata.js';
 export { findTable, isTracked, removeObject, renameTable, renameColumn, renameRelationshipRefs, allRelationships } from './model/edit.js';
 export type { Removable, RelationshipResolver } from './model/edit.js';
