@@ -41,6 +41,7 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
+import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -79,6 +80,10 @@ export const OP_TYPES = [
   'drop_query_from_collection',
   'add_collection_to_allowlist',
   'drop_collection_from_allowlist',
+  'create_event_trigger',
+  'delete_event_trigger',
+  'redeliver_event',
+  'invoke_event_trigger',
   'select',
   'insert',
   'update',
@@ -125,6 +130,10 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_query_from_collection,
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
+  create_event_trigger,
+  delete_event_trigger,
+  redeliver_event,
+  invoke_event_trigger,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
