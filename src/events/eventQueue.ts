@@ -67,7 +67,7 @@ export function eventQueue(current: () => SchemaCache, userAgent: string): Queue
         timeoutMs: rc.timeout_sec * 1000,
         numRetries: rc.num_retries,
         intervalSec: rc.interval_sec,
-        log: { trigger: t.name, user_agent: userAgent },
+        log: { trigger: t.name },
       };
     },
     maxTimeoutMs() {
