@@ -28,7 +28,7 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** Poll interval when idle (ms). */
   fetchIntervalMs: number;
-  /** A claim older than this is claimable again (raised to the longest timeout + 30 s). */
+  /** A claim older than this is claimable again (raised to the longest timeout + 5 s). */
   leaseSeconds: number;
   /** Rows per claim (default 100, as Hasura). */
   batchSize?: number;
@@ -68,7 +68,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   let flushing: Promise<void> | undefined;
   let flushRetryTimer: NodeJS.Timeout | undefined;
 
-  const leaseSeconds = () => Math.max(o.leaseSeconds, Math.ceil(queue.maxTimeoutMs() / 1000) + 30);
+  const leaseSeconds = () => Math.max(o.leaseSeconds, Math.ceil(queue.maxTimeoutMs() / 1000) + 5);
 
   async function claim(limit: number): Promise<Job[]> {
     const filter = queue.claimFilter();

@@ -21,7 +21,7 @@ export function eventsWritten(engine: Pick<EngineContext, 'db' | 'state'>): void
 }
 
 export interface EventWorkerOptions {
-  /** Lease of a claimed event in seconds (default 300; raised to the longest timeout + 30 s). */
+  /** Lease of a claimed event in seconds (default 300; raised to the longest timeout + 5 s). */
   leaseSeconds?: number;
 }
 
