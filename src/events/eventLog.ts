@@ -1,14 +1,13 @@
 /**
  * Writes of the metadata operations on the event log: `invoke_event_trigger` (a MANUAL event,
  * `{op: "MANUAL", data: {old: null, new: <payload>}, session_variables}`), `redeliver_event` (tries
- * reset, error and lease cleared: delivered again as a first try), and the counts an operator reads.
+ * reset, error and lease cleared: delivered again as a first try).
  */
 import type { DbClient } from '../execution/index.js';
 import type { EventTriggerInfo } from '../metadata/index.js';
 import { sql } from '../sql/index.js';
-import { countsStatement, runFragment } from '../delivery/index.js';
+import { runFragment } from '../delivery/index.js';
 import { eventTablesExist } from './eventTables.js';
-import { EVENT_LOG_QUEUE } from './eventQueue.js';
 
 export async function insertManualEvent(client: DbClient, t: EventTriggerInfo, payload: unknown, sessionVars: Record<string, string>): Promise<string> {
   const body = { op: 'MANUAL', data: { old: null, new: payload }, session_variables: sessionVars };
@@ -30,19 +29,4 @@ export async function redeliverEvent(client: DbClient, eventId: string): Promise
         WHERE id = ${sql.value(eventId, 'text')}`,
   );
   return (r.rowCount ?? 0) > 0;
-}
-
-export interface EventCounts {
-  trigger: string;
-  pending: number;
-  locked: number;
-  delivered: number;
-  failed: number;
-}
-
-/** Pending / in-delivery / delivered / failed events per trigger. */
-export async function eventCounts(client: DbClient): Promise<EventCounts[]> {
-  if (!(await eventTablesExist(client))) return [];
-  const r = await runFragment(client, countsStatement(EVENT_LOG_QUEUE, sql`t.trigger_name`, sql`t.delivered`, sql`t.error`));
-  return r.rows.map((row) => ({ trigger: String(row.key), pending: Number(row.pending), locked: Number(row.locked), delivered: Number(row.delivered), failed: Number(row.failed) }));
 }
