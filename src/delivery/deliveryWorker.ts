@@ -32,7 +32,7 @@ export interface DeliveryWorkerOptions {
   leaseSeconds: number;
   /** Rows per claim (default 100, as Hasura). */
   batchSize?: number;
-  /** LISTEN here for wake-ups from other instances (needs `databaseUrl`). */
+  /** LISTEN here for wake-ups from other instances (needs `databaseUrl`; a payload equal to `instanceId` is our own). */
   channel?: string;
   databaseUrl?: string;
   userAgent: string;
@@ -166,7 +166,9 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   let listener: ChannelListener | undefined;
   if (o.channel && o.databaseUrl) {
     listener = listenChannel(o.databaseUrl, o.channel, {
-      onNotify: () => void pump(),
+      onNotify: (payload) => {
+        if (payload !== o.instanceId) void pump();
+      },
       onConnected: () => void pump(),
       onError: (err, retryInMs) => log.warn({ err, retry_in_ms: retryInMs }, `${queue.name} listener lost; reconnecting`),
     });

@@ -4,6 +4,7 @@
  * (`eventsWritten`, called by the mutation and /v1/query paths). Hasura's `unlockAllEvents` at
  * startup is deliberately absent: a dead instance's claims expire with their lease.
  */
+import { randomUUID } from 'node:crypto';
 import type { EngineContext } from '../appState.js';
 import { createNotifier, startDeliveryWorker, type DeliveryWorker, type Notifier } from '../delivery/index.js';
 import { eventQueue } from './eventQueue.js';
@@ -28,11 +29,12 @@ export interface EventWorkerOptions {
 /** Starts delivering events; resolves to its stop function. */
 export function startEventWorker(ctx: EngineContext, opts: EventWorkerOptions = {}): { worker: DeliveryWorker; stop: () => Promise<void> } {
   const userAgent = `svc-graphql-engine/${ctx.version}`;
+  const instanceId = ctx.state.instanceId ?? randomUUID();
   const worker = startDeliveryWorker({
     queue: eventQueue(() => ctx.state.current, userAgent),
     db: ctx.db,
     logger: ctx.logger,
-    instanceId: ctx.state.instanceId ?? 'svc-' + Math.random().toString(36).slice(2),
+    instanceId,
     concurrency: ctx.config.eventsHttpPoolSize,
     fetchIntervalMs: ctx.config.eventsFetchIntervalMs,
     leaseSeconds: opts.leaseSeconds ?? 300,
@@ -40,7 +42,7 @@ export function startEventWorker(ctx: EngineContext, opts: EventWorkerOptions = 
     databaseUrl: ctx.databaseUrl,
     userAgent,
   });
-  const notifier = createNotifier(ctx.db, EVENTS_CHANNEL, { onError: (err) => ctx.logger.warn({ type: 'event-delivery', err }, 'events NOTIFY failed') });
+  const notifier = createNotifier(ctx.db, EVENTS_CHANNEL, { payload: instanceId, onError: (err) => ctx.logger.warn({ type: 'event-delivery', err }, 'events NOTIFY failed') });
   const off = notifier.onLocal(() => worker.wake());
   notifiers.set(ctx.db, notifier);
   return {
