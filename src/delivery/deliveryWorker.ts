@@ -166,6 +166,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   let listener: ChannelListener | undefined;
   if (o.channel && o.databaseUrl) {
     listener = listenChannel(o.databaseUrl, o.channel, {
+      applicationName: `svc-graphql-engine-${queue.name}-listener`,
       onNotify: (payload) => {
         if (payload !== o.instanceId) void pump();
       },
