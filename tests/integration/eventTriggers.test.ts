@@ -202,6 +202,23 @@ test('metadata: export, replace, bad arguments, column dependencies, inconsisten
   }
   assert.equal((await e.query({ type: 'export_metadata', args: {} })).text, before, 'failed ops changed nothing');
 
+  // Event triggers are for tables only.
+  await e.runSql('CREATE VIEW item_view AS SELECT * FROM item');
+  assert.equal((await e.query({ type: 'track_table', args: { schema: 'public', name: 'item_view' } })).status, 200);
+  const onView = await e.query({ type: 'create_event_trigger', args: { name: 'v', table: 'item_view', insert: { columns: '*' }, webhook: rx.url } });
+  assert.deepEqual([onView.status, onView.body.code], [400, 'not-supported'], onView.text);
+  assert.equal((await e.query({ type: 'untrack_table', args: { table: 'item_view' } })).status, 200);
+  await e.runSql('DROP VIEW item_view');
+
+  // A renamed column is followed: the trigger listens on the new name.
+  await e.runSql('ALTER TABLE item RENAME COLUMN n TO m');
+  assert.deepEqual((await e.query({ type: 'export_metadata', args: {} })).body.tables[0].event_triggers[0].definition.update, { columns: ['m'], payload: ['id', 'm'] });
+  await e.runSql("INSERT INTO item (name) VALUES ('renamed'); UPDATE item SET m = 5");
+  await eventually(() => rx.deliveries.length, (n) => n === 2, 5000, 'deliveries after the column rename');
+  assert.deepEqual(rx.deliveries[1]!.body.event.data, { old: { id: 1, m: 0 }, new: { id: 1, m: 5 } });
+  await e.runSql('ALTER TABLE item RENAME COLUMN m TO n; TRUNCATE item RESTART IDENTITY');
+  rx.deliveries.length = 0;
+
   // A listened column cannot be dropped; another can. With cascade the trigger goes.
   const dep = await e.query({ type: 'run_sql', args: { sql: 'ALTER TABLE item DROP COLUMN n' } });
   assert.deepEqual([dep.status, dep.body.code], [400, 'dependency-error'], dep.text);

@@ -11,7 +11,7 @@ import type { EventTriggerMetadata, Metadata, TableMetadata } from '../../metada
 import { eventTablesExist, insertManualEvent, redeliverEvent, syncEventTriggers } from '../../events/index.js';
 import { op, SUCCESS } from '../types.js';
 import type { OpContext } from '../types.js';
-import { tableEntry } from './common.js';
+import { quoteTable, tableEntry, trackedTableInfo } from './common.js';
 
 function findTrigger(md: Metadata, name: string): { table: TableMetadata; trigger: EventTriggerMetadata } | undefined {
   for (const t of md.tables) {
@@ -34,6 +34,10 @@ export const create_event_trigger = op({
   async run(ctx, args) {
     const md = await ctx.work.draft();
     const entry = tableEntry(md, args.table);
+    const info = await trackedTableInfo(ctx, args.table);
+    if (info.kind !== 'table' && info.kind !== 'partitioned_table') {
+      throw new ApiError('not-supported', `event triggers can only be created on tables, ${quoteTable(args.table)} is a ${info.kind.replace('_', ' ')}`, { path: '$.args.table' });
+    }
     const existing = findTrigger(md, args.trigger.name);
     if (existing && !args.replace) {
       throw new ApiError('already-exists', `event trigger with name ${JSON.stringify(args.trigger.name)} already exists`, { path: '$.args' });
