@@ -58,6 +58,8 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const log = logger.child({ type: `${queue.name}-delivery` });
   const stats: DeliveryStats = { claimed: 0, delivered: 0, failed: 0, inFlight: 0 };
   let stopped = false;
+  /** After stop() has flushed: late outcomes are left to the lease (the pool may be closed). */
+  let closed = false;
   let pumping = false;
   let wanted = false;
   /** The last claim filled its batch: more rows are probably due. */
@@ -108,7 +110,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   }
 
   function scheduleFlush(): void {
-    if (flushing || flushRetryTimer) return;
+    if (closed || flushing || flushRetryTimer) return;
     flushing = flush().finally(() => {
       flushing = undefined;
       if ((buffer.length > 0 || releases.length > 0) && !flushRetryTimer) scheduleFlush();
@@ -132,6 +134,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         flushRetryTimer = undefined;
         scheduleFlush();
       }, 1000);
+      flushRetryTimer.unref();
     }
   }
 
@@ -192,6 +195,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       }
       while (flushing) await flushing;
       if (buffer.length > 0 || releases.length > 0) await flush();
+      closed = true;
     },
   };
 }
