@@ -40,6 +40,8 @@ test('a network error is status 1000 with a client_error response; env header va
   assert.deepEqual(JSON.parse(out.response), { type: 'client_error', data: { message: 'connect ECONNREFUSED' }, version: '2' });
   assert.deepEqual(JSON.parse(out.request), { payload: { id: 'e1' }, headers: [{ name: 'a', value: '1' }, { name: 's', value: '<from env>' }], version: '2' });
   assert.ok(!out.request.includes('secret'));
+  const badUrl = attemptOutcome(job, plan, { kind: 'error', message: 'invalid webhook URL: x', timedOut: false, latencyMs: 0, invalidUrl: true });
+  assert.equal(badUrl.status, 1001);
 });
 
 test('claim: due rows only, expired leases claimable, SKIP LOCKED, stamped with the instance', () => {

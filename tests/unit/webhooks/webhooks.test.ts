@@ -60,5 +60,5 @@ test('postJson: status, headers sent, body capped, timeout, refused connection',
   const refused = await postJson({ url: 'http://127.0.0.1:9/', headers: {}, body: '{}', timeoutMs: 2000 });
   assert.ok(refused.kind === 'error' && !refused.timedOut);
   const bad = await postJson({ url: 'ftp://x', headers: {}, body: '{}', timeoutMs: 2000 });
-  assert.ok(bad.kind === 'error' && /invalid webhook URL/.test(bad.message));
+  assert.ok(bad.kind === 'error' && bad.invalidUrl && /invalid webhook URL/.test(bad.message));
 });
