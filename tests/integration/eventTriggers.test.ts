@@ -103,6 +103,27 @@ test('writes of other database clients are captured (session variables null) and
   assert.equal(rx.deliveries.length, 1);
 });
 
+test('a NOTIFY on svc_events (another instance\'s wake-up) makes the worker claim at once', { timeout: 60_000 }, async (t) => {
+  const rx = await startEventReceiver();
+  const e = await startTestEngine({ eventsFetchIntervalMs: 60_000 });
+  t.after(async () => {
+    await e.stop();
+    await rx.stop();
+  });
+  await setupItem(e, { webhook: rx.url });
+  const c = new pg.Client({ connectionString: e.databaseUrl });
+  await c.connect();
+  try {
+    await c.query("INSERT INTO item (name) VALUES ('outside')");
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(rx.deliveries.length, 0, 'an outside write waits for the (60 s) poll');
+    await c.query("SELECT pg_notify('svc_events', 'another-instance')");
+  } finally {
+    await c.end();
+  }
+  await eventually(() => rx.deliveries.length, (n) => n === 1, 5000, 'delivery after NOTIFY');
+});
+
 test('retries, Retry-After, capped invocation logs, env headers kept secret, redeliver_event', { timeout: 60_000 }, async (t) => {
   process.env.SVC_TEST_EVENT_SECRET = 's3cr3t';
   const big = 'x'.repeat(200_000);
