@@ -23,7 +23,7 @@ import type { DbClient } from '../execution/index.js';
 import { encodeEventTrigger, EVENT_OPS, type EventOp, type EventTriggerInfo, type EventTriggerOpSpec, type SchemaCache } from '../metadata/index.js';
 import { compile, sql, type SqlFragment } from '../sql/index.js';
 import { runFragment } from '../delivery/index.js';
-import { createEventTables, dropEventTables, eventTablesExist } from './eventTables.js';
+import { createEventTables, dropEventTables } from './eventTables.js';
 
 const PREFIX = 'notify_svc_';
 const TAG = '$svc$';
@@ -95,19 +95,23 @@ interface Existing {
   triggers: Array<{ schema: string; table: string; tgname: string }>;
 }
 
-async function existingCaptures(client: DbClient): Promise<Map<string, Existing>> {
+/** The capture functions in `hdb_catalog` with the tables their triggers sit on, and whether the event tables exist: one query. */
+async function existingState(client: DbClient): Promise<{ captures: Map<string, Existing>; tables: boolean }> {
   const r = await client.query(
-    `SELECT p.proname AS fname, p.prosrc AS src,
-       coalesce(json_agg(json_build_object('schema', n.nspname, 'table', c.relname, 'tgname', t.tgname)) FILTER (WHERE t.oid IS NOT NULL), '[]') AS triggers
-     FROM pg_catalog.pg_proc p
-     JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace AND pn.nspname = 'hdb_catalog'
-     LEFT JOIN pg_catalog.pg_trigger t ON t.tgfoid = p.oid
-     LEFT JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
-     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-     WHERE p.proname LIKE 'notify\\_svc\\_%'
-     GROUP BY p.proname, p.prosrc`,
+    `SELECT to_regclass('hdb_catalog.event_log') IS NOT NULL AS tables,
+       (SELECT coalesce(json_agg(f), '[]') FROM (
+          SELECT p.proname AS fname, p.prosrc AS src,
+            coalesce(json_agg(json_build_object('schema', n.nspname, 'table', c.relname, 'tgname', t.tgname)) FILTER (WHERE t.oid IS NOT NULL), '[]') AS triggers
+          FROM pg_catalog.pg_proc p
+          JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace AND pn.nspname = 'hdb_catalog'
+          LEFT JOIN pg_catalog.pg_trigger t ON t.tgfoid = p.oid
+          LEFT JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+          LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+          WHERE p.proname LIKE 'notify\\_svc\\_%'
+          GROUP BY p.proname, p.prosrc) f) AS captures`,
   );
-  return new Map(r.rows.map((row) => [String(row.fname), { fname: String(row.fname), src: String(row.src), triggers: row.triggers as Existing['triggers'] }]));
+  const list = r.rows[0].captures as Existing[];
+  return { tables: r.rows[0].tables === true, captures: new Map(list.map((e) => [e.fname, e])) };
 }
 
 /**
@@ -116,8 +120,7 @@ async function existingCaptures(client: DbClient): Promise<Map<string, Existing>
  */
 export async function syncEventTriggers(client: DbClient, cache: SchemaCache): Promise<void> {
   const wanted = wantedCaptures(cache);
-  const existing = await existingCaptures(client);
-  const tables = await eventTablesExist(client);
+  const { captures: existing, tables } = await existingState(client);
   if (wanted.size === 0 && existing.size === 0 && !tables) return;
 
   const triggers = [...(cache.eventTriggers?.values() ?? [])];
