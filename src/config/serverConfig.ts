@@ -51,6 +51,8 @@ export interface ServerConfig {
   eventsHttpPoolSize: number;
   /** Event delivery: poll interval for new events in ms (default 1000). */
   eventsFetchIntervalMs: number;
+  /** Event delivery: lease of a claimed event in seconds (default 300; a crashed instance's claims expire after it). */
+  eventsLeaseSeconds: number;
   /** Async actions: poll interval in ms; 0 disables the processor (default 1000). */
   asyncActionsFetchIntervalMs: number;
   /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */

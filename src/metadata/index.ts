@@ -7,6 +7,9 @@ export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
 export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
 export { decodeApiLimits, encodeApiLimits } from './model/decodeApiLimits.js';
+export { decodeCreateEventTrigger, decodeEventTriggerMetadata, decodeWebhookHeader, DEFAULT_RETRY_CONF, EVENT_OPS } from './model/decodeEventTrigger.js';
+export type { EventOp } from './model/decodeEventTrigger.js';
+export { eventTriggerColumns } from './schemaCache/buildEventTriggers.js';
 export { decodeRelationship, decodeRelUsing } from './model/decodeRelationship.js';
 export type { RelType } from './model/decodeRelationship.js';
 export {
@@ -35,6 +38,7 @@ export {
   encodePermissionBody,
   encodePermissionBodyFull,
   encodeComputedField,
+  encodeEventTrigger,
 } from './model/encodeMetadata.js';
 export { findTable, isTracked, removeObject, renameTable, renameColumn, renameRelationshipRefs, allRelationships } from './model/edit.js';
 export type { Removable, RelationshipResolver } from './model/edit.js';

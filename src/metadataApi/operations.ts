@@ -42,6 +42,7 @@ import {
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
 import { set_api_limits, remove_api_limits } from './ops/apiLimits.js';
+import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -82,6 +83,10 @@ export const OP_TYPES = [
   'drop_collection_from_allowlist',
   'set_api_limits',
   'remove_api_limits',
+  'create_event_trigger',
+  'delete_event_trigger',
+  'redeliver_event',
+  'invoke_event_trigger',
   'select',
   'insert',
   'update',
@@ -130,6 +135,10 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_collection_from_allowlist,
   set_api_limits,
   remove_api_limits,
+  create_event_trigger,
+  delete_event_trigger,
+  redeliver_event,
+  invoke_event_trigger,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -70,6 +70,8 @@ export function assertNoDuplicates(md: Metadata, path = '$.args'): void {
       if (roleDups.length) fail(`${kind} permissions`, roleDups);
     }
   }
+  const triggerDups = dups(md.tables.flatMap((t) => (t.event_triggers ?? []).map((e) => e.name)));
+  if (triggerDups.length) fail('event triggers', triggerDups);
   const fnDups = dups((md.functions ?? []).map((f) => qualifiedKey(f.function)));
   if (fnDups.length) fail('functions', fnDups);
 }

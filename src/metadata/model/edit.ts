@@ -20,6 +20,7 @@ export type Removable =
   | { kind: 'relationship'; table: QualifiedTable; name: string }
   | { kind: 'permission'; table: QualifiedTable; role: string; permType: PermType }
   | { kind: 'computed_field'; table: QualifiedTable; name: string }
+  | { kind: 'event_trigger'; table: QualifiedTable; name: string }
   | { kind: 'function'; function: QualifiedFunction };
 
 /** Removes one object from `md` (in place); a no-op when it is not there. */
@@ -41,6 +42,9 @@ export function removeObject(md: Metadata, id: Removable): void {
       return;
     case 'computed_field':
       t.computed_fields = (t.computed_fields ?? []).filter((c) => c.name !== id.name);
+      return;
+    case 'event_trigger':
+      t.event_triggers = (t.event_triggers ?? []).filter((e) => e.name !== id.name);
       return;
     case 'permission': {
       const key = `${id.permType}_permissions` as const;
@@ -117,6 +121,14 @@ function renameColumnImpl(md: Metadata, table: QualifiedTable, from: string, to:
         p.permission.set = renKeys(p.permission.set);
       }
       if (t.configuration?.custom_column_names) t.configuration.custom_column_names = renKeys(t.configuration.custom_column_names)!;
+      for (const e of t.event_triggers ?? []) {
+        for (const op of ['insert', 'update', 'delete'] as const) {
+          const spec = e.definition[op];
+          if (!spec) continue;
+          spec.columns = renCols(spec.columns)!;
+          if (spec.payload !== undefined) spec.payload = renCols(spec.payload);
+        }
+      }
     }
   }
   // Boolean expressions: rename keys that resolve to the column, following relationships.

@@ -1,0 +1,201 @@
+/**
+ * The generic delivery worker of one queue (see queueTable.ts for what a queue provides).
+ *
+ *   claim ──► at most `concurrency` webhook calls in flight ──► outcomes buffered ──► one finish
+ *   statement per flush (group commit: a flush takes everything buffered since the last one)
+ *
+ * It claims when woken (`wake()`: a local write committed, or NOTIFY on `channel` from another
+ * instance), every `fetchIntervalMs` as a backstop, and again as slots free up while the last claim
+ * came back full. Claimed rows carry a lease (`locked_at` + this instance's id): a crashed instance's
+ * rows become claimable after `leaseSeconds` (kept longer than the longest webhook timeout); nothing
+ * is unlocked at startup, so several instances never deliver a row twice in normal operation.
+ * One structured log line per attempt (`type: "<queue>-delivery"`: event id, status, latency, try).
+ */
+import type { Logger } from 'pino';
+import { listenChannel, type ChannelListener, type Db } from '../execution/index.js';
+import { postJson } from '../webhooks/index.js';
+import { attemptOutcome, deadOutcome, type AttemptOutcome } from './attemptOutcome.js';
+import { claimStatement, finishStatement, releaseStatement } from './queueSql.js';
+import type { DeliveryStats, Job, QueueAdapter } from './queueTable.js';
+import { runFragment } from './runFragment.js';
+
+export interface DeliveryWorkerOptions {
+  queue: QueueAdapter;
+  db: Db;
+  logger: Logger;
+  instanceId: string;
+  /** Maximum webhook calls in flight. */
+  concurrency: number;
+  /** Poll interval when idle (ms). */
+  fetchIntervalMs: number;
+  /** A claim older than this is claimable again (raised to the longest timeout + 5 s). */
+  leaseSeconds: number;
+  /** Rows per claim (default 100, as Hasura). */
+  batchSize?: number;
+  /** LISTEN here for wake-ups from other instances (needs `databaseUrl`; a payload equal to `instanceId` is our own). */
+  channel?: string;
+  databaseUrl?: string;
+  userAgent: string;
+  /** How long `stop()` waits for in-flight calls before leaving them to the lease (default 5 s). */
+  stopWaitMs?: number;
+}
+
+export interface DeliveryWorker {
+  wake(): void;
+  stats(): DeliveryStats;
+  stop(): Promise<void>;
+}
+
+/** Postgres "undefined_table": the queue's tables are created lazily and dropped by clear_metadata. */
+const isMissingTable = (e: unknown): boolean => {
+  const internal = (e as { internal?: { error?: { status_code?: string } } })?.internal;
+  return internal?.error?.status_code === '42P01' || (e as { code?: string })?.code === '42P01';
+};
+
+export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
+  const { queue, db, logger } = o;
+  const batchSize = o.batchSize ?? 100;
+  const log = logger.child({ type: `${queue.name}-delivery` });
+  const stats: DeliveryStats = { claimed: 0, delivered: 0, failed: 0, inFlight: 0 };
+  let stopped = false;
+  /** After stop() has flushed: late outcomes are left to the lease (the pool may be closed). */
+  let closed = false;
+  let pumping = false;
+  let wanted = false;
+  /** The last claim filled its batch: more rows are probably due. */
+  let backlog = false;
+  const inFlight = new Set<Promise<void>>();
+  let buffer: AttemptOutcome[] = [];
+  let releases: string[] = [];
+  let flushing: Promise<void> | undefined;
+  let flushRetryTimer: NodeJS.Timeout | undefined;
+
+  const leaseSeconds = () => Math.max(o.leaseSeconds, Math.ceil(queue.maxTimeoutMs() / 1000) + 5);
+
+  async function claim(limit: number): Promise<Job[]> {
+    const filter = queue.claimFilter();
+    if (filter === null) return [];
+    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, leaseSeconds: leaseSeconds(), filter }));
+    return r.rows.map((row) => ({ id: String(row.id), tries: Number(row.tries), row }));
+  }
+
+  function start(job: Job): void {
+    const plan = queue.plan(job);
+    if (plan === undefined) {
+      releases.push(job.id);
+      scheduleFlush();
+      return;
+    }
+    if ('dead' in plan) {
+      record(deadOutcome(job, plan.dead), {});
+      return;
+    }
+    stats.inFlight++;
+    const p = postJson({ url: plan.url, headers: Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), body: plan.body, timeoutMs: plan.timeoutMs, userAgent: o.userAgent })
+      .then((r) => record(attemptOutcome(job, plan, r), { ...plan.log, try: job.tries + 1 }))
+      .finally(() => {
+        stats.inFlight--;
+        inFlight.delete(p);
+        if (!stopped && (backlog || wanted) && (inFlight.size === 0 || o.concurrency - inFlight.size >= Math.max(1, Math.floor(Math.min(batchSize, o.concurrency) / 4)))) void pump();
+      });
+    inFlight.add(p);
+  }
+
+  function record(out: AttemptOutcome, fields: Record<string, unknown>): void {
+    if (out.ok) stats.delivered++;
+    else stats.failed++;
+    log.info({ event_id: out.id, status: out.status, latency_ms: out.latencyMs, ok: out.ok, ...fields, ...(out.error ? { error: out.error } : {}) }, `${queue.name} delivery ${out.ok ? 'succeeded' : 'failed'}`);
+    buffer.push(out);
+    scheduleFlush();
+  }
+
+  function scheduleFlush(): void {
+    if (closed || flushing || flushRetryTimer) return;
+    flushing = flush().finally(() => {
+      flushing = undefined;
+      if ((buffer.length > 0 || releases.length > 0) && !flushRetryTimer) scheduleFlush();
+    });
+  }
+
+  async function flush(): Promise<void> {
+    const batch = buffer;
+    const rel = releases;
+    buffer = [];
+    releases = [];
+    try {
+      if (batch.length > 0) await runFragment(db, finishStatement(queue.table, o.instanceId, batch));
+      if (rel.length > 0) await runFragment(db, releaseStatement(queue.table, o.instanceId, rel));
+    } catch (e) {
+      if (isMissingTable(e)) return; // the queue was dropped (clear_metadata): nothing left to record
+      log.error({ err: e, outcomes: batch.length }, `${queue.name} outcomes could not be stored; retrying`);
+      buffer = batch.concat(buffer);
+      releases = rel.concat(releases);
+      flushRetryTimer = setTimeout(() => {
+        flushRetryTimer = undefined;
+        scheduleFlush();
+      }, 1000);
+      flushRetryTimer.unref();
+    }
+  }
+
+  async function pump(): Promise<void> {
+    if (stopped) return;
+    if (pumping) {
+      wanted = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        wanted = false;
+        while (!stopped && inFlight.size < o.concurrency) {
+          const limit = Math.min(batchSize, o.concurrency - inFlight.size);
+          const jobs = await claim(limit);
+          stats.claimed += jobs.length;
+          backlog = jobs.length === limit;
+          for (const j of jobs) start(j);
+          if (!backlog) break;
+        }
+      } while (wanted && !stopped && inFlight.size < o.concurrency);
+    } catch (e) {
+      if (!isMissingTable(e)) log.error({ err: e }, `${queue.name} claim failed`);
+    } finally {
+      pumping = false;
+    }
+  }
+
+  const poll = setInterval(() => void pump(), o.fetchIntervalMs);
+  poll.unref();
+  let listener: ChannelListener | undefined;
+  if (o.channel && o.databaseUrl) {
+    listener = listenChannel(o.databaseUrl, o.channel, {
+      applicationName: `svc-graphql-engine-${queue.name}-listener`,
+      onNotify: (payload) => {
+        if (payload !== o.instanceId) void pump();
+      },
+      onConnected: () => void pump(),
+      onError: (err, retryInMs) => log.warn({ err, retry_in_ms: retryInMs }, `${queue.name} listener lost; reconnecting`),
+    });
+  }
+  void pump();
+
+  return {
+    wake: () => void pump(),
+    stats: () => ({ ...stats }),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(poll);
+      await listener?.close();
+      const wait = new Promise<void>((resolve) => setTimeout(resolve, o.stopWaitMs ?? 5000).unref());
+      await Promise.race([Promise.allSettled([...inFlight]), wait]);
+      if (flushRetryTimer) {
+        clearTimeout(flushRetryTimer);
+        flushRetryTimer = undefined;
+      }
+      while (flushing) await flushing;
+      if (buffer.length > 0 || releases.length > 0) await flush();
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The SQL of a queue, built from its `QueueTable` (DECISIONS 18):
+ * - claim: one READ COMMITTED statement, a CTE selecting due rows `FOR UPDATE SKIP LOCKED`, then an
+ *   UPDATE stamping `locked_at`/`locked_by`. A lock older than the lease is claimable again.
+ * - finish: a batch of attempt outcomes over `unnest`: `tries + 1`, the lease dropped, delivered /
+ *   failed-for-good / retry at `now() + coalesce(retry_after, interval)` decided in SQL (Hasura's
+ *   retryOrSetError: retries exhausted and no Retry-After → error); only rows this instance still
+ *   holds are updated, and one invocation-log row per attempt is inserted.
+ * - release: put claimed rows back untouched.
+ */
+import { sql, type SqlFragment } from '../sql/index.js';
+import type { QueueTable } from './queueTable.js';
+
+export function claimStatement(q: QueueTable, opts: { instanceId: string; limit: number; leaseSeconds: number; filter?: SqlFragment }): SqlFragment {
+  const t = sql.table(q.table);
+  const filter = opts.filter ? sql` AND ${opts.filter}` : sql.empty;
+  return sql`WITH due AS (
+  SELECT t.id FROM ${t} AS t
+  WHERE ${q.pending} AND (t.next_retry_at IS NULL OR t.next_retry_at <= now())
+    AND (t.locked_at IS NULL OR t.locked_at < now() - make_interval(secs => ${sql.value(opts.leaseSeconds, 'float8')}))${filter}
+  ORDER BY ${q.orderBy} LIMIT ${sql.int(opts.limit)}
+  FOR UPDATE SKIP LOCKED)
+UPDATE ${t} AS t SET locked_at = now(), locked_by = ${sql.value(opts.instanceId, 'text')}
+FROM due WHERE t.id = due.id
+RETURNING t.id::text AS id, t.tries, ${q.returning}`;
+}
+
+export interface FinishRow {
+  id: string;
+  ok: boolean;
+  /** When true the row is marked failed without considering retries (e.g. tolerance exceeded). */
+  dead: boolean;
+  status: number;
+  retryAfter: number | null;
+  numRetries: number;
+  intervalSec: number;
+  request: string;
+  response: string;
+}
+
+export function finishStatement(q: QueueTable, instanceId: string, rows: readonly FinishRow[]): SqlFragment {
+  const t = sql.table(q.table);
+  const idArr = `${q.idType}[]`;
+  const col = <K extends keyof FinishRow>(k: K, type: string) => sql.value(rows.map((r) => r[k]), type);
+  const ok = sql`o.ok`;
+  const dead = sql`(NOT o.ok AND (o.dead OR (t.tries >= o.num_retries AND o.retry_after IS NULL)))`;
+  return sql`WITH o AS (
+  SELECT * FROM unnest(${col('id', idArr)}, ${col('ok', 'bool[]')}, ${col('dead', 'bool[]')}, ${col('status', 'int4[]')},
+    ${col('retryAfter', 'int4[]')}, ${col('numRetries', 'int4[]')}, ${col('intervalSec', 'int4[]')}, ${col('request', 'json[]')}, ${col('response', 'json[]')})
+    AS o(id, ok, dead, status, retry_after, num_retries, interval_sec, request, response)
+), u AS (
+  UPDATE ${t} AS t SET tries = t.tries + 1, locked_at = NULL, locked_by = NULL,
+    next_retry_at = CASE WHEN ${ok} OR ${dead} THEN NULL
+                         ELSE now() + make_interval(secs => coalesce(o.retry_after, o.interval_sec)) END,
+    ${q.setOutcome(ok, dead)}
+  FROM o WHERE t.id = o.id AND t.locked_by = ${sql.value(instanceId, 'text')}
+  RETURNING t.id
+)
+INSERT INTO ${sql.table(q.logTable)} (event_id, status, request, response)
+SELECT o.id, o.status, o.request, o.response FROM o WHERE EXISTS (SELECT 1 FROM ${t} AS e WHERE e.id = o.id)`;
+}
+
+export function releaseStatement(q: QueueTable, instanceId: string, ids: readonly string[]): SqlFragment {
+  return sql`UPDATE ${sql.table(q.table)} SET locked_at = NULL, locked_by = NULL
+WHERE id = ANY(${sql.value(ids, `${q.idType}[]`)}) AND locked_by = ${sql.value(instanceId, 'text')}`;
+}
+
+/** Pending / delivered / failed counts per key column (for operators), e.g. per trigger. */
+export function countsStatement(q: QueueTable, key: SqlFragment, delivered: SqlFragment, failed: SqlFragment): SqlFragment {
+  return sql`SELECT ${key} AS key,
+  count(*) FILTER (WHERE ${q.pending}) AS pending,
+  count(*) FILTER (WHERE ${q.pending} AND t.locked_at IS NOT NULL) AS locked,
+  count(*) FILTER (WHERE ${delivered}) AS delivered,
+  count(*) FILTER (WHERE ${failed}) AS failed
+FROM ${sql.table(q.table)} AS t GROUP BY 1 ORDER BY 1`;
+}

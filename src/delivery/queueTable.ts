@@ -1,0 +1,76 @@
+/**
+ * What a queue tells the generic worker. A queue table has the columns `id` (text or uuid),
+ * `tries` int, `next_retry_at` timestamptz, `locked_at` timestamptz, `locked_by` text, and an
+ * invocation-log table `(event_id, status int, request json, response json)`.
+ *
+ * ## Adding a queue (e.g. cron events)
+ * 1. Give the table the columns above (+ a partial index on the pending rows).
+ * 2. Write a `QueueAdapter`: `table` (pending predicate, how delivered/error are stored, extra
+ *    columns a claim returns), `claimFilter()` (e.g. `scheduled_time <= now()`), and `plan(job)` that
+ *    turns a claimed row into the HTTP request and its retry policy (`numRetries`, `intervalSec`),
+ *    or `undefined` to put the row back untouched (its configuration is not known here yet).
+ * 3. `startDeliveryWorker({ queue, db, logger, instanceId, concurrency, fetchIntervalMs, leaseSeconds,
+ *    channel })` at boot, `worker.stop()` at shutdown; call `worker.wake()` (or a `Notifier` on the same
+ *    channel, for other instances) after committing new rows.
+ * Tolerance (deliver-by deadlines) fits in `plan`: return `{ dead: 'reason' }` to mark the row as error
+ * without calling the webhook.
+ */
+import type { QualifiedName } from '../core/index.js';
+import type { ResolvedHeader } from '../webhooks/index.js';
+import type { SqlFragment } from '../sql/index.js';
+
+export interface QueueTable {
+  table: QualifiedName;
+  /** `text` or `uuid`: the type of `id` (and of the log table's `event_id`). */
+  idType: 'text' | 'uuid';
+  logTable: QualifiedName;
+  /** Rows still to deliver, e.g. sql`NOT delivered AND NOT error AND NOT archived`. */
+  pending: SqlFragment;
+  /**
+   * SET assignments for an attempt's outcome, given boolean SQL expressions `ok` (delivered) and
+   * `dead` (failed for good): e.g. sql`delivered = ${ok}, error = ${dead}`.
+   */
+  setOutcome(ok: SqlFragment, dead: SqlFragment): SqlFragment;
+  /** Extra columns a claim returns, written against alias `t` (e.g. sql`t.trigger_name, t.payload::text AS payload`). */
+  returning: SqlFragment;
+  /** Claim order, e.g. sql`created_at`. */
+  orderBy: SqlFragment;
+}
+
+/** A claimed row: `id`, `tries` so far, and the queue's extra columns. */
+export interface Job {
+  id: string;
+  tries: number;
+  row: Record<string, unknown>;
+}
+
+export interface DeliveryPlan {
+  url: string;
+  headers: ResolvedHeader[];
+  /** The JSON body, serialised. */
+  body: string;
+  timeoutMs: number;
+  numRetries: number;
+  intervalSec: number;
+  /** Extra fields of the structured log line (e.g. `{trigger: 't1'}`). */
+  log: Record<string, unknown>;
+}
+
+export interface QueueAdapter {
+  /** Name in log lines (`event`, `cron_event`...). */
+  name: string;
+  table: QueueTable;
+  /** Extra claim condition on alias `t`, evaluated at each claim (undefined: none; null: claim nothing now). */
+  claimFilter(): SqlFragment | undefined | null;
+  /** The request for a job; undefined → release the row untouched; `{dead}` → mark it error, no call. */
+  plan(job: Job): DeliveryPlan | { dead: string } | undefined;
+  /** The longest timeout of any current configuration, in ms (the lease is kept longer). */
+  maxTimeoutMs(): number;
+}
+
+export interface DeliveryStats {
+  claimed: number;
+  delivered: number;
+  failed: number;
+  inFlight: number;
+}
