@@ -6,6 +6,7 @@ export type * from './model/metadata.js';
 export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
 export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { assertSupportedMetadata, unsupportedMetadataKeys, UNSUPPORTED_METADATA_KEYS, UNSUPPORTED_TABLE_KEYS } from './model/unsupportedMetadata.js';
 export { decodeRelationship, decodeRelUsing } from './model/decodeRelationship.js';
 export type { RelType } from './model/decodeRelationship.js';
 export {
