@@ -157,7 +157,11 @@ export function placeData(dataDir: string, as: RunAs): DataPlacement {
     );
   }
   if (as.uid === undefined || reachable(dirname(abs), as)) {
-    mkdirSync(abs, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(abs, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw new EmbeddedPostgresError(`cannot create --data-dir ${abs}: ${(err as NodeJS.ErrnoException).code === 'EACCES' ? 'permission denied' : (err as Error).message}; choose a folder you can write to`);
+    }
     if (as.uid !== undefined) chownSync(abs, as.uid, as.gid ?? as.uid);
     return { pgDataDir: abs, fresh: true };
   }
