@@ -27,10 +27,13 @@ import { PipelineQuery, type PipelineOutcome, type PipelineStatement } from './p
 import { isPgServerError, pgErrorToApiError } from './pgError.js';
 import { JsonTextQuery } from './jsonTextQuery.js';
 import { frameText, type JsonFrame } from './dataRowBytes.js';
+import { connectionApiError, describeConnectionFailure } from './connectionFailure.js';
 
 export interface CreateDbOptions {
   /** Called with errors of idle pooled connections (e.g. the server went away). */
   onError?: (err: Error) => void;
+  /** Called with one line naming the cause (refused, timed out, auth…) and host:port when a new connection fails. */
+  onConnectFailure?: (message: string) => void;
   /** Milliseconds to wait for a free connection before failing (default 60 s). */
   connectionTimeoutMs?: number;
   /** Milliseconds before an idle connection is closed (default 180 s, as Hasura). */
@@ -209,7 +212,8 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     try {
       c = await pool.connect();
     } catch (err) {
-      throw pgErrorToApiError(err);
+      options.onConnectFailure?.(describeConnectionFailure(err, url));
+      throw connectionApiError(err, url);
     }
     if (!ready.has(c)) {
       try {

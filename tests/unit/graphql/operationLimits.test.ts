@@ -53,7 +53,8 @@ test('a fragment bomb is measured exactly, in linear time, without expanding it'
   const huge = cost(fragmentBomb(1100)); // 2^1100 overflows doubles: counts saturate instead
   assert.equal(huge.nodes, Number.MAX_SAFE_INTEGER);
   assert.ok(Number.isFinite(huge.work));
-  assert.ok(performance.now() - t0 < 500, 'measured in well under a second');
+  // Expanded, fragmentBomb(1100) would never finish; the bound is loose so a loaded CI machine passes.
+  assert.ok(performance.now() - t0 < 5000, 'measured in a few seconds at most, not expanded');
 });
 
 test('fragment cycles terminate', () => {
