@@ -23,8 +23,8 @@ function viewOf(ctx: PlanContext, table: TableInfo, path: string): InsertView {
 /** `insert_<t>(objects, on_conflict)`. */
 export function planInsert(ctx: PlanContext, table: TableInfo, field: NField): InsertIR {
   const argsPath = `${field.path}.args`;
-  // The IR's shape (rows, columns, conflict clause) follows the argument values: bake them all.
-  for (const v of field.args.values()) ctx.bake(v);
+  // The IR's shape (rows, columns, conflict clause) follows the arguments' shape (keys, nulls, list
+  // lengths, enums), which is the plan-cache key (signature.ts); scalar values stay parameters.
   const objects = field.args.get('objects');
   const items = !objects || objects.kind === 'null' ? [] : objects.kind === 'list' ? objects.items : [objects];
   return planTableInsert(ctx, table, items, field.args.get('on_conflict'), [], pathKey(argsPath, 'objects'), true, argsPath, planResponse(ctx, table, field));
@@ -33,7 +33,6 @@ export function planInsert(ctx: PlanContext, table: TableInfo, field: NField): I
 /** `insert_<t>_one(object, on_conflict)`. */
 export function planInsertOne(ctx: PlanContext, table: TableInfo, field: NField): InsertIR {
   const argsPath = `${field.path}.args`;
-  for (const v of field.args.values()) ctx.bake(v);
   const object = field.args.get('object');
   if (!object || object.kind !== 'object') throw vf('expecting an object for "object"', pathKey(argsPath, 'object'));
   return planTableInsert(ctx, table, [object], field.args.get('on_conflict'), [], pathKey(argsPath, 'object'), false, argsPath, planSingle(ctx, table, field));
@@ -69,7 +68,7 @@ function planRow(ctx: PlanContext, view: InsertView, item: AnnValue, fromParent:
       | { kind: 'ext:mut_column'; column: ColumnInfo }
       | { kind: 'ext:ins_object_rel' | 'ext:ins_array_rel'; rel: RelationshipInfo; remote: TableInfo }
       | undefined;
-    if (meta?.kind === 'ext:mut_column') columns.push({ column: meta.column.name, value: columnValue(meta.column, value) });
+    if (meta?.kind === 'ext:mut_column') columns.push({ column: meta.column.name, value: columnValue(ctx, meta.column, value) });
     else if (meta?.kind === 'ext:ins_object_rel') relFields.push({ name, value, rel: meta.rel, remote: meta.remote, kind: 'object' });
     else if (meta?.kind === 'ext:ins_array_rel') relFields.push({ name, value, rel: meta.rel, remote: meta.remote, kind: 'array' });
     else throw vf(`unexpected field ${name}`, pathKey(path, name));

@@ -26,8 +26,13 @@ export function planSingle(ctx: PlanContext, table: TableInfo, field: NField): M
   return { kind: 'single', fields: planFields(ctx, table, field.selection ?? []) };
 }
 
-/** A column's value as a typed IR value (a reference into the variables when it came from one). */
-export function columnValue(column: ColumnInfo, v: AnnValue): IrValue {
+/**
+ * A column's value as a typed IR value (a reference into the variables when it came from one).
+ * A `numeric` value is rewritten (scale padded, see columnParamValue), so one from a variable is
+ * baked into the plan (and the plan-cache key); every other value stays a bound parameter.
+ */
+export function columnValue(ctx: PlanContext, column: ColumnInfo, v: AnnValue): IrValue {
+  if (v.kind === 'scalar' && column.pgType === 'numeric' && v.variable) ctx.bake(v);
   if (v.kind === 'scalar' && columnParamValue(column, v.value) !== v.value) {
     return { source: { kind: 'value', value: columnParamValue(column, v.value) }, pgType: columnCastType(column) };
   }

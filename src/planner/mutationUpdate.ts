@@ -15,10 +15,10 @@ import { columnValue, inputColumn, planResponse, planSingle } from './mutationOu
 const OPERATORS = ['_set', '_inc', '_append', '_prepend', '_delete_key', '_delete_elem', '_delete_at_path'] as const;
 type Operator = (typeof OPERATORS)[number];
 
-function opFor(operator: Operator, column: ColumnInfo, v: AnnValue): UpdateOp {
+function opFor(ctx: PlanContext, operator: Operator, column: ColumnInfo, v: AnnValue): UpdateOp {
   switch (operator) {
-    case '_set': return { kind: 'set', value: columnValue(column, v) };
-    case '_inc': return { kind: 'inc', value: columnValue(column, v) };
+    case '_set': return { kind: 'set', value: columnValue(ctx, column, v) };
+    case '_inc': return { kind: 'inc', value: columnValue(ctx, column, v) };
     case '_append': return { kind: 'append', value: irValue(v, 'jsonb') };
     case '_prepend': return { kind: 'prepend', value: irValue(v, 'jsonb') };
     case '_delete_key': return { kind: 'delete_key', value: irValue(v, 'text') };
@@ -28,11 +28,11 @@ function opFor(operator: Operator, column: ColumnInfo, v: AnnValue): UpdateOp {
 }
 
 /** The primary-key equality of `update_<t>_by_pk(pk_columns)` / `delete_<t>_by_pk(<pk>)`. */
-function pkWhere(pk: ColumnInfo[], values: (c: ColumnInfo) => AnnValue | undefined, path: string): BoolExp {
+function pkWhere(ctx: PlanContext, pk: ColumnInfo[], values: (c: ColumnInfo) => AnnValue | undefined, path: string): BoolExp {
   return andAll(pk.map((c): BoolExp => {
     const v = values(c);
     if (!v || v.kind === 'null') throw vf(`the required argument "${c.gqlName}" is missing`, path);
-    return { kind: 'compare', column: { column: c.name, pgType: c.pgType }, op: '_eq', value: columnValue(c, v) };
+    return { kind: 'compare', column: { column: c.name, pgType: c.pgType }, op: '_eq', value: columnValue(ctx, c, v) };
   }));
 }
 
@@ -47,13 +47,12 @@ export function planUpdate(ctx: PlanContext, table: TableInfo, field: NField, pk
   const argsPath = `${field.path}.args`;
   const view = updateView(table, ctx.role);
   if (!view) throw vf(`update on table "${table.gqlName}" is not allowed`, field.path);
-  for (const v of field.args.values()) ctx.bake(v);
 
   let where: BoolExp;
   if (pkColumns) {
     const pkArg = field.args.get('pk_columns');
     const given = pkArg?.kind === 'object' ? pkArg.fields : [];
-    where = pkWhere(pkColumns, (c) => given.find(([k]) => k === c.gqlName)?.[1], pathKey(argsPath, 'pk_columns'));
+    where = pkWhere(ctx, pkColumns, (c) => given.find(([k]) => k === c.gqlName)?.[1], pathKey(argsPath, 'pk_columns'));
   } else {
     where = planBoolExp(ctx, table, field.args.get('where'), pathKey(argsPath, 'where'));
   }
@@ -73,7 +72,7 @@ export function planUpdate(ctx: PlanContext, table: TableInfo, field: NField, pk
       seen.set(column.name, [...(seen.get(column.name) ?? []), operator]);
       // `_set: {col: null}` sets NULL; a null operand of the other operators leaves the column alone.
       if (value.kind === 'null' && operator !== '_set') continue;
-      set.push({ column: column.name, op: opFor(operator, column, value) });
+      set.push({ column: column.name, op: opFor(ctx, operator, column, value) });
     }
   }
   const repeated = [...seen.entries()].filter(([, ops]) => ops.length > 1);
@@ -100,9 +99,8 @@ export function planDelete(ctx: PlanContext, table: TableInfo, field: NField, pk
   const argsPath = `${field.path}.args`;
   const view = deleteView(table, ctx.role);
   if (!view) throw vf(`delete on table "${table.gqlName}" is not allowed`, field.path);
-  for (const v of field.args.values()) ctx.bake(v);
   const where = pkColumns
-    ? pkWhere(pkColumns, (c) => field.args.get(c.gqlName), argsPath)
+    ? pkWhere(ctx, pkColumns, (c) => field.args.get(c.gqlName), argsPath)
     : planBoolExp(ctx, table, field.args.get('where'), pathKey(argsPath, 'where'));
   return {
     kind: 'delete',

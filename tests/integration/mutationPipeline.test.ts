@@ -48,22 +48,22 @@ after(async () => {
   await db?.drop();
 });
 
-/** Runs `fn` and returns the messages the engine sent on the connection that carried `marker`'s statement. */
+/**
+ * Runs `fn` and returns the messages the engine sent meanwhile on the connection that carried the
+ * request: the one that sent `marker`'s statement text, or (statement already prepared) the one
+ * that sent Bind/Execute messages.
+ */
 async function messagesOf(marker: RegExp, fn: () => Promise<void>) {
   const from = proxy.messages.length;
   await fn();
   const sent = proxy.messages.slice(from);
-  const conn = sent.find((m) => (m.type === 'P' || m.type === 'Q') && marker.test(m.body))?.connection
-    ?? lastConnectionWith(marker);
-  return sent.filter((m) => m.connection === conn);
-}
-
-function lastConnectionWith(marker: RegExp): number | undefined {
-  for (let i = proxy.messages.length - 1; i >= 0; i--) {
-    const m = proxy.messages[i]!;
-    if ((m.type === 'P' || m.type === 'Q') && marker.test(m.body)) return m.connection;
+  let conn = sent.find((m) => (m.type === 'P' || m.type === 'Q') && marker.test(m.body))?.connection;
+  if (conn === undefined) {
+    const executes = new Map<number, number>();
+    for (const m of sent) if (m.type === 'E') executes.set(m.connection, (executes.get(m.connection) ?? 0) + 1);
+    conn = [...executes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   }
-  return undefined;
+  return sent.filter((m) => m.connection === conn);
 }
 
 const roundTrips = (msgs: Array<{ type: string }>) => msgs.filter((m) => m.type === 'S' || m.type === 'Q').length;
@@ -97,6 +97,20 @@ describe('mutations are one pipeline', () => {
     });
     assert.equal(roundTrips(msgs), 1, msgs.map((m) => m.type).join(''));
     assert.ok(msgs.some((m) => m.type === 'P' && /INSERT INTO "public"."author"/.test(m.body)));
+  });
+
+  it('other variable values reuse the compiled plan and the prepared statement (no new Parse)', async () => {
+    const q = `mutation ($name: String!, $id: Int!) {
+      insert_author_one(object: {name: $name, owner: 7}) { id }
+      update_author_by_pk(pk_columns: {id: $id}, _set: {name: $name}) { id }
+    }`;
+    for (let i = 0; i < 4; i++) await e.graphql(q, { name: `v${i}`, id: i + 1 }, USER);
+    const msgs = await messagesOf(/INSERT INTO "public"."author"/, async () => {
+      const r = await e.graphql(q, { name: 'fresh value', id: 424242 }, USER);
+      assert.equal(r.body.data.update_author_by_pk, null, r.text);
+    });
+    assert.equal(roundTrips(msgs), 1, msgs.map((m) => m.type).join(''));
+    assert.equal(msgs.filter((m) => m.type === 'P').length, 0, 'values are parameters: the statement text is the same');
   });
 
   it('session variables are visible to database triggers in the same transaction', async () => {
