@@ -42,6 +42,14 @@ import {
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
+import {
+  set_custom_types,
+  create_action,
+  update_action,
+  drop_action,
+  create_action_permission,
+  drop_action_permission,
+} from './ops/actions.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
