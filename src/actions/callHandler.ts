@@ -34,12 +34,9 @@ export async function callHandler(
 ): Promise<HandlerAnswer> {
   const headers: Record<string, string> = {};
   const shownHeaders: Array<{ name: string; value: string }> = [];
-  if (action.meta.definition.forward_client_headers) {
-    for (const [k, v] of Object.entries(clientHeaders)) {
-      if (SKIP_FORWARD.has(k.toLowerCase())) continue;
-      headers[k] = v;
-      shownHeaders.push({ name: k, value: v });
-    }
+  for (const [k, v] of Object.entries(forwardedHeaders(action, clientHeaders))) {
+    headers[k] = v;
+    shownHeaders.push({ name: k, value: v });
   }
   for (const h of action.headers) {
     headers[h.name] = h.value;
@@ -76,8 +73,20 @@ export async function callHandler(
   throw fail('unexpected', 'internal error', 500, { ...internal, error: `expecting 2xx or 4xx status code, but found ${r.status}` });
 }
 
-/** Client headers never forwarded (hop-by-hop, or describing the client's own request). */
-const SKIP_FORWARD = new Set(['host', 'content-length', 'content-type', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'accept-encoding', 'user-agent']);
+/**
+ * Client headers never forwarded: hop-by-hop ones, those describing the client's own request (as
+ * Hasura's `commonClientHeadersIgnored`), and the admin secret (never leaves the engine).
+ */
+const SKIP_FORWARD = new Set([
+  'host', 'content-length', 'content-type', 'content-md5', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'user-agent',
+  'origin', 'referer', 'accept', 'accept-encoding', 'accept-language', 'accept-datetime', 'cache-control', 'dnt', 'x-svc-admin-secret',
+]);
+
+/** The client headers an action forwards (none unless `forward_client_headers`). */
+export function forwardedHeaders(action: ActionInfo, clientHeaders: Record<string, string>): Record<string, string> {
+  if (!action.meta.definition.forward_client_headers) return {};
+  return Object.fromEntries(Object.entries(clientHeaders).filter(([k]) => !SKIP_FORWARD.has(k.toLowerCase())));
+}
 
 /** Hasura's checks of a 2xx answer against the output type. */
 export function checkOutput(action: ActionInfo, value: unknown, fail: (code: string, message: string) => ApiError): void {

@@ -11,7 +11,7 @@ import { resolveParams } from '../sql/index.js';
 import type { ActionFieldPlan, AsyncResultPlan, OutputSelection } from './actionPlan.js';
 import { RESPONSE_VARIABLE } from './outputSql.js';
 import { actionInput } from './actionInput.js';
-import { callHandler, sessionVariables } from './callHandler.js';
+import { callHandler, forwardedHeaders, sessionVariables } from './callHandler.js';
 import { insertActionLog } from './actionLog.js';
 
 export interface ActionRunContext {
@@ -39,7 +39,7 @@ function shape(sel: OutputSelection, o: unknown): unknown {
 export async function runActionField(plan: ActionFieldPlan, rc: ActionRunContext): Promise<string> {
   const input = actionInput(plan.args, rc.variables);
   if (plan.action.meta.definition.kind === 'asynchronous') {
-    const id = await insertActionLog(rc.db, plan.action.name, input, sessionVariables(rc.session), rc.clientHeaders ?? {});
+    const id = await insertActionLog(rc.db, plan.action.name, input, sessionVariables(rc.session), forwardedHeaders(plan.action, rc.clientHeaders ?? {}));
     rc.onAsyncCreated?.();
     return JSON.stringify(id);
   }

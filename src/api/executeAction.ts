@@ -27,6 +27,8 @@ const runContext = (args: Parameters<OperationExecutor>[0]): ActionRunContext =>
   variables: args.variables,
   prepare: args.ctx.config.usePreparedStatements !== false,
   onAsyncCreated: () => worker?.wake(),
+  clientHeaders: args.extras?.clientHeaders,
+  setCookie: args.extras?.setCookie,
 });
 
 registerMutationFieldExecutor('ext:action', (field, args) => runActionField((field as { plan: ActionFieldPlan }).plan, runContext(args)));

@@ -22,7 +22,15 @@ export type OperationExecutor = (args: {
   session: Session;
   compiled: CompiledOperation;
   variables: Record<string, unknown>;
+  /** HTTP request extras (client headers; Set-Cookie values to pass back), when the transport has them. */
+  extras?: RequestExtras;
 }) => Promise<Map<string, string>>;
+
+/** What an HTTP request brings beyond the GraphQL body, and the headers it may send back (actions). */
+export interface RequestExtras {
+  clientHeaders: Record<string, string>;
+  setCookie: string[];
+}
 
 const executors = new Map<string, OperationExecutor>();
 
@@ -65,10 +73,10 @@ function oneStatement(compiled: CompiledOperation): { text: string; params: Para
 }
 
 /** The response of one request (over WebSockets the body is always a string). */
-export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'ws'): Promise<GraphqlResult & { body: string }>;
-export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport?: 'http'): Promise<GraphqlResult>;
+export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'ws', extras?: RequestExtras): Promise<GraphqlResult & { body: string }>;
+export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport?: 'http', extras?: RequestExtras): Promise<GraphqlResult>;
 export async function executeGraphql(
-  ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'http' | 'ws' = 'http',
+  ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'http' | 'ws' = 'http', extras?: RequestExtras,
 ): Promise<GraphqlResult> {
   const phase = { inDb: false };
   try {
@@ -94,7 +102,7 @@ export async function executeGraphql(
       const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
       return { body: `{"data":${text ?? 'null'}}`, status: 200 };
     }
-    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase);
+    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, extras);
     const body = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}}`;
     return { body, status: 200 };
   } catch (e) {
@@ -104,10 +112,10 @@ export async function executeGraphql(
 
 async function runOperation(
   ctx: EngineContext, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
-  phase: { inDb: boolean },
+  phase: { inDb: boolean }, extras?: RequestExtras,
 ): Promise<Map<string, string>> {
   const custom = compiled.fields.some((f) => f.kind.startsWith('ext:')) ? executors.get(compiled.kind) : undefined;
-  if (custom) return custom({ ctx, session, compiled, variables });
+  if (custom) return custom({ ctx, session, compiled, variables, extras });
   if (compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
     throw new ApiError('not-supported', `${compiled.kind} operations are not supported`);
   }

@@ -8,7 +8,14 @@ import { ApiError, type Session } from '../core/index.js';
 import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import type { GraphqlRequest } from '../graphql/index.js';
 import type { Handler, HttpResponse } from '../server/types.js';
-import { errorResult, executeGraphql, type GraphqlResult } from './executeGraphql.js';
+import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } from './executeGraphql.js';
+
+/** The request's headers as single strings (for actions that forward client headers). */
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 const OPEN_BRACKET = Buffer.from('[');
@@ -63,8 +70,13 @@ export const v1Graphql: Handler = async (req, ctx) => {
   } catch (e) {
     return respond(errorResult(ctx, e), log);
   }
-  const result = await executeGraphql(ctx, session, request);
+  const extras: RequestExtras = { clientHeaders: flatHeaders(req.headers), setCookie: [] };
+  const result = await executeGraphql(ctx, session, request, 'http', extras);
   if (request.operationName !== null) log.operationName = request.operationName;
+  if (extras.setCookie.length > 0) {
+    const res = respond(result, log);
+    return { ...res, headers: { ...res.headers, 'set-cookie': extras.setCookie } };
+  }
   return respond(result, log);
 };
 
