@@ -3,7 +3,8 @@
  * annotated values (resolved against each request's variables at execution, so a cached plan is
  * reused), the output selection becomes `OutputSelection`, and when it reaches a table through a
  * relationship the output is built by ONE SQL statement (outputSql.ts) compiled here, once per
- * plan. The async result field (`<action>(id)`) is always one statement over `hdb_action_log`.
+ * plan. The async result field (`<action>(id)`) is one ready statement over `hdb_action_log`
+ * (`sql_fragment`): it runs like a select field, in combined queries and subscriptions alike.
  */
 import type { AnnValue, NField } from '../graphql/index.js';
 import { outputMeta } from '../graphql/index.js';
@@ -32,11 +33,6 @@ export interface ActionFieldPlan {
   output: OutputSelection | null;
   /** The statement that builds the output JSON when it has relationships (reads variable RESPONSE_VARIABLE). */
   sql?: { text: string; params: Param[] };
-}
-
-export interface AsyncResultPlan {
-  action: ActionInfo;
-  sql: { text: string; params: Param[] };
 }
 
 export { RESPONSE_VARIABLE };
@@ -76,6 +72,6 @@ registerRootFieldPlanner('ext:action_async_result', (f, meta, ctx) => {
     if (c.name === 'output') return { alias: c.alias, kind: 'output' as const, output: planOutput(ctx, c.selection) };
     return { alias: c.alias, kind: 'column' as const, name: c.name as 'id' | 'created_at' | 'errors' };
   });
-  const plan: AsyncResultPlan = { action, sql: compile(asyncResultSql(action, id, parts, ctx.role === 'admin')) };
-  return { alias: f.alias, kind: 'ext:action_async_result', plan };
+  // One ready statement: run like a select field (combined with others, subscribable).
+  return { alias: f.alias, kind: 'sql_fragment', frag: asyncResultSql(action, id, parts, ctx.role === 'admin') };
 });

@@ -2,13 +2,12 @@
  * Executes an action root field. Synchronous: call the handler, check the answer, then shape it
  * to the selection — in Node when the selection has no relationship, else with the plan's one SQL
  * statement (the handler's output as a jsonb parameter). Asynchronous: insert the log row and
- * answer its id at once (the worker calls the handler later). The result query of an async
- * action is one statement (the plan's).
+ * answer its id at once (the worker calls the handler later).
  */
 import type { Session } from '../core/index.js';
 import type { DbClient } from '../execution/index.js';
 import { resolveParams } from '../sql/index.js';
-import type { ActionFieldPlan, AsyncResultPlan, OutputSelection } from './actionPlan.js';
+import type { ActionFieldPlan, OutputSelection } from './actionPlan.js';
 import { RESPONSE_VARIABLE } from './outputSql.js';
 import { actionInput } from './actionInput.js';
 import { callHandler, forwardedHeaders, sessionVariables } from './callHandler.js';
@@ -53,9 +52,4 @@ export async function runActionField(plan: ActionFieldPlan, rc: ActionRunContext
     return (await rc.db.queryJsonText(plan.sql.text, resolveParams(plan.sql.params, vars, rc.session), { prepare: rc.prepare })) ?? 'null';
   }
   return JSON.stringify(Array.isArray(out) ? out.map((o) => shape(plan.output!, o)) : shape(plan.output, out));
-}
-
-/** `<action>(id)` of an async action: the log row (or null) as JSON text. */
-export async function runAsyncResult(plan: AsyncResultPlan, rc: ActionRunContext): Promise<string> {
-  return (await rc.db.queryJsonText(plan.sql.text, resolveParams(plan.sql.params, rc.variables, rc.session), { prepare: rc.prepare })) ?? 'null';
 }

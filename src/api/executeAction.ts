@@ -1,7 +1,7 @@
 /**
  * Wires action root fields into GraphQL execution: the mutation field executor for `ext:action`
  * (sync call or async log insert, after any table mutations committed), and the executor of query
- * operations that contain action fields (query actions, async results) — the other root fields
+ * operations that contain query-action fields — the other root fields
  * of such a query run as usual (SQL statements, `__typename`, introspection through graphql-js).
  */
 import { execute } from 'graphql';
@@ -9,7 +9,7 @@ import { ApiError } from '../core/index.js';
 import { getRoleSchema } from '../graphql/index.js';
 import { resolveParams } from '../sql/index.js';
 import {
-  runActionField, runAsyncResult, type ActionFieldPlan, type ActionRunContext, type ActionWorker, type AsyncResultPlan,
+  runActionField, type ActionFieldPlan, type ActionRunContext, type ActionWorker,
 } from '../actions/index.js';
 import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
 import { registerMutationFieldExecutor } from './executeMutation.js';
@@ -51,9 +51,6 @@ const queryExecutor: OperationExecutor = async (args) => {
         break;
       case 'ext:action':
         out.set(f.alias, await runActionField(f.plan as ActionFieldPlan, rc));
-        break;
-      case 'ext:action_async_result':
-        out.set(f.alias, await runAsyncResult(f.plan as AsyncResultPlan, rc));
         break;
       default:
         throw new ApiError('not-supported', `root field ${f.alias} cannot be executed in a query`);

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { TestSocket } from './subscriptionsClient.js';
 
 interface Seen { path: string; headers: IncomingHttpHeaders; body: any }
 type Answer = { status: number; body?: unknown; text?: string; headers?: Record<string, string> };
@@ -268,6 +269,34 @@ test('asynchronous actions: id at once, result only for its creator, each row pr
     }
   } finally {
     await e1.stop();
+    await h.stop();
+  }
+});
+
+test('the result of an asynchronous action over a subscription: null output first, then the handler\'s answer', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const h = await handler(async () => {
+    await gate;
+    return { status: 200, body: { id: 1 } };
+  });
+  const e = await startTestEngine({ adminSecret: 'k', asyncActionsFetchIntervalMs: 100, liveQueries: { batchSize: 100, refetchIntervalMs: 100 } });
+  try {
+    await setup(e, h.url, { kind: 'asynchronous' });
+    const headers = { 'x-svc-admin-secret': 'k', 'x-svc-role': 'viewer', 'x-svc-user-id': '1' };
+    const id = (await e.graphql('mutation { make_user(u: {name: "Ann", email: "a"}) }', undefined, headers)).body.data.make_user;
+    const s = await TestSocket.open(e.url, 'graphql-ws');
+    s.send({ type: 'connection_init', payload: { headers } });
+    assert.deepEqual(await s.next(), { type: 'connection_ack' });
+    s.send({ type: 'start', id: '1', payload: { query: 'subscription ($id: uuid!) { make_user(id: $id) { id output { id user { name } } } }', variables: { id } } });
+    assert.deepEqual(await s.next(5000), { type: 'data', id: '1', payload: { data: { make_user: { id, output: null } } } });
+    release();
+    assert.deepEqual(await s.next(10_000), { type: 'data', id: '1', payload: { data: { make_user: { id, output: { id: 1, user: { name: 'Ann' } } } } } });
+    s.ws.close();
+    await s.closed;
+  } finally {
+    release();
+    await e.stop();
     await h.stop();
   }
 });
