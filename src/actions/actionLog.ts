@@ -4,12 +4,12 @@
  * `created` rows — and `processing` rows whose lease expired (a killed engine's work) — with one
  * `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)`, calls the handlers outside any
  * transaction, and writes all outcomes of a batch in one `UPDATE … FROM unnest(…)` guarded by
- * `locked_by = me`. Woken after each async mutation of this engine; polls every
- * `fetchIntervalMs` as the backstop for rows created by other engines.
+ * `locked_by = me`. Woken by NOTIFY on `svc_action_log` (sent after an async mutation's row
+ * committed, by any engine); polls every `fetchIntervalMs` as the backstop.
  */
 import type { Session } from '../core/index.js';
 import { ApiError } from '../core/index.js';
-import type { DbClient } from '../execution/index.js';
+import { listenChannel, type ChannelListener, type DbClient } from '../execution/index.js';
 import { runFragment } from '../delivery/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { sql } from '../sql/index.js';
@@ -55,7 +55,13 @@ export interface ActionWorkerOptions {
   leaseSeconds: number;
   batchSize?: number;
   onError?: (err: unknown) => void;
+  /** LISTEN on this channel (at `databaseUrl`) and wake on each notification: rows created by other engines. */
+  channel?: string;
+  databaseUrl?: string;
 }
+
+/** The channel async mutations NOTIFY after their log row committed. */
+export const ACTION_LOG_CHANNEL = 'svc_action_log';
 
 export interface ActionWorker {
   wake(): void;
@@ -126,12 +132,17 @@ export function startActionWorker(o: ActionWorkerOptions): ActionWorker {
   };
   const timer = o.fetchIntervalMs > 0 ? setInterval(wake, o.fetchIntervalMs) : null;
   timer?.unref();
+  let listener: ChannelListener | undefined;
+  if (o.channel && o.databaseUrl) {
+    listener = listenChannel(o.databaseUrl, o.channel, { onNotify: wake, onConnected: wake, onError: (err) => o.onError?.(err) });
+  }
   wake();
   return {
     wake,
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);
+      await listener?.close();
       await running;
     },
     async idle() {

@@ -9,16 +9,17 @@ import { ApiError } from '../core/index.js';
 import { getRoleSchema } from '../graphql/index.js';
 import { resolveParams } from '../sql/index.js';
 import {
-  runActionField, type ActionFieldPlan, type ActionRunContext, type ActionWorker,
+  runActionField, type ActionFieldPlan, type ActionRunContext,
 } from '../actions/index.js';
+import type { EngineContext } from '../appState.js';
 import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
 import { registerMutationFieldExecutor } from './executeMutation.js';
 
-let worker: ActionWorker | undefined;
+const wakers = new WeakMap<EngineContext, () => void>();
 
-/** The async-action worker of this engine (set by startWorkers), woken after each async mutation. */
-export function setActionWorker(w: ActionWorker | undefined): void {
-  worker = w;
+/** What an engine calls after an async action's log row committed (set by startWorkers: local wake + NOTIFY). */
+export function setActionWaker(ctx: EngineContext, wake: () => void): void {
+  wakers.set(ctx, wake);
 }
 
 const runContext = (args: Parameters<OperationExecutor>[0]): ActionRunContext => ({
@@ -26,7 +27,7 @@ const runContext = (args: Parameters<OperationExecutor>[0]): ActionRunContext =>
   session: args.session,
   variables: args.variables,
   prepare: args.ctx.config.usePreparedStatements !== false,
-  onAsyncCreated: () => worker?.wake(),
+  onAsyncCreated: () => wakers.get(args.ctx)?.(),
   clientHeaders: args.extras?.clientHeaders,
   setCookie: args.extras?.setCookie,
 });

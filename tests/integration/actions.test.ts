@@ -300,3 +300,27 @@ test('the result of an asynchronous action over a subscription: null output firs
     await h.stop();
   }
 });
+
+test('an async action created on an engine without a worker is processed by another engine woken by NOTIFY', async () => {
+  const h = await handler(() => ({ status: 200, body: { id: 1 } }));
+  // The worker engine would poll only once a minute: a quick answer means the NOTIFY woke it.
+  const worker = await startTestEngine({ adminSecret: 'k', asyncActionsFetchIntervalMs: 60_000 });
+  try {
+    await setup(worker, h.url, { kind: 'asynchronous' });
+    const front = await startTestEngine({ adminSecret: 'k', asyncActionsFetchIntervalMs: 0, databaseUrl: worker.databaseUrl });
+    try {
+      const id = (await front.graphql('mutation { make_user(u: {name: "Ann", email: "a"}) }')).body.data.make_user;
+      const out = await until(async () => {
+        const r = await front.graphql('query ($id: uuid!) { make_user(id: $id) { output { id } } }', { id });
+        return r.body.data?.make_user?.output ?? undefined;
+      }, 20_000);
+      assert.deepEqual(out, { id: 1 });
+      assert.equal(h.seen.length, 1);
+    } finally {
+      await front.stop();
+    }
+  } finally {
+    await worker.stop();
+    await h.stop();
+  }
+});
