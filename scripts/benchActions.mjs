@@ -119,6 +119,7 @@ try {
     action_rel: () => post(PORT, '/v1/graphql', relQ, H),
   };
   console.log(JSON.parse((await targets.action_rel()).body));
+  if (process.env.BENCH_PAUSE) { console.log('paused', PORT, HPORT); await new Promise((r) => setTimeout(r, Number(process.env.BENCH_PAUSE) * 1000)); }
 
   // Statements per request: xact_commit of the engine's database over N sequential requests.
   const xacts = async () => {
