@@ -9,7 +9,7 @@
  */
 import type { Session } from '../core/index.js';
 import { ApiError } from '../core/index.js';
-import { listenChannel, type ChannelListener, type DbClient } from '../execution/index.js';
+import { listenChannel, type ChannelListener, type Db, type DbClient } from '../execution/index.js';
 import { runFragment } from '../delivery/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { sql } from '../sql/index.js';
@@ -33,8 +33,12 @@ const CREATE = [
   sql`CREATE INDEX IF NOT EXISTS hdb_action_log_pending ON hdb_catalog.hdb_action_log (created_at) WHERE status IN ('created', 'processing')`,
 ];
 
-export async function createActionLogTable(db: DbClient): Promise<void> {
-  for (const s of CREATE) await runFragment(db, s);
+/** Creates the log table once, however many engines start together (an advisory lock serialises them). */
+export async function createActionLogTable(db: Db): Promise<void> {
+  await db.transaction({}, async (c) => {
+    await runFragment(c, sql`SELECT pg_advisory_xact_lock(hashtext('svc_hdb_action_log'))`);
+    for (const s of CREATE) await runFragment(c, s);
+  });
 }
 
 /** Inserts a `created` row; resolves to its id. */
@@ -134,7 +138,9 @@ export function startActionWorker(o: ActionWorkerOptions): ActionWorker {
   timer?.unref();
   let listener: ChannelListener | undefined;
   if (o.channel && o.databaseUrl) {
-    listener = listenChannel(o.databaseUrl, o.channel, { onNotify: wake, onConnected: wake, onError: (err) => o.onError?.(err) });
+    listener = listenChannel(o.databaseUrl, o.channel, {
+      onNotify: wake, onConnected: wake, onError: (err) => o.onError?.(err), applicationName: 'svc-graphql-engine-action-listener',
+    });
   }
   wake();
   return {
