@@ -9,7 +9,8 @@
  * ROUNDS times. Targets: the handler directly (the engine's exact request body), the action without
  * a relationship (output shaped in Node, no SQL), and the action whose output has an object
  * relationship to a table (one SQL statement per request — counted from pg_stat_database's
- * xact_commit of the engine's database: every autocommit statement is one transaction).
+ * xact_commit of the engine's database: every autocommit statement is one transaction), plus a
+ * one-statement table query as the engine's own reference on the machine at that moment.
  *
  * Env: CONNS=16 DURATION=10 WARMUP=2 ROUNDS=3 PORT=18733 HANDLER_PORT=18734
  */
@@ -112,18 +113,21 @@ try {
   const directBody = JSON.stringify({ action: { name: 'bench_echo' }, input: { id: 5 }, session_variables: { 'x-svc-role': 'admin' } });
   const plainQ = gql('mutation { bench_echo(id: 5) { id name } }');
   const relQ = gql('mutation { bench_echo(id: 5) { id name user { id name } } }');
+  const tableQ = gql('{ bench_user_by_pk(id: 5) { id name } }');
   const H = { 'x-svc-admin-secret': ADMIN };
   const targets = {
     direct: () => post(HPORT, '/echo', directBody),
     action: () => post(PORT, '/v1/graphql', plainQ, H),
     action_rel: () => post(PORT, '/v1/graphql', relQ, H),
+    // Reference: the engine's own floor for a one-statement query on this machine at this moment.
+    table_query: () => post(PORT, '/v1/graphql', tableQ, H),
   };
   console.log(JSON.parse((await targets.action_rel()).body));
   if (process.env.BENCH_PAUSE) { console.log('paused', PORT, HPORT); await new Promise((r) => setTimeout(r, Number(process.env.BENCH_PAUSE) * 1000)); }
 
   // Statements per request: xact_commit of the engine's database over N sequential requests.
   const xacts = async () => {
-    await new Promise((r) => setTimeout(r, 1500)); // backends flush their counters at most once a second
+    await new Promise((r) => setTimeout(r, 4000)); // backends flush their counters at most once a second (later under load)
     return Number((await admin.query('SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [db])).rows[0].xact_commit);
   };
   for (const [name, t] of [['action', targets.action], ['action_rel', targets.action_rel]]) {
