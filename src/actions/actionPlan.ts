@@ -73,5 +73,5 @@ registerRootFieldPlanner('ext:action_async_result', (f, meta, ctx) => {
     return { alias: c.alias, kind: 'column' as const, name: c.name as 'id' | 'created_at' | 'errors' };
   });
   // One ready statement: run like a select field (combined with others, subscribable).
-  return { alias: f.alias, kind: 'sql_fragment', frag: asyncResultSql(action, id, parts, ctx.role === 'admin') };
+  return { alias: f.alias, kind: 'sql_fragment', frag: asyncResultSql(action, id, parts, ctx.role) };
 });

@@ -53,7 +53,8 @@ const valueParam = (v: AnnValue, pgType: string): SqlFragment =>
  * `<action>(id)`: the log row as `{id, created_at, errors, output}`, or null when there is none
  * the caller may read (same role and same `x-svc-user-id` as its creator; admin reads all).
  */
-export function asyncResultSql(action: ActionInfo, id: AnnValue, parts: AsyncPart[], isAdmin: boolean): SqlFragment {
+export function asyncResultSql(action: ActionInfo, id: AnnValue, parts: AsyncPart[], role: string): SqlFragment {
+  const isAdmin = role === 'admin';
   const payload = sql`l.response_payload`;
   const src = sql`CASE jsonb_typeof(${payload}) WHEN 'array' THEN ${payload} WHEN 'object' THEN jsonb_build_array(${payload}) ELSE '[]'::jsonb END`;
   const pairs = parts.map((p) => {
@@ -63,6 +64,6 @@ export function asyncResultSql(action: ActionInfo, id: AnnValue, parts: AsyncPar
     return sql`${sql.literal(p.alias)}::text, ${v}`;
   });
   const session = sql`${sql.param({ kind: 'sessionJson' }, 'jsonb')}::jsonb`;
-  const owner = isAdmin ? sql`` : sql` AND l.session_variables->>'x-svc-role' = ${session}->>'x-svc-role' AND (l.session_variables->>'x-svc-user-id') IS NOT DISTINCT FROM (${session}->>'x-svc-user-id')`;
+  const owner = isAdmin ? sql`` : sql` AND l.session_variables->>'x-svc-role' = ${sql.value(role, 'text')} AND (l.session_variables->>'x-svc-user-id') IS NOT DISTINCT FROM (${session}->>'x-svc-user-id')`;
   return sql`SELECT (SELECT json_build_object(${sql.join(pairs)}) FROM hdb_catalog.hdb_action_log l WHERE l.id = ${valueParam(id, 'uuid')} AND l.action_name = ${sql.value(action.name, 'text')}${owner}) AS "root"`;
 }
