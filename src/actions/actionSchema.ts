@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import { qualifiedKey } from '../core/index.js';
 import { registerRootFields, selectArgs, tableObject, type FieldEntry, type SchemaContext } from '../graphql/index.js';
-import type { ActionInfo, CustomObjectInfo, CustomTypesInfo, TypeRef } from '../metadata/index.js';
+import { parseTypeRef, type ActionInfo, type CustomObjectInfo, type CustomTypesInfo, type TypeRef } from '../metadata/index.js';
 
 const BUILTIN: Record<string, GraphQLScalarType> = { Int: GraphQLInt, Float: GraphQLFloat, String: GraphQLString, Boolean: GraphQLBoolean, ID: GraphQLID };
 
@@ -52,20 +52,12 @@ function inputNamed(ctx: SchemaContext, ct: CustomTypesInfo, name: string): Grap
     return ctx.memo(name, () => new GraphQLInputObjectType({
       name, description: io.description ?? undefined,
       fields: () => Object.fromEntries(io.fields.map((f) => {
-        const t = parseRef(f.type);
+        const t = parseTypeRef(f.type)!;
         return [f.name, { type: wrap<GraphQLInputType>(t, (n) => inputNamed(ctx, ct, n)), description: f.description ?? undefined }];
       })),
     }));
   }
   return ctx.scalar(name);
-}
-
-function parseRef(s: string): TypeRef {
-  let t = s.trim();
-  const nonNull = t.endsWith('!');
-  if (nonNull) t = t.slice(0, -1).trim();
-  if (t.startsWith('[')) return { kind: 'list', of: parseRef(t.slice(1, -1)), nonNull };
-  return { kind: 'named', name: t, nonNull };
 }
 
 /** The GraphQL object type of a custom output object (relationship fields per the role's permissions). */
