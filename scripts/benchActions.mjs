@@ -12,7 +12,8 @@
  * xact_commit of the engine's database: every autocommit statement is one transaction), plus a
  * one-statement table query as the engine's own reference on the machine at that moment.
  *
- * Env: CONNS=16 DURATION=10 WARMUP=2 ROUNDS=3 PORT=18733 HANDLER_PORT=18734
+ * Env: CONNS=16 DURATION=10 WARMUP=2 ROUNDS=3 PORT=18733 HANDLER_PORT=18734, BENCH_NODE_FLAGS (engine node
+ * flags, e.g. --cpu-prof), BENCH_PAUSE=<s> (keep engine and handler up that long for manual probes)
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -51,7 +52,17 @@ function start(cmd, args, env, readyText) {
   children.push(child);
   return new Promise((res, rej) => {
     let out = '';
-    const on = (d) => { out += d; if (out.includes(readyText)) res(child); };
+    // Once ready, the child's output is drained and dropped (kept, the engine's per-request log lines
+    // would cost this load generator CPU).
+    const on = (d) => {
+      out += d;
+      if (!out.includes(readyText)) return;
+      child.stdout.off('data', on);
+      child.stderr.off('data', on);
+      child.stdout.resume();
+      child.stderr.resume();
+      res(child);
+    };
     child.stdout.on('data', on);
     child.stderr.on('data', on);
     child.once('exit', (code) => rej(new Error(`${cmd} exited ${code}: ${out.slice(-2000)}`)));
@@ -96,7 +107,7 @@ const url = new URL(maint);
 url.pathname = `/${db}`;
 try {
   await start(process.execPath, ['-e', HANDLER_SRC], {}, 'ready');
-  await start(process.execPath, ['--max-semi-space-size=4', 'dist/src/main.js', 'serve'], {
+  await start(process.execPath, ['--max-semi-space-size=4', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js', 'serve'], {
     SVC_GRAPHQL_DATABASE_URL: url.toString(), SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_ADMIN_SECRET: ADMIN,
     BENCH_HANDLER: `http://127.0.0.1:${HPORT}`,
   }, 'listening');
@@ -150,7 +161,7 @@ try {
   console.log(`\nmedian of ${ROUNDS} rounds, ${CONNS} connections, ${DURATION} s each`);
   console.log('| target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | req/s ratio |');
   console.log('|---|---|---|---|---|---|---|');
-  for (const [k, v] of Object.entries(m)) {
+  for (const [k, v] of ROUNDS > 0 ? Object.entries(m) : []) {
     const d = m.direct;
     console.log(`| ${k} | ${v.rps.toFixed(0)} | ${v.p50.toFixed(2)} | ${v.p99.toFixed(2)} | ${(v.p50 - d.p50).toFixed(2)} | ${(v.p99 - d.p99).toFixed(2)} | ${(v.rps / d.rps).toFixed(2)} |`);
   }
