@@ -23,7 +23,15 @@ export type OperationExecutor = (args: {
   session: Session;
   compiled: CompiledOperation;
   variables: Record<string, unknown>;
+  /** HTTP request extras (client headers; Set-Cookie values to pass back), when the transport has them. */
+  extras?: RequestExtras;
 }) => Promise<Map<string, string>>;
+
+/** What an HTTP request brings beyond the GraphQL body, and the headers it may send back (actions). */
+export interface RequestExtras {
+  clientHeaders: Record<string, string>;
+  setCookie: string[];
+}
 
 const executors = new Map<string, OperationExecutor>();
 
@@ -69,15 +77,18 @@ function oneStatement(compiled: CompiledOperation): { text: string; params: Para
 export interface ExecuteOptions {
   /** GET requests (GraphQL over HTTP): a mutation is refused (405) before anything runs. */
   forbidMutations?: boolean;
+  /** HTTP request extras (client headers; Set-Cookie values to pass back), when the transport has them. */
+  extras?: RequestExtras;
 }
 
 /** The response of one request (over WebSockets the body is always a string). */
-export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'ws'): Promise<GraphqlResult & { body: string }>;
+export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'ws', opts?: ExecuteOptions): Promise<GraphqlResult & { body: string }>;
 export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport?: 'http', opts?: ExecuteOptions): Promise<GraphqlResult>;
 export async function executeGraphql(
   ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'http' | 'ws' = 'http', opts: ExecuteOptions = {},
 ): Promise<GraphqlResult> {
   const phase = { inDb: false };
+  const extras = opts.extras;
   try {
     const cache = ctx.state.current;
     assertQueryAllowed(cache, ctx.config, session, request.query);
@@ -102,7 +113,7 @@ export async function executeGraphql(
       const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
       return { body: `{"data":${text ?? 'null'}}`, status: 200 };
     }
-    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase);
+    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, extras);
     const body = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}}`;
     return { body, status: 200 };
   } catch (e) {
@@ -112,10 +123,10 @@ export async function executeGraphql(
 
 async function runOperation(
   ctx: EngineContext, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
-  phase: { inDb: boolean },
+  phase: { inDb: boolean }, extras?: RequestExtras,
 ): Promise<Map<string, string>> {
   const custom = compiled.fields.some((f) => f.kind.startsWith('ext:')) ? executors.get(compiled.kind) : undefined;
-  if (custom) return custom({ ctx, session, compiled, variables });
+  if (custom) return custom({ ctx, session, compiled, variables, extras });
   if (compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
     throw new ApiError('not-supported', `${compiled.kind} operations are not supported`);
   }

@@ -12,8 +12,15 @@ import { parseJsonExact } from '../lib/index.js';
 import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
 import type { Handler, HttpResponse } from '../server/types.js';
-import { errorResult, executeGraphql, type GraphqlResult } from './executeGraphql.js';
+import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } from './executeGraphql.js';
 import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
+
+/** The request's headers as single strings (for actions that forward client headers). */
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 const GRAPHQL_RESPONSE_HEADERS = { 'content-type': `${GRAPHQL_RESPONSE_JSON}; charset=utf-8` };
@@ -111,11 +118,14 @@ export const v1Graphql: Handler = async (req, ctx) => {
   }
   return runOne(request, session, log);
 
-  /** One request (not a batch); a GET one may not be a mutation. */
+  /** One request (not a batch); a GET one may not be a mutation. Set-Cookie of actions is passed back. */
   async function runOne(request: GraphqlRequest, session: Session, log: NonNullable<HttpResponse['log']>): Promise<HttpResponse> {
-    const result = await executeGraphql(ctx, session, request, 'http', { forbidMutations: isGet });
+    const extras: RequestExtras = { clientHeaders: flatHeaders(req.headers), setCookie: [] };
+    const result = await executeGraphql(ctx, session, request, 'http', { forbidMutations: isGet, extras });
     if (request.operationName !== null) log.operationName = request.operationName;
-    return respond(result, log);
+    const res = respond(result, log);
+    if (extras.setCookie.length > 0) return { ...res, headers: { ...res.headers, 'set-cookie': extras.setCookie } };
+    return res;
   }
 };
 

@@ -11,6 +11,8 @@ export class ApiError extends Error {
   readonly status: number;
   path: string;
   readonly internal?: unknown;
+  /** Show `internal` even outside dev mode: set only for admin callers (e.g. action handler errors, as Hasura shows them to admin). */
+  exposeInternal = false;
 
   constructor(code: string, message: string, opts: { status?: number; path?: string; internal?: unknown } = {}) {
     super(message);
@@ -37,7 +39,7 @@ export class ApiError extends Error {
   /** One entry of a GraphQL `errors` array: `{extensions: {path, code}, message}`. */
   toGraphqlError(showInternal: boolean): Record<string, unknown> {
     const extensions: Record<string, unknown> = { path: this.path, code: this.code };
-    if (showInternal && this.internal !== undefined) extensions.internal = this.internal;
+    if ((showInternal || this.exposeInternal) && this.internal !== undefined) extensions.internal = this.internal;
     return { extensions, message: this.message };
   }
 }

@@ -13,11 +13,11 @@ export interface ChannelListenerOptions {
   onConnected?: (reconnected: boolean) => void;
   /** Connection lost or a connect attempt failed (a retry is scheduled). */
   onError?: (err: Error, retryInMs: number) => void;
-  /** `application_name` of the connection (default `svc-graphql-engine-listener`). */
-  applicationName?: string;
   /** First retry delay (default 1000 ms); doubles up to `maxRetryMs` (default 30 000 ms). */
   retryMs?: number;
   maxRetryMs?: number;
+  /** `application_name` of the connection (default `svc-graphql-engine-listener`, the schema sync's). */
+  applicationName?: string;
 }
 
 export interface ChannelListener {

@@ -80,3 +80,12 @@ export {
   asNonEmptyText, asGraphqlQueryText, decodeListedQuery, decodeQueryCollection, decodeCollectionReq,
   duplicateQueryNames, assertQueryCollectionsValid,
 } from './model/decodeQueryCollection.js';
+export {
+  decodeCustomTypes, decodeActionDefinition, decodeAction, customTypesOf, actionsOf, customTypesDefinition,
+} from './model/decodeActions.js';
+export type {
+  CustomTypes, CustomObject, CustomField, CustomInputObject, CustomEnum, CustomScalar, CustomRelationship,
+  ActionMetadata, ActionDefinition, ActionArgument, ActionHeader, ActionPermissionMetadata,
+} from './model/decodeActions.js';
+export { parseTypeRef, baseName } from './schemaCache/buildActions.js';
+export type { TypeRef, ActionInfo, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/buildActions.js';

@@ -43,6 +43,14 @@ import {
 } from './ops/queryCollections.js';
 import { set_api_limits, remove_api_limits } from './ops/apiLimits.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
+import {
+  set_custom_types,
+  create_action,
+  update_action,
+  drop_action,
+  create_action_permission,
+  drop_action_permission,
+} from './ops/actions.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -87,6 +95,12 @@ export const OP_TYPES = [
   'delete_event_trigger',
   'redeliver_event',
   'invoke_event_trigger',
+  'set_custom_types',
+  'create_action',
+  'update_action',
+  'drop_action',
+  'create_action_permission',
+  'drop_action_permission',
   'select',
   'insert',
   'update',
@@ -139,6 +153,12 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   delete_event_trigger,
   redeliver_event,
   invoke_event_trigger,
+  set_custom_types,
+  create_action,
+  update_action,
+  drop_action,
+  create_action_permission,
+  drop_action_permission,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

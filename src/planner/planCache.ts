@@ -102,6 +102,8 @@ export function compileOperation(
         return sqlField(f.alias, compileSelect(f.ir, { single: true }));
       case 'aggregate':
         return sqlField(f.alias, compileAggregate(f.ir));
+      case 'sql_fragment':
+        return sqlField(f.alias, f.frag);
       case 'typename':
         parts.push({ alias: f.alias, constant: JSON.stringify(f.value) });
         return { alias: f.alias, kind: 'typename', value: f.value };

@@ -7,6 +7,7 @@
 import { andAll, type AggregateIR, type BoolExp, type FunctionSource, type SelectIR } from '../ir/index.js';
 import { outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
 import type { FunctionInfo, SchemaCache } from '../metadata/schemaCache/types.js';
+import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
 import { functionArgs, planAggregate, planSelect } from './select.js';
 
@@ -16,6 +17,8 @@ export type RootFieldPlan =
   | { alias: string; kind: 'aggregate'; ir: AggregateIR }
   | { alias: string; kind: 'typename'; value: string }
   | { alias: string; kind: 'introspection'; field: NField }
+  /** Contributed by later work as one ready SELECT (one row, one json column): compiled and run like select fields (actions' async results). */
+  | { alias: string; kind: 'sql_fragment'; frag: SqlFragment }
   /** Contributed by later work; `plan` is whatever its executor understands. */
   | { alias: string; kind: `ext:${string}`; plan: unknown };
 

@@ -27,6 +27,8 @@ export type WebhookResult =
       kind: 'response';
       status: number;
       headers: Record<string, string>;
+      /** The response headers as sent (names in their original case, in order). */
+      rawHeaders: Array<{ name: string; value: string }>;
       body: string;
       truncated: boolean;
       latencyMs: number;
@@ -45,6 +47,12 @@ export function closeWebhookAgents(): void {
 function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function pairs(raw: string[]): Array<{ name: string; value: string }> {
+  const out: Array<{ name: string; value: string }> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push({ name: raw[i], value: raw[i + 1] });
   return out;
 }
 
@@ -96,6 +104,7 @@ export function postJson(req: PostJsonRequest): Promise<WebhookResult> {
           kind: 'response',
           status: res.statusCode ?? 0,
           headers: flatHeaders(res.headers),
+          rawHeaders: pairs(res.rawHeaders),
           body: Buffer.concat(chunks).toString('utf8'),
           truncated,
           latencyMs: elapsed(),

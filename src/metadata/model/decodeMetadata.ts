@@ -1,8 +1,8 @@
 /**
  * Decoder for the whole metadata document: what `replace_metadata` accepts and what the catalog
  * stores. Version 1 (no `version` key) lists functions as bare names; version 2 as
- * `{function, configuration}`. Sections owned by other features (remote schemas, actions, custom
- * types, cron triggers) are kept as given JSON; query collections and the allow-list are decoded.
+ * `{function, configuration}`. Actions and custom types are decoded (decodeActions.ts); sections owned by other
+ * features (remote schemas, cron triggers) are kept as given JSON; query collections and the allow-list are decoded.
  */
 import { ApiError, displayName, parseQualifiedName, qualifiedKey } from '../../core/index.js';
 import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js';
@@ -10,6 +10,7 @@ import { arrayOf, asObject, cloneJson, optional, parseError, required } from './
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
 import { decodeCollectionReq, decodeQueryCollection } from './decodeQueryCollection.js';
 import { decodeApiLimits } from './decodeApiLimits.js';
+import { decodeAction, decodeCustomTypes } from './decodeActions.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -32,8 +33,10 @@ export function decodeMetadata(v: unknown, path = '$'): Metadata {
     if (o[key] !== undefined && o[key] !== null) (md as unknown as Record<string, unknown>)[key] = raw(o[key]);
   };
   keep('remote_schemas');
-  keep('actions');
-  keep('custom_types');
+  const actions = optional(o, 'actions', path, arrayOf((x, p) => decodeAction(x, p)));
+  if (actions && actions.length > 0) md.actions = actions;
+  const customTypes = optional(o, 'custom_types', path, decodeCustomTypes);
+  if (customTypes) md.custom_types = customTypes;
   keep('cron_triggers');
   const collections: QueryCollection[] | undefined = optional(o, 'query_collections', path, arrayOf(decodeQueryCollection));
   if (collections) md.query_collections = collections;
@@ -74,4 +77,6 @@ export function assertNoDuplicates(md: Metadata, path = '$.args'): void {
   if (triggerDups.length) fail('event triggers', triggerDups);
   const fnDups = dups((md.functions ?? []).map((f) => qualifiedKey(f.function)));
   if (fnDups.length) fail('functions', fnDups);
+  const actionDups = dups((md.actions ?? []).map((a) => (a as { name: string }).name));
+  if (actionDups.length) fail('actions', actionDups);
 }

@@ -21,12 +21,23 @@ export type Removable =
   | { kind: 'permission'; table: QualifiedTable; role: string; permType: PermType }
   | { kind: 'computed_field'; table: QualifiedTable; name: string }
   | { kind: 'event_trigger'; table: QualifiedTable; name: string }
-  | { kind: 'function'; function: QualifiedFunction };
+  | { kind: 'function'; function: QualifiedFunction }
+  | { kind: 'custom_types' }
+  | { kind: 'action'; name: string };
 
 /** Removes one object from `md` (in place); a no-op when it is not there. */
 export function removeObject(md: Metadata, id: Removable): void {
   if (id.kind === 'function') {
     md.functions = (md.functions ?? []).filter((f) => !sameName(f.function, id.function));
+    return;
+  }
+  if (id.kind === 'custom_types') {
+    delete md.custom_types;
+    return;
+  }
+  if (id.kind === 'action') {
+    md.actions = (md.actions ?? []).filter((a) => (a as { name: string }).name !== id.name);
+    if (md.actions.length === 0) delete md.actions;
     return;
   }
   if (id.kind === 'table') {

@@ -12,8 +12,6 @@ import { ApiError } from '../../core/index.js';
 /** Top-level keys of Hasura's metadata not implemented yet → what they are, for the message. */
 export const UNSUPPORTED_METADATA_KEYS: Readonly<Record<string, string>> = {
   remote_schemas: 'remote schemas',
-  actions: 'actions',
-  custom_types: 'custom types (of actions)',
   cron_triggers: 'cron triggers',
 };
 

@@ -20,6 +20,7 @@ import { resolveComputedField } from './buildComputedFields.js';
 import { resolvePermission } from './buildPermissions.js';
 import { resolveFunction } from './buildFunctions.js';
 import { buildAllowlist } from './allowlist.js';
+import { buildActions } from './buildActions.js';
 import {
   computedFieldDefinition,
   functionDefinition,
@@ -152,9 +153,14 @@ export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot, e
     }
   }
 
+  // 6. custom types and actions
+  const { customTypes, actions } = buildActions(state, env);
+
   const cache: SchemaCache = {
     metadata,
     eventTriggers,
+    customTypes,
+    actions,
     tables: state.tables,
     functions,
     roles: [...roles].sort(),

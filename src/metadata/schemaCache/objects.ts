@@ -13,7 +13,9 @@ export type MetadataObjectId =
   | { kind: 'permission'; table: QualifiedTable; role: string; permType: PermType }
   | { kind: 'computed_field'; table: QualifiedTable; name: string }
   | { kind: 'event_trigger'; table: QualifiedTable; name: string }
-  | { kind: 'function'; function: QualifiedFunction };
+  | { kind: 'function'; function: QualifiedFunction }
+  | { kind: 'custom_types' }
+  | { kind: 'action'; name: string };
 
 /** What a metadata object can depend on. */
 export type SchemaRef =
@@ -52,6 +54,10 @@ export function objectKey(id: MetadataObjectId): string {
       return `et:${id.name}`;
     case 'function':
       return `fn:${qualifiedKey(id.function)}`;
+    case 'custom_types':
+      return 'custom_types';
+    case 'action':
+      return `action:${id.name}`;
   }
 }
 
@@ -90,12 +96,16 @@ export function reportObject(id: MetadataObjectId): string {
       return `event-trigger ${dotted(id.table)}.${id.name}`;
     case 'function':
       return `function ${dotted(id.function)}`;
+    case 'custom_types':
+      return 'custom_types';
+    case 'action':
+      return `action ${id.name}`;
   }
 }
 
 /** The table an object belongs to, when it is part of one. */
 export function objectTable(id: MetadataObjectId): QualifiedTable | undefined {
-  return id.kind === 'function' ? undefined : id.table;
+  return 'table' in id ? id.table : undefined;
 }
 
 /** Joined, sorted report of dependents, as Hasura's `reportSchemaObjs`. */

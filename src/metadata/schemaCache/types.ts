@@ -7,6 +7,7 @@
 import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
 import type { BoolExp, RelationshipJoin } from '../../ir/index.js';
 import type { Metadata, CustomRootFields, EventTriggerMetadata } from '../model/metadata.js';
+import type { ActionInfo, CustomTypesInfo } from './buildActions.js';
 
 export interface SchemaCache {
   metadata: Metadata;
@@ -22,6 +23,9 @@ export interface SchemaCache {
    * only for those whose webhook and headers resolved). Absent = none.
    */
   eventTriggers?: ReadonlyMap<string, EventTriggerInfo>;
+  /** Validated custom types (empty when the set is inconsistent) and consistent actions (schemaCache/buildActions.ts). */
+  customTypes?: CustomTypesInfo;
+  actions?: ReadonlyMap<string, ActionInfo>;
   /** Normalised texts of the queries on the allow-list (see `buildAllowlist`); absent = built on demand. */
   allowlist?: ReadonlySet<string>;
 }

@@ -22,15 +22,15 @@ const plan: DeliveryPlan = {
 };
 
 test('2xx is a success; a non-2xx answer keeps its status and an integer Retry-After', () => {
-  const ok = attemptOutcome(job, plan, { kind: 'response', status: 204, headers: {}, body: '', truncated: false, latencyMs: 1 });
+  const ok = attemptOutcome(job, plan, { kind: 'response', rawHeaders: [], status: 204, headers: {}, body: '', truncated: false, latencyMs: 1 });
   assert.equal(ok.ok, true);
   assert.equal(ok.retryAfter, null);
-  const busy = attemptOutcome(job, plan, { kind: 'response', status: 503, headers: { 'retry-after': '7' }, body: 'later', truncated: false, latencyMs: 1 });
+  const busy = attemptOutcome(job, plan, { kind: 'response', rawHeaders: [], status: 503, headers: { 'retry-after': '7' }, body: 'later', truncated: false, latencyMs: 1 });
   assert.deepEqual([busy.ok, busy.status, busy.retryAfter], [false, 503, 7]);
   assert.deepEqual(JSON.parse(busy.response), { type: 'webhook_response', data: { status: 503, headers: [{ name: 'retry-after', value: '7' }], body: 'later' }, version: '2' });
-  const date = attemptOutcome(job, plan, { kind: 'response', status: 503, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }, body: '', truncated: false, latencyMs: 1 });
+  const date = attemptOutcome(job, plan, { kind: 'response', rawHeaders: [], status: 503, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }, body: '', truncated: false, latencyMs: 1 });
   assert.equal(date.retryAfter, null);
-  const zero = attemptOutcome(job, plan, { kind: 'response', status: 503, headers: { 'retry-after': '0' }, body: '', truncated: false, latencyMs: 1 });
+  const zero = attemptOutcome(job, plan, { kind: 'response', rawHeaders: [], status: 503, headers: { 'retry-after': '0' }, body: '', truncated: false, latencyMs: 1 });
   assert.equal(zero.retryAfter, null);
 });
 

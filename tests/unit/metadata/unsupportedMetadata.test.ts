@@ -5,36 +5,35 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/core/index.js';
-import { assertSupportedMetadata, unsupportedMetadataKeys } from '../../../src/metadata/index.js';
+import { assertSupportedMetadata, unsupportedMetadataKeys, UNSUPPORTED_METADATA_KEYS, UNSUPPORTED_TABLE_KEYS } from '../../../src/metadata/index.js';
 
-test('non-empty unsupported sections, table remote relationships and unknown keys are reported; empty ones are not', () => {
+test('non-empty sections still on the list, and unknown keys, are reported; empty ones are not', () => {
   assert.deepEqual(unsupportedMetadataKeys({ version: 2, tables: [], functions: [], query_collections: [], allowlist: [] }), []);
+  const doc: Record<string, unknown> = {
+    version: 2,
+    tables: [{ table: 'a' }, { table: 'b', ...Object.fromEntries(Object.keys(UNSUPPORTED_TABLE_KEYS).map((k) => [k, [{ name: 'r' }]])) }],
+    query_templates: [],
+    sources: [{ name: 'default' }],
+  };
+  for (const key of Object.keys(UNSUPPORTED_METADATA_KEYS)) doc[key] = [{ name: 'x' }];
   assert.deepEqual(
-    unsupportedMetadataKeys({
-      version: 2,
-      tables: [{ table: 'a', event_triggers: [] }, { table: 'b', event_triggers: [{ name: 't' }], remote_relationships: [{ name: 'r' }] }],
-      actions: [{ name: 'x' }],
-      custom_types: { objects: [], scalars: [] },
-      remote_schemas: [],
-      cron_triggers: null,
-      query_templates: [],
-      sources: [{ name: 'default' }],
-    }),
-    ['actions', 'sources', 'tables[1].remote_relationships'],
+    unsupportedMetadataKeys(doc).sort(),
+    [...Object.keys(UNSUPPORTED_METADATA_KEYS), 'sources', ...Object.keys(UNSUPPORTED_TABLE_KEYS).map((k) => `tables[1].${k}`)].sort(),
   );
-  assert.deepEqual(unsupportedMetadataKeys({ custom_types: { enums: [{ name: 'E' }] } }), ['custom_types']);
+  // Empty values of any section, listed or not, are accepted (Hasura's exports carry them).
+  assert.deepEqual(unsupportedMetadataKeys({ actions: [], custom_types: { objects: [], scalars: [] }, remote_schemas: [], cron_triggers: null, tables: [{ table: 'a', event_triggers: [], remote_relationships: [] }] }), []);
   assert.deepEqual(unsupportedMetadataKeys('not an object'), []);
 });
 
 test('assertSupportedMetadata throws 400 not-supported naming each key, at the given path', () => {
   assert.doesNotThrow(() => assertSupportedMetadata({ tables: [] }));
   assert.throws(
-    () => assertSupportedMetadata({ tables: [], cron_triggers: [{ name: 'c' }], remote_schemas: [{ name: 'r' }] }, '$[1].args'),
+    () => assertSupportedMetadata({ tables: [], sources: [{ name: 'c' }], inherited_roles: [{ name: 'r' }] }, '$[1].args'),
     (e: unknown) =>
       e instanceof ApiError &&
       e.code === 'not-supported' &&
       e.status === 400 &&
       e.path === '$[1].args' &&
-      e.message === 'this engine does not support yet, so refuses to store: cron_triggers (cron triggers), remote_schemas (remote schemas)',
+      e.message === 'this engine does not support yet, so refuses to store: sources (unknown key), inherited_roles (unknown key)',
   );
 });

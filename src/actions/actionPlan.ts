@@ -1,0 +1,77 @@
+/**
+ * Planning of action root fields (registered with the planner on import): the arguments stay
+ * annotated values (resolved against each request's variables at execution, so a cached plan is
+ * reused), the output selection becomes `OutputSelection`, and when it reaches a table through a
+ * relationship the output is built by ONE SQL statement (outputSql.ts) compiled here, once per
+ * plan. The async result field (`<action>(id)`) is one ready statement over `hdb_action_log`
+ * (`sql_fragment`): it runs like a select field, in combined queries and subscriptions alike.
+ */
+import type { AnnValue, NField } from '../graphql/index.js';
+import { outputMeta } from '../graphql/index.js';
+import type { ActionInfo, CustomRelInfo } from '../metadata/index.js';
+import { qualifiedKey } from '../core/index.js';
+import { PlanContext, planSelect, registerRootFieldPlanner } from '../planner/index.js';
+import type { SelectIR } from '../ir/index.js';
+import { compile, type Param } from '../sql/index.js';
+import type { ActionFieldMeta } from './actionSchema.js';
+import { asyncResultSql, outputSql, RESPONSE_VARIABLE } from './outputSql.js';
+
+export type OutputField =
+  | { alias: string; kind: 'typename'; name: string }
+  | { alias: string; kind: 'field'; name: string }
+  | { alias: string; kind: 'rel'; rel: CustomRelInfo; select: SelectIR };
+
+export interface OutputSelection {
+  typename: string;
+  fields: OutputField[];
+}
+
+export interface ActionFieldPlan {
+  action: ActionInfo;
+  args: Array<[string, AnnValue]>;
+  /** The output selection (null for a scalar output type). */
+  output: OutputSelection | null;
+  /** The statement that builds the output JSON when it has relationships (reads variable RESPONSE_VARIABLE). */
+  sql?: { text: string; params: Param[] };
+}
+
+export { RESPONSE_VARIABLE };
+
+/** The output object selection of `f` (fields, `__typename`, relationships planned with the role's permissions). */
+export function planOutput(ctx: PlanContext, selection: NField[] | null): OutputSelection | null {
+  if (!selection) return null;
+  let typename = '';
+  const fields = selection.map((c): OutputField => {
+    typename = c.parentType.name;
+    if (c.name === '__typename') return { alias: c.alias, kind: 'typename', name: c.parentType.name };
+    const m = outputMeta(c.def) as ActionFieldMeta | undefined;
+    if (m?.kind === 'ext:action_rel') {
+      const table = ctx.cache.tables.get(qualifiedKey(m.rel.remoteTable))!;
+      return { alias: c.alias, kind: 'rel', rel: m.rel, select: planSelect(ctx, table, c, { noArgs: m.rel.type === 'object' }) };
+    }
+    return { alias: c.alias, kind: 'field', name: c.name };
+  });
+  return { typename, fields };
+}
+
+const hasRels = (o: OutputSelection | null): boolean => !!o?.fields.some((f) => f.kind === 'rel');
+
+registerRootFieldPlanner('ext:action', (f, meta, ctx) => {
+  const action = (meta as unknown as { action: ActionInfo }).action;
+  const output = planOutput(ctx, f.selection);
+  const plan: ActionFieldPlan = { action, args: [...f.args.entries()], output };
+  if (output && hasRels(output)) plan.sql = compile(outputSql(output, action.output.kind === 'list'));
+  return { alias: f.alias, kind: 'ext:action', plan };
+});
+
+registerRootFieldPlanner('ext:action_async_result', (f, meta, ctx) => {
+  const action = (meta as unknown as { action: ActionInfo }).action;
+  const id = f.args.get('id')!;
+  const parts = (f.selection ?? []).map((c) => {
+    if (c.name === '__typename') return { alias: c.alias, kind: 'typename' as const, name: c.parentType.name };
+    if (c.name === 'output') return { alias: c.alias, kind: 'output' as const, output: planOutput(ctx, c.selection) };
+    return { alias: c.alias, kind: 'column' as const, name: c.name as 'id' | 'created_at' | 'errors' };
+  });
+  // One ready statement: run like a select field (combined with others, subscribable).
+  return { alias: f.alias, kind: 'sql_fragment', frag: asyncResultSql(action, id, parts, ctx.role) };
+});

@@ -1,0 +1,110 @@
+/**
+ * One call of an action handler and the checks on its answer (DECISIONS 5, Hasura v1.3
+ * `callWebhook`): POST `{action: {name}, input, session_variables}` with the configured headers
+ * (and forwarded client headers); 2xx → the body must be an object (or array of objects, as the
+ * output type says) whose keys are output fields and whose non-null fields are present; 4xx →
+ * `{message, code?}` becomes the error; anything else → 500 "internal error". Errors carry the
+ * request and response in `internal`, shown only to admin (never to other roles).
+ */
+import { ApiError, type Session } from '../core/index.js';
+import type { ActionInfo } from '../metadata/index.js';
+import { postJson } from '../webhooks/index.js';
+
+export interface HandlerAnswer {
+  /** The validated output (object, array of objects, or null). */
+  output: unknown;
+  /** `Set-Cookie` headers of the handler, passed back to the client. */
+  setCookie: string[];
+}
+
+const TIMEOUT_MS = 30_000;
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The body the handler receives. */
+export function handlerBody(action: ActionInfo, input: unknown, session: Session): Record<string, unknown> {
+  return { action: { name: action.name }, input, session_variables: sessionVariables(session) };
+}
+
+export function sessionVariables(session: Session): Record<string, string> {
+  return { ...session.vars, 'x-svc-role': session.role };
+}
+
+export async function callHandler(
+  action: ActionInfo, body: Record<string, unknown>, session: Session, clientHeaders: Record<string, string> = {},
+): Promise<HandlerAnswer> {
+  const headers: Record<string, string> = {};
+  const shownHeaders: Array<{ name: string; value: string }> = [];
+  for (const [k, v] of Object.entries(forwardedHeaders(action, clientHeaders))) {
+    headers[k] = v;
+    shownHeaders.push({ name: k, value: v });
+  }
+  for (const h of action.headers) {
+    headers[h.name] = h.value;
+    shownHeaders.push({ name: h.name, value: h.fromEnv ? '<from env>' : h.value });
+  }
+  const request = { url: action.url, body, headers: shownHeaders };
+  const fail = (code: string, message: string, status: number, internal: unknown): ApiError => {
+    const e = new ApiError(code, message, { status, path: '$', internal: session.isAdmin ? internal : undefined });
+    e.exposeInternal = session.isAdmin;
+    return e;
+  };
+  const r = await postJson({ url: action.url, headers, body: JSON.stringify(body), timeoutMs: TIMEOUT_MS, maxResponseBytes: 100 * 1024 * 1024 });
+  if (r.kind === 'error') throw fail('unexpected', 'http exception when calling webhook', 500, { error: r.message, request, response: null });
+  let value: unknown;
+  try {
+    value = JSON.parse(r.body);
+  } catch {
+    throw fail('unexpected', 'not a valid json response from webhook', 500, {
+      error: 'invalid json', request, response: { status: r.status, body: r.body, headers: r.rawHeaders },
+    });
+  }
+  const response = { status: r.status, body: value, headers: r.rawHeaders };
+  const internal = { error: 'unexpected response', request, response };
+  if (r.status >= 200 && r.status < 300) {
+    checkOutput(action, value, (code, msg) => fail(code, msg, 400, internal));
+    const cookie = r.rawHeaders.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value);
+    return { output: value, setCookie: cookie };
+  }
+  if (r.status >= 400 && r.status < 500) {
+    if (!isObj(value) || typeof value.message !== 'string') throw fail('parse-failed', 'key "message" not found', 400, internal);
+    const code = typeof value.code === 'string' ? value.code : 'unexpected';
+    throw new ApiError(code, value.message, { status: 400, path: '$' });
+  }
+  throw fail('unexpected', 'internal error', 500, { ...internal, error: `expecting 2xx or 4xx status code, but found ${r.status}` });
+}
+
+/**
+ * Client headers never forwarded: hop-by-hop ones, those describing the client's own request (as
+ * Hasura's `commonClientHeadersIgnored`), and the admin secret (never leaves the engine).
+ */
+const SKIP_FORWARD = new Set([
+  'host', 'content-length', 'content-type', 'content-md5', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'user-agent',
+  'origin', 'referer', 'accept', 'accept-encoding', 'accept-language', 'accept-datetime', 'cache-control', 'dnt', 'x-svc-admin-secret',
+]);
+
+/** The client headers an action forwards (none unless `forward_client_headers`). */
+export function forwardedHeaders(action: ActionInfo, clientHeaders: Record<string, string>): Record<string, string> {
+  if (!action.meta.definition.forward_client_headers) return {};
+  return Object.fromEntries(Object.entries(clientHeaders).filter(([k]) => !SKIP_FORWARD.has(k.toLowerCase())));
+}
+
+/** Hasura's checks of a 2xx answer against the output type. */
+export function checkOutput(action: ActionInfo, value: unknown, fail: (code: string, message: string) => ApiError): void {
+  const ob = action.outputObject;
+  const expectingArray = action.output.kind === 'list';
+  const isObjList = Array.isArray(value) && value.every(isObj);
+  if (!ob) return; // scalar output: passed through
+  if (!isObj(value) && !isObjList) throw fail('parse-failed', 'expecting object or array of objects for action webhook response');
+  if (Array.isArray(value) && !expectingArray) throw fail('unexpected', 'expecting object for action webhook response but got array');
+  if (isObj(value) && expectingArray) throw fail('unexpected', 'expecting array for action webhook response but got object');
+  const fields = new Map(ob.fields.map((f) => [f.name, f]));
+  for (const o of (Array.isArray(value) ? value : [value]) as Array<Record<string, unknown>>) {
+    const extra = Object.keys(o).filter((k) => !fields.has(k));
+    if (extra.length > 0) throw fail('unexpected', `unexpected fields in webhook response: ${extra.join(', ')}`);
+    for (const f of ob.fields) {
+      if (!f.type.nonNull) continue;
+      if (!(f.name in o)) throw fail('unexpected', `field "${f.name}" expected in webhook response, but not found`);
+      if (o[f.name] === null) throw fail('unexpected', `expecting not null value for field "${f.name}"`);
+    }
+  }
+}

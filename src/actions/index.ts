@@ -1,0 +1,7 @@
+// Actions: schema builders and planners register themselves on import (see README.md).
+export { canSee, outputObject, type ActionFieldMeta } from './actionSchema.js';
+export { planOutput, type ActionFieldPlan, type OutputSelection } from './actionPlan.js';
+export { runActionField, type ActionRunContext } from './runAction.js';
+export { callHandler, checkOutput, handlerBody, type HandlerAnswer } from './callHandler.js';
+export { ACTION_LOG_CHANNEL, createActionLogTable, insertActionLog, startActionWorker, type ActionWorker, type ActionWorkerOptions } from './actionLog.js';
+export { actionInput } from './actionInput.js';

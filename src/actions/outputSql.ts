@@ -1,0 +1,69 @@
+/**
+ * The SQL that turns an action's output (the handler's JSON) into the response JSON, joined to
+ * tracked tables through the output object's relationships, in one statement (Hasura builds the
+ * same `jsonb_to_record` select). Each output object becomes a row of
+ * `jsonb_to_record(elem) AS _a(...)`: fields used by a relationship's `field_mapping` get the type
+ * of the remote column (so the join compares typed values), the other fields stay `jsonb` (the
+ * value is passed through as the handler sent it). Relationship selects carry the role's row
+ * filters and limits (planned by planSelect).
+ */
+import type { AnnValue } from '../graphql/index.js';
+import type { ActionInfo } from '../metadata/index.js';
+import type { SelectField } from '../ir/index.js';
+import { compileRowJson, sql, type SqlFragment } from '../sql/index.js';
+import type { OutputSelection } from './actionPlan.js';
+
+/** The variable the sync statement reads the handler's output from (an array of objects). */
+export const RESPONSE_VARIABLE = '\u0000action_response';
+
+/** `(SELECT <json> FROM jsonb_array_elements(src) ...)`: the output as JSON (list, or first object / null). */
+export function outputJson(src: SqlFragment, sel: OutputSelection, isList: boolean): SqlFragment {
+  const types = new Map<string, string>();
+  for (const f of sel.fields) {
+    if (f.kind === 'field') types.set(f.name, types.get(f.name) ?? 'jsonb');
+    if (f.kind === 'rel') for (const m of f.rel.mapping) types.set(m.field, m.pgType);
+  }
+  if (types.size === 0) types.set('__svc_none', 'jsonb');
+  const fields: SelectField[] = sel.fields.map((f): SelectField => {
+    if (f.kind === 'typename') return { alias: f.alias, kind: 'typename', name: f.name };
+    if (f.kind === 'field') return { alias: f.alias, kind: 'column', column: f.name, pgType: types.get(f.name)! };
+    const join = { remoteTable: f.rel.remoteTable, mapping: f.rel.mapping.map((m) => ({ local: m.field, remote: m.column })) };
+    return f.rel.type === 'object' ? { alias: f.alias, kind: 'object_rel', join, select: f.select } : { alias: f.alias, kind: 'array_rel', join, select: f.select };
+  });
+  const cols = sql.join([...types].map(([n, t]) => sql`${sql.ident(n)} ${sql.type(t)}`));
+  const row = compileRowJson(fields, sql.ident('_a'));
+  const agg = isList ? sql`coalesce(json_agg(${row} ORDER BY _e.ord), '[]'::json)` : sql`(json_agg(${row}))->0`;
+  return sql`(SELECT ${agg} FROM jsonb_array_elements(${src}) WITH ORDINALITY AS _e(v, ord) CROSS JOIN LATERAL jsonb_to_record(_e.v) AS _a(${cols}) WHERE jsonb_typeof(_e.v) = 'object')`;
+}
+
+/** The sync statement: the output built from the response passed as one jsonb array parameter. */
+export function outputSql(sel: OutputSelection, isList: boolean): SqlFragment {
+  return sql`SELECT ${outputJson(sql`${sql.param(sql.variable(RESPONSE_VARIABLE), 'jsonb')}::jsonb`, sel, isList)} AS "root"`;
+}
+
+type AsyncPart =
+  | { alias: string; kind: 'typename'; name: string }
+  | { alias: string; kind: 'output'; output: OutputSelection | null }
+  | { alias: string; kind: 'column'; name: 'id' | 'created_at' | 'errors' };
+
+const valueParam = (v: AnnValue, pgType: string): SqlFragment =>
+  v.variable ? sql`${sql.param(sql.variable(v.variable.name, v.variable.path), pgType)}::${sql.type(pgType)}` : sql`${sql.value(v.kind === 'scalar' ? v.value : null, pgType)}::${sql.type(pgType)}`;
+
+/**
+ * `<action>(id)`: the log row as `{id, created_at, errors, output}`, or null when there is none
+ * the caller may read (same role and same `x-svc-user-id` as its creator; admin reads all).
+ */
+export function asyncResultSql(action: ActionInfo, id: AnnValue, parts: AsyncPart[], role: string): SqlFragment {
+  const isAdmin = role === 'admin';
+  const payload = sql`l.response_payload`;
+  const src = sql`CASE jsonb_typeof(${payload}) WHEN 'array' THEN ${payload} WHEN 'object' THEN jsonb_build_array(${payload}) ELSE '[]'::jsonb END`;
+  const pairs = parts.map((p) => {
+    const v = p.kind === 'typename' ? sql`${sql.literal(p.name)}::text`
+      : p.kind === 'column' ? sql`l.${sql.ident(p.name)}`
+        : p.output ? outputJson(src, p.output, action.output.kind === 'list') : sql`l.response_payload`;
+    return sql`${sql.literal(p.alias)}::text, ${v}`;
+  });
+  const session = sql`${sql.param({ kind: 'sessionJson' }, 'jsonb')}::jsonb`;
+  const owner = isAdmin ? sql`` : sql` AND l.session_variables->>'x-svc-role' = ${sql.value(role, 'text')} AND (l.session_variables->>'x-svc-user-id') IS NOT DISTINCT FROM (${session}->>'x-svc-user-id')`;
+  return sql`SELECT (SELECT json_build_object(${sql.join(pairs)}) FROM hdb_catalog.hdb_action_log l WHERE l.id = ${valueParam(id, 'uuid')} AND l.action_name = ${sql.value(action.name, 'text')}${owner}) AS "root"`;
+}

@@ -1,0 +1,70 @@
+/**
+ * Wires action root fields into GraphQL execution: the mutation field executor for `ext:action`
+ * (sync call or async log insert, after any table mutations committed), and the executor of query
+ * operations that contain query-action fields — the other root fields
+ * of such a query run as usual (SQL statements, `__typename`, introspection through graphql-js).
+ */
+import { execute } from 'graphql';
+import { ApiError } from '../core/index.js';
+import { getRoleSchema } from '../graphql/index.js';
+import { resolveParams } from '../sql/index.js';
+import {
+  runActionField, type ActionFieldPlan, type ActionRunContext,
+} from '../actions/index.js';
+import type { EngineContext } from '../appState.js';
+import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
+import { registerMutationFieldExecutor } from './executeMutation.js';
+
+const wakers = new WeakMap<EngineContext, () => void>();
+
+/** What an engine calls after an async action's log row committed (set by startWorkers: local wake + NOTIFY). */
+export function setActionWaker(ctx: EngineContext, wake: () => void): void {
+  wakers.set(ctx, wake);
+}
+
+const runContext = (args: Parameters<OperationExecutor>[0]): ActionRunContext => ({
+  db: args.ctx.db,
+  session: args.session,
+  variables: args.variables,
+  prepare: args.ctx.config.usePreparedStatements !== false,
+  onAsyncCreated: () => wakers.get(args.ctx)?.(),
+  clientHeaders: args.extras?.clientHeaders,
+  setCookie: args.extras?.setCookie,
+});
+
+registerMutationFieldExecutor('ext:action', (field, args) => runActionField((field as { plan: ActionFieldPlan }).plan, runContext(args)));
+
+const queryExecutor: OperationExecutor = async (args) => {
+  const out = new Map<string, string>();
+  const rc = runContext(args);
+  const prepare = rc.prepare;
+  let hasIntrospection = false;
+  for (const f of args.compiled.fields) {
+    switch (f.kind) {
+      case 'sql':
+        out.set(f.alias, (await args.ctx.db.queryJsonText(f.text, resolveParams(f.params, args.variables, args.session), { prepare })) ?? 'null');
+        break;
+      case 'typename':
+        out.set(f.alias, JSON.stringify(f.value));
+        break;
+      case 'introspection':
+        hasIntrospection = true;
+        break;
+      case 'ext:action':
+        out.set(f.alias, await runActionField(f.plan as ActionFieldPlan, rc));
+        break;
+      default:
+        throw new ApiError('not-supported', `root field ${f.alias} cannot be executed in a query`);
+    }
+  }
+  if (hasIntrospection && args.compiled.introspection) {
+    const schema = getRoleSchema(args.ctx.state.current, args.session.role).schema;
+    const result = await execute({ schema, document: args.compiled.introspection, variableValues: args.variables });
+    if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
+    const data = (result.data ?? {}) as Record<string, unknown>;
+    for (const f of args.compiled.fields) if (f.kind === 'introspection') out.set(f.alias, JSON.stringify(data[f.alias] ?? null));
+  }
+  return out;
+};
+
+registerOperationExecutor('query', queryExecutor);

@@ -1,0 +1,249 @@
+/**
+ * Custom types and actions resolved against the tracked tables (Hasura v1.3
+ * `validateCustomTypeDefinitions` and `resolveAction`). Custom types are validated as one object
+ * (the whole set, as `set_custom_types` replaces it): any error makes the set inconsistent and the
+ * build goes on without custom types. Each action is then checked on its own (argument and output
+ * types, handler and header env variables); a bad one is left out, not the engine.
+ */
+import { qualifiedKey, type QualifiedTable } from '../../core/index.js';
+import { resolveHeaders, resolveUrlTemplate, type ResolvedHeader } from '../../webhooks/index.js';
+import {
+  actionsOf, customTypesDefinition, customTypesOf,
+  type ActionMetadata, type CustomObject, type CustomTypes,
+} from '../model/decodeActions.js';
+import type { Metadata } from '../model/metadata.js';
+import { quoted, quotedTable, type BuildState } from './buildState.js';
+import type { TableInfo } from './types.js';
+
+/** A GraphQL type reference parsed from `[UserInput!]!`. */
+export type TypeRef = { kind: 'named'; name: string; nonNull: boolean } | { kind: 'list'; of: TypeRef; nonNull: boolean };
+
+export interface CustomRelInfo {
+  name: string;
+  type: 'object' | 'array';
+  remoteTable: QualifiedTable;
+  /** Output field → remote column (with the column's Postgres type, for the join). */
+  mapping: Array<{ field: string; column: string; pgType: string }>;
+}
+
+export interface CustomObjectInfo {
+  name: string;
+  description: string | null;
+  fields: Array<{ name: string; type: TypeRef; description: string | null }>;
+  relationships: CustomRelInfo[];
+}
+
+export interface CustomTypesInfo {
+  /** The validated definitions (empty when the set is inconsistent). */
+  defs: CustomTypes;
+  objects: Map<string, CustomObjectInfo>;
+  /** Names of every scalar, enum and input object usable as argument types (plus Postgres scalars used). */
+  inputNames: Set<string>;
+  /** Postgres base types used by name (`uuid`, `timestamptz`...). */
+  pgScalars: Set<string>;
+}
+
+export interface ActionInfo {
+  name: string;
+  meta: ActionMetadata;
+  arguments: Array<{ name: string; type: TypeRef; description: string | null }>;
+  output: TypeRef;
+  /** The output's object type (undefined when the output is a scalar or enum). */
+  outputObject?: CustomObjectInfo;
+  url: string;
+  headers: ResolvedHeader[];
+  roles: Set<string>;
+}
+
+const DEFAULT_SCALARS = ['Int', 'Float', 'String', 'Boolean', 'ID'];
+/** Postgres base types a custom type may name (besides any type of a tracked column). */
+const PG_BASE_TYPES = [
+  'int2', 'int4', 'int8', 'smallint', 'integer', 'bigint', 'float4', 'float8', 'numeric', 'bool', 'text', 'varchar', 'bpchar', 'char', 'name',
+  'uuid', 'json', 'jsonb', 'date', 'time', 'timetz', 'timestamp', 'timestamptz', 'interval', 'bytea', 'inet', 'cidr', 'macaddr', 'money',
+  'oid', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle', 'xml', 'tsvector', 'tsquery', 'bit', 'varbit', 'citext', 'ltree',
+];
+/** Suffixes of the types generated for each table (a custom type may not reuse those names). */
+const TABLE_TYPE_SUFFIXES = [
+  '', '_aggregate', '_aggregate_fields', '_bool_exp', '_order_by', '_insert_input', '_obj_rel_insert_input', '_arr_rel_insert_input',
+  '_on_conflict', '_constraint', '_update_column', '_select_column', '_set_input', '_inc_input', '_mutation_response', '_pk_columns_input',
+];
+
+/** Parses a GraphQL type string; undefined when it is not one. */
+export function parseTypeRef(s: string): TypeRef | undefined {
+  let t = s.trim();
+  let nonNull = false;
+  if (t.endsWith('!')) {
+    nonNull = true;
+    t = t.slice(0, -1).trim();
+  }
+  if (t.startsWith('[') && t.endsWith(']')) {
+    const of = parseTypeRef(t.slice(1, -1));
+    return of ? { kind: 'list', of, nonNull } : undefined;
+  }
+  return /^[_A-Za-z][_0-9A-Za-z]*$/.test(t) ? { kind: 'named', name: t, nonNull } : undefined;
+}
+
+export const baseName = (t: TypeRef): string => (t.kind === 'named' ? t.name : baseName(t.of));
+
+const emptyInfo = (): CustomTypesInfo => ({ defs: {}, objects: new Map(), inputNames: new Set(DEFAULT_SCALARS), pgScalars: new Set() });
+
+/** Postgres types known by name: the base types above and every column type of a tracked table. */
+function knownPgTypes(tables: Map<string, TableInfo>): Set<string> {
+  const s = new Set(PG_BASE_TYPES);
+  for (const t of tables.values()) for (const c of t.columns) s.add(c.pgType);
+  return s;
+}
+
+/** The reasons the custom types are invalid (empty when valid), in Hasura's wording. */
+function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg: Set<string>, info: CustomTypesInfo): string[] {
+  const errs: string[] = [];
+  const scalars = new Set([...(ct.scalars ?? []).map((s) => s.name), ...DEFAULT_SCALARS]);
+  const enums = new Set((ct.enums ?? []).map((e) => e.name));
+  const inputs = new Set((ct.input_objects ?? []).map((i) => i.name));
+  const objects = new Set((ct.objects ?? []).map((o) => o.name));
+  const all = [...(ct.scalars ?? []).map((s) => s.name), ...enums, ...(ct.input_objects ?? []).map((i) => i.name), ...(ct.objects ?? []).map((o) => o.name)];
+  const dupTypes = [...new Set(all.filter((n, i) => all.indexOf(n) !== i))];
+  if (dupTypes.length) errs.push(`duplicate type names: ${dupTypes.map(quoted).join(', ')}`);
+  const generated = new Map<string, TableInfo>();
+  for (const t of tables.values()) for (const sfx of TABLE_TYPE_SUFFIXES) generated.set(t.gqlName + sfx, t);
+  for (const n of new Set(all)) {
+    const t = generated.get(n);
+    if (t) errs.push(`the type ${quoted(n)} conflicts with a type generated for the table ${quotedTable(t.name)}`);
+  }
+  for (const e of ct.enums ?? []) {
+    const vals = e.values.map((v) => v.value);
+    const d = [...new Set(vals.filter((v, i) => vals.indexOf(v) !== i))];
+    if (d.length) errs.push(`the enum type ${quoted(e.name)} has duplicate values: ${d.map(quoted).join(', ')}`);
+  }
+  const pgUse = (name: string) => {
+    if (!pg.has(name)) return false;
+    info.pgScalars.add(name);
+    return true;
+  };
+  for (const io of ct.input_objects ?? []) {
+    const names = io.fields.map((f) => f.name);
+    const d = [...new Set(names.filter((v, i) => names.indexOf(v) !== i))];
+    if (d.length) errs.push(`the input object ${quoted(io.name)} has duplicate fields: ${d.map(quoted).join(', ')}`);
+    for (const f of io.fields) {
+      const t = parseTypeRef(f.type);
+      const b = t ? baseName(t) : f.type;
+      if (!t || !(scalars.has(b) || enums.has(b) || inputs.has(b) || pgUse(b))) {
+        errs.push(`the type ${quoted(b)} for field ${quoted(f.name)} in  input object type ${quoted(io.name)} does not exist`);
+      }
+    }
+  }
+  for (const o of ct.objects ?? []) errs.push(...validateObject(o, { scalars, enums, objects, pgUse, tables }));
+  return errs;
+}
+
+function validateObject(
+  o: CustomObject,
+  env: { scalars: Set<string>; enums: Set<string>; objects: Set<string>; pgUse: (n: string) => boolean; tables: Map<string, TableInfo> },
+): string[] {
+  const errs: string[] = [];
+  const rels = o.relationships ?? [];
+  const names = [...o.fields.map((f) => f.name), ...rels.map((r) => r.name)];
+  const d = [...new Set(names.filter((v, i) => names.indexOf(v) !== i))];
+  if (d.length) errs.push(`the object ${quoted(o.name)} has duplicate fields: ${d.map(quoted).join(', ')}`);
+  const scalarFields = new Map<string, { list: boolean }>();
+  for (const f of o.fields) {
+    if (f.arguments !== undefined && f.arguments !== null) errs.push(`the object ${quoted(o.name)} can't have arguments`);
+    const t = parseTypeRef(f.type);
+    const b = t ? baseName(t) : f.type;
+    if (t && env.objects.has(b)) errs.push(`the type ${quoted(b)} of the field ${quoted(f.name)} in the object type ${quoted(o.name)} is object type which isn't allowed`);
+    else if (!t || !(env.scalars.has(b) || env.enums.has(b) || env.pgUse(b))) {
+      errs.push(`the type ${quoted(b)} for field ${quoted(f.name)} in  object type ${quoted(o.name)} does not exist`);
+    } else if (!env.enums.has(b)) scalarFields.set(f.name, { list: isList(t) });
+  }
+  for (const r of rels) {
+    const table = env.tables.get(qualifiedKey(r.remote_table));
+    if (!table) {
+      errs.push(`the remote table ${quotedTable(r.remote_table)} for relationship ${quoted(r.name)} of object type ${quoted(o.name)} does not exist`);
+      continue;
+    }
+    for (const [field, column] of Object.entries(r.field_mapping)) {
+      const sf = scalarFields.get(field);
+      if (!sf) errs.push(`the field ${quoted(field)} for relationship ${quoted(r.name)} in object type ${quoted(o.name)} does not exist`);
+      else if (sf.list) errs.push(`the type of the field ${quoted(field)} for relationship ${quoted(r.name)} in object type ${quoted(o.name)} is a list type`);
+      if (!table.columnsByName.has(column)) {
+        errs.push(`the column ${quoted(column)} of remote table ${quotedTable(r.remote_table)} for relationship ${quoted(r.name)} of object type ${quoted(o.name)} does not exist`);
+      }
+    }
+  }
+  return errs;
+}
+
+const isList = (t: TypeRef): boolean => t.kind === 'list';
+
+function objectInfo(o: CustomObject, tables: Map<string, TableInfo>): CustomObjectInfo {
+  return {
+    name: o.name,
+    description: o.description ?? null,
+    fields: o.fields.map((f) => ({ name: f.name, type: parseTypeRef(f.type)!, description: f.description ?? null })),
+    relationships: (o.relationships ?? []).map((r) => {
+      const table = tables.get(qualifiedKey(r.remote_table))!;
+      return {
+        name: r.name, type: r.type, remoteTable: table.name,
+        mapping: Object.entries(r.field_mapping).map(([field, column]) => ({ field, column, pgType: table.columnsByName.get(column)!.pgType })),
+      };
+    }),
+  };
+}
+
+/** Step 5 of the build: custom types, then actions. Records inconsistencies in `state`. */
+export function buildActions(state: BuildState, env: NodeJS.ProcessEnv = process.env): { customTypes: CustomTypesInfo; actions: Map<string, ActionInfo> } {
+  const md: Metadata = state.metadata;
+  const ct = customTypesOf(md);
+  const pg = knownPgTypes(state.tables);
+  let info = emptyInfo();
+  const errs = validateCustomTypes(ct, state.tables, pg, info);
+  if (errs.length > 0) {
+    const reason = `validation for the given custom types failed ${errs.length === 1 ? `because ${errs[0]}` : `for the following reasons:\n${errs.map((e) => `  • ${e}\n`).join('')}`}`;
+    state.inconsistent.push({ id: { kind: 'custom_types' }, object: { type: 'custom_types', definition: customTypesDefinition(ct), reason } });
+    info = emptyInfo();
+  } else {
+    info.defs = ct;
+    for (const s of ct.scalars ?? []) info.inputNames.add(s.name);
+    for (const e of ct.enums ?? []) info.inputNames.add(e.name);
+    for (const i of ct.input_objects ?? []) info.inputNames.add(i.name);
+    for (const o of ct.objects ?? []) info.objects.set(o.name, objectInfo(o, state.tables));
+  }
+  const actions = new Map<string, ActionInfo>();
+  for (const a of actionsOf(md)) {
+    const reason = resolveAction(a, info, pg, actions, env);
+    if (typeof reason === 'string') {
+      state.inconsistent.push({ id: { kind: 'action', name: a.name }, object: { type: 'action', definition: a, reason } });
+    }
+  }
+  return { customTypes: info, actions };
+}
+
+function resolveAction(a: ActionMetadata, info: CustomTypesInfo, pg: Set<string>, out: Map<string, ActionInfo>, env: NodeJS.ProcessEnv): string | undefined {
+  const def = a.definition;
+  const args: ActionInfo['arguments'] = [];
+  for (const arg of def.arguments) {
+    const t = parseTypeRef(arg.type);
+    const b = t ? baseName(t) : arg.type;
+    if (!t) return `the type: ${quoted(arg.type)} is not a valid GraphQL type`;
+    if (!info.inputNames.has(b)) {
+      if (!pg.has(b)) return `the type: ${quoted(b)} is not defined in custom types or it is not a scalar/enum/input_object`;
+      info.pgScalars.add(b);
+    }
+    args.push({ name: arg.name, type: t, description: arg.description ?? null });
+  }
+  const output = parseTypeRef(def.output_type);
+  if (!output) return `the type: ${quoted(def.output_type)} is not a valid GraphQL type`;
+  const ob = info.objects.get(baseName(output));
+  const isScalarOut = info.inputNames.has(baseName(output)) && !(info.defs.input_objects ?? []).some((i) => i.name === baseName(output));
+  if (!ob && !isScalarOut) return `the type: ${quoted(baseName(output))} is not an object type defined in custom types`;
+  if (def.kind === 'asynchronous' && def.type === 'query') return 'query actions cannot be asynchronous';
+  const url = resolveUrlTemplate(def.handler, env);
+  if (url.missing.length > 0) return `the env variable(s) ${url.missing.map(quoted).join(', ')} for the handler of action ${quoted(a.name)} are not set`;
+  const headers = resolveHeaders(def.headers ?? [], env);
+  if (headers.missing.length > 0) return `environment variable ${quoted(headers.missing[0])} not set`;
+  out.set(a.name, {
+    name: a.name, meta: a, arguments: args, output, outputObject: ob, url: url.url, headers: headers.headers,
+    roles: new Set((a.permissions ?? []).map((p) => p.role)),
+  });
+  return undefined;
+}
