@@ -74,3 +74,10 @@ export {
   asNonEmptyText, asGraphqlQueryText, decodeListedQuery, decodeQueryCollection, decodeCollectionReq,
   duplicateQueryNames, assertQueryCollectionsValid,
 } from './model/decodeQueryCollection.js';
+export {
+  decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf,
+} from './model/decodeRemoteSchema.js';
+export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata, RemoteFieldTree, RemoteHeaderConf } from './model/decodeRemoteSchema.js';
+export {
+  resolveRemoteSchema, remoteConflict, remoteRootFieldNames, remoteSchemaUrl, DEFAULT_REMOTE_TIMEOUT_SECONDS,
+} from './schemaCache/buildRemoteSchemas.js';

@@ -55,7 +55,7 @@ export const onTable = (table: QualifiedTable) => (ref: SchemaRef): boolean =>
 
 /** Objects that are part of `table` itself. */
 export const partOf = (table: QualifiedTable) => (id: MetadataObjectId): boolean =>
-  id.kind !== 'function' && qualifiedKey(id.table) === qualifiedKey(table);
+  id.kind !== 'function' && id.kind !== 'remote_schema' && qualifiedKey(id.table) === qualifiedKey(table);
 
 export function dependencyError(ids: readonly MetadataObjectId[], path = '$.args'): ApiError {
   return new ApiError('dependency-error', `cannot drop due to the following dependent objects: ${reportObjects(ids)}`, { path });

@@ -12,7 +12,9 @@ export type MetadataObjectId =
   | { kind: 'relationship'; table: QualifiedTable; name: string; relType: 'object' | 'array' }
   | { kind: 'permission'; table: QualifiedTable; role: string; permType: PermType }
   | { kind: 'computed_field'; table: QualifiedTable; name: string }
-  | { kind: 'function'; function: QualifiedFunction };
+  | { kind: 'function'; function: QualifiedFunction }
+  | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
+  | { kind: 'remote_schema'; name: string };
 
 /** What a metadata object can depend on. */
 export type SchemaRef =
@@ -49,6 +51,10 @@ export function objectKey(id: MetadataObjectId): string {
       return `cf:${qualifiedKey(id.table)}:${id.name}`;
     case 'function':
       return `fn:${qualifiedKey(id.function)}`;
+    case 'remote_relationship':
+      return `rrel:${qualifiedKey(id.table)}:${id.name}`;
+    case 'remote_schema':
+      return `rs:${id.name}`;
   }
 }
 
@@ -85,12 +91,16 @@ export function reportObject(id: MetadataObjectId): string {
       return `computed field ${dotted(id.table)}.${id.name}`;
     case 'function':
       return `function ${dotted(id.function)}`;
+    case 'remote_relationship':
+      return `remote_relationship ${dotted(id.table)}.${id.name}`;
+    case 'remote_schema':
+      return `remote_schema ${id.name}`;
   }
 }
 
 /** The table an object belongs to, when it is part of one. */
 export function objectTable(id: MetadataObjectId): QualifiedTable | undefined {
-  return id.kind === 'function' ? undefined : id.table;
+  return id.kind === 'function' || id.kind === 'remote_schema' ? undefined : id.table;
 }
 
 /** Joined, sorted report of dependents, as Hasura's `reportSchemaObjs`. */
