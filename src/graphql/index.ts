@@ -8,6 +8,8 @@ export * from './schema/names.js';
 export * from './schema/roleView.js';
 export { SchemaContext } from './schema/context.js';
 export { boolExp, comparisonExp, orderBy, aggregateOrderBy, selectColumnEnum, opColumns, availableOps, visibleColumns } from './schema/inputTypes.js';
+export { registerTableFields, type TableFieldsBuilder } from './schema/tableTypes.js';
+export { lastField as remoteRelLastField } from './schema/remoteTypes.js';
 export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, selectArgs, outField, functionArgsType } from './schema/tableTypes.js';
 export type { FieldEntry } from './schema/queryRoot.js';
 export { getRoleSchema, buildRoleSchema, registerRootFields, type RoleSchema, type RootFieldsBuilder } from './schema/roleSchema.js';

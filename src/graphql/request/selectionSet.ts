@@ -15,6 +15,13 @@ import { pathKey } from '../../core/index.js';
 import { coerceLiteral, type VariableInfo } from './inputValue.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
 import type { AnnValue, NField } from './types.js';
+import { outputMeta } from '../schema/fieldMeta.js';
+
+/** Fields answered by a remote schema: their arguments and sub-selection are the remote's to check. */
+const isRemoteField = (def: GraphQLField<unknown, unknown>): boolean => {
+  const kind = outputMeta(def)?.kind;
+  return kind === 'ext:remote' || kind === 'ext:remote_rel';
+};
 
 export interface WalkContext {
   schema: GraphQLSchema;
@@ -81,6 +88,10 @@ function walkField(
   const name = node.name.value;
   const def = fieldDef(ctx, parentType, name);
   if (!def) throw vf(`field ${showName(name)} not found in type: ${showNamedTy(parentType.name)}`, path);
+  if (isRemoteField(def)) {
+    if (!includeByDirectives(ctx, node.directives, path)) return null;
+    return { alias: node.alias?.value ?? name, name, def, parentType, args: new Map(), selection: null, path, nodes: [node] };
+  }
   const args = walkArguments(ctx, def.args, node.arguments ?? [], `${path}.args`);
   const named = getNamedType(def.type);
   let selection: NField[] | null = null;
