@@ -11,6 +11,8 @@ export { v1alpha1PgDump } from './v1alpha1PgDump.js';
 export { v1Graphql } from './v1Graphql.js';
 // Mutations (mutations engineer): registers the mutation executor with executeGraphql on load.
 export { mutationExecutor, registerMutationFieldExecutor, type MutationFieldExecutor } from './executeMutation.js';
+// Remote schemas: registers the remote root-field and remote-join executors on load.
+export { remoteJoinRequests } from './executeRemote.js';
 export { v1Query } from './v1Query.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs } from './v1GraphqlWs.js';

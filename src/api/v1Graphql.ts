@@ -51,7 +51,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
     const parts: Buffer[] = [];
     for (const r of requests) {
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
-      const { body } = await executeGraphql(ctx, session, r);
+      const { body } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers });
       parts.push(typeof body === 'string' ? Buffer.from(body) : body);
     }
     parts.push(parts.length === 0 ? EMPTY_BATCH : CLOSE_BRACKET);
@@ -63,7 +63,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
   } catch (e) {
     return respond(errorResult(ctx, e), log);
   }
-  const result = await executeGraphql(ctx, session, request);
+  const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers });
   if (request.operationName !== null) log.operationName = request.operationName;
   return respond(result, log);
 };

@@ -64,7 +64,7 @@ export {
 } from './schemaCache/definitions.js';
 
 export { createAppState, loadSchemaCache, enumTablesOf } from './liveState.js';
-export type { LiveState } from './liveState.js';
+export type { LiveState, RemoteFetcher } from './liveState.js';
 export { startSchemaSync } from './schemaSync.js';
 export type { SchemaSync, SchemaSyncOptions } from './schemaSync.js';
 export { resolveFunction } from './schemaCache/buildFunctions.js';
