@@ -26,4 +26,4 @@ export * from './schema/mutationView.js';
 export * from './schema/mutationTypes.js';
 export * from './schema/mutationRoot.js';
 export { assertQueryAllowed, isQueryAllowed } from './request/allowlist.js';
-export { duplicateRootFields, assertNoRootFieldConflicts } from './schema/rootFieldConflicts.js';
+export { duplicateRootFields, assertNoRootFieldConflicts, remoteRootFields, databaseRootFields } from './schema/rootFieldConflicts.js';

@@ -41,6 +41,14 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
+import {
+  add_remote_schema,
+  remove_remote_schema,
+  reload_remote_schema,
+  create_remote_relationship,
+  update_remote_relationship,
+  delete_remote_relationship,
+} from './ops/remoteSchemas.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -79,6 +87,12 @@ export const OP_TYPES = [
   'drop_query_from_collection',
   'add_collection_to_allowlist',
   'drop_collection_from_allowlist',
+  'add_remote_schema',
+  'remove_remote_schema',
+  'reload_remote_schema',
+  'create_remote_relationship',
+  'update_remote_relationship',
+  'delete_remote_relationship',
   'select',
   'insert',
   'update',
@@ -125,6 +139,12 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_query_from_collection,
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
+  add_remote_schema,
+  remove_remote_schema,
+  reload_remote_schema,
+  create_remote_relationship,
+  update_remote_relationship,
+  delete_remote_relationship,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
