@@ -67,7 +67,9 @@ export function introspectionError(intro: IntrospectionQuery): string | null {
   for (const t of intro.__schema.types) {
     if (t.kind === 'INTERFACE' && (t.fields ?? []).length === 0) return `List of fields cannot be empty for interface '${t.name}'`;
   }
-  for (const t of intro.__schema.types) {
+  // Object types are checked in name order (Hasura walks its type map sorted by name).
+  const sorted = [...intro.__schema.types].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const t of sorted) {
     if (t.kind === 'OBJECT') {
       for (const ref of t.interfaces ?? []) {
         const iface = types.get(ref.name);

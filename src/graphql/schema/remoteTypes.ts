@@ -109,7 +109,8 @@ class RemoteTypes {
    */
   strippedArgs(params: readonly IntrospectionInputValue[], provided: Record<string, unknown>, suffix: string): GraphQLFieldConfigArgumentMap {
     const out: GraphQLFieldConfigArgumentMap = {};
-    for (const p of params) {
+    // Sorted by name, as Hasura lists a remote relationship's arguments.
+    for (const p of [...params].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       if (!(p.name in provided)) {
         out[p.name] = this.inputValue(p);
         continue;
