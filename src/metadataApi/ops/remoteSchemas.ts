@@ -6,12 +6,15 @@
  * inconsistent, the request succeeds), `create_/update_/delete_remote_relationship`.
  */
 import { ApiError } from '../../core/index.js';
-import { databaseRootFields } from '../../graphql/index.js';
+import { isObjectType, isScalarType, type GraphQLSchema } from 'graphql';
+import { ADMIN_ROLE } from '../../core/index.js';
+import { databaseRootFields, getRoleSchema } from '../../graphql/index.js';
 import {
   asObject, asString, decodeRemoteRelationshipDef, decodeRemoteSchema, remoteConflict, remoteRelationshipsOf, remoteSchemasOf,
   required, resolveRemoteSchema, BuildError, isObject,
 } from '../../metadata/index.js';
 import type { RemoteSchemaInfo } from '../../metadata/index.js';
+import type { IntrospectionTypeRef } from 'graphql';
 import { fetchRemoteIntrospection } from '../../remoteSchemas/index.js';
 import { op, SUCCESS } from '../types.js';
 import { decodeWithTable, quote, tableEntry, trackedTableInfo } from './common.js';
@@ -48,6 +51,10 @@ export const add_remote_schema = op({
     ];
     if (dbClash.length > 0) {
       throw new ApiError('constraint-violation', `types/root fields of the remote schema conflict with the database: ${dbClash.map(quote).join(', ')}`, { path: '$.args' });
+    }
+    const typeClash = typeConflicts(info, cache.remoteSchemas?.values() ?? [], getRoleSchema(cache, ADMIN_ROLE).schema);
+    if (typeClash.length > 0) {
+      throw new ApiError('constraint-violation', `types of the remote schema conflict with existing types: ${typeClash.map(quote).join(', ')}`, { path: '$.args' });
     }
     md.remote_schemas = [...(md.remote_schemas ?? []), args];
     await ctx.work.remoteInputs(md);
@@ -139,3 +146,33 @@ export const delete_remote_relationship = op({
     return SUCCESS;
   },
 });
+
+const show = (t: IntrospectionTypeRef): string => (t.kind === 'NON_NULL' ? `${show(t.ofType)}!` : t.kind === 'LIST' ? `[${show(t.ofType)}]` : t.name);
+
+/**
+ * Type names the remote shares with the database schema or another remote with a different
+ * definition (as Hasura v1.3 merges them: the same name must mean the same type; scalars always merge).
+ */
+function typeConflicts(info: RemoteSchemaInfo, others: Iterable<RemoteSchemaInfo>, db: GraphQLSchema): string[] {
+  const out: string[] = [];
+  const otherList = [...others];
+  for (const t of info.introspection.__schema.types) {
+    if (t.name.startsWith('__') || t.kind === 'SCALAR') continue;
+    if (t.name === info.queryRoot?.name || t.name === info.mutationRoot?.name) continue;
+    const mine = JSON.stringify(t);
+    if (otherList.some((o) => o.types.has(t.name) && JSON.stringify(o.types.get(t.name)) !== mine)) {
+      out.push(t.name);
+      continue;
+    }
+    const existing = db.getType(t.name);
+    if (!existing || isScalarType(existing)) continue;
+    if (t.kind !== 'OBJECT' || !isObjectType(existing)) {
+      out.push(t.name);
+      continue;
+    }
+    const fields = existing.getFields();
+    const same = t.fields.length === Object.keys(fields).length && t.fields.every((f) => fields[f.name] && String(fields[f.name].type) === show(f.type));
+    if (!same) out.push(t.name);
+  }
+  return out;
+}
