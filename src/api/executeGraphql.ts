@@ -26,6 +26,8 @@ export type OperationExecutor = (args: {
   clientHeaders?: GraphqlRequest['clientHeaders'];
   /** GraphQL errors to add next to `data` (a remote's field errors). */
   errors?: unknown[];
+  /** Response headers to pass back to the client (a remote's `Set-Cookie`). */
+  responseHeaders?: Record<string, string>;
 }) => Promise<Map<string, string>>;
 
 /**
@@ -55,6 +57,8 @@ export interface GraphqlResult {
   body: string | Buffer;
   /** The error's own status (used by /v1alpha1/graphql), or 200. */
   status: number;
+  /** Extra response headers (a remote schema's `Set-Cookie`). */
+  headers?: Record<string, string>;
   error?: ApiError;
 }
 
@@ -111,9 +115,15 @@ export async function executeGraphql(
       return { body: `{"data":${text ?? 'null'}}`, status: 200 };
     }
     const errors: unknown[] = [];
-    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors });
+    const responseHeaders: Record<string, string> = {};
+    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders });
     const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
-    return { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200 };
+    const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200 };
+    for (const _ in responseHeaders) {
+      result.headers = responseHeaders;
+      break;
+    }
+    return result;
   } catch (e) {
     return errorResult(ctx, e, phase.inDb);
   }
@@ -121,7 +131,8 @@ export async function executeGraphql(
 
 async function runOperation(
   ctx: EngineContext, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
-  phase: { inDb: boolean }, extra: { clientHeaders?: GraphqlRequest['clientHeaders']; errors: unknown[] } = { errors: [] },
+  phase: { inDb: boolean },
+  extra: { clientHeaders?: GraphqlRequest['clientHeaders']; errors: unknown[]; responseHeaders?: Record<string, string> } = { errors: [] },
 ): Promise<Map<string, string>> {
   const extFields = compiled.fields.filter((f) => f.kind.startsWith('ext:'));
   const byKind = new Map<QueryFieldsExecutor, CompiledRootField[]>();

@@ -19,7 +19,7 @@ export const remoteJoinRequests = { count: 0 };
 const remoteFields = (fields: CompiledRootField[], args: Args) =>
   executeRemoteFields(fields.map((f) => (f as { plan: RemoteFieldPlan }).plan), {
     cache: args.ctx.state.current, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, key: args.compiled,
-  }, args.errors ?? []);
+  }, args.errors ?? [], args.responseHeaders);
 
 registerQueryFieldsExecutor('ext:remote', remoteFields);
 

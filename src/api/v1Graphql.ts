@@ -65,7 +65,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
   }
   const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers });
   if (request.operationName !== null) log.operationName = request.operationName;
-  return respond(result, log);
+  return respond(result, log, result.headers);
 };
 
 /** `{query, operationName?, variables?}` with Hasura's decode errors. */

@@ -92,8 +92,13 @@ export interface DelegationArgs {
   key: object;
 }
 
-/** Runs remote root fields: alias → JSON text; remote errors are pushed to `errors`. */
-export async function executeRemoteFields(plans: readonly RemoteFieldPlan[], args: DelegationArgs, errors: unknown[]): Promise<Map<string, string>> {
+/**
+ * Runs remote root fields: alias → JSON text; remote errors are pushed to `errors`, a remote's
+ * `Set-Cookie` to `responseHeaders` (passed back to the client, as Hasura v1.3 does).
+ */
+export async function executeRemoteFields(
+  plans: readonly RemoteFieldPlan[], args: DelegationArgs, errors: unknown[], responseHeaders?: Record<string, string>,
+): Promise<Map<string, string>> {
   const groups = new Map<string, RemoteFieldPlan[]>();
   for (const p of plans) groups.set(p.remote, [...(groups.get(p.remote) ?? []), p]);
   const out = new Map<string, string>();
@@ -110,6 +115,8 @@ export async function executeRemoteFields(plans: readonly RemoteFieldPlan[], arg
       body: { query: req.query, ...(req.variables.length > 0 ? { variables } : {}), ...(group[0].op.operation.name ? { operationName: group[0].op.operation.name.value } : {}) },
     });
     if (answer.errors) errors.push(...answer.errors);
+    const cookie = answer.headers['set-cookie'];
+    if (cookie !== undefined && responseHeaders) responseHeaders['set-cookie'] = cookie;
     for (const p of group) out.set(p.alias, JSON.stringify(answer.data?.[p.alias] ?? null));
   }));
   return out;

@@ -89,6 +89,19 @@ test('remote root fields: mixed with database fields, one request per remote, an
   assert.equal(sent[0].body.operationName, 'Q');
 });
 
+test('a remote\'s Set-Cookie is passed back to the client', async () => {
+  remote.responseHeaders = { 'set-cookie': 'abcd=1' };
+  try {
+    const r = await e.graphql('{ hello }');
+    ok(r);
+    assert.equal(r.headers.get('set-cookie'), 'abcd=1');
+    const plain = await e.graphql('{ profile(limit: 1) { id } }');
+    assert.equal(plain.headers.get('set-cookie'), null);
+  } finally {
+    remote.responseHeaders = {};
+  }
+});
+
 test('remote errors come back as GraphQL errors with their path; data kept', async () => {
   const r = await e.graphql('{ x: hello fail }');
   ok(r);

@@ -20,6 +20,8 @@ export interface RemoteGraphqlServer {
   /** Requests that were not introspection queries. */
   queries(): RemoteRequest[];
   delayMs: number;
+  /** Extra headers on every answer (`Set-Cookie`...). */
+  responseHeaders: Record<string, string>;
   stop(): Promise<void>;
   listen(): Promise<void>;
 }
@@ -28,7 +30,7 @@ export async function startRemoteGraphqlServer(sdl: string, root: Record<string,
   const schema = buildSchema(sdl);
   const requests: RemoteRequest[] = [];
   let server: Server | undefined;
-  const state = { delayMs: 0 };
+  const state = { delayMs: 0, headers: {} as Record<string, string> };
   const make = () => createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -38,7 +40,7 @@ export async function startRemoteGraphqlServer(sdl: string, root: Record<string,
       if (state.delayMs > 0 && !body.query.includes('__schema')) await new Promise((r) => setTimeout(r, state.delayMs));
       const result = await graphql({ schema, source: body.query, rootValue: root, variableValues: body.variables, operationName: body.operationName, contextValue: req });
       if (res.destroyed) return;
-      res.writeHead(200, { 'content-type': 'application/json' });
+      res.writeHead(200, { 'content-type': 'application/json', ...state.headers });
       res.end(JSON.stringify(result));
     });
   });
@@ -64,6 +66,12 @@ export async function startRemoteGraphqlServer(sdl: string, root: Record<string,
     },
     set delayMs(v: number) {
       state.delayMs = v;
+    },
+    get responseHeaders() {
+      return state.headers;
+    },
+    set responseHeaders(v: Record<string, string>) {
+      state.headers = v;
     },
     stop: () => new Promise<void>((resolve) => {
       if (!server) return resolve();

@@ -52,7 +52,7 @@ export function decodeRemoteSchemaDef(v: unknown, path: string): RemoteSchemaDef
   if (url !== undefined) def.url = url;
   if (urlFromEnv !== undefined) def.url_from_env = urlFromEnv;
   const headers = optional(o, 'headers', path, arrayOf(decodeHeader));
-  if (headers && headers.length > 0) def.headers = headers;
+  if (headers) def.headers = headers;
   def.forward_client_headers = optional(o, 'forward_client_headers', path, asBool) ?? false;
   const timeout = optional(o, 'timeout_seconds', path, asInt);
   if (timeout !== undefined) {
