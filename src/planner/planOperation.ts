@@ -80,7 +80,8 @@ function withRemoteJoins(ctx: PlanContext, op: NormalizedOperation, plan: RootFi
     shape = { kind: 'aggregate', ir: plan.ir };
     compiled = compile(compileAggregate(plan.ir));
   } else {
-    return plan;
+    // Mutation responses (and other kinds) would return the join columns instead of the remote's answer.
+    throw vf(`remote relationships are not supported in the response of ${JSON.stringify(plan.alias)}`, '$');
   }
   return { alias: plan.alias, kind: 'ext:remote_join', plan: { ...compiled, shape, op } satisfies RemoteJoinPlan };
 }

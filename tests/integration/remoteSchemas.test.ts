@@ -172,6 +172,15 @@ test('remote relationship under an array relationship, with client arguments mer
   assert.match(remote.queries().at(-1)!.body.query, /color: GREEN/);
 });
 
+test('a remote relationship in a mutation response is refused before anything runs', async () => {
+  const r = await e.graphql('mutation { insert_profile(objects: [{id: 900, name: "m"}]) { returning { id account { id } } } }');
+  ok(r);
+  assert.equal(r.body.errors[0].extensions.code, 'validation-failed');
+  assert.match(r.body.errors[0].message, /remote relationships are not supported/);
+  const rows = await e.graphql('{ profile(where: {id: {_eq: 900}}) { id } }');
+  assert.deepEqual(rows.body, { data: { profile: [] } });
+});
+
 test('remote relationship visible only to roles that select every join column', async () => {
   const u = await e.graphql('{ profile(limit: 1, order_by: {id: asc}) { account { id } } }', undefined, { 'x-svc-role': 'user' });
   ok(u);
