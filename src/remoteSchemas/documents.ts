@@ -7,6 +7,7 @@ import {
   Kind, visit, type ASTNode, type FragmentDefinitionNode, type IntrospectionInputTypeRef, type IntrospectionType,
   type SelectionSetNode, type ValueNode,
 } from 'graphql';
+import { JsonBigNumber } from '../lib/index.js';
 
 /** Names of the fragments `nodes` spread, transitively, in first-use order. */
 export function usedFragments(nodes: readonly ASTNode[], all: readonly FragmentDefinitionNode[]): FragmentDefinitionNode[] {
@@ -40,6 +41,8 @@ export function usedVariables(nodes: readonly ASTNode[]): Set<string> {
 /** A JSON value as an untyped GraphQL value node (strings stay strings). */
 export function jsonToAst(v: unknown): ValueNode {
   if (v === null || v === undefined) return { kind: Kind.NULL };
+  // Long numbers from the request's variables keep every digit.
+  if (v instanceof JsonBigNumber) return /^-?\d+$/.test(v.text) ? { kind: Kind.INT, value: v.text } : { kind: Kind.FLOAT, value: v.text };
   if (typeof v === 'boolean') return { kind: Kind.BOOLEAN, value: v };
   if (typeof v === 'number') return Number.isInteger(v) ? { kind: Kind.INT, value: String(v) } : { kind: Kind.FLOAT, value: String(v) };
   if (typeof v === 'string') return { kind: Kind.STRING, value: v };
@@ -68,6 +71,7 @@ const namedOf = (t: IntrospectionInputTypeRef): string => {
 /** Prints a JSON value as a GraphQL literal of `type` (enum values bare, lists coerced from one item). */
 export function printLiteral(v: unknown, type: IntrospectionInputTypeRef | undefined, types: ReadonlyMap<string, IntrospectionType>): string {
   if (v === null || v === undefined) return 'null';
+  if (v instanceof JsonBigNumber) return v.text;
   const t = type && type.kind === 'NON_NULL' ? (type.ofType as IntrospectionInputTypeRef) : type;
   if (Array.isArray(v)) {
     const item = t && t.kind === 'LIST' ? (t.ofType as IntrospectionInputTypeRef) : undefined;

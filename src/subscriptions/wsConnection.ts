@@ -22,6 +22,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
+import { parseJsonExact } from '../lib/index.js';
 import { authenticate } from '../auth/index.js';
 import type { EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
@@ -94,7 +95,7 @@ class GraphqlSocket {
     if (this.closed) return;
     let msg: Record<string, unknown>;
     try {
-      const parsed: unknown = JSON.parse(text);
+      const parsed: unknown = parseJsonExact(text);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return this.badMessage('expected Object');
       msg = parsed as Record<string, unknown>;
     } catch (e) {

@@ -130,7 +130,8 @@ export function walkArguments(
     const p = pathKey(path, argName);
     const param = params.find((x) => x.name === argName);
     if (!param) throw vf(`no such argument ${showName(argName)} is expected`, p);
-    out.set(argName, coerceLiteral(param.type, a.value, p, ctx.vars));
+    const rowCount = (param.extensions as { svc?: { rowCount?: boolean } } | undefined)?.svc?.rowCount === true;
+    out.set(argName, coerceLiteral(param.type, a.value, p, ctx.vars, { rowCount }));
   }
   for (const param of params) {
     if (param.type instanceof GraphQLNonNull && param.defaultValue === undefined && !out.has(param.name)) {
