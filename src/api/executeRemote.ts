@@ -7,7 +7,7 @@
 import { ApiError } from '../core/index.js';
 import type { CompiledOperation, CompiledRootField, RemoteJoinPlan } from '../planner/index.js';
 import { resolveParams } from '../sql/index.js';
-import { executeRemoteFields, runRemoteJoins, type RemoteFieldPlan } from '../remoteSchemas/index.js';
+import { checkRemoteJoins, executeRemoteFields, runRemoteJoins, type RemoteFieldPlan } from '../remoteSchemas/index.js';
 import { registerQueryFieldsExecutor, type OperationExecutor } from './executeGraphql.js';
 import { registerMutationFieldExecutor } from './executeMutation.js';
 
@@ -26,6 +26,8 @@ registerQueryFieldsExecutor('ext:remote', remoteFields);
 registerQueryFieldsExecutor('ext:remote_join', async (fields, args) => {
   const out = new Map<string, string>();
   const prepare = args.ctx.config.usePreparedStatements !== false;
+  // What the client asked of each remote relationship is checked before any statement runs.
+  for (const f of fields) checkRemoteJoins((f as { plan: RemoteJoinPlan }).plan, args.ctx.state.current, args.variables);
   await Promise.all(fields.map(async (f) => {
     const plan = (f as { plan: RemoteJoinPlan }).plan;
     const text = await args.ctx.db.queryJsonText(plan.text, resolveParams(plan.params, args.variables, args.session), { prepare });

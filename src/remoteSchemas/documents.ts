@@ -68,10 +68,32 @@ const namedOf = (t: IntrospectionInputTypeRef): string => {
   return x.name;
 };
 
+/** Stands for a join column's value when a remote-join query is only checked, not sent. */
+export class Placeholder {}
+
+/** A literal of `type` (any value will do: the query is validated, never sent). */
+function placeholderFor(type: IntrospectionInputTypeRef | undefined, types: ReadonlyMap<string, IntrospectionType>): string {
+  const t = type && type.kind === 'NON_NULL' ? (type.ofType as IntrospectionInputTypeRef) : type;
+  if (!t) return '""';
+  if (t.kind === 'LIST') return `[${placeholderFor(t.ofType as IntrospectionInputTypeRef, types)}]`;
+  const named = types.get(namedOf(t));
+  if (named?.kind === 'ENUM') return named.enumValues[0]?.name ?? '""';
+  switch (named?.name) {
+    case 'Int':
+    case 'Float':
+      return '0';
+    case 'Boolean':
+      return 'false';
+    default:
+      return '""';
+  }
+}
+
 /** Prints a JSON value as a GraphQL literal of `type` (enum values bare, lists coerced from one item). */
 export function printLiteral(v: unknown, type: IntrospectionInputTypeRef | undefined, types: ReadonlyMap<string, IntrospectionType>): string {
   if (v === null || v === undefined) return 'null';
   if (v instanceof JsonBigNumber) return v.text;
+  if (v instanceof Placeholder) return placeholderFor(type, types);
   const t = type && type.kind === 'NON_NULL' ? (type.ofType as IntrospectionInputTypeRef) : type;
   if (Array.isArray(v)) {
     const item = t && t.kind === 'LIST' ? (t.ofType as IntrospectionInputTypeRef) : undefined;

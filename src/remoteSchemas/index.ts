@@ -9,4 +9,4 @@ export { introspectionError } from './validateIntrospection.js';
 export { remoteRequestHeaders } from './remoteHeaders.js';
 export { callRemote, type RemoteAnswer, type RemoteCall } from './remoteRequest.js';
 export { executeRemoteFields, remoteClientSchema, type RemoteFieldPlan, type DelegationArgs } from './delegate.js';
-export { runRemoteJoins, type RemoteJoinArgs } from './remoteJoin.js';
+export { runRemoteJoins, checkRemoteJoins, type RemoteJoinArgs } from './remoteJoin.js';

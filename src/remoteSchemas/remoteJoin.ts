@@ -12,7 +12,9 @@ import { ApiError, type Session } from '../core/index.js';
 import type { AggregateField, SelectField } from '../ir/index.js';
 import type { RemoteSchemaInfo, SchemaCache } from '../metadata/index.js';
 import type { RemoteJoinField, RemoteJoinPlan } from '../planner/index.js';
-import { inlinedSelection, printLiteral, usedFragments, inlineVariables } from './documents.js';
+import { parse, validate } from 'graphql';
+import { inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
+import { remoteClientSchema } from './delegate.js';
 import { remoteRequestHeaders } from './remoteHeaders.js';
 import { callRemote } from './remoteRequest.js';
 
@@ -96,15 +98,68 @@ function clientArgs(node: FieldNode, variables: Record<string, unknown>): Record
   return out;
 }
 
+/** `field(args) { … }` down the relationship's path for one row's join values (`keys`). */
+function fieldText(rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo, keys: Record<string, Json>, extra: Record<string, Json>, selText: string): string {
+  let parent: IntrospectionObjectType | null = remote.queryRoot;
+  const parts: string[] = [];
+  rel.path.forEach((step, i) => {
+    const def: IntrospectionObjectType['fields'][number] | undefined = parent?.fields.find((f) => f.name === step.name);
+    let a = substitute(step.arguments, keys) as Record<string, Json>;
+    if (i === rel.path.length - 1) a = merge(a, extra) as Record<string, Json>;
+    parts.push(`${step.name}${printArgs(a, def?.args ?? [], remote)}`);
+    const next = def ? remote.types.get(namedOf(def.type)) : undefined;
+    parent = next && next.kind === 'OBJECT' ? next : null;
+  });
+  return parts.reduceRight((inner, part, i) => (i === parts.length - 1 ? `${part}${selText}` : `${part} { ${inner} }`), '');
+}
+
+/** What the client asked of a relationship: its own arguments and the selection (variables inlined). */
+function clientPart(join: RemoteJoinField, variables: Record<string, unknown>) {
+  const node = join.nodes[0];
+  const selection = inlinedSelection(node.selectionSet, variables);
+  return { extra: clientArgs(node, variables), selection, selText: selection ? ` ${print(selection)}` : '' };
+}
+
+/**
+ * Checks what the client asked of each remote relationship of `plan` against the remote's schema
+ * (arguments, sub-selection), before anything runs: a bad one is `validation-failed` at the field.
+ */
+export function checkRemoteJoins(plan: RemoteJoinPlan, cache: SchemaCache, variables: Record<string, unknown>): void {
+  const visit = (fields: readonly SelectField[]): void => {
+    for (const f of fields) {
+      if (f.kind === 'remote_rel_keys') checkOne(f.join as RemoteJoinField);
+      else if (f.kind === 'object_rel' || f.kind === 'array_rel' || f.kind === 'computed_table') visit(f.select.fields);
+      else if (f.kind === 'array_agg_rel') visitAgg(f.aggregate.fields);
+    }
+  };
+  const visitAgg = (fields: readonly AggregateField[]): void => {
+    for (const f of fields) if (f.kind === 'nodes') visit(f.fields);
+  };
+  const checkOne = (join: RemoteJoinField): void => {
+    const remote = cache.remoteSchemas?.get(join.rel.remoteSchema);
+    if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(join.rel.remoteSchema)} is not available`);
+    const { extra, selection, selText } = clientPart(join, variables);
+    const keys = Object.fromEntries(join.rel.hasuraFields.map((c) => [c, new Placeholder()]));
+    const used = usedFragments(selection ? [selection] : [], plan.op.fragments).map((f) => print(inlineVariables(f, variables)));
+    let doc;
+    try {
+      doc = parse(`query { ${fieldText(join.rel, remote, keys, extra, selText)} }\n${used.join('\n')}`);
+    } catch (e) {
+      throw new ApiError('validation-failed', (e as Error).message, { path: join.path });
+    }
+    const problems = validate(remoteClientSchema(remote), doc);
+    if (problems.length > 0) throw new ApiError('validation-failed', problems[0].message, { path: join.path });
+  };
+  if (plan.shape.kind === 'aggregate') visitAgg(plan.shape.ir.fields);
+  else visit(plan.shape.ir.fields);
+}
+
 /** Runs one relationship for all its rows: one request. */
 async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinPlan['op']['fragments']): Promise<void> {
   const rel = p.join.rel;
   const remote = args.cache.remoteSchemas?.get(rel.remoteSchema);
   if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(rel.remoteSchema)} is not available`);
-  const node = p.join.nodes[0];
-  const extra = clientArgs(node, args.variables);
-  const selection = inlinedSelection(node.selectionSet, args.variables);
-  const selText = selection ? ` ${print(selection)}` : '';
+  const { extra, selection, selText } = clientPart(p.join, args.variables);
   const aliasOf = new Map<string, number>();
   const calls: string[] = [];
   const rowAlias: Array<number | null> = [];
@@ -114,17 +169,7 @@ async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinPla
       rowAlias.push(null);
       continue;
     }
-    let parent: IntrospectionObjectType | null = remote.queryRoot;
-    const parts: string[] = [];
-    rel.path.forEach((step, i) => {
-      const def = parent?.fields.find((f) => f.name === step.name);
-      let a = substitute(step.arguments, keys) as Record<string, Json>;
-      if (i === rel.path.length - 1) a = merge(a, extra) as Record<string, Json>;
-      parts.push(`${step.name}${printArgs(a, def?.args ?? [], remote)}`);
-      const next = def ? remote.types.get(namedOf(def.type)) : undefined;
-      parent = next && next.kind === 'OBJECT' ? next : null;
-    });
-    const text = parts.reduceRight((inner, part, i) => (i === parts.length - 1 ? `${part}${selText}` : `${part} { ${inner} }`), '');
+    const text = fieldText(rel, remote, keys, extra, selText);
     let n = aliasOf.get(text);
     if (n === undefined) {
       n = calls.length;

@@ -181,6 +181,16 @@ test('a remote relationship in a mutation response is refused before anything ru
   assert.deepEqual(rows.body, { data: { profile: [] } });
 });
 
+test('what the client asks of a remote relationship is checked against the remote before anything is sent', async () => {
+  const before = remote.queries().length;
+  for (const q of ['{ profile { account { nosuch } } }', '{ profile { friends(color: BLUE) { id } } }', '{ profile { account(id: 3) { id } } }']) {
+    const r = await e.graphql(q);
+    ok(r);
+    assert.equal(r.body.errors?.[0]?.extensions.code, 'validation-failed', `${q}: ${r.text}`);
+  }
+  assert.equal(remote.queries().length, before);
+});
+
 test('remote relationship visible only to roles that select every join column', async () => {
   const u = await e.graphql('{ profile(limit: 1, order_by: {id: asc}) { account { id } } }', undefined, { 'x-svc-role': 'user' });
   ok(u);

@@ -89,6 +89,10 @@ function walkField(
   const def = fieldDef(ctx, parentType, name);
   if (!def) throw vf(`field ${showName(name)} not found in type: ${showNamedTy(parentType.name)}`, path);
   if (isRemoteField(def)) {
+    // Only the names here: a remote relationship's own arguments are not offered at all (the remote checks the rest).
+    for (const a of node.arguments ?? []) {
+      if (!def.args.some((p) => p.name === a.name.value)) throw vf(`no such argument ${showName(a.name.value)} is expected`, pathKey(`${path}.args`, a.name.value));
+    }
     if (!includeByDirectives(ctx, node.directives, path)) return null;
     return { alias: node.alias?.value ?? name, name, def, parentType, args: new Map(), selection: null, path, nodes: [node] };
   }
