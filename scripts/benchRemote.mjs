@@ -9,9 +9,10 @@
  *   node scripts/withPostgres.mjs node scripts/benchRemote.mjs [--rounds 60] [--calls 2000]
  *
  * Engine in-process on a fresh database (tests/integration/harness.ts, log silent), remote = a
- * graphql-js server on 127.0.0.1 (tests/support/remoteGraphqlServer.ts). Requests are sequential and
+ * graphql-js server on 127.0.0.1 in a child process (tests/support/remoteGraphqlServer.ts). Requests are sequential and
  * interleaved (with, without, direct) so load from other processes hits every series alike.
  */
+import { spawn } from 'node:child_process';
 import { tsImport } from 'tsx/esm/api';
 
 const argv = process.argv.slice(2);
@@ -20,11 +21,45 @@ const ROUNDS = arg('--rounds', 60);
 const CALLS = arg('--calls', 2000);
 
 const { startTestEngine } = await tsImport('../tests/integration/harness.ts', import.meta.url);
-const { startRemoteGraphqlServer } = await tsImport('../tests/support/remoteGraphqlServer.ts', import.meta.url);
 
-const remote = await startRemoteGraphqlServer('type Query { user(id: Int!): User } type User { id: Int! name: String }', {
-  user: ({ id }) => ({ id, name: `u${id}` }),
+// The remote runs in a process of its own (as a real remote would), so its graphql-js work does not
+// share the engine's event loop; it reports every request it gets (to count them) on stdout.
+const REMOTE_MAIN = `
+  const { startRemoteGraphqlServer } = await import(${JSON.stringify(new URL('../tests/support/remoteGraphqlServer.ts', import.meta.url).href)});
+  const r = await startRemoteGraphqlServer('type Query { user(id: Int!): User } type User { id: Int! name: String }', { user: ({ id }) => ({ id, name: 'u' + id }) });
+  let n = 0;
+  setInterval(() => { if (r.requests.length !== n) { n = r.requests.length; console.log('count ' + r.queries().length + ' ' + JSON.stringify(r.queries().at(-1)?.body ?? null)); } }, 20);
+  console.log('url ' + r.url);
+`;
+const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', REMOTE_MAIN], { stdio: ['ignore', 'pipe', 'inherit'] });
+const lines = [];
+let buf = '';
+child.stdout.on('data', (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    lines.push(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+  }
 });
+const waitLine = async (prefix) => {
+  for (let k = 0; k < 500; k++) {
+    const l = [...lines].reverse().find((x) => x.startsWith(prefix));
+    if (l) return l.slice(prefix.length);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`remote: no ${prefix}line`);
+};
+const remote = {
+  url: await waitLine('url '),
+  stop: async () => child.kill('SIGTERM'),
+  async lastCount() {
+    await new Promise((r) => setTimeout(r, 100));
+    const l = await waitLine('count ');
+    const sp = l.indexOf(' ');
+    return { count: Number(l.slice(0, sp)), body: JSON.parse(l.slice(sp + 1)) };
+  },
+};
 const e = await startTestEngine({ adminSecret: 'bench' });
 const H = { 'content-type': 'application/json', 'x-svc-admin-secret': 'bench' };
 const post = async (url, body, headers = H) => {
@@ -49,11 +84,13 @@ try {
   const gql = `${e.url}/v1/graphql`;
   const WITH = JSON.stringify({ query: '{ profile(order_by: {id: asc}) { id account { name } } }' });
   const WITHOUT = JSON.stringify({ query: '{ profile(order_by: {id: asc}) { id } }' });
-  const before = remote.queries().length;
+  await post(gql, WITH);
+  const before = (await remote.lastCount()).count;
   const check = JSON.parse((await post(gql, WITH)).text);
-  const sentPerQuery = remote.queries().length - before;
+  const last = await remote.lastCount();
+  const sentPerQuery = last.count - before;
   if (check.data.profile.length !== 1000 || check.data.profile[999].account.name !== 'u1000') throw new Error('bad answer');
-  const DIRECT = JSON.stringify(remote.queries().at(-1).body);
+  const DIRECT = JSON.stringify(last.body);
   const series = { with: [], without: [], direct: [] };
   for (let i = 0; i < ROUNDS + 10; i++) {
     const a = await post(gql, WITH);

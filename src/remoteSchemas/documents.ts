@@ -68,6 +68,18 @@ const namedOf = (t: IntrospectionInputTypeRef): string => {
   return x.name;
 };
 
+/**
+ * A join column's place in a printed remote-join template: printed as a marker (its type noted), so
+ * the template is printed once per relationship and each row only prints its values into the gaps.
+ */
+export class ColRef {
+  type: IntrospectionInputTypeRef | undefined;
+  constructor(readonly column: string, readonly id: number) {}
+  get marker(): string {
+    return `\u0000${this.id}\u0000`;
+  }
+}
+
 /** Stands for a join column's value when a remote-join query is only checked, not sent. */
 export class Placeholder {}
 
@@ -94,6 +106,10 @@ export function printLiteral(v: unknown, type: IntrospectionInputTypeRef | undef
   if (v === null || v === undefined) return 'null';
   if (v instanceof JsonBigNumber) return v.text;
   if (v instanceof Placeholder) return placeholderFor(type, types);
+  if (v instanceof ColRef) {
+    v.type = type;
+    return v.marker;
+  }
   const t = type && type.kind === 'NON_NULL' ? (type.ofType as IntrospectionInputTypeRef) : type;
   if (Array.isArray(v)) {
     const item = t && t.kind === 'LIST' ? (t.ofType as IntrospectionInputTypeRef) : undefined;

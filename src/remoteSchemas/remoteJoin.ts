@@ -13,7 +13,7 @@ import type { AggregateField, SelectField } from '../ir/index.js';
 import type { RemoteSchemaInfo, SchemaCache } from '../metadata/index.js';
 import type { RemoteJoinField, RemoteJoinPlan } from '../planner/index.js';
 import { parse, validate } from 'graphql';
-import { inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
+import { ColRef, inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
 import { remoteClientSchema } from './delegate.js';
 import { remoteRequestHeaders } from './remoteHeaders.js';
 import { callRemote } from './remoteRequest.js';
@@ -77,7 +77,7 @@ function substitute(v: Json, keys: Record<string, Json>): Json {
 
 /** Deep merge of the client's arguments into the relationship's (the relationship's values win). */
 function merge(base: Json, extra: Json): Json {
-  if (base && extra && typeof base === 'object' && typeof extra === 'object' && !Array.isArray(base) && !Array.isArray(extra)) {
+  if (base && extra && typeof base === 'object' && typeof extra === 'object' && !Array.isArray(base) && !Array.isArray(extra) && !(base instanceof ColRef)) {
     const out: Record<string, Json> = { ...(extra as Record<string, Json>) };
     for (const [k, v] of Object.entries(base)) out[k] = k in out ? merge(v, out[k]) : v;
     return out;
@@ -98,19 +98,59 @@ function clientArgs(node: FieldNode, variables: Record<string, unknown>): Record
   return out;
 }
 
-/** `field(args) { … }` down the relationship's path for one row's join values (`keys`). */
-function fieldText(rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo, keys: Record<string, Json>, extra: Record<string, Json>, selText: string): string {
+/** The remote field definition at each step of a relationship's path (looked up once per join). */
+function stepDefs(rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo): Array<IntrospectionObjectType['fields'][number] | undefined> {
   let parent: IntrospectionObjectType | null = remote.queryRoot;
-  const parts: string[] = [];
-  rel.path.forEach((step, i) => {
+  return rel.path.map((step) => {
     const def: IntrospectionObjectType['fields'][number] | undefined = parent?.fields.find((f) => f.name === step.name);
-    let a = substitute(step.arguments, keys) as Record<string, Json>;
-    if (i === rel.path.length - 1) a = merge(a, extra) as Record<string, Json>;
-    parts.push(`${step.name}${printArgs(a, def?.args ?? [], remote)}`);
     const next = def ? remote.types.get(namedOf(def.type)) : undefined;
     parent = next && next.kind === 'OBJECT' ? next : null;
+    return def;
   });
-  return parts.reduceRight((inner, part, i) => (i === parts.length - 1 ? `${part}${selText}` : `${part} { ${inner} }`), '');
+}
+
+/** `field(args) { … }` down the relationship's path for one row's join values (`keys`). */
+function fieldText(
+  rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo, defs: ReturnType<typeof stepDefs>, keys: Record<string, Json>, extra: Record<string, Json>, selText: string,
+): string {
+  let text = '';
+  for (let i = rel.path.length - 1; i >= 0; i--) {
+    const step = rel.path[i];
+    let a = substitute(step.arguments, keys) as Record<string, Json>;
+    if (i === rel.path.length - 1) a = merge(a, extra) as Record<string, Json>;
+    const part = `${step.name}${printArgs(a, defs[i]?.args ?? [], remote)}`;
+    text = i === rel.path.length - 1 ? `${part}${selText}` : `${part} { ${text} }`;
+  }
+  return text;
+}
+
+/**
+ * The relationship's field text printed once with a marker per join column (see ColRef): the
+ * fixed parts and, between them, the column (and its remote type) whose row value goes there.
+ */
+function compiledTemplate(
+  rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo, defs: ReturnType<typeof stepDefs>, extra: Record<string, Json>, selText: string,
+): { parts: string[]; refs: ColRef[] } {
+  const refs: ColRef[] = [];
+  const withRefs = (v: Json): Json => {
+    if (typeof v === 'string' && v.startsWith('$')) {
+      const r = new ColRef(v.slice(1), refs.length);
+      refs.push(r);
+      return r;
+    }
+    if (Array.isArray(v)) return v.map(withRefs);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withRefs(x)]));
+    return v;
+  };
+  let text = '';
+  for (let i = rel.path.length - 1; i >= 0; i--) {
+    const step = rel.path[i];
+    let a = withRefs(step.arguments) as Record<string, Json>;
+    if (i === rel.path.length - 1) a = merge(a, extra) as Record<string, Json>;
+    const part = `${step.name}${printArgs(a, defs[i]?.args ?? [], remote)}`;
+    text = i === rel.path.length - 1 ? `${part}${selText}` : `${part} { ${text} }`;
+  }
+  return { parts: text.split(/\u0000\d+\u0000/), refs: refs.slice().sort((x, y) => text.indexOf(x.marker) - text.indexOf(y.marker)) };
 }
 
 /** What the client asked of a relationship: its own arguments and the selection (variables inlined). */
@@ -143,7 +183,7 @@ export function checkRemoteJoins(plan: RemoteJoinPlan, cache: SchemaCache, varia
     const used = usedFragments(selection ? [selection] : [], plan.op.fragments).map((f) => print(inlineVariables(f, variables)));
     let doc;
     try {
-      doc = parse(`query { ${fieldText(join.rel, remote, keys, extra, selText)} }\n${used.join('\n')}`);
+      doc = parse(`query { ${fieldText(join.rel, remote, stepDefs(join.rel, remote), keys, extra, selText)} }\n${used.join('\n')}`);
     } catch (e) {
       throw new ApiError('validation-failed', (e as Error).message, { path: join.path });
     }
@@ -160,6 +200,8 @@ async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinPla
   const remote = args.cache.remoteSchemas?.get(rel.remoteSchema);
   if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(rel.remoteSchema)} is not available`);
   const { extra, selection, selText } = clientPart(p.join, args.variables);
+  const defs = stepDefs(rel, remote);
+  const { parts, refs } = compiledTemplate(rel, remote, defs, extra, selText);
   const aliasOf = new Map<string, number>();
   const calls: string[] = [];
   const rowAlias: Array<number | null> = [];
@@ -169,7 +211,8 @@ async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinPla
       rowAlias.push(null);
       continue;
     }
-    const text = fieldText(rel, remote, keys, extra, selText);
+    let text = parts[0];
+    for (let i = 0; i < refs.length; i++) text += printLiteral(keys[refs[i].column] ?? null, refs[i].type, remote.types) + parts[i + 1];
     let n = aliasOf.get(text);
     if (n === undefined) {
       n = calls.length;
