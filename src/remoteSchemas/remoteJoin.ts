@@ -160,6 +160,9 @@ function clientPart(join: RemoteJoinField, variables: Record<string, unknown>) {
   return { extra: clientArgs(node, variables), selection, selText: selection ? ` ${print(selection)}` : '' };
 }
 
+/** Relationships already checked, per remote schema (a reloaded remote is checked again) and variable values. */
+const checked = new WeakMap<RemoteSchemaInfo, WeakMap<RemoteJoinField, Set<string>>>();
+
 /**
  * Checks what the client asked of each remote relationship of `plan` against the remote's schema
  * (arguments, sub-selection), before anything runs: a bad one is `validation-failed` at the field.
@@ -175,9 +178,15 @@ export function checkRemoteJoins(plan: RemoteJoinPlan, cache: SchemaCache, varia
   const visitAgg = (fields: readonly AggregateField[]): void => {
     for (const f of fields) if (f.kind === 'nodes') visit(f.fields);
   };
+  const varsKey = JSON.stringify(variables);
   const checkOne = (join: RemoteJoinField): void => {
     const remote = cache.remoteSchemas?.get(join.rel.remoteSchema);
     if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(join.rel.remoteSchema)} is not available`);
+    let byJoin = checked.get(remote);
+    if (!byJoin) checked.set(remote, (byJoin = new WeakMap()));
+    let seen = byJoin.get(join);
+    if (!seen) byJoin.set(join, (seen = new Set()));
+    if (seen.has(varsKey)) return;
     const { extra, selection, selText } = clientPart(join, variables);
     const keys = Object.fromEntries(join.rel.hasuraFields.map((c) => [c, new Placeholder()]));
     const used = usedFragments(selection ? [selection] : [], plan.op.fragments).map((f) => print(inlineVariables(f, variables)));
@@ -189,6 +198,7 @@ export function checkRemoteJoins(plan: RemoteJoinPlan, cache: SchemaCache, varia
     }
     const problems = validate(remoteClientSchema(remote), doc);
     if (problems.length > 0) throw new ApiError('validation-failed', problems[0].message, { path: join.path });
+    if (seen.size < 64) seen.add(varsKey);
   };
   if (plan.shape.kind === 'aggregate') visitAgg(plan.shape.ir.fields);
   else visit(plan.shape.ir.fields);
