@@ -36,17 +36,16 @@ export type RemoteFetcher = (md: Metadata, known?: ReadonlyMap<string, RemoteInt
 
 /** Loads metadata and introspects through `c`, then builds the cache (no swap). */
 export async function loadSchemaCache(c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>): Promise<SchemaCache> {
-  return (await loadVersionedCache(c, fetchRemotes, known)).cache;
+  const loaded = await loadState(c);
+  const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
+  return buildSchemaCache(loaded.metadata, loaded.snapshot, remotes);
 }
 
-/** As loadSchemaCache, with the `resource_version` of the metadata it was built from. */
-async function loadVersionedCache(
-  c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>,
-): Promise<{ cache: SchemaCache; resourceVersion: number }> {
+/** The stored metadata, its `resource_version` and the database snapshot, read through `c`. */
+async function loadState(c: DbClient) {
   const { metadata, resourceVersion } = await loadMetadata(c);
   const snapshot = await introspectDatabase(c, enumTablesOf(metadata));
-  const remotes = fetchRemotes ? await fetchRemotes(metadata, known) : undefined;
-  return { cache: buildSchemaCache(metadata, snapshot, remotes), resourceVersion };
+  return { metadata, resourceVersion, snapshot };
 }
 
 function logInconsistencies(logger: Logger, cache: SchemaCache): void {
@@ -57,8 +56,12 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 
 /** Builds the first schema cache and returns the live state holder. */
 export async function createAppState(db: Db, _config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher): Promise<LiveState> {
-  const build = (known?: ReadonlyMap<string, RemoteIntrospection>) =>
-    db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadVersionedCache(c, fetchRemotes, known));
+  // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
+  const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
+    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadState);
+    const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
+    return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, remotes), resourceVersion: loaded.resourceVersion };
+  };
   const first = await build();
   let current = first.cache;
   let version = first.resourceVersion;
