@@ -103,7 +103,7 @@ export async function executeGraphql(
     assertQueryAllowed(cache, ctx.config, session, request.query);
     const roleSchema = getRoleSchema(cache, session.role);
     const { compiled, variables } = getCompiledOperation({
-      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes,
+      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config,
     });
     if (compiled.kind === 'mutation' && opts.forbidMutations) throw mutationByGet();
     if (compiled.kind === 'subscription' && transport === 'http') {

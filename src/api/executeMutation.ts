@@ -8,6 +8,7 @@
 import { ApiError } from '../core/index.js';
 import { executeMutations, isMutationFieldPlan, type MutationFieldPlan } from '../planner/index.js';
 import type { CompiledRootField } from '../planner/index.js';
+import { eventsWritten } from '../events/index.js';
 import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
 
 type ExecutorArgs = Parameters<OperationExecutor>[0];
@@ -36,7 +37,9 @@ export const mutationExecutor: OperationExecutor = async (args) => {
     }
   }
   if (plans.length > 0) {
-    const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables);
+    const prepare = args.ctx.config.usePreparedStatements !== false;
+    const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables, { prepare });
+    eventsWritten(args.ctx); // committed: wake the event workers (no NOTIFY inside the user's transaction)
     plans.forEach((p, i) => out.set(p.alias, results[i] ?? 'null'));
   }
   for (const o of others) out.set(o.field.alias, await o.run(o.field, args));

@@ -16,3 +16,5 @@ export { remoteJoinRequests } from './executeRemote.js';
 export { v1Query } from './v1Query.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs } from './v1GraphqlWs.js';
+// Background workers (event-trigger delivery), started by server/startEngine.ts.
+export { startWorkers } from './startWorkers.js';

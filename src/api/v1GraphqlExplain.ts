@@ -55,6 +55,7 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       roleSchema: getRoleSchema(cache, session.role),
       request,
       stringifyNumericTypes: ctx.config.stringifyNumericTypes,
+      limits: ctx.config,
     });
     if (compiled.kind === 'mutation') throw new ApiError('invalid-params', 'only queries can be explained');
     if (compiled.kind === 'subscription') {

@@ -51,8 +51,18 @@ export interface ServerConfig {
   eventsHttpPoolSize: number;
   /** Event delivery: poll interval for new events in ms (default 1000). */
   eventsFetchIntervalMs: number;
+  /** Event delivery: lease of a claimed event in seconds (default 300; a crashed instance's claims expire after it). */
+  eventsLeaseSeconds: number;
   /** Async actions: poll interval in ms; 0 disables the processor (default 1000). */
   asyncActionsFetchIntervalMs: number;
   /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */
   shutdownTimeoutMs: number;
+  /** API limits (issue 17): default maximum query depth for non-admin roles; unset → none (metadata `api_limits` may set one). */
+  queryDepthLimit?: number;
+  /** API limits (issue 17): default maximum number of fields per operation for non-admin roles; unset → none. */
+  queryNodeLimit?: number;
+  /** API limits (issue 17): default maximum operations per batched request for non-admin roles; unset → none. */
+  queryBatchLimit?: number;
+  /** Largest /v1/graphql request body of a non-admin role, in bytes (parsing JSON blocks the event loop: ~30 ms per MB). */
+  maxNonAdminBodySize: number;
 }

@@ -1,6 +1,6 @@
 /**
  * One delivery attempt as the queue stores it (DECISIONS 2): success is any 2xx; the status is the
- * HTTP status, or 1000 for a network error or timeout; `Retry-After` (integer seconds > 0) of a
+ * HTTP status, 1000 for a network error or timeout, 1001 for a URL that cannot be parsed; `Retry-After` (integer seconds > 0) of a
  * non-2xx answer replaces the retry interval. The invocation log keeps `request {payload, headers,
  * version: "2"}` (headers from env redacted) and `response {type: webhook_response | client_error,
  * data, version: "2"}` with the body already capped by the HTTP client.
@@ -29,7 +29,7 @@ export function attemptOutcome(job: Job, plan: DeliveryPlan, r: WebhookResult): 
     return {
       ...base,
       ok: false,
-      status: 1000,
+      status: r.invalidUrl ? 1001 : 1000,
       retryAfter: null,
       response: JSON.stringify({ type: 'client_error', data: { message: r.message }, version: '2' }),
       error: r.message,

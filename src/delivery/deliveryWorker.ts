@@ -28,11 +28,11 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** Poll interval when idle (ms). */
   fetchIntervalMs: number;
-  /** A claim older than this is claimable again (raised to the longest timeout + 30 s). */
+  /** A claim older than this is claimable again (raised to the longest timeout + 5 s). */
   leaseSeconds: number;
   /** Rows per claim (default 100, as Hasura). */
   batchSize?: number;
-  /** LISTEN here for wake-ups from other instances (needs `databaseUrl`). */
+  /** LISTEN here for wake-ups from other instances (needs `databaseUrl`; a payload equal to `instanceId` is our own). */
   channel?: string;
   databaseUrl?: string;
   userAgent: string;
@@ -49,7 +49,7 @@ export interface DeliveryWorker {
 /** Postgres "undefined_table": the queue's tables are created lazily and dropped by clear_metadata. */
 const isMissingTable = (e: unknown): boolean => {
   const internal = (e as { internal?: { error?: { status_code?: string } } })?.internal;
-  return internal?.error?.status_code === '42P01' || (e as { code?: string })?.code === '42P01' || /does not exist/.test(String((e as Error)?.message));
+  return internal?.error?.status_code === '42P01' || (e as { code?: string })?.code === '42P01';
 };
 
 export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
@@ -58,6 +58,8 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const log = logger.child({ type: `${queue.name}-delivery` });
   const stats: DeliveryStats = { claimed: 0, delivered: 0, failed: 0, inFlight: 0 };
   let stopped = false;
+  /** After stop() has flushed: late outcomes are left to the lease (the pool may be closed). */
+  let closed = false;
   let pumping = false;
   let wanted = false;
   /** The last claim filled its batch: more rows are probably due. */
@@ -68,10 +70,12 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   let flushing: Promise<void> | undefined;
   let flushRetryTimer: NodeJS.Timeout | undefined;
 
-  const leaseSeconds = () => Math.max(o.leaseSeconds, Math.ceil(queue.maxTimeoutMs() / 1000) + 30);
+  const leaseSeconds = () => Math.max(o.leaseSeconds, Math.ceil(queue.maxTimeoutMs() / 1000) + 5);
 
   async function claim(limit: number): Promise<Job[]> {
-    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, leaseSeconds: leaseSeconds(), filter: queue.claimFilter() }));
+    const filter = queue.claimFilter();
+    if (filter === null) return [];
+    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, leaseSeconds: leaseSeconds(), filter }));
     return r.rows.map((row) => ({ id: String(row.id), tries: Number(row.tries), row }));
   }
 
@@ -106,7 +110,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   }
 
   function scheduleFlush(): void {
-    if (flushing || flushRetryTimer) return;
+    if (closed || flushing || flushRetryTimer) return;
     flushing = flush().finally(() => {
       flushing = undefined;
       if ((buffer.length > 0 || releases.length > 0) && !flushRetryTimer) scheduleFlush();
@@ -130,6 +134,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         flushRetryTimer = undefined;
         scheduleFlush();
       }, 1000);
+      flushRetryTimer.unref();
     }
   }
 
@@ -164,7 +169,10 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   let listener: ChannelListener | undefined;
   if (o.channel && o.databaseUrl) {
     listener = listenChannel(o.databaseUrl, o.channel, {
-      onNotify: () => void pump(),
+      applicationName: `svc-graphql-engine-${queue.name}-listener`,
+      onNotify: (payload) => {
+        if (payload !== o.instanceId) void pump();
+      },
       onConnected: () => void pump(),
       onError: (err, retryInMs) => log.warn({ err, retry_in_ms: retryInMs }, `${queue.name} listener lost; reconnecting`),
     });
@@ -187,6 +195,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       }
       while (flushing) await flushing;
       if (buffer.length > 0 || releases.length > 0) await flush();
+      closed = true;
     },
   };
 }

@@ -2,7 +2,8 @@
  * The wake-up sent AFTER a write committed (DECISIONS 18: a NOTIFY inside the user's transaction
  * takes a global lock at commit and serialises writers). `notify()` wakes local workers at once and
  * sends at most one `pg_notify(channel)` per `minIntervalMs` for the other instances (trailing
- * edge: a call during the quiet period still leads to one notification after it).
+ * edge: a call during the quiet period still leads to one notification after it). The payload is the
+ * sender's instance id, so a worker can ignore its own notifications.
  */
 import type { Db } from '../execution/index.js';
 
@@ -13,7 +14,7 @@ export interface Notifier {
   close(): void;
 }
 
-export function createNotifier(db: Db, channel: string, opts: { minIntervalMs?: number; onError?: (e: unknown) => void } = {}): Notifier {
+export function createNotifier(db: Db, channel: string, opts: { minIntervalMs?: number; payload?: string; onError?: (e: unknown) => void } = {}): Notifier {
   const minInterval = opts.minIntervalMs ?? 20;
   const local = new Set<() => void>();
   let last = 0;
@@ -23,7 +24,7 @@ export function createNotifier(db: Db, channel: string, opts: { minIntervalMs?: 
     timer = undefined;
     if (closed) return;
     last = Date.now();
-    db.query('SELECT pg_notify($1, $2)', [channel, '']).catch((e: unknown) => opts.onError?.(e));
+    db.query('SELECT pg_notify($1, $2)', [channel, opts.payload ?? '']).catch((e: unknown) => opts.onError?.(e));
   };
   return {
     notify() {

@@ -60,8 +60,8 @@ export interface QueueAdapter {
   /** Name in log lines (`event`, `cron_event`...). */
   name: string;
   table: QueueTable;
-  /** Extra claim condition on alias `t`, evaluated at each claim (undefined: none). */
-  claimFilter(): SqlFragment | undefined;
+  /** Extra claim condition on alias `t`, evaluated at each claim (undefined: none; null: claim nothing now). */
+  claimFilter(): SqlFragment | undefined | null;
   /** The request for a job; undefined → release the row untouched; `{dead}` → mark it error, no call. */
   plan(job: Job): DeliveryPlan | { dead: string } | undefined;
   /** The longest timeout of any current configuration, in ms (the lease is kept longer). */

@@ -13,6 +13,8 @@ export interface ChannelListenerOptions {
   onConnected?: (reconnected: boolean) => void;
   /** Connection lost or a connect attempt failed (a retry is scheduled). */
   onError?: (err: Error, retryInMs: number) => void;
+  /** `application_name` of the connection (default `svc-graphql-engine-listener`). */
+  applicationName?: string;
   /** First retry delay (default 1000 ms); doubles up to `maxRetryMs` (default 30 000 ms). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -47,7 +49,7 @@ export function listenChannel(url: string, channel: string, opts: ChannelListene
   };
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, application_name: 'svc-graphql-engine-listener', keepAlive: true });
+    const c = new pg.Client({ connectionString: url, application_name: opts.applicationName ?? 'svc-graphql-engine-listener', keepAlive: true });
     client = c;
     let failed = false;
     const lost = (err: Error) => {

@@ -38,7 +38,7 @@ export type RemoteFetcher = (md: Metadata, known?: ReadonlyMap<string, RemoteInt
 export async function loadSchemaCache(c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>): Promise<SchemaCache> {
   const loaded = await loadState(c);
   const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
-  return buildSchemaCache(loaded.metadata, loaded.snapshot, remotes);
+  return buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes);
 }
 
 /** The stored metadata, its `resource_version` and the database snapshot, read through `c`. */
@@ -60,7 +60,7 @@ export async function createAppState(db: Db, _config: ServerConfig, logger: Logg
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadState);
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
-    return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, remotes), resourceVersion: loaded.resourceVersion };
+    return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes), resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
   let current = first.cache;

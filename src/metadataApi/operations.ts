@@ -41,6 +41,8 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
+import { set_api_limits, remove_api_limits } from './ops/apiLimits.js';
+import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import {
   add_remote_schema,
   remove_remote_schema,
@@ -87,6 +89,12 @@ export const OP_TYPES = [
   'drop_query_from_collection',
   'add_collection_to_allowlist',
   'drop_collection_from_allowlist',
+  'set_api_limits',
+  'remove_api_limits',
+  'create_event_trigger',
+  'delete_event_trigger',
+  'redeliver_event',
+  'invoke_event_trigger',
   'add_remote_schema',
   'remove_remote_schema',
   'reload_remote_schema',
@@ -139,6 +147,12 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_query_from_collection,
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
+  set_api_limits,
+  remove_api_limits,
+  create_event_trigger,
+  delete_event_trigger,
+  redeliver_event,
+  invoke_event_trigger,
   add_remote_schema,
   remove_remote_schema,
   reload_remote_schema,

@@ -10,6 +10,7 @@ import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import { lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
+import { syncEventTriggers, eventsWritten } from '../events/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
@@ -37,6 +38,8 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     }
     const work = new WorkingState(client, engine.state);
     const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
+    // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
+    if (work.metadataChanged || work.cacheChanged) await syncEventTriggers(client, (await work.result()).cache);
     // Every change gets a new resource_version and a notification (other instances rebuild).
     if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId);
     else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId);
@@ -47,6 +50,8 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     order.installed = ticket;
     engine.state.install(install, version);
   }
+  // Rows written by this request may have captured events: wake the delivery workers.
+  if (!readOnly) eventsWritten(engine);
   return result;
 }
 

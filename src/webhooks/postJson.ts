@@ -31,7 +31,7 @@ export type WebhookResult =
       truncated: boolean;
       latencyMs: number;
     }
-  | { kind: 'error'; message: string; timedOut: boolean; latencyMs: number };
+  | { kind: 'error'; message: string; timedOut: boolean; latencyMs: number; /** The URL could not be parsed (nothing was sent). */ invalidUrl?: boolean };
 
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256 });
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256 });
@@ -66,7 +66,7 @@ export function postJson(req: PostJsonRequest): Promise<WebhookResult> {
       url = new URL(req.url);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
     } catch (e) {
-      resolve({ kind: 'error', message: `invalid webhook URL: ${(e as Error).message}`, timedOut: false, latencyMs: 0 });
+      resolve({ kind: 'error', message: `invalid webhook URL: ${(e as Error).message}`, timedOut: false, latencyMs: 0, invalidUrl: true });
       return;
     }
     const body = Buffer.from(req.body, 'utf8');

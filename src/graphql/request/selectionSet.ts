@@ -14,6 +14,7 @@ import {
 import { pathKey } from '../../core/index.js';
 import { coerceLiteral, type VariableInfo } from './inputValue.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
+import { tooLarge } from './operationLimits.js';
 import type { AnnValue, NField } from './types.js';
 import { outputMeta } from '../schema/fieldMeta.js';
 
@@ -28,6 +29,16 @@ export interface WalkContext {
   queryRoot: GraphQLObjectType;
   vars: ReadonlyMap<string, VariableInfo>;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  /**
+   * Selections (fields, spreads, inline fragments) the walk may still visit: a second guard behind
+   * `measureOperation` (issue 17), so no document, cyclic ones included, makes the walk expand
+   * fragments without end.
+   */
+  budget?: { left: number };
+}
+
+function spend(ctx: WalkContext): void {
+  if (ctx.budget && --ctx.budget.left < 0) throw tooLarge();
 }
 
 /** The merged fields of `selectionSet` on `parentType` (the set itself sits at `path`). */
@@ -37,6 +48,7 @@ export function walkSelectionSet(
   const here = `${path}.selectionSet`;
   const collected: NField[] = [];
   for (const sel of selectionSet.selections) {
+    spend(ctx);
     if (sel.kind === Kind.FIELD) {
       const f = walkField(ctx, parentType, sel, pathKey(here, sel.name.value), visited);
       if (f) collected.push(f);

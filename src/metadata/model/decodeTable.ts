@@ -14,6 +14,7 @@ import type {
 import { arrayOf, asBool, asObject, asString, cloneJson, optional, parseError, rejectUnknownKeys, required } from './json.js';
 import { decodeRelationship } from './decodeRelationship.js';
 import { decodePermissionDef } from './decodePermission.js';
+import { decodeEventTriggerMetadata } from './decodeEventTrigger.js';
 
 export const ROOT_FIELD_KEYS = [
   'select',
@@ -126,6 +127,6 @@ export function decodeTableMetadata(v: unknown, path: string): TableMetadata {
     select_permissions: list('select_permissions', (x, p) => decodePermissionDef('select', x, p)),
     update_permissions: list('update_permissions', (x, p) => decodePermissionDef('update', x, p)),
     delete_permissions: list('delete_permissions', (x, p) => decodePermissionDef('delete', x, p)),
-    event_triggers: optional(o, 'event_triggers', path, rawList) ?? [],
+    event_triggers: list('event_triggers', decodeEventTriggerMetadata),
   };
 }

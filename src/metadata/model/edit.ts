@@ -20,6 +20,7 @@ export type Removable =
   | { kind: 'relationship'; table: QualifiedTable; name: string }
   | { kind: 'permission'; table: QualifiedTable; role: string; permType: PermType }
   | { kind: 'computed_field'; table: QualifiedTable; name: string }
+  | { kind: 'event_trigger'; table: QualifiedTable; name: string }
   | { kind: 'function'; function: QualifiedFunction }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string };
@@ -50,6 +51,9 @@ export function removeObject(md: Metadata, id: Removable): void {
       return;
     case 'remote_relationship':
       t.remote_relationships = (t.remote_relationships ?? []).filter((r) => !(isObject(r) && r.name === id.name));
+      return;
+    case 'event_trigger':
+      t.event_triggers = (t.event_triggers ?? []).filter((e) => e.name !== id.name);
       return;
     case 'permission': {
       const key = `${id.permType}_permissions` as const;
@@ -127,6 +131,14 @@ function renameColumnImpl(md: Metadata, table: QualifiedTable, from: string, to:
       }
       if (t.configuration?.custom_column_names) t.configuration.custom_column_names = renKeys(t.configuration.custom_column_names)!;
       renameColumnInRemoteRelationships(t, from, to);
+      for (const e of t.event_triggers ?? []) {
+        for (const op of ['insert', 'update', 'delete'] as const) {
+          const spec = e.definition[op];
+          if (!spec) continue;
+          spec.columns = renCols(spec.columns)!;
+          if (spec.payload !== undefined) spec.payload = renCols(spec.payload);
+        }
+      }
     }
   }
   // Boolean expressions: rename keys that resolve to the column, following relationships.

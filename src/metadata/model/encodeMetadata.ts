@@ -6,6 +6,7 @@
 import type { QualifiedTable } from '../../core/index.js';
 import type {
   ComputedFieldMetadata,
+  EventTriggerMetadata,
   InsertPermission,
   Metadata,
   PermissionMetadata,
@@ -17,6 +18,7 @@ import type {
   DeletePermission,
 } from './metadata.js';
 import type { AnyPermission, PermType } from './decodePermission.js';
+import { encodeApiLimits } from './decodeApiLimits.js';
 
 type J = Record<string, unknown>;
 
@@ -145,7 +147,7 @@ export function encodeTable(t: TableMetadata, opts: EncodeOptions = {}): J {
     const perms = t[`${kind}_permissions`] as PermissionMetadata<AnyPermission>[] | undefined;
     nonEmpty(o, `${kind}_permissions`, perms?.map((p) => encodePermission(kind, p, opts)));
   }
-  nonEmpty(o, 'event_triggers', t.event_triggers);
+  nonEmpty(o, 'event_triggers', t.event_triggers?.map(encodeEventTrigger));
   return o;
 }
 
@@ -167,10 +169,27 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   if (md.custom_types !== undefined && md.custom_types !== null && !isEmptyCustomTypes(md.custom_types)) o.custom_types = md.custom_types;
   nonEmpty(o, 'actions', md.actions);
   nonEmpty(o, 'cron_triggers', md.cron_triggers);
+  const apiLimits = encodeApiLimits(md.api_limits);
+  if (apiLimits) o.api_limits = apiLimits;
   return o;
 }
 
 function isEmptyCustomTypes(ct: unknown): boolean {
   if (typeof ct !== 'object' || ct === null) return true;
   return Object.values(ct as J).every((v) => v == null || (Array.isArray(v) && v.length === 0));
+}
+
+/** An event trigger in export order (header values from env are exported as the variable name only). */
+export function encodeEventTrigger(e: EventTriggerMetadata): J {
+  const def: J = { enable_manual: e.definition.enable_manual };
+  for (const op of ['insert', 'update', 'delete'] as const) {
+    const spec = e.definition[op];
+    if (spec) def[op] = spec.payload === undefined ? { columns: spec.columns } : { columns: spec.columns, payload: spec.payload };
+  }
+  const o: J = { name: e.name, definition: def, retry_conf: { ...e.retry_conf } };
+  if (e.webhook !== undefined) o.webhook = e.webhook;
+  if (e.webhook_from_env !== undefined) o.webhook_from_env = e.webhook_from_env;
+  if (e.headers && e.headers.length > 0) o.headers = e.headers.map((h) => ({ ...h }));
+  if (e.comment != null) o.comment = e.comment;
+  return o;
 }

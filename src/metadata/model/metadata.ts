@@ -15,6 +15,22 @@ export interface Metadata {
   custom_types?: unknown;
   actions?: unknown[];
   cron_triggers?: unknown[];
+  /** Hasura v2's API limits (issue 17): maximum depth / node count / batch size, globally and per role. */
+  api_limits?: ApiLimits;
+}
+
+/** One API limit: `global` applies to every role without a `per_role` entry (admin excepted). */
+export interface ApiLimit {
+  global?: number;
+  per_role?: Record<string, number>;
+}
+
+export interface ApiLimits {
+  /** true → the limits stored here are not applied (the server's flags still are). */
+  disabled?: boolean;
+  depth_limit?: ApiLimit;
+  node_limit?: ApiLimit;
+  batch_limit?: ApiLimit;
 }
 
 export interface CustomRootFields {
@@ -46,7 +62,7 @@ export interface TableMetadata {
   select_permissions?: PermissionMetadata<SelectPermission>[];
   update_permissions?: PermissionMetadata<UpdatePermission>[];
   delete_permissions?: PermissionMetadata<DeletePermission>[];
-  event_triggers?: unknown[];
+  event_triggers?: EventTriggerMetadata[];
 }
 
 export interface RelationshipMetadata {
@@ -105,6 +121,35 @@ export interface FunctionMetadata {
 export interface QueryCollection {
   name: string;
   definition: { queries: Array<{ name: string; query: string }> };
+  comment?: string | null;
+}
+
+/** Columns of an event-trigger operation: all (`"*"`) or a list. */
+export type EventTriggerColumns = '*' | string[];
+
+/** One operation of an event trigger: the columns an update must change, the columns sent. */
+export interface EventTriggerOpSpec {
+  columns: EventTriggerColumns;
+  payload?: EventTriggerColumns;
+}
+
+/** Header of a webhook call: a literal value, or the value of an environment variable. */
+export type WebhookHeaderConf = { name: string; value: string } | { name: string; value_from_env: string };
+
+/** `tables[i].event_triggers[j]`, as Hasura v1.3 exports it. */
+export interface EventTriggerMetadata {
+  name: string;
+  definition: {
+    enable_manual: boolean;
+    insert?: EventTriggerOpSpec;
+    update?: EventTriggerOpSpec;
+    delete?: EventTriggerOpSpec;
+  };
+  retry_conf: { num_retries: number; interval_sec: number; timeout_sec: number };
+  /** Exactly one of `webhook` (URL, may hold `{{ENV}}` templates) and `webhook_from_env`. */
+  webhook?: string;
+  webhook_from_env?: string;
+  headers?: WebhookHeaderConf[];
   comment?: string | null;
 }
 

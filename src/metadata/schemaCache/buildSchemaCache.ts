@@ -1,7 +1,8 @@
 /**
  * The pure schema-cache build: (metadata, database snapshot) → SchemaCache, plus the dependency
  * edges and the identities of inconsistent objects. Steps, in Hasura's order: tables, then per
- * table relationships and computed fields, then permissions, then tracked functions. An object
+ * table relationships and computed fields, then permissions, then tracked functions, then event
+ * triggers (their env variables read from `env`). An object
  * that does not fit the database is left out and reported as inconsistent; the rest still builds.
  */
 import { qualifiedKey } from '../../core/index.js';
@@ -9,7 +10,8 @@ import type { Metadata, PermissionMetadata, TableMetadata } from '../model/metad
 import type { AnyPermission, PermType } from '../model/decodePermission.js';
 import { PERM_TYPES } from '../model/decodePermission.js';
 import type { DbSnapshot } from '../introspection/types.js';
-import type { FunctionInfo, RemoteIntrospection, RolePermissions, SchemaCache, TableInfo } from './types.js';
+import type { EventTriggerInfo, FunctionInfo, RemoteIntrospection, RolePermissions, SchemaCache, TableInfo } from './types.js';
+import { eventTriggerDefinition, resolveEventTrigger } from './buildEventTriggers.js';
 import { remoteRelationshipsOf, remoteSchemasOf } from '../model/decodeRemoteSchema.js';
 import { resolveRemoteRelationship, resolveRemoteSchemas } from './buildRemoteSchemas.js';
 import type { DepRef, Dependency, MetadataObjectId } from './objects.js';
@@ -38,10 +40,12 @@ export interface BuildResult {
 const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
 
 /**
- * Builds the schema cache for `metadata` against `snapshot` and the fetched remote introspections.
- * Never throws for inconsistencies.
+ * Builds the schema cache for `metadata` against `snapshot` (env: for `value_from_env` and the like)
+ * and the fetched remote introspections. Never throws for inconsistencies.
  */
-export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map()): BuildResult {
+export function buildSchemaCacheFull(
+  metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
+): BuildResult {
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
     state.inconsistent.push({ id, object: { type, definition, reason } });
@@ -162,8 +166,26 @@ export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot, r
     }
   }
 
+  // 5. event triggers
+  const eventTriggers = new Map<string, EventTriggerInfo>();
+  for (const { tm, info } of consistent) {
+    for (const e of tm.event_triggers ?? []) {
+      const id: MetadataObjectId = { kind: 'event_trigger', table: tm.table, name: e.name };
+      try {
+        const r = resolveEventTrigger(info, tm, e, env);
+        eventTriggers.set(e.name, r.info);
+        addDeps(id, r.dependencies);
+        if (r.envError) record(id, 'event_trigger', eventTriggerDefinition(tm, e), `${inTable(tm)}in event trigger ${quoted(e.name)}: ${r.envError}`);
+      } catch (err) {
+        if (!(err instanceof BuildError)) throw err;
+        record(id, 'event_trigger', eventTriggerDefinition(tm, e), err.message);
+      }
+    }
+  }
+
   const cache: SchemaCache = {
     metadata,
+    eventTriggers,
     tables: state.tables,
     functions,
     roles: [...roles].sort(),
@@ -176,6 +198,6 @@ export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot, r
 }
 
 /** The schema cache only (see buildSchemaCacheFull). */
-export function buildSchemaCache(metadata: Metadata, snapshot: DbSnapshot, remoteInputs?: ReadonlyMap<string, RemoteIntrospection>): SchemaCache {
-  return buildSchemaCacheFull(metadata, snapshot, remoteInputs).cache;
+export function buildSchemaCache(metadata: Metadata, snapshot: DbSnapshot, env?: NodeJS.ProcessEnv, remoteInputs?: ReadonlyMap<string, RemoteIntrospection>): SchemaCache {
+  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs).cache;
 }

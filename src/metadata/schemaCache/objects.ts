@@ -12,6 +12,7 @@ export type MetadataObjectId =
   | { kind: 'relationship'; table: QualifiedTable; name: string; relType: 'object' | 'array' }
   | { kind: 'permission'; table: QualifiedTable; role: string; permType: PermType }
   | { kind: 'computed_field'; table: QualifiedTable; name: string }
+  | { kind: 'event_trigger'; table: QualifiedTable; name: string }
   | { kind: 'function'; function: QualifiedFunction }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string };
@@ -49,6 +50,8 @@ export function objectKey(id: MetadataObjectId): string {
       return `perm:${qualifiedKey(id.table)}:${id.role}:${id.permType}`;
     case 'computed_field':
       return `cf:${qualifiedKey(id.table)}:${id.name}`;
+    case 'event_trigger':
+      return `et:${id.name}`;
     case 'function':
       return `fn:${qualifiedKey(id.function)}`;
     case 'remote_relationship':
@@ -89,6 +92,8 @@ export function reportObject(id: MetadataObjectId): string {
       return `permission ${dotted(id.table)}.${id.role}.${id.permType}`;
     case 'computed_field':
       return `computed field ${dotted(id.table)}.${id.name}`;
+    case 'event_trigger':
+      return `event-trigger ${dotted(id.table)}.${id.name}`;
     case 'function':
       return `function ${dotted(id.function)}`;
     case 'remote_relationship':

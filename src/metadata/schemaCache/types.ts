@@ -7,7 +7,7 @@
 import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
 import type { BoolExp, RelationshipJoin } from '../../ir/index.js';
 import type { IntrospectionObjectType, IntrospectionQuery, IntrospectionType } from 'graphql';
-import type { Metadata, CustomRootFields } from '../model/metadata.js';
+import type { Metadata, CustomRootFields, EventTriggerMetadata } from '../model/metadata.js';
 import type { RemoteSchemaMetadata } from '../model/decodeRemoteSchema.js';
 
 export interface SchemaCache {
@@ -19,6 +19,11 @@ export interface SchemaCache {
   /** Every role named by some permission (not including admin). */
   roles: string[];
   inconsistentObjects: InconsistentObject[];
+  /**
+   * Event triggers whose table and columns exist, by name (capture runs for all of them; delivery
+   * only for those whose webhook and headers resolved). Absent = none.
+   */
+  eventTriggers?: ReadonlyMap<string, EventTriggerInfo>;
   /** Normalised texts of the queries on the allow-list (see `buildAllowlist`); absent = built on demand. */
   allowlist?: ReadonlySet<string>;
   /** Consistent remote schemas by name, in metadata order. */
@@ -189,4 +194,13 @@ export interface FunctionInfo {
   volatility: 'IMMUTABLE' | 'STABLE' | 'VOLATILE';
   inputArgs: Array<{ name: string; pgType: string; hasDefault: boolean }>;
   sessionArgument?: string;
+}
+
+/** An event trigger resolved against its table and the environment. */
+export interface EventTriggerInfo {
+  name: string;
+  table: QualifiedTable;
+  definition: EventTriggerMetadata;
+  /** The webhook URL and header values, or why they cannot be resolved (the trigger is inconsistent). */
+  delivery: { url: string; headers: Array<{ name: string; value: string; fromEnv: boolean }> } | { error: string };
 }

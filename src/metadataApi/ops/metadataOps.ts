@@ -1,10 +1,10 @@
 /**
  * Whole-metadata operations: `export_metadata`, `replace_metadata` (refused when the new metadata
- * has any inconsistency), `reload_metadata`, `clear_metadata`, `get_inconsistent_metadata`,
+ * has any inconsistency or uses what the engine does not support yet, see unsupportedMetadata.ts), `reload_metadata`, `clear_metadata`, `get_inconsistent_metadata`,
  * `drop_inconsistent_metadata`.
  */
 import { ApiError } from '../../core/index.js';
-import { assertNoDuplicates, assertQueryCollectionsValid, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
+import { assertNoDuplicates, assertQueryCollectionsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
 import type { InconsistentObject } from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
@@ -22,7 +22,11 @@ export const export_metadata = op({
 export const replace_metadata = op({
   adminOnly: true,
   mutates: true,
-  decode: (args, path) => decodeMetadata(args, path),
+  // Metadata the engine would not act on (actions, event triggers…) is refused, never stored silently.
+  decode: (args, path) => {
+    assertSupportedMetadata(args, `${path}.args`);
+    return decodeMetadata(args, path);
+  },
   async run(ctx, md) {
     assertNoDuplicates(md);
     assertQueryCollectionsValid(md);

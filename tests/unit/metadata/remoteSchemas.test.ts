@@ -30,14 +30,14 @@ test('definition: exactly one of url / url_from_env, defaults', () => {
 });
 
 test('an unreachable remote is inconsistent; the tables still build', () => {
-  const r = buildSchemaCacheFull(md(), authorArticle(), new Map([['r', { definitionKey: '', result: { ok: false, message: 'connection refused' } }]]));
+  const r = buildSchemaCacheFull(md(), authorArticle(), undefined, new Map([['r', { definitionKey: '', result: { ok: false, message: 'connection refused' } }]]));
   assert.equal(r.cache.remoteSchemas?.size, 0);
   assert.deepEqual(r.cache.inconsistentObjects.map((o) => [o.type, o.reason]), [['remote_schema', 'Inconsistent object: connection refused']]);
   assert.ok(r.cache.tables.has('public.author'));
 });
 
 test('remote relationships resolve against the remote; bad ones are inconsistent with a reason', () => {
-  const good = buildSchemaCacheFull(md([rel({ user: { arguments: { id: '$id' } } })]), authorArticle(), new Map([['r', ok()]]));
+  const good = buildSchemaCacheFull(md([rel({ user: { arguments: { id: '$id' } } })]), authorArticle(), undefined, new Map([['r', ok()]]));
   assert.deepEqual(good.cache.inconsistentObjects, []);
   assert.deepEqual(good.cache.tables.get('public.author')?.remoteRelationships?.get('acct')?.path, [{ name: 'user', arguments: { id: '$id' } }]);
   assert.ok(good.dependencies.some((d) => d.on.kind === 'column' && d.on.column === 'id' && d.dependent.kind === 'remote_relationship'));
@@ -50,7 +50,7 @@ test('remote relationships resolve against the remote; bad ones are inconsistent
     [{ users: { arguments: { ids: [['$id']] } } }, ['id'], /found a list/],
   ];
   for (const [field, fields, reason] of bad) {
-    const r = buildSchemaCacheFull(md([rel(field, fields)]), authorArticle(), new Map([['r', ok()]]));
+    const r = buildSchemaCacheFull(md([rel(field, fields)]), authorArticle(), undefined, new Map([['r', ok()]]));
     assert.equal(r.cache.inconsistentObjects.length, 1, JSON.stringify(field));
     assert.match(r.cache.inconsistentObjects[0].reason, reason);
   }

@@ -1,0 +1,78 @@
+/**
+ * `hdb_catalog.event_log` as a delivery queue (see delivery/queueTable.ts). A claim takes only
+ * events of triggers this instance can deliver (known to its schema cache, webhook resolved), so an
+ * instance that has not yet seen a new trigger leaves its events to the others. The webhook body is
+ * Hasura's EventPayload (DECISIONS 1), assembled around the stored payload text without re-parsing:
+ *
+ *   {"id", "table": {schema, name}, "trigger": {name}, "event": {op, data: {old, new}, session_variables},
+ *    "delivery_info": {current_retry, max_retries}, "created_at"}
+ */
+import type { DeliveryPlan, Job, QueueAdapter, QueueTable } from '../delivery/index.js';
+import type { SchemaCache } from '../metadata/index.js';
+import { sql } from '../sql/index.js';
+
+export const EVENT_LOG_QUEUE: QueueTable = {
+  table: { schema: 'hdb_catalog', name: 'event_log' },
+  idType: 'text',
+  logTable: { schema: 'hdb_catalog', name: 'event_invocation_logs' },
+  pending: sql`NOT t.delivered AND NOT t.error AND NOT t.archived`,
+  setOutcome: (ok, dead) => sql`delivered = ${ok}, error = ${dead}`,
+  returning: sql`t.schema_name, t.table_name, t.trigger_name, t.payload::text AS payload,
+    to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_text`,
+  orderBy: sql`t.created_at`,
+};
+
+/** The webhook body of one event (see the module comment). */
+export function eventBody(job: Job, maxRetries: number): string {
+  const r = job.row;
+  return (
+    `{"id":${JSON.stringify(job.id)},"table":{"schema":${JSON.stringify(r.schema_name)},"name":${JSON.stringify(r.table_name)}},` +
+    `"trigger":{"name":${JSON.stringify(r.trigger_name)}},"event":${String(r.payload)},` +
+    `"delivery_info":{"current_retry":${job.tries},"max_retries":${maxRetries}},"created_at":${JSON.stringify(r.created_at_text)}}`
+  );
+}
+
+export function eventQueue(current: () => SchemaCache, userAgent: string): QueueAdapter {
+  /** Deliverable trigger names of the cache last seen (recomputed when the cache is swapped). */
+  let seen: SchemaCache | undefined;
+  let names: string[] = [];
+  let maxTimeout = 60_000;
+  const refresh = () => {
+    const cache = current();
+    if (cache === seen) return;
+    seen = cache;
+    names = [];
+    maxTimeout = 0;
+    for (const t of cache.eventTriggers?.values() ?? []) {
+      if ('error' in t.delivery) continue;
+      names.push(t.name);
+      maxTimeout = Math.max(maxTimeout, t.definition.retry_conf.timeout_sec * 1000);
+    }
+  };
+  return {
+    name: 'event',
+    table: EVENT_LOG_QUEUE,
+    claimFilter() {
+      refresh();
+      return names.length === 0 ? null : sql`t.trigger_name = ANY(${sql.value(names, 'text[]')})`;
+    },
+    plan(job): DeliveryPlan | undefined {
+      const t = current().eventTriggers?.get(String(job.row.trigger_name));
+      if (!t || 'error' in t.delivery) return undefined;
+      const rc = t.definition.retry_conf;
+      return {
+        url: t.delivery.url,
+        headers: t.delivery.headers,
+        body: eventBody(job, rc.num_retries),
+        timeoutMs: rc.timeout_sec * 1000,
+        numRetries: rc.num_retries,
+        intervalSec: rc.interval_sec,
+        log: { trigger: t.name },
+      };
+    },
+    maxTimeoutMs() {
+      refresh();
+      return maxTimeout;
+    },
+  };
+}
