@@ -9,6 +9,7 @@ import type { Db } from './execution/db.js';
 import type { SchemaCache } from './metadata/schemaCache/types.js';
 import type { Logger } from 'pino';
 import { createAppState as createLiveState } from './metadata/index.js';
+import { fetchRemoteInputs } from './remoteSchemas/index.js';
 
 export interface AppState {
   readonly current: SchemaCache;
@@ -36,7 +37,9 @@ export interface EngineContext {
 }
 
 /**
- * Loads the stored metadata, introspects the database and builds the first schema cache
- * (implemented in metadata/liveState.ts; inconsistent objects are logged, not fatal).
+ * Loads the stored metadata, introspects the database, fetches the remote schemas' introspections
+ * and builds the first schema cache (implemented in metadata/liveState.ts; inconsistent objects,
+ * unreachable remotes included, are logged, not fatal).
  */
-export const createAppState: (db: Db, config: ServerConfig, logger: Logger) => Promise<AppState> = createLiveState;
+export const createAppState = (db: Db, config: ServerConfig, logger: Logger): Promise<AppState> =>
+  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known));

@@ -25,12 +25,30 @@ export type OperationExecutor = (args: {
   variables: Record<string, unknown>;
   /** HTTP request extras (client headers; Set-Cookie values to pass back), when the transport has them. */
   extras?: RequestExtras;
+  /** The client's HTTP headers (remote schemas forward them), when the transport has them. */
+  clientHeaders?: GraphqlRequest['clientHeaders'];
+  /** GraphQL errors to add next to `data` (a remote's field errors). */
+  errors?: unknown[];
+  /** Response headers to pass back to the client (a remote's `Set-Cookie`). */
+  responseHeaders?: Record<string, string>;
 }) => Promise<Map<string, string>>;
 
 /** What an HTTP request brings beyond the GraphQL body, and the headers it may send back (actions). */
 export interface RequestExtras {
   clientHeaders: Record<string, string>;
   setCookie: string[];
+}
+
+/**
+ * Runs the query root fields of one `ext:` kind (remote schemas...) of an operation, next to the
+ * SQL root fields: resolves to alias → JSON text; may push GraphQL errors to `args.errors`.
+ */
+export type QueryFieldsExecutor = (fields: CompiledRootField[], args: Parameters<OperationExecutor>[0]) => Promise<Map<string, string>>;
+const queryFieldExecutors = new Map<string, QueryFieldsExecutor>();
+
+/** Lets other work execute its own kinds of query root fields (one call per kind per operation). */
+export function registerQueryFieldsExecutor(kind: `ext:${string}`, executor: QueryFieldsExecutor): void {
+  queryFieldExecutors.set(kind, executor);
 }
 
 const executors = new Map<string, OperationExecutor>();
@@ -48,6 +66,8 @@ export interface GraphqlResult {
   body: string | Buffer;
   /** The error's own status (used by /v1alpha1/graphql), or 200. */
   status: number;
+  /** Extra response headers (a remote schema's `Set-Cookie`). */
+  headers?: Record<string, string>;
   error?: ApiError;
 }
 
@@ -113,9 +133,16 @@ export async function executeGraphql(
       const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
       return { body: `{"data":${text ?? 'null'}}`, status: 200 };
     }
-    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, extras);
-    const body = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}}`;
-    return { body, status: 200 };
+    const errors: unknown[] = [];
+    const responseHeaders: Record<string, string> = {};
+    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras });
+    const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
+    const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200 };
+    for (const _ in responseHeaders) {
+      result.headers = responseHeaders;
+      break;
+    }
+    return result;
   } catch (e) {
     return errorResult(ctx, e, phase.inDb);
   }
@@ -123,13 +150,24 @@ export async function executeGraphql(
 
 async function runOperation(
   ctx: EngineContext, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
-  phase: { inDb: boolean }, extras?: RequestExtras,
+  phase: { inDb: boolean },
+  extra: { clientHeaders?: GraphqlRequest['clientHeaders']; errors: unknown[]; responseHeaders?: Record<string, string>; extras?: RequestExtras } = { errors: [] },
 ): Promise<Map<string, string>> {
-  const custom = compiled.fields.some((f) => f.kind.startsWith('ext:')) ? executors.get(compiled.kind) : undefined;
-  if (custom) return custom({ ctx, session, compiled, variables, extras });
-  if (compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
-    throw new ApiError('not-supported', `${compiled.kind} operations are not supported`);
+  const extFields = compiled.fields.filter((f) => f.kind.startsWith('ext:'));
+  const byKind = new Map<QueryFieldsExecutor, CompiledRootField[]>();
+  if (compiled.kind === 'query' && extFields.length > 0 && extFields.every((f) => queryFieldExecutors.has(f.kind))) {
+    for (const f of extFields) {
+      const run = queryFieldExecutors.get(f.kind)!;
+      byKind.set(run, [...(byKind.get(run) ?? []), f]);
+    }
+  } else {
+    const custom = extFields.length > 0 ? executors.get(compiled.kind) : undefined;
+    if (custom) return custom({ ctx, session, compiled, variables, ...extra });
+    if (extFields.length > 0) throw new ApiError('not-supported', `${compiled.kind} operations are not supported`);
   }
+  // Root fields of other kinds (remote schemas...) run while the SQL fields run.
+  const extRuns = [...byKind].map(([run, fields]) => run(fields, { ctx, session, compiled, variables, ...extra }));
+  extRuns.forEach((p) => p.catch(() => undefined));
   const out = new Map<string, string>();
   const sqlFields = compiled.fields.filter((f): f is Extract<CompiledRootField, { kind: 'sql' }> => f.kind === 'sql');
   const prepare = ctx.config.usePreparedStatements !== false;
@@ -157,6 +195,7 @@ async function runOperation(
     const data = (result.data ?? {}) as Record<string, unknown>;
     for (const f of compiled.fields) if (f.kind === 'introspection') out.set(f.alias, JSON.stringify(data[f.alias] ?? null));
   }
+  for (const values of await Promise.all(extRuns)) for (const [k, v] of values) out.set(k, v);
   return out;
 }
 

@@ -13,6 +13,8 @@ export { v1Graphql } from './v1Graphql.js';
 export { mutationExecutor, registerMutationFieldExecutor, type MutationFieldExecutor } from './executeMutation.js';
 // Actions: executors of action root fields (registered on load).
 export { setActionWaker } from './executeAction.js';
+// Remote schemas: registers the remote root-field and remote-join executors on load.
+export { remoteJoinRequests } from './executeRemote.js';
 export { v1Query } from './v1Query.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs } from './v1GraphqlWs.js';

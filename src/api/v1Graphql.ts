@@ -104,7 +104,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
       // documents never holds the event loop for the whole batch (issue 17).
       if (parts.length > 0) await yieldToEventLoop();
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
-      const { body } = await executeGraphql(ctx, session, r);
+      const { body } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers });
       parts.push(typeof body === 'string' ? Buffer.from(body) : body);
     }
     parts.push(parts.length === 0 ? EMPTY_BATCH : CLOSE_BRACKET);
@@ -121,11 +121,14 @@ export const v1Graphql: Handler = async (req, ctx) => {
   /** One request (not a batch); a GET one may not be a mutation. Set-Cookie of actions is passed back. */
   async function runOne(request: GraphqlRequest, session: Session, log: NonNullable<HttpResponse['log']>): Promise<HttpResponse> {
     const extras: RequestExtras = { clientHeaders: flatHeaders(req.headers), setCookie: [] };
-    const result = await executeGraphql(ctx, session, request, 'http', { forbidMutations: isGet, extras });
+    const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras });
     if (request.operationName !== null) log.operationName = request.operationName;
-    const res = respond(result, log);
-    if (extras.setCookie.length > 0) return { ...res, headers: { ...res.headers, 'set-cookie': extras.setCookie } };
-    return res;
+    if (extras.setCookie.length === 0) return respond(result, log, result.headers);
+    // Set-Cookie of actions and of remote schemas, together.
+    const fromRemote = result.headers?.['set-cookie'];
+    const cookies = [...(fromRemote === undefined ? [] : Array.isArray(fromRemote) ? fromRemote : [fromRemote]), ...extras.setCookie];
+    const res = respond(result, log, result.headers);
+    return { ...res, headers: { ...res.headers, 'set-cookie': cookies } };
   }
 };
 

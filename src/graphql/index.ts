@@ -8,6 +8,8 @@ export * from './schema/names.js';
 export * from './schema/roleView.js';
 export { SchemaContext } from './schema/context.js';
 export { boolExp, comparisonExp, orderBy, aggregateOrderBy, selectColumnEnum, opColumns, availableOps, visibleColumns } from './schema/inputTypes.js';
+export { registerTableFields, type TableFieldsBuilder } from './schema/tableTypes.js';
+export { lastField as remoteRelLastField } from './schema/remoteTypes.js';
 export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, selectArgs, outField, functionArgsType } from './schema/tableTypes.js';
 export type { FieldEntry } from './schema/queryRoot.js';
 export { getRoleSchema, buildRoleSchema, registerRootFields, type RoleSchema, type RootFieldsBuilder } from './schema/roleSchema.js';
@@ -28,4 +30,4 @@ export { measureOperation, type DocumentCost } from './request/documentCost.js';
 export {
   HARD_BOUNDS, limitsForRole, checkOperationCost, checkBatchSize, type RoleLimits, type LimitDefaults,
 } from './request/operationLimits.js';
-export { duplicateRootFields, assertNoRootFieldConflicts } from './schema/rootFieldConflicts.js';
+export { duplicateRootFields, assertNoRootFieldConflicts, remoteRootFields, databaseRootFields } from './schema/rootFieldConflicts.js';

@@ -43,7 +43,12 @@ export type SelectField =
   /** Scalar computed field: `fn(row [, session])`, JSON value. */
   | { alias: string; kind: 'computed_scalar'; function: QualifiedTable; pgType: string; tableArg: number; sessionArg?: number; args: FunctionArg[]; stringify?: boolean }
   /** SETOF-table computed field: JSON array from `fn(row, ...)` filtered/sorted like a relationship. */
-  | { alias: string; kind: 'computed_table'; function: QualifiedTable; tableArg: number; sessionArg?: number; args: FunctionArg[]; select: SelectIR };
+  | { alias: string; kind: 'computed_table'; function: QualifiedTable; tableArg: number; sessionArg?: number; args: FunctionArg[]; select: SelectIR }
+  /**
+   * A remote relationship: the row's join columns as a JSON object (`{"id":1}`) at the field's
+   * place; the executor replaces it with the remote's answer. `join` is the executor's (opaque here).
+   */
+  | { alias: string; kind: 'remote_rel_keys'; columns: Array<{ key: string; column: string; pgType: string }>; join: unknown };
 
 /** A positional or named argument to a SQL function. */
 export interface FunctionArg {

@@ -70,7 +70,7 @@ export {
 } from './schemaCache/definitions.js';
 
 export { createAppState, loadSchemaCache, enumTablesOf } from './liveState.js';
-export type { LiveState } from './liveState.js';
+export type { LiveState, RemoteFetcher } from './liveState.js';
 export { startSchemaSync } from './schemaSync.js';
 export type { SchemaSync, SchemaSyncOptions } from './schemaSync.js';
 export { resolveFunction } from './schemaCache/buildFunctions.js';
@@ -89,3 +89,10 @@ export type {
 } from './model/decodeActions.js';
 export { parseTypeRef, baseName } from './schemaCache/buildActions.js';
 export type { TypeRef, ActionInfo, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/buildActions.js';
+export {
+  decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf,
+} from './model/decodeRemoteSchema.js';
+export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata, RemoteFieldTree, RemoteHeaderConf } from './model/decodeRemoteSchema.js';
+export {
+  resolveRemoteSchema, remoteConflict, remoteRootFieldNames, remoteSchemaUrl, DEFAULT_REMOTE_TIMEOUT_SECONDS,
+} from './schemaCache/buildRemoteSchemas.js';

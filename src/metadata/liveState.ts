@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/serverConfig.js';
 import type { Db, DbClient } from '../execution/index.js';
-import type { SchemaCache } from './schemaCache/types.js';
+import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata } from './catalog/index.js';
 import { introspectDatabase } from './introspection/index.js';
@@ -28,16 +28,24 @@ export interface LiveState {
 /** Tables the metadata marks `is_enum` (their rows are read during introspection). */
 export const enumTablesOf = (md: Metadata) => md.tables.filter((t) => t.is_enum).map((t) => t.table);
 
+/**
+ * Fetches the introspections of the remote schemas of `md` (reusing `known` ones whose definition
+ * is unchanged). Given by appState (remoteSchemas/ comes later in the import chain).
+ */
+export type RemoteFetcher = (md: Metadata, known?: ReadonlyMap<string, RemoteIntrospection>) => Promise<ReadonlyMap<string, RemoteIntrospection>>;
+
 /** Loads metadata and introspects through `c`, then builds the cache (no swap). */
-export async function loadSchemaCache(c: DbClient): Promise<SchemaCache> {
-  return (await loadVersionedCache(c)).cache;
+export async function loadSchemaCache(c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>): Promise<SchemaCache> {
+  const loaded = await loadState(c);
+  const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
+  return buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes);
 }
 
-/** As loadSchemaCache, with the `resource_version` of the metadata it was built from. */
-async function loadVersionedCache(c: DbClient): Promise<{ cache: SchemaCache; resourceVersion: number }> {
+/** The stored metadata, its `resource_version` and the database snapshot, read through `c`. */
+async function loadState(c: DbClient) {
   const { metadata, resourceVersion } = await loadMetadata(c);
   const snapshot = await introspectDatabase(c, enumTablesOf(metadata));
-  return { cache: buildSchemaCache(metadata, snapshot), resourceVersion };
+  return { metadata, resourceVersion, snapshot };
 }
 
 function logInconsistencies(logger: Logger, cache: SchemaCache): void {
@@ -47,8 +55,13 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 }
 
 /** Builds the first schema cache and returns the live state holder. */
-export async function createAppState(db: Db, _config: ServerConfig, logger: Logger): Promise<LiveState> {
-  const build = () => db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadVersionedCache);
+export async function createAppState(db: Db, _config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher): Promise<LiveState> {
+  // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
+  const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
+    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadState);
+    const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
+    return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes), resourceVersion: loaded.resourceVersion };
+  };
   const first = await build();
   let current = first.cache;
   let version = first.resourceVersion;
@@ -62,7 +75,7 @@ export async function createAppState(db: Db, _config: ServerConfig, logger: Logg
       return version;
     },
     async rebuild() {
-      const next = await build();
+      const next = await build(current.remoteInputs);
       // A metadata change committed and installed while this build read an older state wins.
       if (next.resourceVersion >= version) {
         current = next.cache;

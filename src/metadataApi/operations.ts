@@ -51,6 +51,14 @@ import {
   create_action_permission,
   drop_action_permission,
 } from './ops/actions.js';
+import {
+  add_remote_schema,
+  remove_remote_schema,
+  reload_remote_schema,
+  create_remote_relationship,
+  update_remote_relationship,
+  delete_remote_relationship,
+} from './ops/remoteSchemas.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -101,6 +109,12 @@ export const OP_TYPES = [
   'drop_action',
   'create_action_permission',
   'drop_action_permission',
+  'add_remote_schema',
+  'remove_remote_schema',
+  'reload_remote_schema',
+  'create_remote_relationship',
+  'update_remote_relationship',
+  'delete_remote_relationship',
   'select',
   'insert',
   'update',
@@ -159,6 +173,12 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_action,
   create_action_permission,
   drop_action_permission,
+  add_remote_schema,
+  remove_remote_schema,
+  reload_remote_schema,
+  create_remote_relationship,
+  update_remote_relationship,
+  delete_remote_relationship,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -22,7 +22,8 @@ import {
   loadMetadata,
   objectKey,
 } from '../metadata/index.js';
-import type { BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, SchemaCache } from '../metadata/index.js';
+import type { BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache } from '../metadata/index.js';
+import { fetchRemoteInputs } from '../remoteSchemas/index.js';
 
 /**
  * The catalogs the introspection query reads (directly, or through `pg_relation_is_updatable`,
@@ -56,6 +57,8 @@ export class WorkingState {
   private schemaTouched = false;
   metadataChanged = false;
   cacheChanged = false;
+  /** Remote introspections as this request knows them (the live cache's until one is fetched). */
+  private remotes: ReadonlyMap<string, RemoteIntrospection> | undefined;
 
   constructor(
     private readonly client: DbClient,
@@ -105,8 +108,26 @@ export class WorkingState {
 
   /** The build of the current metadata against the current snapshot. */
   async result(): Promise<BuildResult> {
-    if (!this.built) this.built = buildSchemaCacheFull(await this.metadata(), await this.snapshot());
+    if (!this.built) {
+      const md = await this.metadata();
+      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md));
+    }
     return this.built;
+  }
+
+  /**
+   * The remote introspections for `md`: known ones reused while their definition is unchanged,
+   * the others (and those named in `refetch`) fetched now.
+   */
+  async remoteInputs(md: Metadata, refetch: ReadonlySet<string> | 'all' = new Set()): Promise<ReadonlyMap<string, RemoteIntrospection>> {
+    this.remotes = await fetchRemoteInputs(md, this.remotes ?? this.live.current.remoteInputs, refetch);
+    return this.remotes;
+  }
+
+  /** Fetches the named remotes again (reload_remote_schema); the next build uses the new answers. */
+  async refetchRemotes(refetch: ReadonlySet<string> | 'all'): Promise<void> {
+    await this.remoteInputs(await this.metadata(), refetch);
+    this.built = undefined;
   }
 
   /** The cache operations should read: the live one until this request changed something. */
@@ -118,6 +139,7 @@ export class WorkingState {
   /** Rebuilds from the current metadata and a fresh snapshot, to be installed at commit. */
   async reload(): Promise<BuildResult> {
     this.schemaChanged();
+    await this.refetchRemotes('all');
     const r = await this.result();
     this.cacheChanged = true;
     return r;
@@ -127,7 +149,7 @@ export class WorkingState {
   async buildFor(next: Metadata): Promise<BuildResult> {
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
-    return buildSchemaCacheFull(next, snap);
+    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next));
   }
 
   /**

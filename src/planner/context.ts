@@ -20,6 +20,8 @@ export class PlanContext {
   /** Variables whose values the plan depends on as constants. */
   readonly staticVars = new Set<string>();
   readonly checks: RuntimeCheck[] = [];
+  /** Remote relationships planned so far (a root field with any is run by the remote-join executor). */
+  remoteJoins = 0;
 
   constructor(readonly cache: SchemaCache, readonly role: string, readonly stringifyNumeric: boolean) {}
 

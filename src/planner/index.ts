@@ -6,10 +6,11 @@ export { PlanContext, irValue, valueSource, plainValue, listValue, columnValueTy
 export { planBoolExp, columnOps, FALSE } from './boolExp.js';
 export { planOrderBy, planDistinctOn } from './orderBy.js';
 export { parseJsonPath } from './jsonPath.js';
+export type { RemoteJoinField } from './select.js';
 export { planSelect, planAggregate, planFields, functionArgs, checkLimitValue, checkOffsetValue } from './select.js';
 export {
   planOperation, registerRootFieldPlanner,
-  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type PlanOptions,
+  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type PlanOptions, type RemoteJoinPlan,
 } from './planOperation.js';
 export { variableSignature } from './signature.js';
 export { getCompiledOperation, compileOperation, type CompiledOperation, type CompiledRootField, type PlanRequest } from './planCache.js';

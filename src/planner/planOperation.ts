@@ -10,6 +10,7 @@ import type { FunctionInfo, SchemaCache } from '../metadata/schemaCache/types.js
 import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
 import { functionArgs, planAggregate, planSelect } from './select.js';
+import { compile, compileAggregate, compileSelect, type Param } from '../sql/index.js';
 
 export type RootFieldPlan =
   | { alias: string; kind: 'select'; ir: SelectIR }
@@ -32,7 +33,18 @@ export interface OperationPlan {
 }
 
 /** Plans a root field of an extension kind (`ext:insert`...). */
-export type RootFieldPlanner = (field: NField, meta: OutputFieldMeta, ctx: PlanContext) => RootFieldPlan;
+export type RootFieldPlanner = (field: NField, meta: OutputFieldMeta, ctx: PlanContext, op: NormalizedOperation) => RootFieldPlan;
+
+/**
+ * The plan of a select root field that holds remote relationships (`ext:remote_join`): its one
+ * statement, and the IR to find the join places in the JSON it returns.
+ */
+export interface RemoteJoinPlan {
+  text: string;
+  params: Param[];
+  shape: { kind: 'select' | 'select_by_pk'; ir: SelectIR } | { kind: 'aggregate'; ir: AggregateIR };
+  op: NormalizedOperation;
+}
 const extPlanners = new Map<string, RootFieldPlanner>();
 
 export function registerRootFieldPlanner(kind: `ext:${string}`, planner: RootFieldPlanner): void {
@@ -47,7 +59,7 @@ export interface PlanOptions {
 
 export function planOperation(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
   const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes);
-  const fields = op.fields.map((f) => planRootField(ctx, op, f));
+  const fields = op.fields.map((f) => withRemoteJoins(ctx, op, planRootField(ctx, op, f)));
   return { kind: op.kind, fields, staticVars: [...ctx.staticVars], checks: ctx.checks };
 }
 
@@ -56,6 +68,25 @@ function functionSource(fn: FunctionInfo, f: NField): FunctionSource {
   const args = functionArgs(fn.inputArgs, f.args.get('args'), fn.sessionArgument !== undefined);
   if (fn.sessionArgument) args.push({ name: fn.sessionArgument, value: { source: { kind: 'sessionJson' }, pgType: 'json' } });
   return { function: fn.name, args };
+}
+
+/** A select root field with remote relationships becomes an `ext:remote_join` (see RemoteJoinPlan). */
+function withRemoteJoins(ctx: PlanContext, op: NormalizedOperation, plan: RootFieldPlan): RootFieldPlan {
+  if (ctx.remoteJoins === 0) return plan;
+  ctx.remoteJoins = 0;
+  let shape: RemoteJoinPlan['shape'];
+  let compiled: { text: string; params: Param[] };
+  if (plan.kind === 'select' || plan.kind === 'select_by_pk') {
+    shape = { kind: plan.kind, ir: plan.ir };
+    compiled = compile(compileSelect(plan.ir, plan.kind === 'select_by_pk' ? { single: true } : undefined));
+  } else if (plan.kind === 'aggregate') {
+    shape = { kind: 'aggregate', ir: plan.ir };
+    compiled = compile(compileAggregate(plan.ir));
+  } else {
+    // Mutation responses (and other kinds) would return the join columns instead of the remote's answer.
+    throw vf(`remote relationships are not supported in the response of ${JSON.stringify(plan.alias)}`, '$');
+  }
+  return { alias: plan.alias, kind: 'ext:remote_join', plan: { ...compiled, shape, op } satisfies RemoteJoinPlan };
 }
 
 function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField): RootFieldPlan {
@@ -83,7 +114,7 @@ function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField): Ro
     default: {
       const planner = extPlanners.get(meta.kind);
       if (!planner) throw vf(`field ${f.name} cannot be planned`, f.path);
-      return planner(f, meta, ctx);
+      return planner(f, meta, ctx, op);
     }
   }
 }

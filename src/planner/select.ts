@@ -5,7 +5,7 @@
  */
 import { andAll, type AggregateField, type AggregateIR, type AggregateOp, type BoolExp, type FunctionArg, type IrValue, type SelectField, type SelectIR } from '../ir/index.js';
 import { isBigNumType, outputMeta, vf, type AnnValue, type NField, type SelectView } from '../graphql/index.js';
-import type { ComputedFieldInfo, TableInfo } from '../metadata/schemaCache/types.js';
+import type { ComputedFieldInfo, RemoteRelInfo, TableInfo } from '../metadata/schemaCache/types.js';
 import { pathKey } from '../core/index.js';
 import { planBoolExp } from './boolExp.js';
 import { irValue, type PlanContext } from './context.js';
@@ -186,10 +186,25 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
         if (meta.field.sessionArgIndex !== undefined) out.sessionArg = meta.field.sessionArgIndex;
         return out;
       }
+      case 'ext:remote_rel': {
+        // The join columns at the field's place; the remote-join executor swaps in the remote's answer.
+        const rel = meta.rel as RemoteRelInfo;
+        const columns = rel.hasuraFields.map((c) => ({ key: c, column: c, pgType: table.columnsByName.get(c)?.pgType ?? 'text' }));
+        ctx.remoteJoins += 1;
+        return { alias: f.alias, kind: 'remote_rel_keys', columns, join: { rel, nodes: f.nodes, path: f.path } satisfies RemoteJoinField };
+      }
       default:
         throw vf(`field ${f.name} cannot be selected here`, f.path);
     }
   });
+}
+
+/** What a remote relationship in a selection carries for the remote-join executor. */
+export interface RemoteJoinField {
+  rel: RemoteRelInfo;
+  /** The client's field nodes (arguments and selection set as written). */
+  nodes: NField['nodes'];
+  path: string;
 }
 
 function planJsonPath(ctx: PlanContext, f: NField): string[] | undefined {

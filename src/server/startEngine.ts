@@ -21,7 +21,8 @@ import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { createAppState, migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
+import { migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
+import { createAppState } from '../appState.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger } from './logger.js';
 

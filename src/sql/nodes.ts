@@ -64,6 +64,11 @@ export function selection(fields: readonly SelectField[], alias: SqlFragment, al
         return { key: f.alias, value: toJsonable(functionCallSql(f, alias), f.pgType, f.stringify) };
       case 'computed_table':
         return { key: f.alias, value: nested(() => arrayNode(f.select, { from: functionCallSql(f, alias) }, aliases)) };
+      case 'remote_rel_keys':
+        return {
+          key: f.alias,
+          value: jsonBuildObject(f.columns.map((c) => ({ key: c.key, value: columnValue({ column: c.column, pgType: c.pgType }, alias) }))),
+        };
     }
   });
   return { row: rowObject(entries), joins };

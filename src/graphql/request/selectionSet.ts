@@ -16,6 +16,13 @@ import { coerceLiteral, type VariableInfo } from './inputValue.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
 import { tooLarge } from './operationLimits.js';
 import type { AnnValue, NField } from './types.js';
+import { outputMeta } from '../schema/fieldMeta.js';
+
+/** Fields answered by a remote schema: their arguments and sub-selection are the remote's to check. */
+const isRemoteField = (def: GraphQLField<unknown, unknown>): boolean => {
+  const kind = outputMeta(def)?.kind;
+  return kind === 'ext:remote' || kind === 'ext:remote_rel';
+};
 
 export interface WalkContext {
   schema: GraphQLSchema;
@@ -93,6 +100,14 @@ function walkField(
   const name = node.name.value;
   const def = fieldDef(ctx, parentType, name);
   if (!def) throw vf(`field ${showName(name)} not found in type: ${showNamedTy(parentType.name)}`, path);
+  if (isRemoteField(def)) {
+    // Only the names here: a remote relationship's own arguments are not offered at all (the remote checks the rest).
+    for (const a of node.arguments ?? []) {
+      if (!def.args.some((p) => p.name === a.name.value)) throw vf(`no such argument ${showName(a.name.value)} is expected`, pathKey(`${path}.args`, a.name.value));
+    }
+    if (!includeByDirectives(ctx, node.directives, path)) return null;
+    return { alias: node.alias?.value ?? name, name, def, parentType, args: new Map(), selection: null, path, nodes: [node] };
+  }
   const args = walkArguments(ctx, def.args, node.arguments ?? [], `${path}.args`);
   const named = getNamedType(def.type);
   let selection: NField[] | null = null;

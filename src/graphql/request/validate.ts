@@ -20,6 +20,8 @@ export interface GraphqlRequest {
   query: string;
   operationName?: string | null;
   variables?: Record<string, unknown> | null;
+  /** The client's HTTP headers (set by the HTTP handler; remote schemas may forward them). */
+  clientHeaders?: Record<string, string | string[] | undefined>;
 }
 
 export interface PreparedOperation {

@@ -17,8 +17,26 @@ function duplicates(names: readonly string[]): string[] {
   return [...dups];
 }
 
-/** The admin role's duplicated query and mutation root field names. */
+/** Query and mutation root field names of the remote schemas of `cache`. */
+export function remoteRootFields(cache: SchemaCache): { query: string[]; mutation: string[] } {
+  const query: string[] = [];
+  const mutation: string[] = [];
+  for (const r of cache.remoteSchemas?.values() ?? []) {
+    query.push(...(r.queryRoot?.fields ?? []).map((f) => f.name));
+    mutation.push(...(r.mutationRoot?.fields ?? []).map((f) => f.name));
+  }
+  return { query, mutation };
+}
+
+/** The admin role's duplicated query and mutation root field names (remote schemas' included). */
 export function duplicateRootFields(cache: SchemaCache): { query: string[]; mutation: string[] } {
+  const remote = remoteRootFields(cache);
+  const db = databaseRootFields(cache);
+  return { query: duplicates([...db.query, ...remote.query]), mutation: duplicates([...db.mutation, ...remote.mutation]) };
+}
+
+/** The admin role's query and mutation root field names from tables and functions. */
+export function databaseRootFields(cache: SchemaCache): { query: string[]; mutation: string[] } {
   const query: string[] = [];
   const mutation: string[] = [];
   for (const t of cache.tables.values()) {
@@ -36,13 +54,19 @@ export function duplicateRootFields(cache: SchemaCache): { query: string[]; muta
     if (!isGraphqlName(fn.gqlName) || !cache.tables.has(`${fn.returnTable.schema}.${fn.returnTable.name}`)) continue;
     query.push(fn.gqlName, `${fn.gqlName}_aggregate`);
   }
-  return { query: duplicates(query), mutation: duplicates(mutation) };
+  return { query, mutation };
 }
 
 /** Throws Hasura's 400 `unexpected` error when `cache` has clashing root fields. */
 export function assertNoRootFieldConflicts(cache: SchemaCache, path = '$.args'): void {
   const { query, mutation } = duplicateRootFields(cache);
   const show = (ns: string[]) => ns.map((n) => `"${n}"`).join(', ');
+  const remote = remoteRootFields(cache);
+  const remoteQ = query.filter((n) => remote.query.includes(n));
+  const remoteM = mutation.filter((n) => remote.mutation.includes(n));
+  if (remoteQ.length > 0 || remoteM.length > 0) {
+    throw new ApiError('remote-schema-conflicts', `conflicting root fields with remote schemas: ${show([...remoteQ, ...remoteM])}`, { path });
+  }
   if (query.length > 0) throw new ApiError('unexpected', `following query root fields are duplicated: ${show(query)}`, { path });
   if (mutation.length > 0) throw new ApiError('unexpected', `following mutation root fields are duplicated: ${show(mutation)}`, { path });
 }

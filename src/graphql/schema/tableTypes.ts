@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import type { ComputedFieldInfo, RelationshipInfo, TableInfo } from '../../metadata/schemaCache/types.js';
 import type { SchemaContext } from './context.js';
+import type { SelectView } from './roleView.js';
 import type { AggregateOpName, OutputFieldMeta } from './fieldMeta.js';
 import { availableOps, boolExp, opColumns, orderBy, selectColumnEnum, visibleColumns } from './inputTypes.js';
 import { describeWith, functionArgsTypeName, isGraphqlName, quoted, typeNames } from './names.js';
@@ -86,6 +87,15 @@ function computedField(ctx: SchemaContext, table: TableInfo, cf: ComputedFieldIn
 }
 
 /** The table's object type with the role's visible columns, relationships and computed fields. */
+/** Contributes extra fields to table object types (remote relationships...), for the role's view. */
+export type TableFieldsBuilder = (ctx: SchemaContext, table: TableInfo, view: SelectView) => Array<[string, GraphQLFieldConfig<unknown, unknown>]>;
+const tableFieldBuilders: TableFieldsBuilder[] = [];
+
+/** Adds a table-field builder (call at module load). */
+export function registerTableFields(builder: TableFieldsBuilder): void {
+  if (!tableFieldBuilders.includes(builder)) tableFieldBuilders.push(builder);
+}
+
 export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObjectType {
   return ctx.memo(typeNames(table).object, () => new GraphQLObjectType({
     name: typeNames(table).object,
@@ -125,6 +135,9 @@ export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObject
         if (!isGraphqlName(cf.name) || fields[cf.name]) continue;
         const f = computedField(ctx, table, cf);
         if (f) fields[cf.name] = f;
+      }
+      for (const b of tableFieldBuilders) {
+        for (const [name, f] of b(ctx, table, view)) if (!fields[name]) fields[name] = f;
       }
       return sortedByName(fields);
     },

@@ -23,7 +23,9 @@ export type Removable =
   | { kind: 'event_trigger'; table: QualifiedTable; name: string }
   | { kind: 'function'; function: QualifiedFunction }
   | { kind: 'custom_types' }
-  | { kind: 'action'; name: string };
+  | { kind: 'action'; name: string }
+  | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
+  | { kind: 'remote_schema'; name: string };
 
 /** Removes one object from `md` (in place); a no-op when it is not there. */
 export function removeObject(md: Metadata, id: Removable): void {
@@ -44,6 +46,10 @@ export function removeObject(md: Metadata, id: Removable): void {
     md.tables = md.tables.filter((t) => !sameName(t.table, id.table));
     return;
   }
+  if (id.kind === 'remote_schema') {
+    md.remote_schemas = (md.remote_schemas ?? []).filter((r) => !(isObject(r) && r.name === id.name));
+    return;
+  }
   const t = findTable(md, id.table);
   if (!t) return;
   switch (id.kind) {
@@ -53,6 +59,9 @@ export function removeObject(md: Metadata, id: Removable): void {
       return;
     case 'computed_field':
       t.computed_fields = (t.computed_fields ?? []).filter((c) => c.name !== id.name);
+      return;
+    case 'remote_relationship':
+      t.remote_relationships = (t.remote_relationships ?? []).filter((r) => !(isObject(r) && r.name === id.name));
       return;
     case 'event_trigger':
       t.event_triggers = (t.event_triggers ?? []).filter((e) => e.name !== id.name);
@@ -132,6 +141,7 @@ function renameColumnImpl(md: Metadata, table: QualifiedTable, from: string, to:
         p.permission.set = renKeys(p.permission.set);
       }
       if (t.configuration?.custom_column_names) t.configuration.custom_column_names = renKeys(t.configuration.custom_column_names)!;
+      renameColumnInRemoteRelationships(t, from, to);
       for (const e of t.event_triggers ?? []) {
         for (const op of ['insert', 'update', 'delete'] as const) {
           const spec = e.definition[op];
@@ -245,4 +255,29 @@ function renameKeyAt(md: Metadata, exp: unknown, at: QualifiedTable, table: Qual
       }
     }
   }
+}
+
+/** A renamed column in remote relationships: `hasura_fields` and `"$column"` argument references. */
+function renameColumnInRemoteRelationships(t: TableMetadata, from: string, to: string): void {
+  const fix = (v: unknown): unknown => {
+    if (v === `$${from}`) return `$${to}`;
+    if (Array.isArray(v)) return v.map(fix);
+    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fix(x)]));
+    return v;
+  };
+  for (const r of t.remote_relationships ?? []) {
+    if (!isObject(r) || !isObject(r.definition)) continue;
+    const d = r.definition as Record<string, unknown>;
+    if (Array.isArray(d.hasura_fields)) d.hasura_fields = d.hasura_fields.map((c) => (c === from ? to : c));
+    if (isObject(d.remote_field)) d.remote_field = fixTree(d.remote_field, fix);
+  }
+}
+
+function fixTree(tree: Record<string, unknown>, fix: (v: unknown) => unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(tree).map(([k, node]) => {
+    if (!isObject(node)) return [k, node];
+    const out: Record<string, unknown> = { ...node, arguments: fix(node.arguments ?? {}) };
+    if (isObject(node.field)) out.field = fixTree(node.field, fix);
+    return [k, out];
+  }));
 }

@@ -11,14 +11,11 @@ import { ApiError } from '../../core/index.js';
 
 /** Top-level keys of Hasura's metadata not implemented yet → what they are, for the message. */
 export const UNSUPPORTED_METADATA_KEYS: Readonly<Record<string, string>> = {
-  remote_schemas: 'remote schemas',
   cron_triggers: 'cron triggers',
 };
 
 /** Keys of a table's metadata not implemented yet. */
-export const UNSUPPORTED_TABLE_KEYS: Readonly<Record<string, string>> = {
-  remote_relationships: 'remote relationships',
-};
+export const UNSUPPORTED_TABLE_KEYS: Readonly<Record<string, string>> = {};
 
 /** Every top-level key the engine knows; any other key with a non-empty value is refused too. */
 const KNOWN_KEYS = new Set(['version', 'tables', 'functions', 'query_collections', 'allowlist', 'api_limits', 'remote_schemas', 'actions', 'custom_types', 'cron_triggers']);

@@ -10,8 +10,10 @@ import type { Metadata, PermissionMetadata, TableMetadata } from '../model/metad
 import type { AnyPermission, PermType } from '../model/decodePermission.js';
 import { PERM_TYPES } from '../model/decodePermission.js';
 import type { DbSnapshot } from '../introspection/types.js';
-import type { EventTriggerInfo, FunctionInfo, RolePermissions, SchemaCache, TableInfo } from './types.js';
+import type { EventTriggerInfo, FunctionInfo, RemoteIntrospection, RolePermissions, SchemaCache, TableInfo } from './types.js';
 import { eventTriggerDefinition, resolveEventTrigger } from './buildEventTriggers.js';
+import { remoteRelationshipsOf, remoteSchemasOf } from '../model/decodeRemoteSchema.js';
+import { resolveRemoteRelationship, resolveRemoteSchemas } from './buildRemoteSchemas.js';
 import type { DepRef, Dependency, MetadataObjectId } from './objects.js';
 import { BuildError, type BuildState, type Inconsistency } from './buildState.js';
 import { buildTableInfo, resolveEnumReferences } from './buildTable.js';
@@ -38,8 +40,13 @@ export interface BuildResult {
 
 const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
 
-/** Builds the schema cache for `metadata` against `snapshot`. Never throws for inconsistencies. */
-export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env): BuildResult {
+/**
+ * Builds the schema cache for `metadata` against `snapshot` (env: for `value_from_env` and the like)
+ * and the fetched remote introspections. Never throws for inconsistencies.
+ */
+export function buildSchemaCacheFull(
+  metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
+): BuildResult {
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
     state.inconsistent.push({ id, object: { type, definition, reason } });
@@ -122,6 +129,30 @@ export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot, e
     }
   }
 
+  // 3b. remote schemas, then remote relationships (they need the remote's introspection)
+  const remoteSchemas = resolveRemoteSchemas(remoteSchemasOf(metadata), remoteInputs, (rs, reason) =>
+    record({ kind: 'remote_schema', name: rs.name }, 'remote_schema', rs, `Inconsistent object: ${reason}`));
+  for (const { tm, info } of consistent) {
+    for (const rel of remoteRelationshipsOf(tm)) {
+      const id: MetadataObjectId = { kind: 'remote_relationship', table: tm.table, name: rel.name };
+      const definition = { ...rel.definition, name: rel.name, table: tm.table };
+      const conflict = columnConflict(info, rel.name) ?? (info.relationships.has(rel.name) || info.computedFields.has(rel.name) ? 'field definition conflicts with relationship' : undefined);
+      if (conflict) {
+        record(id, 'remote_relationship', definition, conflict);
+        continue;
+      }
+      try {
+        const r = resolveRemoteRelationship(info, tm, rel, remoteSchemas);
+        if (!info.remoteRelationships) info.remoteRelationships = new Map();
+        info.remoteRelationships.set(rel.name, r.info);
+        addDeps(id, r.dependencies.map((on) => ({ on })));
+      } catch (e) {
+        if (!(e instanceof BuildError)) throw e;
+        record(id, 'remote_relationship', definition, `${inTable(tm)}in remote relationship ${quoted(rel.name)}: ${e.message}`);
+      }
+    }
+  }
+
   // 4. tracked functions
   const functions = new Map<string, FunctionInfo>();
   for (const fm of metadata.functions ?? []) {
@@ -166,11 +197,13 @@ export function buildSchemaCacheFull(metadata: Metadata, snapshot: DbSnapshot, e
     roles: [...roles].sort(),
     inconsistentObjects: state.inconsistent.map((i) => i.object),
     allowlist: buildAllowlist(metadata),
+    remoteSchemas,
+    remoteInputs,
   };
   return { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
 }
 
 /** The schema cache only (see buildSchemaCacheFull). */
-export function buildSchemaCache(metadata: Metadata, snapshot: DbSnapshot, env?: NodeJS.ProcessEnv): SchemaCache {
-  return buildSchemaCacheFull(metadata, snapshot, env).cache;
+export function buildSchemaCache(metadata: Metadata, snapshot: DbSnapshot, env?: NodeJS.ProcessEnv, remoteInputs?: ReadonlyMap<string, RemoteIntrospection>): SchemaCache {
+  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs).cache;
 }

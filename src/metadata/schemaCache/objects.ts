@@ -15,7 +15,9 @@ export type MetadataObjectId =
   | { kind: 'event_trigger'; table: QualifiedTable; name: string }
   | { kind: 'function'; function: QualifiedFunction }
   | { kind: 'custom_types' }
-  | { kind: 'action'; name: string };
+  | { kind: 'action'; name: string }
+  | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
+  | { kind: 'remote_schema'; name: string };
 
 /** What a metadata object can depend on. */
 export type SchemaRef =
@@ -58,6 +60,10 @@ export function objectKey(id: MetadataObjectId): string {
       return 'custom_types';
     case 'action':
       return `action:${id.name}`;
+    case 'remote_relationship':
+      return `rrel:${qualifiedKey(id.table)}:${id.name}`;
+    case 'remote_schema':
+      return `rs:${id.name}`;
   }
 }
 
@@ -100,6 +106,10 @@ export function reportObject(id: MetadataObjectId): string {
       return 'custom_types';
     case 'action':
       return `action ${id.name}`;
+    case 'remote_relationship':
+      return `remote_relationship ${dotted(id.table)}.${id.name}`;
+    case 'remote_schema':
+      return `remote_schema ${id.name}`;
   }
 }
 

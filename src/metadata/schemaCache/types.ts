@@ -6,8 +6,10 @@
  */
 import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
 import type { BoolExp, RelationshipJoin } from '../../ir/index.js';
+import type { IntrospectionObjectType, IntrospectionQuery, IntrospectionType } from 'graphql';
 import type { Metadata, CustomRootFields, EventTriggerMetadata } from '../model/metadata.js';
 import type { ActionInfo, CustomTypesInfo } from './buildActions.js';
+import type { RemoteSchemaMetadata } from '../model/decodeRemoteSchema.js';
 
 export interface SchemaCache {
   metadata: Metadata;
@@ -28,6 +30,48 @@ export interface SchemaCache {
   actions?: ReadonlyMap<string, ActionInfo>;
   /** Normalised texts of the queries on the allow-list (see `buildAllowlist`); absent = built on demand. */
   allowlist?: ReadonlySet<string>;
+  /** Consistent remote schemas by name, in metadata order. */
+  remoteSchemas?: Map<string, RemoteSchemaInfo>;
+  /** The remote introspections this cache was built from (reused by later builds until reloaded). */
+  remoteInputs?: ReadonlyMap<string, RemoteIntrospection>;
+}
+
+/** What fetching a remote schema's introspection gave (input of the build, see appState.rebuild). */
+export interface RemoteIntrospection {
+  /** JSON of the definition it was fetched for: a changed definition is fetched again. */
+  definitionKey: string;
+  result: { ok: true; introspection: IntrospectionQuery } | { ok: false; message: string };
+}
+
+/** A remote schema resolved against its introspection. */
+export interface RemoteSchemaInfo {
+  name: string;
+  metadata: RemoteSchemaMetadata;
+  url: string;
+  /** Configured headers, values resolved (env values included). */
+  headers: Array<{ name: string; value: string }>;
+  forwardClientHeaders: boolean;
+  timeoutSeconds: number;
+  introspection: IntrospectionQuery;
+  types: Map<string, IntrospectionType>;
+  queryRoot: IntrospectionObjectType | null;
+  mutationRoot: IntrospectionObjectType | null;
+}
+
+/** One level of a remote relationship's field path: the remote field and its argument template. */
+export interface RemoteFieldStep {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** A consistent remote relationship of a table. */
+export interface RemoteRelInfo {
+  name: string;
+  remoteSchema: string;
+  hasuraFields: string[];
+  path: RemoteFieldStep[];
+  /** `public_profiles`: the part of renamed argument types that names the table. */
+  lhsIdentifier: string;
 }
 
 export interface InconsistentObject {
@@ -62,6 +106,8 @@ export interface TableInfo {
   customColumnNames: Record<string, string>;
   /** For views: whether Postgres allows insert/update/delete through it. */
   mutability: { insertable: boolean; updatable: boolean; deletable: boolean };
+  /** Remote relationships (fields joined to a remote schema), when the table has any. */
+  remoteRelationships?: Map<string, RemoteRelInfo>;
 }
 
 export interface ColumnInfo {

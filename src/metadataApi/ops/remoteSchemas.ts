@@ -1,0 +1,178 @@
+/**
+ * Remote schema and remote relationship operations: `add_remote_schema` (the remote is fetched and
+ * checked first: unreachable or invalid → 400 remote-schema-error; root fields clashing with another
+ * remote → 400 unexpected, with the database's → 400 constraint-violation), `remove_remote_schema`
+ * (refused while a remote relationship uses it), `reload_remote_schema` (an unreachable remote becomes
+ * inconsistent, the request succeeds), `create_/update_/delete_remote_relationship`.
+ */
+import { ApiError } from '../../core/index.js';
+import { isObjectType, isScalarType, type GraphQLSchema } from 'graphql';
+import { ADMIN_ROLE } from '../../core/index.js';
+import { databaseRootFields, getRoleSchema } from '../../graphql/index.js';
+import {
+  asObject, asString, decodeRemoteRelationshipDef, decodeRemoteSchema, remoteConflict, remoteRelationshipsOf, remoteSchemasOf,
+  required, resolveRemoteSchema, BuildError, isObject,
+} from '../../metadata/index.js';
+import type { RemoteSchemaInfo } from '../../metadata/index.js';
+import type { IntrospectionTypeRef } from 'graphql';
+import { fetchRemoteIntrospection } from '../../remoteSchemas/index.js';
+import { op, SUCCESS } from '../types.js';
+import { decodeWithTable, quote, tableEntry, trackedTableInfo } from './common.js';
+
+/** Whether a raw metadata list entry is the object named `name`. */
+const named = (name: string) => (r: unknown): boolean => isObject(r) && r.name === name;
+
+const notFound = (name: string, path = '$.args') => new ApiError('not-exists', `remote schema with name ${quote(name)} does not exist`, { path });
+
+export const add_remote_schema = op({
+  adminOnly: true,
+  mutates: true,
+  decode: (args, path) => decodeRemoteSchema(args, path),
+  async run(ctx, args) {
+    const md = await ctx.work.draft();
+    if (remoteSchemasOf(md).some((r) => r.name === args.name)) {
+      throw new ApiError('already-exists', `remote schema with name ${quote(args.name)} already exists`, { path: '$.args' });
+    }
+    const fetched = await fetchRemoteIntrospection(args);
+    let info: RemoteSchemaInfo;
+    try {
+      info = resolveRemoteSchema(args, fetched);
+    } catch (e) {
+      if (!(e instanceof BuildError)) throw e;
+      throw new ApiError('remote-schema-error', e.message, { path: '$.args' });
+    }
+    const cache = await ctx.work.cache();
+    const clash = remoteConflict(info, cache.remoteSchemas?.values() ?? []);
+    if (clash) throw new ApiError('unexpected', clash, { path: '$.args' });
+    const db = databaseRootFields(cache);
+    const dbClash = [
+      ...(info.queryRoot?.fields ?? []).map((f) => f.name).filter((n) => db.query.includes(n)),
+      ...(info.mutationRoot?.fields ?? []).map((f) => f.name).filter((n) => db.mutation.includes(n)),
+    ];
+    if (dbClash.length > 0) {
+      throw new ApiError('constraint-violation', `types/root fields of the remote schema conflict with the database: ${dbClash.map(quote).join(', ')}`, { path: '$.args' });
+    }
+    const typeClash = typeConflicts(info, cache.remoteSchemas?.values() ?? [], getRoleSchema(cache, ADMIN_ROLE).schema);
+    if (typeClash.length > 0) {
+      throw new ApiError('constraint-violation', `types of the remote schema conflict with existing types: ${typeClash.map(quote).join(', ')}`, { path: '$.args' });
+    }
+    md.remote_schemas = [...(md.remote_schemas ?? []), args];
+    await ctx.work.remoteInputs(md);
+    await ctx.work.change(md, { kind: 'remote_schema', name: args.name });
+    return SUCCESS;
+  },
+});
+
+const decodeName = (args: unknown, path: string) => ({ name: required(asObject(args, path), 'name', path, asString) });
+
+export const remove_remote_schema = op({
+  adminOnly: true,
+  mutates: true,
+  decode: decodeName,
+  async run(ctx, args) {
+    const md = await ctx.work.draft();
+    if (!remoteSchemasOf(md).some((r) => r.name === args.name)) throw notFound(args.name);
+    const users = md.tables.flatMap((t) => remoteRelationshipsOf(t).filter((r) => r.definition.remote_schema === args.name).map((r) => `${t.table.name}.${r.name}`));
+    if (users.length > 0) {
+      throw new ApiError('dependency-error', `cannot drop due to the following dependent objects: ${users.map((u) => `remote_relationship ${u}`).join(', ')}`, { path: '$.args' });
+    }
+    md.remote_schemas = (md.remote_schemas ?? []).filter((r) => !named(args.name)(r));
+    ctx.work.adopt(md, await ctx.work.buildFor(md));
+    return SUCCESS;
+  },
+});
+
+export const reload_remote_schema = op({
+  adminOnly: true,
+  mutates: true,
+  decode: decodeName,
+  async run(ctx, args) {
+    const md = await ctx.work.draft();
+    if (!remoteSchemasOf(md).some((r) => r.name === args.name)) throw notFound(args.name);
+    await ctx.work.refetchRemotes(new Set([args.name]));
+    ctx.work.adopt(md, await ctx.work.buildFor(md));
+    return SUCCESS;
+  },
+});
+
+function decodeRel(args: unknown, path: string) {
+  const { o, table } = decodeWithTable(args, path);
+  return { table, rel: decodeRemoteRelationshipDef(o, path) };
+}
+
+function writeRelationship(mode: 'create' | 'update') {
+  return op({
+    adminOnly: true,
+    mutates: true,
+    decode: decodeRel,
+    async run(ctx, args) {
+      const info = await trackedTableInfo(ctx, args.table);
+      const md = await ctx.work.draft();
+      const entry = tableEntry(md, args.table);
+      const existing = remoteRelationshipsOf(entry).some((r) => r.name === args.rel.name);
+      if (mode === 'create' && (existing || info.columnsByName.has(args.rel.name) || info.relationships.has(args.rel.name))) {
+        throw new ApiError('already-exists', `field with name ${quote(args.rel.name)} already exists in table ${quote(args.table.name)}`, { path: '$.args' });
+      }
+      if (mode === 'update' && !existing) {
+        throw new ApiError('not-exists', `remote relationship with name ${quote(args.rel.name)} does not exist`, { path: '$.args' });
+      }
+      const list = entry.remote_relationships ?? [];
+      entry.remote_relationships = mode === 'create' ? [...list, args.rel] : list.map((r) => (named(args.rel.name)(r) ? args.rel : r));
+      await ctx.work.change(md, { kind: 'remote_relationship', table: args.table, name: args.rel.name });
+      return SUCCESS;
+    },
+  });
+}
+
+export const create_remote_relationship = writeRelationship('create');
+export const update_remote_relationship = writeRelationship('update');
+
+export const delete_remote_relationship = op({
+  adminOnly: true,
+  mutates: true,
+  decode(args, path) {
+    const { o, table } = decodeWithTable(args, path);
+    return { table, name: required(o, 'name', path, asString) };
+  },
+  async run(ctx, args) {
+    await trackedTableInfo(ctx, args.table);
+    const md = await ctx.work.draft();
+    const entry = tableEntry(md, args.table);
+    if (!remoteRelationshipsOf(entry).some((r) => r.name === args.name)) {
+      throw new ApiError('not-exists', `remote relationship with name ${quote(args.name)} does not exist`, { path: '$.args' });
+    }
+    entry.remote_relationships = (entry.remote_relationships ?? []).filter((r) => !named(args.name)(r));
+    ctx.work.adopt(md, await ctx.work.buildFor(md));
+    return SUCCESS;
+  },
+});
+
+const show = (t: IntrospectionTypeRef): string => (t.kind === 'NON_NULL' ? `${show(t.ofType)}!` : t.kind === 'LIST' ? `[${show(t.ofType)}]` : t.name);
+
+/**
+ * Type names the remote shares with the database schema or another remote with a different
+ * definition (as Hasura v1.3 merges them: the same name must mean the same type; scalars always merge).
+ */
+function typeConflicts(info: RemoteSchemaInfo, others: Iterable<RemoteSchemaInfo>, db: GraphQLSchema): string[] {
+  const out: string[] = [];
+  const otherList = [...others];
+  for (const t of info.introspection.__schema.types) {
+    if (t.name.startsWith('__') || t.kind === 'SCALAR') continue;
+    if (t.name === info.queryRoot?.name || t.name === info.mutationRoot?.name) continue;
+    const mine = JSON.stringify(t);
+    if (otherList.some((o) => o.types.has(t.name) && JSON.stringify(o.types.get(t.name)) !== mine)) {
+      out.push(t.name);
+      continue;
+    }
+    const existing = db.getType(t.name);
+    if (!existing || isScalarType(existing)) continue;
+    if (t.kind !== 'OBJECT' || !isObjectType(existing)) {
+      out.push(t.name);
+      continue;
+    }
+    const fields = existing.getFields();
+    const same = t.fields.length === Object.keys(fields).length && t.fields.every((f) => fields[f.name] && String(fields[f.name].type) === show(f.type));
+    if (!same) out.push(t.name);
+  }
+  return out;
+}

@@ -1,0 +1,284 @@
+/**
+ * Remote relationships at execution: the root field's one statement returns the join columns of
+ * each row at the relationship's place (`{"id":1}`); this module finds those places (following the
+ * IR: object/array relationships, aggregate `nodes`), and sends ONE request per relationship per
+ * response level to the remote, one alias per distinct argument set (`r0: message(id: 1) {…}`),
+ * then puts each row's answer back in place (rows with a null join column get null).
+ * Errors from the remote fail the request with `Errors from remote server` (as Hasura v1.3).
+ */
+import { print, valueFromASTUntyped, type FieldNode, type IntrospectionInputTypeRef, type IntrospectionInputValue, type IntrospectionObjectType, type IntrospectionTypeRef } from 'graphql';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError, type Session } from '../core/index.js';
+import type { AggregateField, SelectField } from '../ir/index.js';
+import type { RemoteSchemaInfo, SchemaCache } from '../metadata/index.js';
+import type { RemoteJoinField, RemoteJoinPlan } from '../planner/index.js';
+import { parse, validate } from 'graphql';
+import { ColRef, inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
+import { remoteClientSchema } from './delegate.js';
+import { remoteRequestHeaders } from './remoteHeaders.js';
+import { callRemote } from './remoteRequest.js';
+
+type Json = unknown;
+
+/** Where one relationship's values sit: the objects holding them, under `alias`. */
+interface Places {
+  join: RemoteJoinField;
+  alias: string;
+  holders: Array<Record<string, Json>>;
+}
+
+function collectRows(value: Json, fields: readonly SelectField[], found: Map<SelectField, Places>): void {
+  if (value === null || value === undefined) return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectRows(v, fields, found);
+    return;
+  }
+  const row = value as Record<string, Json>;
+  for (const f of fields) {
+    switch (f.kind) {
+      case 'remote_rel_keys': {
+        let p = found.get(f);
+        if (!p) found.set(f, (p = { join: f.join as RemoteJoinField, alias: f.alias, holders: [] }));
+        p.holders.push(row);
+        break;
+      }
+      case 'object_rel':
+      case 'array_rel':
+      case 'computed_table':
+        collectRows(row[f.alias], f.select.fields, found);
+        break;
+      case 'array_agg_rel':
+        collectAggregate(row[f.alias], f.aggregate.fields, found);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function collectAggregate(value: Json, fields: readonly AggregateField[], found: Map<SelectField, Places>): void {
+  if (value === null || typeof value !== 'object') return;
+  for (const f of fields) if (f.kind === 'nodes') collectRows((value as Record<string, Json>)[f.alias], f.fields, found);
+}
+
+const namedOf = (t: IntrospectionTypeRef): string => {
+  let x = t;
+  while (x.kind === 'NON_NULL' || x.kind === 'LIST') x = x.ofType;
+  return x.name;
+};
+
+/** The template with `"$column"` replaced by the row's values; null when a join value is null. */
+function substitute(v: Json, keys: Record<string, Json>): Json {
+  if (typeof v === 'string' && v.startsWith('$')) return keys[v.slice(1)] ?? null;
+  if (Array.isArray(v)) return v.map((x) => substitute(x, keys));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, keys)]));
+  return v;
+}
+
+/** Deep merge of the client's arguments into the relationship's (the relationship's values win). */
+function merge(base: Json, extra: Json): Json {
+  if (base && extra && typeof base === 'object' && typeof extra === 'object' && !Array.isArray(base) && !Array.isArray(extra) && !(base instanceof ColRef)) {
+    const out: Record<string, Json> = { ...(extra as Record<string, Json>) };
+    for (const [k, v] of Object.entries(base)) out[k] = k in out ? merge(v, out[k]) : v;
+    return out;
+  }
+  return base;
+}
+
+function printArgs(args: Record<string, Json>, params: readonly IntrospectionInputValue[], remote: RemoteSchemaInfo): string {
+  const entries = Object.entries(args);
+  if (entries.length === 0) return '';
+  return `(${entries.map(([k, v]) => `${k}: ${printLiteral(v, params.find((p) => p.name === k)?.type as IntrospectionInputTypeRef | undefined, remote.types)}`).join(', ')})`;
+}
+
+/** The client's own arguments on the relationship field, as JSON. */
+function clientArgs(node: FieldNode, variables: Record<string, unknown>): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const a of node.arguments ?? []) out[a.name.value] = valueFromASTUntyped(a.value, variables);
+  return out;
+}
+
+/** The remote field definition at each step of a relationship's path (looked up once per join). */
+function stepDefs(rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo): Array<IntrospectionObjectType['fields'][number] | undefined> {
+  let parent: IntrospectionObjectType | null = remote.queryRoot;
+  return rel.path.map((step) => {
+    const def: IntrospectionObjectType['fields'][number] | undefined = parent?.fields.find((f) => f.name === step.name);
+    const next = def ? remote.types.get(namedOf(def.type)) : undefined;
+    parent = next && next.kind === 'OBJECT' ? next : null;
+    return def;
+  });
+}
+
+/** `field(args) { … }` down the relationship's path for one row's join values (`keys`). */
+function fieldText(
+  rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo, defs: ReturnType<typeof stepDefs>, keys: Record<string, Json>, extra: Record<string, Json>, selText: string,
+): string {
+  let text = '';
+  for (let i = rel.path.length - 1; i >= 0; i--) {
+    const step = rel.path[i];
+    let a = substitute(step.arguments, keys) as Record<string, Json>;
+    if (i === rel.path.length - 1) a = merge(a, extra) as Record<string, Json>;
+    const part = `${step.name}${printArgs(a, defs[i]?.args ?? [], remote)}`;
+    text = i === rel.path.length - 1 ? `${part}${selText}` : `${part} { ${text} }`;
+  }
+  return text;
+}
+
+/**
+ * The relationship's field text printed once with a marker per join column (see ColRef): the
+ * fixed parts and, between them, the column (and its remote type) whose row value goes there.
+ */
+function compiledTemplate(
+  rel: RemoteJoinField['rel'], remote: RemoteSchemaInfo, defs: ReturnType<typeof stepDefs>, extra: Record<string, Json>, selText: string,
+): { parts: string[]; refs: ColRef[] } {
+  const refs: ColRef[] = [];
+  const withRefs = (v: Json): Json => {
+    if (typeof v === 'string' && v.startsWith('$')) {
+      const r = new ColRef(v.slice(1), refs.length);
+      refs.push(r);
+      return r;
+    }
+    if (Array.isArray(v)) return v.map(withRefs);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withRefs(x)]));
+    return v;
+  };
+  let text = '';
+  for (let i = rel.path.length - 1; i >= 0; i--) {
+    const step = rel.path[i];
+    let a = withRefs(step.arguments) as Record<string, Json>;
+    if (i === rel.path.length - 1) a = merge(a, extra) as Record<string, Json>;
+    const part = `${step.name}${printArgs(a, defs[i]?.args ?? [], remote)}`;
+    text = i === rel.path.length - 1 ? `${part}${selText}` : `${part} { ${text} }`;
+  }
+  return { parts: text.split(/\u0000\d+\u0000/), refs: refs.slice().sort((x, y) => text.indexOf(x.marker) - text.indexOf(y.marker)) };
+}
+
+/** What the client asked of a relationship: its own arguments and the selection (variables inlined). */
+function clientPart(join: RemoteJoinField, variables: Record<string, unknown>) {
+  const node = join.nodes[0];
+  const selection = inlinedSelection(node.selectionSet, variables);
+  return { extra: clientArgs(node, variables), selection, selText: selection ? ` ${print(selection)}` : '' };
+}
+
+/** Relationships already checked, per remote schema (a reloaded remote is checked again) and variable values. */
+const checked = new WeakMap<RemoteSchemaInfo, WeakMap<RemoteJoinField, Set<string>>>();
+
+/**
+ * Checks what the client asked of each remote relationship of `plan` against the remote's schema
+ * (arguments, sub-selection), before anything runs: a bad one is `validation-failed` at the field.
+ */
+export function checkRemoteJoins(plan: RemoteJoinPlan, cache: SchemaCache, variables: Record<string, unknown>): void {
+  const visit = (fields: readonly SelectField[]): void => {
+    for (const f of fields) {
+      if (f.kind === 'remote_rel_keys') checkOne(f.join as RemoteJoinField);
+      else if (f.kind === 'object_rel' || f.kind === 'array_rel' || f.kind === 'computed_table') visit(f.select.fields);
+      else if (f.kind === 'array_agg_rel') visitAgg(f.aggregate.fields);
+    }
+  };
+  const visitAgg = (fields: readonly AggregateField[]): void => {
+    for (const f of fields) if (f.kind === 'nodes') visit(f.fields);
+  };
+  const varsKey = JSON.stringify(variables);
+  const checkOne = (join: RemoteJoinField): void => {
+    const remote = cache.remoteSchemas?.get(join.rel.remoteSchema);
+    if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(join.rel.remoteSchema)} is not available`);
+    let byJoin = checked.get(remote);
+    if (!byJoin) checked.set(remote, (byJoin = new WeakMap()));
+    let seen = byJoin.get(join);
+    if (!seen) byJoin.set(join, (seen = new Set()));
+    if (seen.has(varsKey)) return;
+    const { extra, selection, selText } = clientPart(join, variables);
+    const keys = Object.fromEntries(join.rel.hasuraFields.map((c) => [c, new Placeholder()]));
+    const used = usedFragments(selection ? [selection] : [], plan.op.fragments).map((f) => print(inlineVariables(f, variables)));
+    let doc;
+    try {
+      doc = parse(`query { ${fieldText(join.rel, remote, stepDefs(join.rel, remote), keys, extra, selText)} }\n${used.join('\n')}`);
+    } catch (e) {
+      throw new ApiError('validation-failed', (e as Error).message, { path: join.path });
+    }
+    const problems = validate(remoteClientSchema(remote), doc);
+    if (problems.length > 0) throw new ApiError('validation-failed', problems[0].message, { path: join.path });
+    if (seen.size < 64) seen.add(varsKey);
+  };
+  if (plan.shape.kind === 'aggregate') visitAgg(plan.shape.ir.fields);
+  else visit(plan.shape.ir.fields);
+}
+
+/** Runs one relationship for all its rows: one request. */
+async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinPlan['op']['fragments']): Promise<void> {
+  const rel = p.join.rel;
+  const remote = args.cache.remoteSchemas?.get(rel.remoteSchema);
+  if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(rel.remoteSchema)} is not available`);
+  const { extra, selection, selText } = clientPart(p.join, args.variables);
+  const defs = stepDefs(rel, remote);
+  const { parts, refs } = compiledTemplate(rel, remote, defs, extra, selText);
+  const aliasOf = new Map<string, number>();
+  const calls: string[] = [];
+  const rowAlias: Array<number | null> = [];
+  for (const holder of p.holders) {
+    const keys = (holder[p.alias] ?? {}) as Record<string, Json>;
+    if (rel.hasuraFields.some((c) => keys[c] === null || keys[c] === undefined)) {
+      rowAlias.push(null);
+      continue;
+    }
+    let text = parts[0];
+    for (let i = 0; i < refs.length; i++) text += printLiteral(keys[refs[i].column] ?? null, refs[i].type, remote.types) + parts[i + 1];
+    let n = aliasOf.get(text);
+    if (n === undefined) {
+      n = calls.length;
+      aliasOf.set(text, n);
+      calls.push(`${p.alias.replace(/[^_0-9A-Za-z]/g, '_')}__${n}: ${text}`);
+    }
+    rowAlias.push(n);
+  }
+  let data: Record<string, Json> | null = null;
+  if (calls.length > 0) {
+    const used = usedFragments(selection ? [selection] : [], fragments).map((f) => print(inlineVariables(f, args.variables)));
+    const query = `query {\n  ${calls.join('\n  ')}\n}${used.length > 0 ? `\n${used.join('\n')}` : ''}`;
+    const answer = await callRemote({
+      url: remote.url,
+      headers: remoteRequestHeaders(remote, args.session, args.clientHeaders),
+      timeoutSeconds: remote.timeoutSeconds,
+      body: { query },
+    });
+    if (answer.errors) throw new ApiError('unexpected', 'Errors from remote server', { internal: answer.errors });
+    data = answer.data;
+  }
+  args.requests.count += calls.length > 0 ? 1 : 0;
+  p.holders.forEach((holder, i) => {
+    const n = rowAlias[i];
+    if (n === null || n === undefined) {
+      holder[p.alias] = null;
+      return;
+    }
+    let v: Json = data?.[`${p.alias.replace(/[^_0-9A-Za-z]/g, '_')}__${n}`] ?? null;
+    for (const step of rel.path.slice(1)) v = pluck(v, step.name);
+    holder[p.alias] = v;
+  });
+}
+
+function pluck(v: Json, key: string): Json {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) return v.map((x) => pluck(x, key));
+  return (v as Record<string, Json>)[key] ?? null;
+}
+
+export interface RemoteJoinArgs {
+  cache: SchemaCache;
+  session: Session;
+  variables: Record<string, unknown>;
+  clientHeaders?: IncomingHttpHeaders;
+  /** Counts the requests sent to remotes (tests and benchmarks read it). */
+  requests: { count: number };
+}
+
+/** Puts the remote answers into `root` (the root field's parsed JSON); returns it. */
+export async function runRemoteJoins(root: Json, plan: RemoteJoinPlan, args: RemoteJoinArgs): Promise<Json> {
+  const found = new Map<SelectField, Places>();
+  if (plan.shape.kind === 'aggregate') collectAggregate(root, plan.shape.ir.fields, found);
+  else collectRows(root, plan.shape.ir.fields, found);
+  // Deeper levels first would need the upper answers; remote fields hold no tables, so every level is independent.
+  await Promise.all([...found.values()].map((p) => joinOne(p, args, plan.op.fragments)));
+  return root;
+}
+
