@@ -194,7 +194,17 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
   // pool.end() resolves before its connections have actually closed; track them so close() can wait.
   const open = new Set<pg.PoolClient>();
   let allClosed: (() => void) | undefined;
-  pool.on('connect', (c) => open.add(c));
+  /**
+   * Connections that saw an error. pg-pool listens for errors of idle connections only: one that is
+   * checked out between two statements when the server goes away (e.g. `57P01` at shutdown) would
+   * emit an unhandled 'error' and crash the process. Every connection gets a listener; a broken one
+   * is destroyed when it is released.
+   */
+  const broken = new WeakSet<pg.PoolClient>();
+  pool.on('connect', (c) => {
+    open.add(c);
+    c.on('error', () => broken.add(c));
+  });
   pool.on('remove', (c) => {
     open.delete(c);
     if (open.size === 0) allClosed?.();
@@ -204,7 +214,7 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
 
   /** Returns the connection to the pool, or closes it when it is broken, dirty or mid-transaction. */
   const release = (c: pg.PoolClient, destroy: boolean): void => {
-    c.release(destroy || c.getTransactionStatus() !== 'I' ? true : undefined);
+    c.release(destroy || broken.has(c) || c.getTransactionStatus() !== 'I' ? true : undefined);
   };
 
   const checkout = async (): Promise<pg.PoolClient> => {
