@@ -12,5 +12,6 @@ export { v1Graphql } from './v1Graphql.js';
 // Mutations (mutations engineer): registers the mutation executor with executeGraphql on load.
 export { mutationExecutor, registerMutationFieldExecutor, type MutationFieldExecutor } from './executeMutation.js';
 export { v1Query } from './v1Query.js';
+export { v1Metadata } from './v1Metadata.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs } from './v1GraphqlWs.js';
