@@ -41,6 +41,8 @@ export interface GraphqlResult {
   /** The error's own status (used by /v1alpha1/graphql), or 200. */
   status: number;
   error?: ApiError;
+  /** The operation's kind when it ran (for metrics). */
+  kind?: 'query' | 'mutation' | 'subscription';
 }
 
 const COMBINED_FRAME: JsonFrame = { prefix: Buffer.from('{"data":'), suffix: Buffer.from('}') };
@@ -94,17 +96,17 @@ export async function executeGraphql(
     if (one) {
       const params = resolveParams(one.params, variables, session);
       phase.inDb = true;
-      return { body: await ctx.db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200 };
+      return { body: await ctx.db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200, kind: compiled.kind };
     }
     if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
       const params = resolveParams(compiled.combined.params, variables, session);
       phase.inDb = true;
       const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
-      return { body: `{"data":${text ?? 'null'}}`, status: 200 };
+      return { body: `{"data":${text ?? 'null'}}`, status: 200, kind: compiled.kind };
     }
     const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase);
     const body = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}}`;
-    return { body, status: 200 };
+    return { body, status: 200, kind: compiled.kind };
   } catch (e) {
     return errorResult(ctx, e, phase.inDb);
   }

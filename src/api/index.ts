@@ -13,5 +13,6 @@ export { v1Graphql } from './v1Graphql.js';
 export { mutationExecutor, registerMutationFieldExecutor, type MutationFieldExecutor } from './executeMutation.js';
 export { v1Query } from './v1Query.js';
 export { v1Metadata } from './v1Metadata.js';
+export { v1Metrics } from './v1Metrics.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs } from './v1GraphqlWs.js';
