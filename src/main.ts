@@ -18,6 +18,7 @@ async function main(argv: string[]): Promise<number> {
   const flags = command === argv[0] ? argv.slice(1) : argv;
   if (command === 'help' || flags.includes('--help') || flags.includes('-h')) {
     process.stdout.write(helpText());
+    process.stdout.write('\nOther commands (against a running engine; each has --help):\n  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n');
     return 0;
   }
   if (command === 'version' || flags.includes('--version')) {

@@ -26,7 +26,7 @@ export function parseFlags(argv: string[], spec: FlagSpec, maxPositionals = 0): 
   try {
     parsed = parseArgs({ args: argv, options: { ...CONNECTION_FLAGS, ...spec }, strict: true, allowPositionals: true });
   } catch (e) {
-    throw new CliError(e instanceof Error ? e.message.split('\n')[0]! : String(e));
+    throw new CliError(e instanceof Error ? e.message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '') : String(e));
   }
   if (parsed.positionals.length > maxPositionals && parsed.values.help !== true) {
     throw new CliError(`unexpected argument: ${parsed.positionals[maxPositionals]}`);
