@@ -9,7 +9,17 @@ export interface DiffOptions {
 
 type Op = { kind: ' ' | '-' | '+'; line: string };
 
+/** Common head and tail are kept as context lines; the LCS runs on the changed middle only. */
 function ops(a: string[], b: string[]): Op[] {
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const same = (xs: string[]) => xs.map((line): Op => ({ kind: ' ', line }));
+  return [...same(a.slice(0, head)), ...middleOps(a.slice(head, a.length - tail), b.slice(head, b.length - tail)), ...same(a.slice(a.length - tail))];
+}
+
+function middleOps(a: string[], b: string[]): Op[] {
   const n = a.length;
   const m = b.length;
   // LCS lengths from the end; metadata files are small enough for the O(n·m) table.
