@@ -20,6 +20,8 @@ type Value = { value: number; labels: Record<string, string | number>; metricNam
 
 export class RequestMetrics {
   private readonly series = new Map<string, Series>();
+  /** endpoint → kind → status → series: the hot path's lookup, allocating nothing. */
+  private readonly index = new Map<string, Map<string, Map<number, Series>>>();
 
   constructor(registry: Registry, prefix: string) {
     const series = this.series;
@@ -54,16 +56,23 @@ export class RequestMetrics {
   }
 
   observe(endpoint: string, kind: string, status: number, seconds: number): void {
-    const key = `${endpoint} ${kind} ${status}`;
-    let s = this.series.get(key);
-    if (s === undefined) {
-      s = { labels: { endpoint, kind, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
-      this.series.set(key, s);
-    }
+    let s = this.index.get(endpoint)?.get(kind)?.get(status);
+    if (s === undefined) s = this.create(endpoint, kind, status);
     s.count++;
     s.sum += seconds;
     let i = 0;
     while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
     s.buckets[i]!++;
+  }
+
+  private create(endpoint: string, kind: string, status: number): Series {
+    const s: Series = { labels: { endpoint, kind, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
+    this.series.set(`${endpoint} ${kind} ${status}`, s);
+    let byKind = this.index.get(endpoint);
+    if (!byKind) this.index.set(endpoint, (byKind = new Map()));
+    let byStatus = byKind.get(kind);
+    if (!byStatus) byKind.set(kind, (byStatus = new Map()));
+    byStatus.set(status, s);
+    return s;
   }
 }

@@ -135,16 +135,17 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       res.destroy();
     }
     const log = response.log;
+    const elapsedMs = performance.now() - start;
     if (metrics !== undefined) {
       const endpoint = routes.has(path) ? path : 'unmatched';
-      metrics.observeRequest(endpoint, log?.kind ?? defaultKind(endpoint), response.status, (performance.now() - start) / 1000);
+      metrics.observeRequest(endpoint, log?.kind ?? defaultKind(endpoint), response.status, elapsedMs / 1000);
     }
     writeHttpLog(logger, {
       status: response.status,
       method,
       path,
       request_id: requestId,
-      duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
+      duration_ms: Math.round(elapsedMs * 1000) / 1000,
       role: log?.role,
       operation_name: log?.operationName,
       error: log?.error ?? error,
