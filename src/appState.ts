@@ -8,6 +8,7 @@ import type { ServerConfig } from './config/serverConfig.js';
 import type { Db } from './execution/db.js';
 import type { SchemaCache } from './metadata/schemaCache/types.js';
 import type { Logger } from 'pino';
+import type { EngineMetrics } from './metrics/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';
 import { fetchRemoteInputs } from './remoteSchemas/index.js';
 
@@ -34,6 +35,8 @@ export interface EngineContext {
   version: string;
   /** The database URL in use: the configured one, or the embedded Postgres's (pg_dump needs it). */
   databaseUrl: string;
+  /** Prometheus metrics; undefined when disabled (--enable-metrics=false). */
+  metrics?: EngineMetrics;
 }
 
 /**

@@ -1,20 +1,24 @@
 #!/usr/bin/env node
 /**
- * The CLI: `svc-graphql-engine [serve|version|help] [flags]` (serve is the default).
+ * The CLI: `svc-graphql-engine [serve|version|help|metadata …|migrate …] [flags]` (serve is the default;
+ * metadata/migrate are the cli/ folder's commands against a running engine).
  * serve: load config (flags + SVC_GRAPHQL_*), start the engine, and on SIGINT/SIGTERM shut down
  * gracefully and exit 0 (a second signal exits at once). A bad flag prints one line, exit 1.
  */
 import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { packageInfo } from './lib/index.js';
 import { startEngine } from './server/index.js';
+import { CLI_COMMANDS, processIo, runCli } from './cli/index.js';
 
 const COMMANDS = new Set(['serve', 'version', 'help']);
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] !== undefined && CLI_COMMANDS.has(argv[0])) return runCli(argv[0], argv.slice(1), processIo());
   const command = argv[0] !== undefined && COMMANDS.has(argv[0]) ? argv[0] : 'serve';
   const flags = command === argv[0] ? argv.slice(1) : argv;
   if (command === 'help' || flags.includes('--help') || flags.includes('-h')) {
     process.stdout.write(helpText());
+    process.stdout.write('\nOther commands (against a running engine; each has --help):\n  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n');
     return 0;
   }
   if (command === 'version' || flags.includes('--version')) {

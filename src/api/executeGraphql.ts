@@ -69,6 +69,8 @@ export interface GraphqlResult {
   /** Extra response headers (a remote schema's `Set-Cookie`). */
   headers?: Record<string, string>;
   error?: ApiError;
+  /** The operation's kind when it ran (for metrics). */
+  kind?: 'query' | 'mutation' | 'subscription';
 }
 
 const COMBINED_FRAME: JsonFrame = { prefix: Buffer.from('{"data":'), suffix: Buffer.from('}') };
@@ -125,19 +127,19 @@ export async function executeGraphql(
     if (one) {
       const params = resolveParams(one.params, variables, session);
       phase.inDb = true;
-      return { body: await ctx.db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200 };
+      return { body: await ctx.db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200, kind: compiled.kind };
     }
     if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
       const params = resolveParams(compiled.combined.params, variables, session);
       phase.inDb = true;
       const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
-      return { body: `{"data":${text ?? 'null'}}`, status: 200 };
+      return { body: `{"data":${text ?? 'null'}}`, status: 200, kind: compiled.kind };
     }
     const errors: unknown[] = [];
     const responseHeaders: Record<string, string> = {};
     const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras });
     const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
-    const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200 };
+    const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200, kind: compiled.kind };
     for (const _ in responseHeaders) {
       result.headers = responseHeaders;
       break;

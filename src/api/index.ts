@@ -16,6 +16,8 @@ export { setActionWaker } from './executeAction.js';
 // Remote schemas: registers the remote root-field and remote-join executors on load.
 export { remoteJoinRequests } from './executeRemote.js';
 export { v1Query } from './v1Query.js';
+export { v1Metadata } from './v1Metadata.js';
+export { v1Metrics } from './v1Metrics.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs } from './v1GraphqlWs.js';
 // Background workers (event-trigger delivery), started by server/startEngine.ts.

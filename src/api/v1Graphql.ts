@@ -42,6 +42,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
   // The hot path (a successful query, no extra headers) allocates no header or log copies.
   const respond = (r: GraphqlResult, log: NonNullable<HttpResponse['log']>, headers?: Record<string, string>, status?: number): HttpResponse => {
     if (r.error) log.error = r.error.message;
+    if (r.kind === 'mutation') log.kind = 'mutation';
     let code = status ?? (realStatus ? r.status : 200);
     if (r.error && r.error.status === 405) {
       code = 405;

@@ -19,7 +19,7 @@ function parseBody(body: Buffer): unknown {
   }
 }
 
-function errorResponse(e: unknown, showInternal: boolean, session?: Session): HttpResponse {
+export function errorResponse(e: unknown, showInternal: boolean, session?: Session): HttpResponse {
   const err = isApiError(e)
     ? e
     : isStackOverflow(e)

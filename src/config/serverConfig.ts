@@ -43,6 +43,10 @@ export interface ServerConfig {
   jwtExpiredStatus: 200 | 401;
   /** Show `internal` error details to admin (Hasura's dev mode / admin internal errors). */
   devMode: boolean;
+  /** GET /v1/metrics and the counters behind it (default true). */
+  enableMetrics: boolean;
+  /** A secret that may read /v1/metrics (besides the admin secret). */
+  metricsSecret?: string;
   /** Port of the embedded Postgres (used only without databaseUrl); undefined → a free port. */
   embeddedPgPort?: number;
   /** Use named prepared statements for generated queries (default true, as Hasura). */

@@ -357,6 +357,10 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
       }
     },
 
+    poolStats() {
+      return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+    },
+
     async close() {
       closing = true;
       const closed = open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allClosed = resolve));

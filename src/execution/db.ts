@@ -61,5 +61,7 @@ export interface Db extends DbClient {
   withClient<T>(fn: (c: DbClient) => Promise<T>): Promise<T>;
   /** True when a trivial query succeeds (for /healthz). */
   ping(): Promise<boolean>;
+  /** The pool's connections right now (for metrics): open, idle, and callers waiting for one. */
+  poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }

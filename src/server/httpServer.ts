@@ -43,9 +43,14 @@ function pathOf(url: string): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
+/** The metrics' `kind` label when the handler named none. */
+function defaultKind(endpoint: string): string {
+  return endpoint === '/v1/query' || endpoint === '/v1/metadata' ? 'metadata' : endpoint.endsWith('/graphql') ? 'query' : 'other';
+}
+
 /** Builds the listener for `ctx`, routing to the handlers exported by `api` (api/index.ts). */
 export function createEngineServer(ctx: EngineContext, api: Readonly<Record<string, unknown>>): EngineServer {
-  const { config, logger } = ctx;
+  const { config, logger, metrics } = ctx;
   const routes = buildRouteTable(api, config.enabledApis);
   const wsHandler = wsHandlerOf(api, config.enabledApis);
   const cors = corsPolicy(config.corsDomain, config.disableCors);
@@ -130,12 +135,17 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       res.destroy();
     }
     const log = response.log;
+    const elapsedMs = performance.now() - start;
+    if (metrics !== undefined) {
+      const endpoint = routes.has(path) ? path : 'unmatched';
+      metrics.observeRequest(endpoint, log?.kind ?? defaultKind(endpoint), response.status, elapsedMs / 1000);
+    }
     writeHttpLog(logger, {
       status: response.status,
       method,
       path,
       request_id: requestId,
-      duration_ms: Math.round((performance.now() - start) * 1000) / 1000,
+      duration_ms: Math.round(elapsedMs * 1000) / 1000,
       role: log?.role,
       operation_name: log?.operationName,
       error: log?.error ?? error,

@@ -23,6 +23,8 @@ import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgres
 import { packageInfo } from '../lib/index.js';
 import { migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
+import { EngineMetrics } from '../metrics/index.js';
+import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger } from './logger.js';
 
@@ -105,6 +107,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     undo.push(() => sync.stop());
     await sync.ready;
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl };
+    if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
 
     const startWorkers = (api as Record<string, unknown>).startWorkers as StartWorkers | undefined;
     if (typeof startWorkers === 'function') {
@@ -148,4 +151,35 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await runUndo();
     throw err;
   }
+}
+
+/**
+ * The engine's metrics: gauges read at scrape time (pool, WebSockets, live queries) and the
+ * schema-rebuild counter, counted where the app state installs or rebuilds a schema cache.
+ */
+function engineMetrics(ctx: EngineContext): EngineMetrics {
+  const m = new EngineMetrics();
+  const { db, state } = ctx;
+  m.registerGauge('svc_pg_pool_connections', 'Postgres pool connections by state', () => {
+    const p = db.poolStats();
+    return [
+      { labels: { state: 'in_use' }, value: p.total - p.idle },
+      { labels: { state: 'idle' }, value: p.idle },
+      { labels: { state: 'waiting' }, value: p.waiting },
+    ];
+  }, ['state']);
+  m.registerGauge('svc_websocket_connections', 'Open GraphQL WebSocket connections', () => liveQueryStats(ctx).connections);
+  m.registerGauge('svc_live_query_cohorts', 'Live-query cohorts being polled', () => liveQueryStats(ctx).cohorts);
+  m.registerGauge('svc_live_query_subscribers', 'Live-query subscribers', () => liveQueryStats(ctx).subscribers);
+  const install = state.install.bind(state);
+  state.install = (cache, resourceVersion) => {
+    m.schemaRebuilt();
+    install(cache, resourceVersion);
+  };
+  const rebuild = state.rebuild.bind(state);
+  state.rebuild = () => {
+    m.schemaRebuilt();
+    return rebuild();
+  };
+  return m;
 }

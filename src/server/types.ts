@@ -22,7 +22,7 @@ export interface HttpResponse {
   headers?: Record<string, string | string[]>;
   body: string | Buffer;
   /** Filled by handlers for the request log line. */
-  log?: { role?: string; operationName?: string; error?: string };
+  log?: { role?: string; operationName?: string; error?: string; kind?: string };
 }
 
 export type Handler = (req: RequestContext, ctx: EngineContext) => Promise<HttpResponse>;

@@ -1,0 +1,34 @@
+/**
+ * POST /v1/metadata — Hasura v2's metadata endpoint: the body is rewritten into the matching
+ * /v1/query operations (metadataApi/v2Metadata) and run the same way, atomically; export_metadata
+ * answers in the version-3 (`sources`) format. Errors keep the `{path, error, code}` shape.
+ */
+import { errors, isApiError, isStackOverflow } from '../core/index.js';
+import type { Session } from '../core/index.js';
+import { resolveSession } from '../auth/index.js';
+import { decodeQuery, encodeQueryResult, runQuery, translateV2Metadata, v2MetadataResult } from '../metadataApi/index.js';
+import { jsonResponse } from '../server/types.js';
+import type { Handler } from '../server/types.js';
+import { errorResponse } from './v1Query.js';
+
+export const v1Metadata: Handler = async (req, ctx) => {
+  let session: Session | undefined;
+  try {
+    session = await resolveSession(req.headers, ctx.config, req.body);
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      throw errors.invalidJson();
+    }
+    const translated = translateV2Metadata(body);
+    const result = await runQuery(ctx, session, decodeQuery(translated));
+    const res = jsonResponse(200, null);
+    res.body = encodeQueryResult(v2MetadataResult(translated, result));
+    res.log = { role: session.role };
+    return res;
+  } catch (e) {
+    if (!isApiError(e) && !isStackOverflow(e)) ctx.logger.error({ type: 'v1-metadata', err: e }, 'unexpected error in /v1/metadata');
+    return errorResponse(e, ctx.config.devMode || session?.isAdmin === true, session);
+  }
+};

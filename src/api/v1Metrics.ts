@@ -1,0 +1,29 @@
+/**
+ * GET /v1/metrics — Prometheus text format from the engine's registry. Readable with the admin
+ * secret (X-Svc-Admin-Secret), or `Authorization: Bearer <--metrics-secret>`; open only when
+ * neither secret is configured. 404 when metrics are disabled.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { Handler } from '../server/types.js';
+import { jsonResponse } from '../server/types.js';
+
+function same(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export const v1Metrics: Handler = async (req, ctx) => {
+  const { metrics, config } = ctx;
+  if (metrics === undefined) return jsonResponse(404, { path: '$', error: 'resource does not exist', code: 'not-found' });
+  const adminHeader = req.headers['x-svc-admin-secret'];
+  const auth = req.headers.authorization;
+  const bearer = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
+  const open = config.adminSecret === undefined && config.metricsSecret === undefined;
+  const allowed = open || same(typeof adminHeader === 'string' ? adminHeader : undefined, config.adminSecret) || same(bearer, config.metricsSecret);
+  if (!allowed) {
+    return { ...jsonResponse(401, { path: '$', error: 'invalid admin secret or metrics secret', code: 'access-denied' }), log: { error: 'metrics: access denied' } };
+  }
+  return { status: 200, headers: { 'content-type': metrics.contentType }, body: await metrics.text() };
+};

@@ -1,0 +1,29 @@
+/**
+ * The CLI's public surface: `runCli(command, argv, io)` for `metadata …` and `migrate …`, which
+ * talk to a running engine over HTTP. Every failure is one line on stderr and a non-zero exit.
+ */
+import { CliError } from './cliError.js';
+import type { CliIo } from './io.js';
+import { metadataCommand } from './metadataCommand.js';
+import { migrateCommand } from './migrateCommand.js';
+
+export { CliError } from './cliError.js';
+export { processIo } from './io.js';
+export type { CliIo } from './io.js';
+export { metadataToFiles, filesToMetadata } from './metadataDir.js';
+export { importHasuraMetadata, toV3 } from './hasuraImport.js';
+export { splitSql } from './sqlStatements.js';
+
+export const CLI_COMMANDS = new Set(['metadata', 'migrate']);
+
+export async function runCli(command: string, argv: string[], io: CliIo): Promise<number> {
+  try {
+    return command === 'metadata' ? await metadataCommand(argv, io) : await migrateCommand(argv, io);
+  } catch (e) {
+    if (e instanceof CliError) {
+      io.err(`svc-graphql-engine ${command}: ${e.message}`);
+      return e.exitCode;
+    }
+    throw e;
+  }
+}

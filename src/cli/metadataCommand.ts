@@ -1,0 +1,139 @@
+/**
+ * `svc-graphql-engine metadata export|apply|diff|reload|inconsistency list|drop`: metadata as a
+ * YAML directory (metadataDir) kept in git, sent to and read from a running engine over HTTP.
+ */
+import { readFile } from 'node:fs/promises';
+import { connectionOf, parseFlags, str } from './args.js';
+import type { FlagSpec, Parsed } from './args.js';
+import { CliError } from './cliError.js';
+import { EngineClient } from './client.js';
+import { importHasuraMetadata } from './hasuraImport.js';
+import { lineDiff } from './lineDiff.js';
+import { filesToMetadata, metadataToFiles, readMetadataDir, writeMetadataDir } from './metadataDir.js';
+import type { CliIo } from './io.js';
+
+type J = Record<string, any>;
+
+export const METADATA_HELP = `Usage: svc-graphql-engine metadata <command> [flags]
+
+Commands:
+  export                    write the engine's metadata to a YAML directory (Hasura CLI layout)
+  apply                     replace the engine's metadata with the directory's (or --file JSON)
+  diff                      show how the directory differs from the engine; exit 1 when it does
+  reload                    reload metadata (re-read the database schema)
+  inconsistency list        list inconsistent metadata objects; exit 1 when there are some
+  inconsistency drop        drop inconsistent metadata objects
+
+Flags:
+  --dir DIR                 metadata directory (default: metadata)
+  --file FILE               (apply) a JSON export instead of a directory (Hasura v1.3/v2, version 2 or 3)
+  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
+  --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
+  --no-color                (diff) plain text
+  -h, --help                this help
+`;
+
+const FLAGS: FlagSpec = { dir: { type: 'string' }, file: { type: 'string' } };
+
+async function exportMetadata(client: EngineClient): Promise<J> {
+  return (await client.query({ type: 'export_metadata', args: {} })) as J;
+}
+
+/** Metadata from --file (JSON) or --dir (YAML directory), normalised and brand-mapped. */
+async function loadLocal(p: Parsed, io: CliIo): Promise<J> {
+  const file = str(p, 'file');
+  let raw: J;
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    try {
+      raw = JSON.parse(text) as J;
+    } catch (e) {
+      throw new CliError(`${file}: not valid JSON: ${(e as Error).message}`);
+    }
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new CliError(`${file}: expected a metadata object`);
+  } else {
+    raw = filesToMetadata(await readMetadataDir(str(p, 'dir') ?? 'metadata'));
+  }
+  const r = importHasuraMetadata(raw);
+  for (const m of r.mapped) io.err(`mapped: ${m}`);
+  for (const u of r.unsupported) io.err(`unsupported: ${u}`);
+  return r.metadata;
+}
+
+export async function metadataCommand(argv: string[], io: CliIo): Promise<number> {
+  const sub = argv[0];
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    io.out(METADATA_HELP);
+    return sub === undefined ? 1 : 0;
+  }
+  const isInc = sub === 'inconsistency';
+  const p = parseFlags(argv.slice(isInc ? 2 : 1), FLAGS);
+  if (p.values.help === true) {
+    io.out(METADATA_HELP);
+    return 0;
+  }
+  const client = new EngineClient(connectionOf(p, io.env));
+  const dir = str(p, 'dir') ?? 'metadata';
+  const t0 = performance.now();
+  const took = () => `${Math.round(performance.now() - t0)} ms`;
+  switch (sub) {
+    case 'export': {
+      io.progress(`exporting metadata from ${client.conn.endpoint} …`);
+      const files = metadataToFiles(await exportMetadata(client));
+      await writeMetadataDir(dir, files);
+      io.progress(`metadata exported to ${dir}/ (${files.size} files, ${took()})`);
+      return 0;
+    }
+    case 'apply': {
+      const md = await loadLocal(p, io);
+      io.progress(`applying metadata (${(md.tables ?? []).length} tables) to ${client.conn.endpoint} …`);
+      await client.query({ type: 'replace_metadata', args: md });
+      io.progress(`metadata applied (${took()})`);
+      return 0;
+    }
+    case 'diff': {
+      const local = metadataToFiles(await loadLocal(p, io));
+      const server = metadataToFiles(await exportMetadata(client));
+      const color = p.values['no-color'] !== true && io.color;
+      let differs = false;
+      for (const name of [...new Set([...server.keys(), ...local.keys()])].sort()) {
+        const lines = lineDiff(server.get(name) ?? '', local.get(name) ?? '', { color });
+        if (lines.length === 0) continue;
+        differs = true;
+        io.out(`${color ? '\x1b[1m' : ''}--- server/${name}\n+++ ${dir}/${name}${color ? '\x1b[0m' : ''}\n${lines.join('\n')}\n`);
+      }
+      if (!differs) io.progress(`no differences between ${dir}/ and the server (${took()})`);
+      return differs ? 1 : 0;
+    }
+    case 'reload':
+      await client.query({ type: 'reload_metadata', args: {} });
+      io.progress('metadata reloaded');
+      return 0;
+    case 'inconsistency': {
+      const action = argv[1];
+      if (action === 'list') {
+        const r = (await client.query({ type: 'get_inconsistent_metadata', args: {} })) as J;
+        const objs = (r.inconsistent_objects ?? []) as J[];
+        if (objs.length === 0) {
+          io.progress('metadata is consistent');
+          return 0;
+        }
+        for (const o of objs) io.out(`${o.type}\t${JSON.stringify(o.definition)}\t${o.reason}\n`);
+        return 1;
+      }
+      if (action === 'drop') {
+        await client.query({ type: 'drop_inconsistent_metadata', args: {} });
+        io.progress('inconsistent objects dropped');
+        return 0;
+      }
+      throw new CliError(`metadata inconsistency: expected list or drop, got ${action === undefined ? 'nothing' : JSON.stringify(action)}`);
+    }
+    default:
+      throw new CliError(`unknown metadata command: ${JSON.stringify(sub)} (see svc-graphql-engine metadata --help)`);
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * `svc-graphql-engine migrate create|apply|status`: SQL migrations in `migrations/<version>_<name>/`
+ * (up.sql, down.sql), versions recorded as Hasura's CLI does in
+ * `hdb_catalog.schema_migrations(version bigint, dirty boolean)`. Each migration goes to the engine
+ * as one `bulk` of `run_sql` (one per statement) plus the version row, which the engine runs in one
+ * transaction: a failure leaves nothing behind and is reported with the file and the statement's line.
+ */
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connectionOf, intFlag, parseFlags, str } from './args.js';
+import type { FlagSpec } from './args.js';
+import { CliError } from './cliError.js';
+import { EngineClient, ServerError, describeError } from './client.js';
+import type { CliIo } from './io.js';
+import { splitSql } from './sqlStatements.js';
+
+export const MIGRATE_HELP = `Usage: svc-graphql-engine migrate <command> [flags]
+
+Commands:
+  create NAME               create migrations/<timestamp>_<name>/ with up.sql and down.sql
+  apply                     apply all pending migrations (default), or:
+    --up N                    the next N pending migrations
+    --down N                  roll back the last N applied migrations
+    --version V [--type up|down]  just migration V
+  status                    list migrations: present in the directory, applied in the database
+
+Flags:
+  --dir DIR                 migrations directory (default: migrations)
+  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
+  --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
+  -h, --help                this help
+`;
+
+const FLAGS: FlagSpec = {
+  dir: { type: 'string' },
+  up: { type: 'string' },
+  down: { type: 'string' },
+  version: { type: 'string' },
+  type: { type: 'string' },
+};
+
+interface Migration {
+  version: bigint;
+  name: string;
+  folder: string;
+}
+
+async function localMigrations(dir: string): Promise<Migration[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new CliError(`cannot read ${dir}: ${(e as Error).message}`);
+  }
+  const out: Migration[] = [];
+  for (const n of names) {
+    const m = /^(\d+)_(.*)$/.exec(n);
+    if (m) out.push({ version: BigInt(m[1]!), name: m[2]!, folder: join(dir, n) });
+  }
+  return out.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+}
+
+const ENSURE_TABLE = 'CREATE TABLE IF NOT EXISTS hdb_catalog.schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL)';
+
+async function appliedVersions(client: EngineClient): Promise<Set<bigint>> {
+  const r = await client.query({
+    type: 'bulk',
+    args: [
+      { type: 'run_sql', args: { sql: ENSURE_TABLE } },
+      { type: 'run_sql', args: { sql: 'SELECT version FROM hdb_catalog.schema_migrations WHERE NOT dirty ORDER BY version', read_only: false } },
+    ],
+  });
+  const rows = ((r as any[])[1]?.result ?? []) as string[][];
+  return new Set(rows.slice(1).map((row) => BigInt(row[0]!)));
+}
+
+async function readSql(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** Runs one migration's up or down file and records it, in one transaction on the engine. */
+async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down'): Promise<void> {
+  const file = join(m.folder, `${dir}.sql`);
+  const stmts = splitSql(await readSql(file));
+  const record =
+    dir === 'up'
+      ? `INSERT INTO hdb_catalog.schema_migrations (version, dirty) VALUES (${m.version}, false) ON CONFLICT (version) DO UPDATE SET dirty = false`
+      : `DELETE FROM hdb_catalog.schema_migrations WHERE version = ${m.version}`;
+  const args = [
+    { type: 'run_sql', args: { sql: ENSURE_TABLE } },
+    ...stmts.map((s) => ({ type: 'run_sql', args: { sql: s.text } })),
+    { type: 'run_sql', args: { sql: record } },
+  ];
+  try {
+    await client.query({ type: 'bulk', args });
+  } catch (e) {
+    if (!(e instanceof ServerError)) throw e;
+    const body = e.body as { path?: string; internal?: { error?: { message?: string } } } | undefined;
+    const idx = /^\$\.args\[(\d+)\]/.exec(body?.path ?? '');
+    const stmt = idx ? stmts[Number(idx[1]) - 1] : undefined;
+    const where = stmt ? `${file}:${stmt.line}` : file;
+    const pgMessage = body?.internal?.error?.message;
+    throw new CliError(`${where}: ${pgMessage !== undefined ? `postgres error: ${pgMessage}` : describeError(e.status, e.body)} (migration ${m.version} ${dir} not applied)`);
+  }
+}
+
+export async function migrateCommand(argv: string[], io: CliIo): Promise<number> {
+  const sub = argv[0];
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    io.out(MIGRATE_HELP);
+    return sub === undefined ? 1 : 0;
+  }
+  const p = parseFlags(argv.slice(1), FLAGS, sub === 'create' ? 1 : 0);
+  if (p.values.help === true) {
+    io.out(MIGRATE_HELP);
+    return 0;
+  }
+  const dir = str(p, 'dir') ?? 'migrations';
+  if (sub === 'create') {
+    const name = p.positionals[0];
+    if (name === undefined || !/^[A-Za-z0-9_-]+$/.test(name)) throw new CliError('migrate create needs a NAME of letters, digits, _ or -');
+    const folder = join(dir, `${Date.now()}_${name}`);
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'up.sql'), '');
+    await writeFile(join(folder, 'down.sql'), '');
+    io.out(`${folder}\n`);
+    return 0;
+  }
+  const client = new EngineClient(connectionOf(p, io.env));
+  if (sub === 'status') {
+    const local = await localMigrations(dir);
+    const applied = await appliedVersions(client);
+    const versions = [...new Set([...local.map((m) => m.version), ...applied])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    io.out('VERSION\tNAME\tSOURCE STATUS\tDATABASE STATUS\n');
+    for (const v of versions) {
+      const m = local.find((x) => x.version === v);
+      io.out(`${v}\t${m?.name ?? '-'}\t${m ? 'Present' : 'Not Present'}\t${applied.has(v) ? 'Applied' : 'Not Applied'}\n`);
+    }
+    return 0;
+  }
+  if (sub !== 'apply') throw new CliError(`unknown migrate command: ${JSON.stringify(sub)} (see svc-graphql-engine migrate --help)`);
+  const up = intFlag(p, 'up');
+  const down = intFlag(p, 'down');
+  const version = str(p, 'version');
+  const type = str(p, 'type') ?? 'up';
+  if ([up, down, version].filter((x) => x !== undefined).length > 1) throw new CliError('use only one of --up, --down, --version');
+  if (type !== 'up' && type !== 'down') throw new CliError(`--type expects up or down, got ${JSON.stringify(type)}`);
+  if (version !== undefined && !/^\d+$/.test(version)) throw new CliError(`--version expects a number, got ${JSON.stringify(version)}`);
+  const local = await localMigrations(dir);
+  const applied = await appliedVersions(client);
+  let plan: { m: Migration; dir: 'up' | 'down' }[];
+  if (version !== undefined) {
+    const m = local.find((x) => x.version === BigInt(version));
+    if (!m) throw new CliError(`no migration ${version} in ${dir}`);
+    if (type === 'up' && applied.has(m.version)) throw new CliError(`migration ${version} is already applied`);
+    if (type === 'down' && !applied.has(m.version)) throw new CliError(`migration ${version} is not applied`);
+    plan = [{ m, dir: type }];
+  } else if (down !== undefined) {
+    plan = local.filter((m) => applied.has(m.version)).reverse().slice(0, down).map((m) => ({ m, dir: 'down' as const }));
+  } else {
+    const pending = local.filter((m) => !applied.has(m.version));
+    plan = pending.slice(0, up ?? pending.length).map((m) => ({ m, dir: 'up' as const }));
+  }
+  if (plan.length === 0) {
+    io.progress('nothing to apply');
+    return 0;
+  }
+  let k = 0;
+  for (const step of plan) {
+    k++;
+    io.progress(`[${k}/${plan.length}] ${step.dir} ${step.m.version}_${step.m.name} …`);
+    await runOne(client, step.m, step.dir);
+  }
+  io.progress(`applied ${plan.length} migration${plan.length === 1 ? '' : 's'}`);
+  return 0;
+}

@@ -1,0 +1,87 @@
+/**
+ * Hasura v2's `/v1/metadata` request shape mapped onto the `/v1/query` operations, so tools
+ * written against Hasura v2 work unchanged: `pg_<op>` names with `source: "default"` become
+ * `<op>` (any other source is `not-exists`), `pg_set_table_customization` becomes
+ * `set_table_custom_fields`, `replace_metadata` accepts the version-3 document (`sources`) and
+ * `{metadata, allow_inconsistent_metadata}`, and `export_metadata` answers in version 3.
+ */
+import { ApiError } from '../core/index.js';
+import { isOpType } from './operations.js';
+
+type J = Record<string, any>;
+
+/** Operations /v1/metadata does not serve (run_sql and DML live on /v2/query in Hasura v2). */
+const NOT_METADATA = new Set(['run_sql', 'select', 'insert', 'update', 'delete', 'count']);
+/** Operations that take their v2 argument shape here (`{table, configuration}` etc.). */
+const VERSION_2 = new Set(['track_table', 'track_function']);
+
+function isObject(v: unknown): v is J {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkSource(args: J, path: string): J {
+  const { source, ...rest } = args;
+  if (source !== undefined && source !== 'default') {
+    throw new ApiError('not-exists', `source with name ${JSON.stringify(source)} does not exist`, { path: `${path}.args` });
+  }
+  return rest;
+}
+
+/** The version-2 document of a version-3 one (its `default` source); anything else unchanged. */
+export function metadataFromV3(md: unknown, path = '$.args'): unknown {
+  if (!isObject(md) || md.version !== 3) return md;
+  const { version: _v, sources, ...rest } = md;
+  const list = Array.isArray(sources) ? (sources as J[]) : [];
+  const other = list.find((s) => s.name !== 'default');
+  if (other) throw new ApiError('not-supported', `only the "default" Postgres source is supported, found ${JSON.stringify(other.name)}`, { path: `${path}.sources` });
+  const src = list[0] ?? {};
+  const out: J = { version: 2, tables: src.tables ?? [] };
+  if (Array.isArray(src.functions) && src.functions.length > 0) out.functions = src.functions;
+  return { ...out, ...rest };
+}
+
+/** The version-3 document of this engine's (version 2) export. */
+export function metadataToV3(md: J): J {
+  const { version: _v, tables, functions, ...rest } = md;
+  const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
+  if (Array.isArray(functions) && functions.length > 0) source.functions = functions;
+  source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: false } };
+  return { version: 3, sources: [source], ...rest };
+}
+
+/** Rewrites a /v1/metadata body into a /v1/query body. */
+export function translateV2Metadata(body: unknown, path = '$'): unknown {
+  if (!isObject(body) || typeof body.type !== 'string') return body; // decodeQuery reports the shape error
+  const { type, args } = body;
+  if (type === 'bulk') {
+    return { ...body, args: Array.isArray(args) ? args.map((q, i) => translateV2Metadata(q, `${path}.args[${i}]`)) : args };
+  }
+  let op = type.startsWith('pg_') ? type.slice(3) : type;
+  let a: unknown = isObject(args) ? checkSource(args, path) : args;
+  if (type.startsWith('pg_') && op === 'set_table_customization' && isObject(a)) {
+    const conf = isObject(a.configuration) ? a.configuration : {};
+    op = 'set_table_custom_fields';
+    a = { table: a.table, custom_root_fields: conf.custom_root_fields ?? {}, custom_column_names: conf.custom_column_names ?? {} };
+  }
+  if (!isOpType(op) || NOT_METADATA.has(op) || (type.startsWith('pg_') && ['export_metadata', 'replace_metadata', 'reload_metadata', 'clear_metadata'].includes(op))) {
+    throw new ApiError('parse-failed', `unknown metadata command ${JSON.stringify(type)}`, { path });
+  }
+  if (op === 'replace_metadata' && isObject(a)) {
+    const inner = 'metadata' in a && isObject(a.metadata) ? a.metadata : a;
+    a = metadataFromV3(inner, `${path}.args${inner === a ? '' : '.metadata'}`);
+  }
+  const out: J = { type: op, args: a ?? {} };
+  if (VERSION_2.has(op) && isObject(a) && ('table' in a || 'function' in a)) out.version = 2;
+  else if (body.version !== undefined) out.version = body.version;
+  return out;
+}
+
+/** The answer in Hasura v2's shape: export_metadata results (also inside bulk) in version 3. */
+export function v2MetadataResult(translated: unknown, result: unknown): unknown {
+  if (!isObject(translated)) return result;
+  if (translated.type === 'export_metadata' && isObject(result)) return metadataToV3(result);
+  if (translated.type === 'bulk' && Array.isArray(translated.args) && Array.isArray(result)) {
+    return result.map((r, i) => v2MetadataResult(translated.args[i], r));
+  }
+  return result;
+}

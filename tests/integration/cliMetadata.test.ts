@@ -1,0 +1,174 @@
+/**
+ * `svc-graphql-engine metadata …` against a real engine over HTTP: export → apply round-trips
+ * byte for byte, diff exits 1 on a changed permission and 0 when equal, a Hasura v2 (version 3)
+ * export applies with X-Hasura-* mapped and reported, and bad flags / endpoints give one line.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli, type CliIo } from '../../src/cli/index.js';
+import { startTestEngine, type TestEngine } from './harness.js';
+
+let e: TestEngine;
+let tmp: string;
+before(async () => {
+  e = await startTestEngine({ adminSecret: 'sekret' });
+  tmp = await mkdtemp(join(tmpdir(), 'svc-cli-'));
+  await e.runSql(`
+    CREATE TABLE author (id int PRIMARY KEY, name text);
+    CREATE TABLE article (id int PRIMARY KEY, title text, author_id int REFERENCES author (id));
+    INSERT INTO author VALUES (1, 'A1'), (2, 'A2');
+  `);
+  const r = await e.query({
+    type: 'bulk',
+    args: [
+      { type: 'track_table', args: { schema: 'public', name: 'author' } },
+      { type: 'track_table', args: { schema: 'public', name: 'article' } },
+      { type: 'create_array_relationship', args: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } } },
+      { type: 'create_select_permission', args: { table: 'author', role: 'user', permission: { columns: ['id', 'name'], filter: { id: { _eq: 'X-Svc-User-Id' } } } } },
+      { type: 'create_query_collection', args: { name: 'c1', definition: { queries: [{ name: 'q1', query: '{ author { id } }' }] } } },
+      { type: 'add_collection_to_allowlist', args: { collection: 'c1' } },
+    ],
+  });
+  assert.equal(r.status, 200, r.text);
+});
+after(async () => {
+  await e?.stop();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+interface Captured {
+  io: CliIo;
+  out: string[];
+  /** Error and note lines (stderr without the progress lines). */
+  err: string[];
+  progress: string[];
+}
+function io(): Captured {
+  const out: string[] = [];
+  const err: string[] = [];
+  const progress: string[] = [];
+  return {
+    out,
+    err,
+    progress,
+    io: { out: (t) => void out.push(t), err: (l) => void err.push(l), progress: (l) => void progress.push(l), env: { SVC_GRAPHQL_ENDPOINT: e.url, SVC_GRAPHQL_ADMIN_SECRET: 'sekret' }, color: false },
+  };
+}
+
+async function dirContents(dir: string): Promise<Record<string, string>> {
+  const o: Record<string, string> = {};
+  for (const n of (await readdir(dir)).sort()) o[n] = await readFile(join(dir, n), 'utf8');
+  return o;
+}
+
+test('export writes the Hasura CLI layout, and export → apply → export is byte for byte the same', async () => {
+  const dir = join(tmp, 'md1');
+  const c = io();
+  assert.equal(await runCli('metadata', ['export', '--dir', dir], c.io), 0, c.err.join('\n'));
+  const first = await dirContents(dir);
+  for (const f of ['version.yaml', 'tables.yaml', 'functions.yaml', 'query_collections.yaml', 'allow_list.yaml', 'remote_schemas.yaml', 'actions.yaml', 'actions.graphql', 'cron_triggers.yaml']) {
+    assert.ok(f in first, `${f} written`);
+  }
+  assert.equal(first['version.yaml'], 'version: 2\n');
+  assert.match(first['tables.yaml']!, /name: articles/);
+  assert.match(first['allow_list.yaml']!, /collection: c1/);
+  const sortedExport = async () => {
+    const md = (await e.query({ type: 'export_metadata', args: {} })).body;
+    md.tables.sort((x: any, y: any) => (x.table.name < y.table.name ? -1 : 1));
+    return md;
+  };
+  const before = await sortedExport();
+
+  await e.query({ type: 'clear_metadata', args: {} });
+  assert.equal((await e.graphql('{ author { id } }')).body.errors?.length, 1, 'cleared: author is gone');
+  const a = io();
+  assert.equal(await runCli('metadata', ['apply', '--dir', dir], a.io), 0, a.err.join('\n'));
+  assert.deepEqual(await sortedExport(), before, 'server metadata restored exactly (tables come back in name order)');
+  assert.equal((await e.graphql('{ author(order_by: {id: asc}) { id articles { id } } }')).body.data.author.length, 2);
+
+  const dir2 = join(tmp, 'md2');
+  assert.equal(await runCli('metadata', ['export', '--dir', dir2], io().io), 0);
+  assert.deepEqual(await dirContents(dir2), first);
+});
+
+test('diff exits 0 when equal and 1 with the changed line when a permission differs', async () => {
+  const dir = join(tmp, 'md3');
+  assert.equal(await runCli('metadata', ['export', '--dir', dir], io().io), 0);
+  const same = io();
+  assert.equal(await runCli('metadata', ['diff', '--dir', dir], same.io), 0);
+  assert.deepEqual(same.out, []);
+
+  const tables = await readFile(join(dir, 'tables.yaml'), 'utf8');
+  assert.match(tables, /x-svc-user-id/i);
+  await writeFile(join(dir, 'tables.yaml'), tables.replace(/_eq: X-Svc-User-Id/i, '_eq: 7'));
+  const d = io();
+  assert.equal(await runCli('metadata', ['diff', '--dir', dir], d.io), 1);
+  const text = d.out.join('');
+  assert.match(text, /--- server\/tables\.yaml/);
+  assert.match(text, /^-\s+_eq: X-Svc-User-Id$/im);
+  assert.match(text, /^\+\s+_eq: 7$/m);
+  assert.doesNotMatch(text, /functions\.yaml/, 'only the changed file is shown');
+});
+
+test('a Hasura v2 export (version 3, sources) applies with X-Hasura-* mapped and the mapping reported', async () => {
+  const v3 = {
+    version: 3,
+    sources: [
+      {
+        name: 'default',
+        kind: 'postgres',
+        tables: [
+          {
+            table: { schema: 'public', name: 'author' },
+            select_permissions: [{ role: 'user', permission: { columns: ['id'], filter: { id: { _eq: 'X-Hasura-User-Id' } } } }],
+          },
+        ],
+        configuration: { connection_info: { database_url: { from_env: 'HASURA_GRAPHQL_DATABASE_URL' } } },
+      },
+    ],
+    inherited_roles: [{ role_name: 'both', role_set: ['user'] }],
+  };
+  const file = join(tmp, 'v3.json');
+  await writeFile(file, JSON.stringify(v3));
+  const c = io();
+  assert.equal(await runCli('metadata', ['apply', '--file', file], c.io), 0, c.err.join('\n'));
+  const notes = c.err.join('\n');
+  assert.match(notes, /X-Hasura-User-Id → x-svc-user-id/);
+  assert.match(notes, /unsupported: inherited_roles/);
+  const r = await e.graphql('{ author { id } }', {}, { 'x-svc-admin-secret': 'sekret', 'x-svc-role': 'user', 'x-svc-user-id': '2' });
+  assert.deepEqual(r.body, { data: { author: [{ id: 2 }] } });
+});
+
+test('inconsistency list and reload against the engine', async () => {
+  const c = io();
+  assert.equal(await runCli('metadata', ['inconsistency', 'list'], c.io), 0);
+  assert.match(c.progress.join(''), /consistent/);
+  assert.equal(await runCli('metadata', ['reload'], io().io), 0);
+  assert.equal(await runCli('metadata', ['inconsistency', 'drop'], io().io), 0);
+});
+
+test('wrong flags, a wrong secret, an unreachable endpoint and a bad file: one line, exit 1', async () => {
+  const cases: [string[], RegExp, Record<string, string>?][] = [
+    [['export', '--bogus'], /Unknown option '--bogus'/],
+    [['frobnicate'], /unknown metadata command/],
+    [['export', '--dir', join(tmp, 'x')], /cannot reach http:\/\/127\.0\.0\.1:1/, { SVC_GRAPHQL_ENDPOINT: 'http://127.0.0.1:1' }],
+    [['export', '--dir', join(tmp, 'x')], /access-denied|invalid x-svc-admin-secret/i, { SVC_GRAPHQL_ADMIN_SECRET: 'wrong' }],
+    [['apply', '--dir', join(tmp, 'nope')], /cannot read metadata directory/],
+  ];
+  for (const [argv, re, env] of cases) {
+    const c = io();
+    Object.assign(c.io.env, env ?? {});
+    assert.equal(await runCli('metadata', argv, c.io), 1, argv.join(' '));
+    assert.equal(c.err.length, 1, `one line for ${argv.join(' ')}: ${c.err.join(' | ')}`);
+    assert.match(c.err[0]!, re);
+  }
+  const bad = join(tmp, 'bad');
+  await runCli('metadata', ['export', '--dir', bad], io().io);
+  await writeFile(join(bad, 'tables.yaml'), '- table: {name: author\n  bad: [');
+  const c = io();
+  assert.equal(await runCli('metadata', ['apply', '--dir', bad], c.io), 1);
+  assert.match(c.err[0]!, /tables\.yaml:\d+:\d+/);
+});
