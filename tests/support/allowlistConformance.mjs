@@ -12,33 +12,14 @@
  * Exits with the runner's status (1 when the engine does not start; without a ratchet flag, also 1
  * when any case fails).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { tsImport } from 'tsx/esm/api';
 import { parseArgs, runOnFreshEngine } from './conformanceEngine.mjs';
+import { enginePort, postgresUrl, withCleanups } from './fixtureServers.mjs';
 
 const { arg, runner, ratchet, pgUrl: givenUrl } = parseArgs();
-let pgUrl = givenUrl;
-let embedded;
-let embeddedDir;
-if (!pgUrl) {
-  const { startEmbeddedPostgres } = await tsImport('../../src/execution/embeddedPostgres.ts', import.meta.url);
-  embeddedDir = mkdtempSync(join(tmpdir(), 'svc-allowlist-pg-'));
-  embedded = await startEmbeddedPostgres({
-    dataDir: embeddedDir,
-    database: 'postgres',
-    onLog: () => undefined,
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'],
-  });
-  pgUrl = embedded.maintenanceUrl;
-}
-const { freePort } = await tsImport('../../src/lib/freePort.ts', import.meta.url);
-const port = Number(arg('--port', String(await freePort())));
-
-let ok = false;
-try {
-  ok = await runOnFreshEngine({
+const ok = await withCleanups(async (cleanups) => {
+  const pgUrl = await postgresUrl(givenUrl, cleanups);
+  const port = await enginePort(arg('--port'));
+  return runOnFreshEngine({
     name: 'allowlist',
     pgUrl,
     port,
@@ -47,8 +28,5 @@ try {
     runnerArgs: ['--only', 'metadata/allowlist', '--with', 'allowlist', ...ratchet],
     strict: ratchet.length === 0,
   });
-} finally {
-  if (embedded) await embedded.stop().catch(() => undefined);
-  if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
-}
+});
 process.exit(ok ? 0 : 1);

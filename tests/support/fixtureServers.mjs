@@ -1,7 +1,8 @@
 /**
- * The corpus's fixture servers (../shared/conformance/servers/start.mjs: action webhook on
- * 127.0.0.1:5593, remote GraphQL servers on :5000/:4000/:4001), shared by the gated conformance
- * scripts (actionsConformance.mjs, remoteSchemaConformance.mjs), and the Postgres they run on.
+ * What the gated conformance scripts share beyond conformanceEngine.mjs: the Postgres they run on
+ * (given, or a throwaway embedded one), the engine's port, cleanups, and the corpus's fixture
+ * servers (../shared/conformance/servers/start.mjs: action webhook on 127.0.0.1:5593, remote
+ * GraphQL servers on :5000/:4000/:4001) for actionsConformance.mjs and remoteSchemaConformance.mjs.
  *
  * The servers need their node_modules: when the folder has none (a clean CI clone), it is copied to
  * a temporary folder and `npm ci` runs there (../shared is never written). Their ports are fixed by
