@@ -42,6 +42,7 @@ import {
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
+import { create_cron_trigger, delete_cron_trigger, create_scheduled_event } from './ops/scheduledTriggers.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -84,6 +85,9 @@ export const OP_TYPES = [
   'delete_event_trigger',
   'redeliver_event',
   'invoke_event_trigger',
+  'create_cron_trigger',
+  'delete_cron_trigger',
+  'create_scheduled_event',
   'select',
   'insert',
   'update',
@@ -134,6 +138,9 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   delete_event_trigger,
   redeliver_event,
   invoke_event_trigger,
+  create_cron_trigger,
+  delete_cron_trigger,
+  create_scheduled_event,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
