@@ -97,11 +97,13 @@ function planFor(job: Job, name: string | undefined, o: QueueOptions): DeliveryP
   if (url.missing.length > 0) return { dead: `environment variable '${url.missing[0]}' not set` };
   const headers = resolveHeaders(conf.headers ?? [], o.env);
   if (headers.missing.length > 0) return { dead: `environment variable '${headers.missing[0]}' not set` };
+  const timeoutMs = Math.min(rc.timeout_seconds, o.maxTimeoutSeconds) * 1000;
+  o.onAttempt?.(timeoutMs);
   return {
     url: url.url,
     headers: headers.headers,
     body: scheduledBody(job, conf, name),
-    timeoutMs: Math.min(rc.timeout_seconds, o.maxTimeoutSeconds) * 1000,
+    timeoutMs,
     numRetries: rc.num_retries,
     intervalSec: rc.retry_interval_seconds,
     log: name !== undefined ? { cron_trigger: name } : { scheduled_event: job.id },
@@ -112,6 +114,8 @@ export interface QueueOptions {
   env: NodeJS.ProcessEnv;
   /** Webhook timeouts are capped here (kept below the claim lease, so a slow call is never claimed twice). */
   maxTimeoutSeconds: number;
+  /** Told of every attempt about to start (the scheduler watches for retries while calls are in flight). */
+  onAttempt?: (timeoutMs: number) => void;
 }
 
 export function cronEventQueue(o: QueueOptions): QueueAdapter {

@@ -4,8 +4,10 @@
  * a scheduler that
  *  - arms a timer at the next due time (so an idle engine delivers within milliseconds of the time,
  *    not at the next poll) and wakes both workers when it fires,
- *  - every tick (`fetchIntervalMs`) marks first tries later than their tolerance `dead`, tops cron
- *    triggers up to 100 future occurrences and re-arms the timer.
+ *  - every tick (`fetchIntervalMs`) tops cron triggers up to 100 future occurrences and re-arms;
+ *    each re-arm first marks first tries later than their tolerance `dead`,
+ *  - while webhook calls are in flight, re-arms every 250 ms (a failed attempt's retry time
+ *    becomes known only when its outcome is stored).
  * After `create_scheduled_event` / `create_cron_trigger` commit, `scheduledWritten()` re-arms this
  * engine at once and sends one NOTIFY `svc_scheduled` to the others (their workers re-claim; their
  * timers re-arm on their next tick). Several engines may run this: claims use SKIP LOCKED + a lease,
@@ -38,7 +40,9 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
   const userAgent = `svc-graphql-engine/${ctx.version}`;
   const instanceId = ctx.state.instanceId ?? randomUUID();
   const lease = ctx.config.eventsLeaseSeconds;
-  const qo = { env: process.env, maxTimeoutSeconds: Math.max(1, lease - 5) };
+  /** Until when attempts may still be storing outcomes (retry times to pick up). */
+  let busyUntil = 0;
+  const qo = { env: process.env, maxTimeoutSeconds: Math.max(1, lease - 5), onAttempt: (ms: number) => (busyUntil = Math.max(busyUntil, Date.now() + ms + 1000)) };
   const log = ctx.logger.child({ type: 'scheduled-trigger' });
   const common = {
     db: ctx.db,
@@ -74,11 +78,13 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     try {
       do {
         rearm = false;
+        for (const f of MARK_DEAD) await runFragment(ctx.db, f);
         const r = await runFragment(ctx.db, NEXT_DUE);
         const next = r.rows[0].next_due;
         if (stopped || next === null || next === undefined) continue;
         // Compare in the database's clock: the delay is (next - db_now), measured here from now.
-        const delay = Math.max(0, new Date(next as string).getTime() - new Date(r.rows[0].db_now as string).getTime());
+        // Capped at a minute (setTimeout's range is 24 days; a far schedule is re-read anyway).
+        const delay = Math.min(60_000, Math.max(0, new Date(next as string).getTime() - new Date(r.rows[0].db_now as string).getTime()));
         const at = Date.now() + delay;
         if (timer && at >= armedFor) continue;
         if (timer) clearTimeout(timer);
@@ -103,7 +109,6 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     if (ticking || stopped) return;
     ticking = true;
     try {
-      for (const f of MARK_DEAD) await runFragment(ctx.db, f);
       await ctx.db.transaction({}, (c) => generateCronEvents(c));
       await arm();
     } catch (e) {
@@ -115,6 +120,10 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
 
   const tickTimer = setInterval(() => void tick(), ctx.config.eventsFetchIntervalMs);
   tickTimer.unref();
+  const busyTimer = setInterval(() => {
+    if (Date.now() < busyUntil) void arm();
+  }, 250);
+  busyTimer.unref();
   const notifier = createNotifier(ctx.db, SCHEDULED_CHANNEL, { payload: instanceId, onError: (err) => log.warn({ err }, 'scheduled NOTIFY failed') });
   const off = notifier.onLocal(() => {
     wakeAll();
@@ -129,6 +138,7 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     async stop() {
       stopped = true;
       clearInterval(tickTimer);
+      clearInterval(busyTimer);
       if (timer) clearTimeout(timer);
       notifiers.delete(ctx.db);
       off();
