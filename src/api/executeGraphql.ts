@@ -15,6 +15,7 @@ import type { DbClient, JsonFrame } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
+import { mutationByGet } from './graphqlOverHttp.js';
 
 /** Runs the root fields of a compiled operation that the default executor does not handle. */
 export type OperationExecutor = (args: {
@@ -64,11 +65,17 @@ function oneStatement(compiled: CompiledOperation): { text: string; params: Para
   return one;
 }
 
+/** Per-request restrictions. */
+export interface ExecuteOptions {
+  /** GET requests (GraphQL over HTTP): a mutation is refused (405) before anything runs. */
+  forbidMutations?: boolean;
+}
+
 /** The response of one request (over WebSockets the body is always a string). */
 export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'ws'): Promise<GraphqlResult & { body: string }>;
-export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport?: 'http'): Promise<GraphqlResult>;
+export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport?: 'http', opts?: ExecuteOptions): Promise<GraphqlResult>;
 export async function executeGraphql(
-  ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'http' | 'ws' = 'http',
+  ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'http' | 'ws' = 'http', opts: ExecuteOptions = {},
 ): Promise<GraphqlResult> {
   const phase = { inDb: false };
   try {
@@ -76,8 +83,9 @@ export async function executeGraphql(
     assertQueryAllowed(cache, ctx.config, session, request.query);
     const roleSchema = getRoleSchema(cache, session.role);
     const { compiled, variables } = getCompiledOperation({
-      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes,
+      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config,
     });
+    if (compiled.kind === 'mutation' && opts.forbidMutations) throw mutationByGet();
     if (compiled.kind === 'subscription' && transport === 'http') {
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
     }

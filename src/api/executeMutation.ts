@@ -37,7 +37,8 @@ export const mutationExecutor: OperationExecutor = async (args) => {
     }
   }
   if (plans.length > 0) {
-    const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables);
+    const prepare = args.ctx.config.usePreparedStatements !== false;
+    const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables, { prepare });
     eventsWritten(args.ctx); // committed: wake the event workers (no NOTIFY inside the user's transaction)
     plans.forEach((p, i) => out.set(p.alias, results[i] ?? 'null'));
   }

@@ -1,42 +1,84 @@
 /**
- * POST /v1/graphql (and /v1alpha1/graphql): session from the headers, the JSON body as one
- * request or a batch (array → array of results, run in order), each through `executeGraphql`.
- * Errors are GraphQL `errors` bodies with HTTP 200 on /v1/graphql; /v1alpha1/graphql keeps the
- * error's own status (DECISIONS 9).
+ * POST and GET /v1/graphql (and /v1alpha1/graphql): session from the headers, the request from
+ * the JSON body (one request, or a batch: array → array of results, run in order) or, for GET,
+ * from the URL (GraphQL over HTTP: `query`, `operationName`, `variables`; never a mutation: 405),
+ * each through `executeGraphql`. Errors are GraphQL `errors` bodies with HTTP 200 on /v1/graphql;
+ * /v1alpha1/graphql keeps the error's own status (DECISIONS 9). A client that accepts
+ * `application/graphql-response+json` gets that media type and, for a request that fails before
+ * execution (parse, validation, auth), the error's 4xx/5xx status, as that media type requires.
  */
 import { ApiError, type Session } from '../core/index.js';
+import { parseJsonExact } from '../lib/index.js';
 import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
-import type { GraphqlRequest } from '../graphql/index.js';
+import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
 import type { Handler, HttpResponse } from '../server/types.js';
 import { errorResult, executeGraphql, type GraphqlResult } from './executeGraphql.js';
+import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+const GRAPHQL_RESPONSE_HEADERS = { 'content-type': `${GRAPHQL_RESPONSE_JSON}; charset=utf-8` };
 const OPEN_BRACKET = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE_BRACKET = Buffer.from(']');
 const EMPTY_BATCH = Buffer.from('[]');
+const DATA_PREFIX = '{"data"';
+
+/** Whether an error body still carries `data` (an execution error, not a request error). */
+const hasData = (body: string | Buffer): boolean =>
+  typeof body === 'string' ? body.startsWith(DATA_PREFIX) : body.subarray(0, DATA_PREFIX.length).toString() === DATA_PREFIX;
 
 export const v1Graphql: Handler = async (req, ctx) => {
   const realStatus = req.path.startsWith('/v1alpha1/');
+  const isGet = req.method === 'GET';
+  const spec = negotiateMediaType(typeof req.headers.accept === 'string' ? req.headers.accept : undefined) === GRAPHQL_RESPONSE_JSON;
+  const baseHeaders = spec ? GRAPHQL_RESPONSE_HEADERS : JSON_HEADERS;
   // The hot path (a successful query, no extra headers) allocates no header or log copies.
   const respond = (r: GraphqlResult, log: NonNullable<HttpResponse['log']>, headers?: Record<string, string>, status?: number): HttpResponse => {
     if (r.error) log.error = r.error.message;
-    return { status: status ?? (realStatus ? r.status : 200), headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, body: r.body, log };
+    let code = status ?? (realStatus ? r.status : 200);
+    if (r.error && r.error.status === 405) {
+      code = 405;
+      headers = { ...headers, allow: 'POST' };
+    } else if (spec && r.error && status === undefined && !hasData(r.body)) code = r.status >= 400 ? r.status : 400;
+    return { status: code, headers: headers ? { ...baseHeaders, ...headers } : baseHeaders, body: r.body, log };
   };
+
+  // GET: the request is in the URL; a POST-mode auth webhook still gets it as a JSON body.
+  let fromUrl: GraphqlRequest | ApiError | undefined;
+  if (isGet) {
+    try {
+      fromUrl = requestFromUrl(req.query);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      fromUrl = e;
+    }
+  }
+  const authBody = fromUrl === undefined ? req.body
+    : fromUrl instanceof ApiError ? Buffer.alloc(0) : Buffer.from(JSON.stringify(fromUrl));
 
   let session: Session;
   try {
-    session = await resolveSession(req.headers, ctx.config, req.body);
+    session = await resolveSession(req.headers, ctx.config, authBody);
   } catch (e) {
     const r = errorResult(ctx, e);
     const http = r.error ? graphqlAuthFailureHttp(r.error) : { status: 200, headers: {} };
-    return respond(r, {}, http.headers, realStatus ? r.status : http.status);
+    const status = realStatus ? r.status : http.status !== 200 ? http.status : spec ? r.status : 200;
+    return respond(r, {}, http.headers, status);
   }
   const log: NonNullable<HttpResponse['log']> = { role: session.role };
+  if (fromUrl !== undefined) {
+    if (fromUrl instanceof ApiError) return respond(errorResult(ctx, fromUrl), log);
+    return runOne(fromUrl, session, log);
+  }
+  // Parsing JSON blocks the event loop (~30 ms per MB): non-admin bodies are kept small (issue 17).
+  if (!session.isAdmin && req.body.length > ctx.config.maxNonAdminBodySize) {
+    const err = new ApiError('invalid-params', `request body is larger than ${ctx.config.maxNonAdminBodySize} bytes (the limit for non-admin roles)`, { status: 413 });
+    return respond(errorResult(ctx, err), log, undefined, 413);
+  }
 
   let parsed: unknown;
   try {
-    parsed = JSON.parse(req.body.toString('utf8'));
+    parsed = parseJsonExact(req.body.toString('utf8'));
   } catch {
     return respond(errorResult(ctx, new ApiError('invalid-json', 'invalid json')), log);
   }
@@ -44,18 +86,22 @@ export const v1Graphql: Handler = async (req, ctx) => {
   if (Array.isArray(parsed)) {
     let requests: GraphqlRequest[];
     try {
+      checkBatchSize(parsed.length, limitsForRole(ctx.state.current.metadata.api_limits, ctx.config, session.role));
       requests = parsed.map((p, i) => decodeRequest(p, `$[${i}]`));
     } catch (e) {
       return respond(errorResult(ctx, e), log);
     }
     const parts: Buffer[] = [];
     for (const r of requests) {
+      // Each member may be refused synchronously: yield between members so a batch of costly
+      // documents never holds the event loop for the whole batch (issue 17).
+      if (parts.length > 0) await yieldToEventLoop();
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
       const { body } = await executeGraphql(ctx, session, r);
       parts.push(typeof body === 'string' ? Buffer.from(body) : body);
     }
     parts.push(parts.length === 0 ? EMPTY_BATCH : CLOSE_BRACKET);
-    return { status: 200, headers: JSON_HEADERS, body: Buffer.concat(parts), log };
+    return { status: 200, headers: baseHeaders, body: Buffer.concat(parts), log };
   }
   let request: GraphqlRequest;
   try {
@@ -63,10 +109,17 @@ export const v1Graphql: Handler = async (req, ctx) => {
   } catch (e) {
     return respond(errorResult(ctx, e), log);
   }
-  const result = await executeGraphql(ctx, session, request);
-  if (request.operationName !== null) log.operationName = request.operationName;
-  return respond(result, log);
+  return runOne(request, session, log);
+
+  /** One request (not a batch); a GET one may not be a mutation. */
+  async function runOne(request: GraphqlRequest, session: Session, log: NonNullable<HttpResponse['log']>): Promise<HttpResponse> {
+    const result = await executeGraphql(ctx, session, request, 'http', { forbidMutations: isGet });
+    if (request.operationName !== null) log.operationName = request.operationName;
+    return respond(result, log);
+  }
 };
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** `{query, operationName?, variables?}` with Hasura's decode errors. */
 export function decodeRequest(v: unknown, path: string): GraphqlRequest {

@@ -14,6 +14,7 @@
  * is always rolled back. `sql` shows the statement with its parameter values inlined as literals,
  * so it can be pasted into psql; the plan is computed with the values bound.
  */
+import { parseJsonExact } from '../lib/index.js';
 import { ApiError, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import type { EngineContext } from '../appState.js';
@@ -54,6 +55,7 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       roleSchema: getRoleSchema(cache, session.role),
       request,
       stringifyNumericTypes: ctx.config.stringifyNumericTypes,
+      limits: ctx.config,
     });
     if (compiled.kind === 'mutation') throw new ApiError('invalid-params', 'only queries can be explained');
     if (compiled.kind === 'subscription') {
@@ -107,7 +109,7 @@ async function explainFields(
 function decodeExplain(body: Buffer): ExplainRequest {
   let doc: unknown;
   try {
-    doc = JSON.parse(body.toString('utf8'));
+    doc = parseJsonExact(body.toString('utf8'));
   } catch {
     throw new ApiError('invalid-json', 'invalid json');
   }

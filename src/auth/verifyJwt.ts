@@ -95,9 +95,13 @@ function checkSignature(alg: JwtAlg, key: KeyObject, input: Buffer, signature: B
   }
 }
 
+/**
+ * A registered time claim: absent, or a NumericDate (RFC 7519 §2: a JSON number of seconds).
+ * Present but `null`, a string, a boolean, an object or an array is refused, not ignored.
+ */
 function numericDate(claims: Record<string, unknown>, name: string): number | undefined {
+  if (!Object.prototype.hasOwnProperty.call(claims, name)) return undefined;
   const v = claims[name];
-  if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new JwtError(`JWTClaimsSetDecodeError "${name} must be a NumericDate (seconds since the epoch)"`);
   return v;
 }

@@ -10,6 +10,8 @@
  *   `queryJsonFramed` is the same with the response's frame around the bytes Postgres sent.
  * - `transaction` opens the transaction and sets the session variables in ONE round trip:
  *   `BEGIN …; SELECT set_config('svc.user', '<json>', true)` (the JSON is escaped as a literal).
+ * - `pipeline` sends `set_config('svc.user', …, true)` and the statements as one pipeline (one
+ *   write, one Sync, one implicit transaction): a mutation costs one round trip (pipelineQuery.ts).
  * - `queryRaw` (run_sql) uses the simple-query protocol, so one text may hold several statements;
  *   values stay text. A connection that ran raw SQL may carry session changes (SET …), so it is
  *   closed instead of returned to the pool.
@@ -20,14 +22,18 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Lru } from '../lib/index.js';
-import type { Db, DbClient, QueryResultRows } from './db.js';
+import type { Db, DbClient, PipelineResult, QueryResultRows } from './db.js';
+import { PipelineQuery, type PipelineOutcome, type PipelineStatement } from './pipelineQuery.js';
 import { isPgServerError, pgErrorToApiError } from './pgError.js';
 import { JsonTextQuery } from './jsonTextQuery.js';
 import { frameText, type JsonFrame } from './dataRowBytes.js';
+import { connectionApiError, describeConnectionFailure } from './connectionFailure.js';
 
 export interface CreateDbOptions {
   /** Called with errors of idle pooled connections (e.g. the server went away). */
   onError?: (err: Error) => void;
+  /** Called with one line naming the cause (refused, timed out, auth…) and host:port when a new connection fails. */
+  onConnectFailure?: (message: string) => void;
   /** Milliseconds to wait for a free connection before failing (default 60 s). */
   connectionTimeoutMs?: number;
   /** Milliseconds before an idle connection is closed (default 180 s, as Hasura). */
@@ -131,6 +137,13 @@ async function runJsonFramed(q: Queryable, text: string, values: unknown[], fram
   return frameText(await runJsonText(q, text, values, false), frame);
 }
 
+/** Sets the session variables for the rest of the (implicit) transaction. */
+const SET_SESSION = "SELECT set_config('svc.user', $1, true)";
+
+function runPipeline(q: Queryable, statements: PipelineStatement[]): Promise<PipelineOutcome> {
+  return new Promise((resolve) => q.query(new PipelineQuery(statements, resolve) as unknown as pg.Submittable));
+}
+
 type RawResult = Awaited<ReturnType<DbClient['queryRaw']>>;
 
 async function runRaw(q: Queryable, text: string): Promise<RawResult> {
@@ -199,7 +212,8 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     try {
       c = await pool.connect();
     } catch (err) {
-      throw pgErrorToApiError(err);
+      options.onConnectFailure?.(describeConnectionFailure(err, url));
+      throw connectionApiError(err, url);
     }
     if (!ready.has(c)) {
       try {
@@ -246,6 +260,28 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
       } finally {
         release(c, true);
       }
+    },
+
+    async pipeline(statements, opts) {
+      const prepare = opts.prepare !== false;
+      const named = (text: string) => (prepare ? statementName(text) : '');
+      const all: PipelineStatement[] = statements.map((s) => ({ name: named(s.text), text: s.text, values: s.values }));
+      const offset = opts.session ? 1 : 0;
+      if (opts.session) all.unshift({ name: named(SET_SESSION), text: SET_SESSION, values: [JSON.stringify(opts.session.vars)] });
+      const c = await checkout();
+      let outcome: PipelineOutcome;
+      try {
+        outcome = await runPipeline(c, all);
+      } finally {
+        release(c, false);
+      }
+      if (outcome.ok) return { ok: true, results: outcome.results.slice(offset) } satisfies PipelineResult;
+      const failed = all[outcome.index];
+      return {
+        ok: false,
+        index: Math.max(0, outcome.index - offset),
+        error: pgErrorToApiError(outcome.error, { statement: failed?.text, args: failed?.values as unknown[], prepared: prepare }),
+      };
     },
 
     async transaction(opts, fn) {

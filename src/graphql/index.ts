@@ -24,4 +24,8 @@ export * from './schema/mutationView.js';
 export * from './schema/mutationTypes.js';
 export * from './schema/mutationRoot.js';
 export { assertQueryAllowed, isQueryAllowed } from './request/allowlist.js';
+export { measureOperation, type DocumentCost } from './request/documentCost.js';
+export {
+  HARD_BOUNDS, limitsForRole, checkOperationCost, checkBatchSize, type RoleLimits, type LimitDefaults,
+} from './request/operationLimits.js';
 export { duplicateRootFields, assertNoRootFieldConflicts } from './schema/rootFieldConflicts.js';

@@ -1,4 +1,5 @@
 export * from './lru.js';
 export * from './freePort.js';
 export * from './packageInfo.js';
+export { JsonBigNumber, parseJsonExact } from './exactJson.js';
 export { acquireBuffer, releaseBuffer, pooledFreeBytes } from './bufferPool.js';

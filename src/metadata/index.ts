@@ -6,9 +6,11 @@ export type * from './model/metadata.js';
 export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
 export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { decodeApiLimits, encodeApiLimits } from './model/decodeApiLimits.js';
 export { decodeCreateEventTrigger, decodeEventTriggerMetadata, decodeWebhookHeader, DEFAULT_RETRY_CONF, EVENT_OPS } from './model/decodeEventTrigger.js';
 export type { EventOp } from './model/decodeEventTrigger.js';
 export { eventTriggerColumns } from './schemaCache/buildEventTriggers.js';
+export { assertSupportedMetadata, unsupportedMetadataKeys, UNSUPPORTED_METADATA_KEYS, UNSUPPORTED_TABLE_KEYS } from './model/unsupportedMetadata.js';
 export { decodeRelationship, decodeRelUsing } from './model/decodeRelationship.js';
 export type { RelType } from './model/decodeRelationship.js';
 export {

@@ -41,6 +41,7 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
+import { set_api_limits, remove_api_limits } from './ops/apiLimits.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import { create_cron_trigger, delete_cron_trigger, create_scheduled_event } from './ops/scheduledTriggers.js';
 import { DML_OPERATIONS } from './dml/index.js';
@@ -81,6 +82,8 @@ export const OP_TYPES = [
   'drop_query_from_collection',
   'add_collection_to_allowlist',
   'drop_collection_from_allowlist',
+  'set_api_limits',
+  'remove_api_limits',
   'create_event_trigger',
   'delete_event_trigger',
   'redeliver_event',
@@ -134,6 +137,8 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_query_from_collection,
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
+  set_api_limits,
+  remove_api_limits,
   create_event_trigger,
   delete_event_trigger,
   redeliver_event,

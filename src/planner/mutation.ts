@@ -8,7 +8,7 @@
 import { isApiError, type Session } from '../core/index.js';
 import type { Db } from '../execution/index.js';
 import type { MutationIR } from '../ir/index.js';
-import { runMutation } from '../sql/index.js';
+import { resolveParams, runMutation, singleStatement } from '../sql/index.js';
 import type { MutationFieldMeta, NField, OutputFieldMeta } from '../graphql/index.js';
 import type { PlanContext } from './context.js';
 import { registerRootFieldPlanner, type RootFieldPlan } from './planOperation.js';
@@ -63,11 +63,34 @@ export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & 
 /**
  * Runs mutation plans in order in one transaction; resolves to each field's JSON text (`null`
  * for a `_one`/`_by_pk` field that matched no row), or rejects with the first error (nothing is
- * kept then).
+ * kept then). When every field is one statement (all but nested inserts), the session variables
+ * and the statements go to Postgres as ONE pipeline: one round trip, one implicit transaction
+ * (`Db.pipeline`). Nested inserts need the keys of earlier steps, so they run step by step in an
+ * explicit transaction.
  */
 export async function executeMutations(
   db: Db, plans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
+  opts: { prepare?: boolean } = {},
 ): Promise<Array<string | null>> {
+  const statements = plans.map((p) => (p.constant !== undefined ? undefined : singleStatement(p.ir)));
+  if (plans.every((p, i) => p.constant !== undefined || statements[i] !== undefined)) {
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const fieldOf: number[] = [];
+    statements.forEach((s, i) => {
+      if (s === undefined) return;
+      sent.push({ text: s.text, values: resolveParams(s.params, variables, session) });
+      fieldOf.push(i);
+    });
+    const out: Array<string | null> = plans.map((p) => p.constant ?? null);
+    if (sent.length === 0) return out;
+    const r = await db.pipeline(sent, { session, prepare: opts.prepare });
+    if (!r.ok) {
+      const e = r.error;
+      throw e.path === '$' ? e.withPathPrefix(plans[fieldOf[r.index]!]!.errorPath) : e;
+    }
+    r.results.forEach((text, k) => (out[fieldOf[k]!] = text));
+    return out;
+  }
   return db.transaction({ session }, async (client) => {
     const out: Array<string | null> = [];
     for (const plan of plans) {

@@ -9,8 +9,8 @@ import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode }
 import { Lru } from '../lib/index.js';
 import { compile, compileAggregate, compileSelect, sql, type Param, type SqlFragment } from '../sql/index.js';
 import {
-  checkVariables, normalizeOperation, parseQuery, prepareOperation,
-  type GraphqlRequest, type NField, type PreparedOperation, type RoleSchema,
+  checkVariables, limitsForRole, normalizeOperation, parseQuery, prepareOperation,
+  type GraphqlRequest, type LimitDefaults, type NField, type PreparedOperation, type RoleSchema,
 } from '../graphql/index.js';
 import type { SchemaCache } from '../metadata/schemaCache/types.js';
 import type { RuntimeCheck } from './context.js';
@@ -46,6 +46,8 @@ interface DocEntry {
 
 const DOCS_PER_CACHE = 2000;
 const PLANS_PER_DOC = 64;
+/** Query texts longer than this are validated every time rather than kept (2000 × 50 MB would not fit in memory). */
+const MAX_CACHED_QUERY_CHARS = 64 * 1024;
 const caches = new WeakMap<SchemaCache, Lru<string, DocEntry>>();
 
 export interface PlanRequest {
@@ -53,6 +55,8 @@ export interface PlanRequest {
   roleSchema: RoleSchema;
   request: GraphqlRequest;
   stringifyNumericTypes: boolean;
+  /** The server's default API limits (flags); metadata `api_limits` override them per role. */
+  limits?: LimitDefaults;
 }
 
 /** The compiled operation for this request, and the variable values to bind (defaults filled in). */
@@ -63,8 +67,9 @@ export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOper
   const key = `${roleSchema.role}\u0000${request.operationName ?? ''}\u0000${request.query}`;
   let entry = docs.get(key);
   if (!entry) {
-    entry = { prepared: prepareOperation(roleSchema, parseQuery(request.query), request.operationName), baked: new Set(), plans: new Lru(PLANS_PER_DOC) };
-    docs.set(key, entry);
+    const limits = limitsForRole(req.cache.metadata.api_limits, req.limits ?? {}, roleSchema.role);
+    entry = { prepared: prepareOperation(roleSchema, parseQuery(request.query), request.operationName, limits), baked: new Set(), plans: new Lru(PLANS_PER_DOC) };
+    if (request.query.length <= MAX_CACHED_QUERY_CHARS) docs.set(key, entry);
   }
   const coerced = checkVariables(entry.prepared, request.variables);
   let compiled = entry.plans.get(variableSignature(entry.prepared.declared, coerced.values, entry.baked));

@@ -20,7 +20,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/version', handler: 'version' },
   { method: 'POST', path: '/v1/query', handler: 'v1Query', api: 'metadata' },
   { method: 'POST', path: '/v1/graphql', handler: 'v1Graphql', api: 'graphql' },
+  // GraphQL over HTTP: queries in the URL of a GET (mutations refused with 405 by the handler)
+  { method: 'GET', path: '/v1/graphql', handler: 'v1Graphql', api: 'graphql' },
   { method: 'POST', path: '/v1alpha1/graphql', handler: 'v1Graphql', api: 'graphql' },
+  { method: 'GET', path: '/v1alpha1/graphql', handler: 'v1Graphql', api: 'graphql' },
   { method: 'POST', path: '/v1/graphql/explain', handler: 'v1GraphqlExplain', api: 'metadata' },
   { method: 'GET', path: '/v1alpha1/config', handler: 'v1alpha1Config', api: 'config' },
   { method: 'POST', path: '/v1alpha1/pg_dump', handler: 'v1alpha1PgDump', api: 'pgdump' },

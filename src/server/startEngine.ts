@@ -3,7 +3,8 @@
  * through `src/index.ts`:
  *
  *   config → authenticator (validates admin secret / JWT / webhook settings, fetches JWKs) →
- *   (no databaseUrl: embedded Postgres in dataDir) → pg pool → migrateCatalog →
+ *   (no databaseUrl: embedded Postgres in dataDir) → one test connection (a failure names its
+ *   cause and host:port) → pg pool → migrateCatalog →
  *   createAppState (loads metadata, builds the schema cache) → schema sync (LISTEN for other
  *   instances' metadata changes) → optional background workers →
  *   listen.
@@ -18,7 +19,7 @@ import * as api from '../api/index.js';
 import type { EngineContext } from '../appState.js';
 import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
-import { createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
+import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
 import { createAppState, migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createEngineServer } from './httpServer.js';
@@ -82,8 +83,18 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       logger.info({ type: 'startup', kind: 'embedded-postgres', data_dir: embedded.dataDir, port: embedded.port, duration_ms: Math.round(performance.now() - t0) }, 'embedded Postgres started');
     }
 
+    // One line naming the cause (refused, timed out, auth, no such database, TLS) instead of a generic error.
+    await checkConnection(databaseUrl);
+    let lastFailure = { message: '', at: 0 };
     const db = createDb(databaseUrl, config.pgConnections, {
       onError: (err) => logger.warn({ type: 'pg-pool', err }, 'idle Postgres connection failed'),
+      // While the database is down every request fails the same way: log each cause once per 10 s.
+      onConnectFailure: (message) => {
+        const now = Date.now();
+        if (message === lastFailure.message && now - lastFailure.at < 10_000) return;
+        lastFailure = { message, at: now };
+        logger.error({ type: 'pg-connection' }, message);
+      },
     });
     undo.push(() => db.close());
     await migrateCatalog(db);

@@ -19,5 +19,5 @@ export function deleteSql(ir: DeleteIR): SqlFragment {
 
 /** The one statement of a delete: rows removed, response built. */
 export function compileDelete(ir: DeleteIR): SqlFragment {
-  return mutationStatement(deleteSql(ir), ir.output, false);
+  return mutationStatement(deleteSql(ir), ir.output);
 }

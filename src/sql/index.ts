@@ -8,6 +8,7 @@ export { explain } from './explain.js';
 export { compileInsert, hasNestedInserts } from './insert.js';
 export { compileUpdate } from './update.js';
 export { compileDelete } from './delete.js';
-export { runMutation, mutationSqlText, type JsonQuery, type MutationRunContext } from './mutationRun.js';
+export { runMutation, mutationSqlText, singleStatement, type CompiledStatement, type JsonQuery, type MutationRunContext } from './mutationRun.js';
+export { CHECK_VIOLATION_FUNCTION_SQL } from './mutationOutput.js';
 export { compileCount } from './count.js';
 export { mapParamRefs } from './mapParamRefs.js';

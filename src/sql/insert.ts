@@ -15,7 +15,7 @@
  */
 import type { ColumnValue, InsertIR, MutationOutputIR, OnConflictIR } from '../ir/index.js';
 import { sql, type SqlFragment } from './fragment.js';
-import { CHECK_COLUMN, CHECK_FAILED_KEY, MUTATED, checkCase, mutationStatement } from './mutationOutput.js';
+import { CHECK_COLUMN, MUTATED, checkCase, mutationStatement } from './mutationOutput.js';
 import { boolExpSql } from './mutationDeps.js';
 
 /** Alias of the target table inside the INSERT (RETURNING and ON CONFLICT refer to it). */
@@ -86,22 +86,19 @@ export function hasNestedInserts(ir: InsertIR): boolean {
 
 /** The one statement of an insert without nested data: rows inserted, checked, response built. */
 export function compileInsert(ir: InsertIR): SqlFragment {
-  const checked = ir.check.kind !== 'true' || (ir.onConflict?.action === 'update' && ir.updateCheck !== undefined && ir.updateCheck.kind !== 'true');
-  return mutationStatement(insertSql(ir, ir.rows.map((r) => r.columns)), ir.output, checked);
+  return mutationStatement(insertSql(ir, ir.rows.map((r) => r.columns)), ir.output);
 }
 
 /**
  * One step of a nested insert: inserts `rows` and returns
- * `{"rows": [{"text": <row as text>, "keys": [<keyColumns as text>…]}…]}` (or the check failure).
+ * `{"rows": [{"text": <row as text>, "keys": [<keyColumns as text>…]}…]}` (a failed check raises).
  */
 export function insertRowsStatement(ir: InsertIR, rows: ColumnValue[][], keyColumns: string[]): SqlFragment {
   const rowText = sql`${TARGET}::text AS ${sql.ident('svc_row')}`;
   const row = sql.ident('_svc_r');
   const keys = sql`json_build_array(${sql.join(keyColumns.map((k) => sql`${row}.${sql.ident(k)}::text`))})`;
   const out = sql`json_build_object('rows', (SELECT coalesce(json_agg(json_build_object('text', ${row}.${sql.ident('svc_row')}, 'keys', ${keys})), '[]') FROM ${MUTATED} AS ${row}))`;
-  const col = sql.ident(CHECK_COLUMN);
-  const failed = sql`(SELECT json_build_object(${sql.literal(CHECK_FAILED_KEY)}, min(${col})) FROM ${MUTATED} HAVING min(${col}) IS NOT NULL)`;
-  return sql`WITH ${MUTATED} AS (${insertSql(ir, rows, [rowText])}) SELECT coalesce(${failed}, ${out})`;
+  return sql`WITH ${MUTATED} AS (${insertSql(ir, rows, [rowText])}) SELECT ${out}`;
 }
 
 /**
@@ -110,5 +107,5 @@ export function insertRowsStatement(ir: InsertIR, rows: ColumnValue[][], keyColu
  */
 export function rowsOutputStatement(ir: InsertIR, rowTexts: string[], affectedRows: number, output: MutationOutputIR): SqlFragment {
   const rows = sql`SELECT (${sql.ident('r')}::${sql.table(ir.table)}).* FROM unnest(${sql.value(rowTexts, '_text')}) AS ${sql.ident('r')}`;
-  return mutationStatement(rows, output, false, sql.int(affectedRows));
+  return mutationStatement(rows, output, sql.int(affectedRows));
 }

@@ -1,19 +1,19 @@
 /**
- * What every mutation statement shares: the CTE that holds the mutated rows (plus a
- * `svc_check` column: NULL when the row passes its permission check, else which check failed),
- * and the final SELECT that turns those rows into the field's JSON inside Postgres.
+ * What every mutation statement shares: the CTE that holds the mutated rows (plus a `svc_check`
+ * column that evaluates the row's permission check), and the final SELECT that turns those rows
+ * into the field's JSON inside Postgres.
  *
- *   WITH "_svc_m" AS (INSERT … RETURNING *, CASE WHEN <check> THEN NULL ELSE 'insert' END AS "svc_check")
- *   SELECT coalesce(
- *     (SELECT json_build_object('svc:check', min("svc_check")) FROM "_svc_m" HAVING min("svc_check") IS NOT NULL),
- *     json_build_object('affected_rows', (SELECT count(*) FROM "_svc_m"),
- *                       'returning', (SELECT coalesce(json_agg(<row>), '[]') FROM "_svc_m" AS "_svc_r")))
+ *   WITH "_svc_m" AS (INSERT … RETURNING *, CASE WHEN <check> THEN NULL
+ *                       ELSE hdb_catalog.svc_check_violation('<message>') END AS "svc_check")
+ *   SELECT json_build_object('affected_rows', (SELECT count(*) FROM "_svc_m"),
+ *                            'returning', (SELECT coalesce(json_agg(<row>), '[]') FROM "_svc_m" AS "_svc_r"))
  *
- * A failed check makes the statement return `{"svc:check" : "insert"|"update"}` instead of the
- * response (`svc:check` can never be a GraphQL alias); the runner turns that into a
- * permission-error and the enclosing transaction rolls back, so nothing the statement did stays.
+ * A row that fails its check makes the statement RAISE `check_violation` (23514) with Hasura's
+ * message, as Hasura's `hdb_catalog.check_violation` does: the error, not the runner, stops the
+ * transaction, so a mutation can be sent as one pipeline and still keep nothing on a failed check.
+ * The function is created with the catalog (`CHECK_VIOLATION_FUNCTION_SQL`).
  */
-import type { BoolExp, MutationOutputIR, SelectField } from '../ir/index.js';
+import { INSERT_CHECK_MESSAGE, UPDATE_CHECK_MESSAGE, type BoolExp, type MutationOutputIR, type SelectField } from '../ir/index.js';
 import { sql, type SqlFragment } from './fragment.js';
 import { boolExpSql, rowJsonSql } from './mutationDeps.js';
 
@@ -23,13 +23,15 @@ export const MUTATED = sql.ident('_svc_m');
 export const ROW = sql.ident('_svc_r');
 /** Name of the check column the mutation CTE adds to its rows. */
 export const CHECK_COLUMN = 'svc_check';
-/** The key of the object a statement returns when a permission check failed. */
-export const CHECK_FAILED_KEY = 'svc:check';
+/** The function a failed permission check calls: raises check_violation (23514) with its message. */
+export const CHECK_VIOLATION_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION hdb_catalog.svc_check_violation(msg text) RETURNS text
+  LANGUAGE plpgsql VOLATILE AS $$ BEGIN RAISE check_violation USING MESSAGE = msg; END; $$`;
 
-/** `CASE WHEN <check> THEN NULL ELSE '<kind>' END` over the row alias `alias`. */
+/** `CASE WHEN <check> THEN NULL ELSE hdb_catalog.svc_check_violation('<message>') END` over the row alias `alias`. */
 export function checkCase(check: BoolExp, alias: SqlFragment, kind: 'insert' | 'update'): SqlFragment {
   if (check.kind === 'true') return sql`NULL::text`;
-  return sql`CASE WHEN ${boolExpSql(check, alias)} THEN NULL ELSE ${sql.literal(kind)} END`;
+  const message = sql.literal(kind === 'update' ? UPDATE_CHECK_MESSAGE : INSERT_CHECK_MESSAGE);
+  return sql`CASE WHEN ${boolExpSql(check, alias)} THEN NULL ELSE hdb_catalog.svc_check_violation(${message}) END`;
 }
 
 /** The response JSON for the mutated rows in `MUTATED` (`affectedRows` overrides their count). */
@@ -55,11 +57,7 @@ function returningSql(fields: SelectField[]): SqlFragment {
   return sql`(SELECT coalesce(json_agg(${rowJsonSql(fields, ROW)}), '[]') FROM ${MUTATED} AS ${ROW})`;
 }
 
-/** `WITH "_svc_m" AS (<mutation>) SELECT coalesce(<check failure>, <output>)`. */
-export function mutationStatement(mutation: SqlFragment, output: MutationOutputIR, checked: boolean, affectedRows?: SqlFragment): SqlFragment {
-  const out = outputSql(output, affectedRows);
-  if (!checked) return sql`WITH ${MUTATED} AS (${mutation}) SELECT ${out}`;
-  const col = sql.ident(CHECK_COLUMN);
-  const failed = sql`(SELECT json_build_object(${sql.literal(CHECK_FAILED_KEY)}, min(${col})) FROM ${MUTATED} HAVING min(${col}) IS NOT NULL)`;
-  return sql`WITH ${MUTATED} AS (${mutation}) SELECT coalesce(${failed}, ${out})`;
+/** `WITH "_svc_m" AS (<mutation>) SELECT <output>`. */
+export function mutationStatement(mutation: SqlFragment, output: MutationOutputIR, affectedRows?: SqlFragment): SqlFragment {
+  return sql`WITH ${MUTATED} AS (${mutation}) SELECT ${outputSql(output, affectedRows)}`;
 }

@@ -6,21 +6,20 @@
  * array relationships' children (the row's key values fill theirs); finally one statement builds
  * the response from everything inserted.
  *
- * A statement whose permission check failed answers `{"svc:check": "insert"|"update"}`; that
- * becomes a `permission-error` ApiError thrown here, so the caller's transaction rolls back.
+ * A statement whose permission check fails raises check_violation in Postgres (mutationOutput.ts),
+ * which the caller's query function reports as a `permission-error`; its transaction rolls back.
+ *
+ * `singleStatement` gives the one compiled statement of a mutation that is one statement,
+ * compiled once per IR (the IR lives in the plan cache): the engine sends those as one pipeline.
  */
 import { ApiError, displayName } from '../core/index.js';
 import type { Session } from '../core/index.js';
-import {
-  INSERT_CHECK_MESSAGE, UPDATE_CHECK_MESSAGE,
-  type ColumnValue, type InsertIR, type InsertRowIR, type MutationIR,
-} from '../ir/index.js';
-import { compile, type SqlFragment } from './fragment.js';
+import type { ColumnValue, InsertIR, InsertRowIR, MutationIR } from '../ir/index.js';
+import { compile, type Param, type SqlFragment } from './fragment.js';
 import { resolveParams } from './params.js';
 import { compileInsert, hasNestedInserts, insertRowsStatement, rowsOutputStatement } from './insert.js';
 import { compileUpdate } from './update.js';
 import { compileDelete } from './delete.js';
-import { CHECK_FAILED_KEY } from './mutationOutput.js';
 
 /** Runs a statement that returns one json column; resolves to its text (or null). */
 export type JsonQuery = (text: string, values: unknown[]) => Promise<string | null>;
@@ -31,18 +30,30 @@ export interface MutationRunContext {
   variables?: Record<string, unknown>;
 }
 
-const CHECK_PREFIX = `{"${CHECK_FAILED_KEY}"`;
+/** A compiled statement: its text and the parameters to resolve per request. */
+export interface CompiledStatement {
+  text: string;
+  params: Param[];
+}
+
+const compiledOnce = new WeakMap<MutationIR, CompiledStatement | null>();
+
+/** The one statement of `ir`, compiled once per IR; `undefined` for a nested insert (several statements). */
+export function singleStatement(ir: MutationIR): CompiledStatement | undefined {
+  let c = compiledOnce.get(ir);
+  if (c === undefined) {
+    c = ir.kind === 'insert' && hasNestedInserts(ir) ? null : compile(
+      ir.kind === 'insert' ? compileInsert(ir) : ir.kind === 'update' ? compileUpdate(ir) : compileDelete(ir));
+    compiledOnce.set(ir, c);
+  }
+  return c ?? undefined;
+}
 
 /** Runs `ir`; resolves to the field's JSON text (`null` for a `_by_pk`/`_one` field with no row). */
 export async function runMutation(ir: MutationIR, rc: MutationRunContext): Promise<string | null> {
-  switch (ir.kind) {
-    case 'insert':
-      return hasNestedInserts(ir) ? runNestedInsert(ir, rc) : runStatement(compileInsert(ir), rc);
-    case 'update':
-      return runStatement(compileUpdate(ir), rc);
-    case 'delete':
-      return runStatement(compileDelete(ir), rc);
-  }
+  const one = singleStatement(ir);
+  if (one === undefined) return runNestedInsert(ir as InsertIR, rc);
+  return rc.query(one.text, resolveParams(one.params, rc.variables, rc.session));
 }
 
 /** The SQL text and parameter values of a mutation that is one statement (for tests and explain). */
@@ -53,15 +64,7 @@ export function mutationSqlText(ir: MutationIR): { text: string; params: ReturnT
 
 async function runStatement(frag: SqlFragment, rc: MutationRunContext): Promise<string | null> {
   const { text, params } = compile(frag);
-  const out = await rc.query(text, resolveParams(params, rc.variables, rc.session));
-  if (out !== null && out.startsWith(CHECK_PREFIX)) throw checkFailed(out);
-  return out;
-}
-
-function checkFailed(out: string): ApiError {
-  const kind = (JSON.parse(out) as Record<string, string>)[CHECK_FAILED_KEY];
-  const message = kind === 'update' ? UPDATE_CHECK_MESSAGE : INSERT_CHECK_MESSAGE;
-  return new ApiError('permission-error', `Check constraint violation. ${message}`);
+  return rc.query(text, resolveParams(params, rc.variables, rc.session));
 }
 
 interface InsertedRow {

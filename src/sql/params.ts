@@ -5,6 +5,7 @@
 import { ApiError } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { Param } from './fragment.js';
+import { JsonBigNumber } from '../lib/index.js';
 
 const JSON_TYPES = new Set(['json', 'jsonb']);
 
@@ -34,6 +35,8 @@ function sourceValue(p: Param, variables: Record<string, unknown> | undefined, s
 
 function encode(v: unknown, pgType: string | undefined): unknown {
   if (v === null || v === undefined) return null;
+  // a long number from the request keeps every digit (valid JSON text too)
+  if (v instanceof JsonBigNumber) return v.text;
   if (pgType && JSON_TYPES.has(pgType)) return JSON.stringify(v);
   if (typeof v === 'object' && !Array.isArray(v)) return JSON.stringify(v);
   return v;

@@ -51,5 +51,5 @@ export function updateSql(ir: UpdateIR): SqlFragment {
 
 /** The one statement of an update: rows changed, checked, response built. */
 export function compileUpdate(ir: UpdateIR): SqlFragment {
-  return mutationStatement(updateSql(ir), ir.output, ir.check !== undefined && ir.check.kind !== 'true');
+  return mutationStatement(updateSql(ir), ir.output);
 }

@@ -22,6 +22,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
+import { parseJsonExact } from '../lib/index.js';
 import { authenticate } from '../auth/index.js';
 import type { EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
@@ -50,6 +51,8 @@ interface Operation {
 
 const OPEN = 1;
 const DROPPED_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol', 'upgrade', 'connection']);
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Serves one accepted socket until it closes. */
 export function serveGraphqlSocket(socket: WebSocket, req: IncomingMessage, ctx: EngineContext, execute: WsExecute): void {
@@ -82,7 +85,10 @@ class GraphqlSocket {
 
   private onMessage(data: RawData): void {
     const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
+    // A macrotask between messages: many costly messages in one TCP read never hold the event
+    // loop together (issue 17); the order of messages is kept.
     this.chain = this.chain
+      .then(yieldToEventLoop)
       .then(() => this.handle(text))
       .catch((err: unknown) => {
         this.ctx.logger.error({ type: 'websocket-log', err }, 'websocket message failed');
@@ -92,9 +98,14 @@ class GraphqlSocket {
 
   private async handle(text: string): Promise<void> {
     if (this.closed) return;
+    // Parsing JSON blocks the event loop: a non-admin session may not send big messages (issue 17).
+    // (Before connection_init the role is unknown; those messages keep the socket's 50 MB bound.)
+    if (text.length > this.ctx.config.maxNonAdminBodySize && this.state.kind === 'ready' && !this.state.session.isAdmin) {
+      return this.close(1009, `message larger than ${this.ctx.config.maxNonAdminBodySize} bytes`);
+    }
     let msg: Record<string, unknown>;
     try {
-      const parsed: unknown = JSON.parse(text);
+      const parsed: unknown = parseJsonExact(text);
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return this.badMessage('expected Object');
       msg = parsed as Record<string, unknown>;
     } catch (e) {
@@ -223,6 +234,7 @@ class GraphqlSocket {
       assertQueryAllowed(cache, this.ctx.config, session, request.query);
       const { compiled, variables } = getCompiledOperation({
         cache, roleSchema: getRoleSchema(cache, session.role), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
+        limits: this.ctx.config,
       });
       if (compiled.kind !== 'subscription') {
         const r = await this.execute(session, request);

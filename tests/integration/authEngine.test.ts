@@ -76,6 +76,13 @@ test('JWT (HS256) on /v1/graphql', async (t) => {
     assertError(await gql(e, userToken('1', { nbf: nowSeconds() + 600 })), 'invalid-jwt', 'Could not verify JWT: JWTNotYetValid');
     assertError(await gql(e, userToken('1', { iat: nowSeconds() + 600 })), 'invalid-jwt', 'Could not verify JWT: JWTIssuedAtFuture');
   });
+  await t.test('exp / nbf / iat that are not numbers (null, string, object, array, bool) → invalid-jwt', async () => {
+    for (const claim of ['exp', 'nbf', 'iat']) {
+      for (const bad of [null, String(nowSeconds() + 600), { at: nowSeconds() + 600 }, [nowSeconds() + 600], false]) {
+        assertError(await gql(e, userToken('1', { [claim]: bad })), 'invalid-jwt', new RegExp(`^Could not verify JWT: JWTClaimsSetDecodeError`));
+      }
+    }
+  });
   await t.test('bad signature, alg none, alg other than the configured type', async () => {
     const claims = svcClaims({ allowed: ['user'], default: 'user' });
     assertError(await gql(e, bearer(claims, 'another-secret-0123456789abcdef-0123456789')), 'invalid-jwt', 'Could not verify JWT: JWSError JWSInvalidSignature');

@@ -57,6 +57,8 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   drop_query_from_collection: { collection_name: 'c1', query_name: 'q' },
   add_collection_to_allowlist: { collection: 'c1' },
   drop_collection_from_allowlist: { collection: 'c1' },
+  set_api_limits: { disabled: false, depth_limit: { global: 5, per_role: { user: 3 } }, node_limit: { global: 50 } },
+  remove_api_limits: {},
   create_event_trigger: { name: 'et1', table: T, insert: { columns: '*' }, update: { columns: ['name'] }, webhook: 'http://127.0.0.1:9/hook' },
   delete_event_trigger: { name: 'et1' },
   redeliver_event: { event_id: '00000000-0000-0000-0000-000000000000' },

@@ -103,6 +103,22 @@ describe('select and count', () => {
     assert.deepEqual(await err('count', { table: 'article', distinct: ['nope'] }), { path: '$.args.distinct[0]', error: 'no such column exists: "nope"', code: 'not-exists' });
   });
 
+  it('negative limit/offset are refused at $.args.limit / $.args.offset; an unknown returning column at $.args.returning', async () => {
+    const neg = { error: 'unexpected negative value', code: 'not-supported' };
+    assert.deepEqual(await err('select', { table: 'article', columns: ['id'], limit: -1 }), { path: '$.args.limit', ...neg });
+    assert.deepEqual(await err('select', { table: 'article', columns: ['id'], offset: -2 }), { path: '$.args.offset', ...neg });
+    assert.deepEqual(await err('select', { table: 'article', columns: ['id'], limit: -1 }, user(1)), { path: '$.args.limit', ...neg });
+    const nested = await err('select', { table: 'author', columns: ['id', { name: 'articles', columns: ['id'], limit: -3 }] });
+    assert.deepEqual(nested, { path: '$.args.columns[1].limit', ...neg });
+    const before = (await okq('count', { table: 'author' })).count;
+    assert.deepEqual(await err('insert', { table: 'author', objects: [{ name: 'R1' }], returning: ['id', 'nope'] }),
+      { path: '$.args.returning', error: 'no such column exists: "nope"', code: 'not-exists' });
+    assert.deepEqual(await err('delete', { table: 'author', where: { name: 'R1' }, returning: ['nope'] }),
+      { path: '$.args.returning', error: 'no such column exists: "nope"', code: 'not-exists' });
+    assert.equal((await err('update', { table: 'article', where: { id: 1 }, $set: { title: 'x' }, returning: ['secret'] }, user(1))).path, '$.args.returning');
+    assert.equal((await okq('count', { table: 'author' })).count, before);
+  });
+
   it('counts rows, and distinct values (NULL counts once)', async () => {
     assert.deepEqual(await okq('count', { table: 'article' }), { count: 3 });
     assert.deepEqual(await okq('count', { table: 'article', distinct: ['author_id'] }), { count: 2 });

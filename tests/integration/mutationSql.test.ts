@@ -10,6 +10,8 @@ import pg from 'pg';
 import { adminSession, roleSession, isApiError } from '../../src/core/index.js';
 import type { BoolExp, InsertIR, IrValue, MutationOutputIR, SelectField } from '../../src/ir/index.js';
 import { runMutation, type MutationRunContext } from '../../src/sql/mutationRun.js';
+import { CHECK_VIOLATION_FUNCTION_SQL } from '../../src/sql/index.js';
+import { pgErrorToApiError } from '../../src/execution/index.js';
 
 const v = (value: unknown, pgType: string): IrValue => ({ source: { kind: 'value', value }, pgType });
 const col = (column: string, pgType = 'int4'): SelectField => ({ alias: column, kind: 'column', column, pgType });
@@ -43,7 +45,9 @@ before(async () => {
   await client.query(`
     CREATE TABLE author (id serial PRIMARY KEY, name text UNIQUE, is_registered boolean NOT NULL DEFAULT false, big bigint);
     CREATE TABLE article (id serial PRIMARY KEY, title text, author_id int REFERENCES author(id), details jsonb);
+    CREATE SCHEMA hdb_catalog;
   `);
+  await client.query(CHECK_VIOLATION_FUNCTION_SQL);
 });
 
 after(async () => {
@@ -59,8 +63,13 @@ async function inTx<T>(fn: (rc: MutationRunContext) => Promise<T>, session = adm
   await client.query('BEGIN');
   try {
     const query = async (text: string, values: unknown[]) => {
-      const r = await client.query({ text, values, rowMode: 'array', types: { getTypeParser: () => (x: string) => x } as never });
-      return (r.rows[0]?.[0] as string | null) ?? null;
+      // As the engine's DbClient does: Postgres errors leave as ApiErrors (a failed check is a check_violation).
+      try {
+        const r = await client.query({ text, values, rowMode: 'array', types: { getTypeParser: () => (x: string) => x } as never });
+        return (r.rows[0]?.[0] as string | null) ?? null;
+      } catch (e) {
+        throw pgErrorToApiError(e);
+      }
     };
     return await fn({ query, session });
   } finally {

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { adminSession, type Session } from '../../src/core/index.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/execution/index.js';
 import type { BoolExp, ComparisonOp, IrValue, OrderByItem, RelationshipJoin, SelectField, SelectIR } from '../../src/ir/index.js';
-import { compile, resolveParams, type SqlFragment } from '../../src/sql/index.js';
+import { CHECK_VIOLATION_FUNCTION_SQL, compile, resolveParams, type SqlFragment } from '../../src/sql/index.js';
 
 export interface SqlTestDb {
   client: pg.Client;
@@ -47,6 +47,9 @@ export async function openSqlTestDb(schemaSql: string): Promise<SqlTestDb> {
   await client.connect();
   await client.query(`SET TimeZone = 'UTC'`);
   await client.query(schemaSql);
+  // Mutation statements call the catalog's check function (the engine creates it with hdb_catalog).
+  await client.query('CREATE SCHEMA IF NOT EXISTS hdb_catalog');
+  await client.query(CHECK_VIOLATION_FUNCTION_SQL);
 
   const runText = async (f: SqlFragment, variables: Record<string, unknown> = {}, session: Session = adminSession()) => {
     const c = compile(f);

@@ -87,11 +87,14 @@ export class TestSocket {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `fn` until it returns true (or fails after `ms`). */
-export async function eventually(fn: () => boolean | Promise<boolean>, ms = 3000, what = 'condition'): Promise<void> {
+/**
+ * Polls `fn` until it returns true, or fails after `ms` (generous: a loaded machine is slow, and a
+ * passing test returns as soon as the condition holds). `what` may be a function, evaluated at failure.
+ */
+export async function eventually(fn: () => boolean | Promise<boolean>, ms = 15_000, what: string | (() => string) = 'condition'): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await sleep(20);
   }
 }

@@ -59,7 +59,7 @@ test('subscriptions over graphql-transport-ws', async (t) => {
     await e.runSql("UPDATE item SET name = 'uno' WHERE id = 1");
     assert.deepEqual(await s.next(), { id: 'a', type: 'next', payload: { data: { item_by_pk: { name: 'uno' } } } });
     s.send({ id: 'a', type: 'complete' });
-    await eventually(() => stats().cohorts === 0, 2000, 'the cohort to go');
+    await eventually(() => stats().cohorts === 0, 15_000, 'the cohort to go');
     await e.runSql("UPDATE item SET name = 'one' WHERE id = 1");
     await s.none(INTERVAL * 4);
     s.close();

@@ -1,17 +1,19 @@
 /**
  * Input value validation against GraphQL input types, for literals in the query text and for
  * JSON variable values, with Hasura v1.3's messages: a single value where a list is expected
- * becomes a one-item list, strings are accepted for every scalar (Postgres casts them, as
- * Hasura's `parsePGValue` does), enum literals must be enum tokens, unknown input fields are
- * `field "x" not found in type: 'T'`, and null is refused for non-null types.
+ * becomes a one-item list, enum literals must be enum tokens, unknown input fields are
+ * `field "x" not found in type: 'T'`, and null is refused for non-null types. Scalars are
+ * coerced by `scalarInput.ts` (GraphQL spec + what Postgres would accept), before any SQL.
  */
 import {
   GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLScalarType, Kind,
   type GraphQLInputType, type ValueNode, type ConstValueNode,
 } from 'graphql';
-import { ApiError, pathKey } from '../../core/index.js';
+import { pathKey } from '../../core/index.js';
+import { JsonBigNumber } from '../../lib/index.js';
 import type { AnnValue, VarRef } from './types.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
+import { checkScalarInput } from './scalarInput.js';
 
 /** A declared variable, once its value has been validated. */
 export interface VariableInfo {
@@ -21,35 +23,14 @@ export interface VariableInfo {
 
 const NUMERIC_CUSTOM = new Set(['smallint', 'bigint', 'float8', 'numeric', 'money']);
 
-const jsonKind = (v: unknown): string =>
-  v === null ? 'Null' : Array.isArray(v) ? 'Array' : typeof v === 'object' ? 'Object'
-    : typeof v === 'string' ? 'String' : typeof v === 'number' ? 'Number' : typeof v === 'boolean' ? 'Boolean' : 'Null';
-
-const parseFailed = (message: string, path: string) => new ApiError('parse-failed', message, { path });
-
-/** Checks a non-null JSON value against a scalar the way Hasura's `parsePGValue` does. */
-export function checkScalar(type: GraphQLScalarType, value: unknown, path: string): void {
-  const name = type.name;
-  if (name === 'json' || name === 'jsonb') return;
-  if (typeof value === 'string') return; // any scalar accepts a string: Postgres parses it
-  switch (name) {
-    case 'Int':
-      if (typeof value === 'number' && Number.isInteger(value)) return;
-      if (typeof value === 'number') throw parseFailed(`expected Int32, encountered floating number ${value}`, path);
-      throw parseFailed(`expected Int32, encountered ${jsonKind(value)}`, path);
-    case 'Float':
-      if (typeof value === 'number') return;
-      throw parseFailed(`expected Float, encountered ${jsonKind(value)}`, path);
-    case 'Boolean':
-      if (typeof value === 'boolean') return;
-      throw parseFailed(`expected Bool, encountered ${jsonKind(value)}`, path);
-    case 'String':
-      throw parseFailed(`expected Text, encountered ${jsonKind(value)}`, path);
-    default:
-      if (NUMERIC_CUSTOM.has(name) && typeof value === 'number') return;
-      if (name.startsWith('_') && Array.isArray(value)) return;
-      throw parseFailed(`expected ${name}, encountered ${jsonKind(value)}`, path);
-  }
+/** Options of a literal's validation. */
+export interface LiteralOptions {
+  /**
+   * An `Int` row-count argument (`limit`, `offset`): its literal is checked by the planner, which
+   * has Hasura's own messages for it (`expecting Integer value for "limit"`, a string of digits
+   * for `offset`...).
+   */
+  rowCount?: boolean;
 }
 
 /** Validates a JSON value (a variable's, or a part of it) against `type`. */
@@ -69,7 +50,7 @@ export function coerceJson(type: GraphQLInputType, value: unknown, path: string,
     };
   }
   if (base instanceof GraphQLInputObjectType) {
-    if (typeof value !== 'object' || Array.isArray(value)) throw vf('expecting a JSON object', path);
+    if (typeof value !== 'object' || Array.isArray(value) || value instanceof JsonBigNumber) throw vf('expecting a JSON object', path);
     const entries = Object.entries(value as Record<string, unknown>);
     return objectValue(base, entries, path, ref, (ft, v, p, k) => coerceJson(ft, v, p, { name: ref.name, path: [...ref.path, k] }));
   }
@@ -77,13 +58,13 @@ export function coerceJson(type: GraphQLInputType, value: unknown, path: string,
     if (typeof value !== 'string') throw vf('expecting a JSON string for Enum', path);
     return enumValue(base, value, path, ref);
   }
-  checkScalar(base as GraphQLScalarType, value, path);
+  checkScalarInput(base as GraphQLScalarType, { from: 'json', value }, path);
   return { kind: 'scalar', type: base as GraphQLScalarType, value, variable: ref };
 }
 
 /** Validates a literal from the query text; variables inside are looked up in `vars`. */
 export function coerceLiteral(
-  type: GraphQLInputType, node: ValueNode, path: string, vars: ReadonlyMap<string, VariableInfo> | null,
+  type: GraphQLInputType, node: ValueNode, path: string, vars: ReadonlyMap<string, VariableInfo> | null, opts: LiteralOptions = {},
 ): AnnValue {
   if (node.kind === Kind.VARIABLE) {
     const name = node.name.value;
@@ -115,7 +96,7 @@ export function coerceLiteral(
   const scalar = base as GraphQLScalarType;
   if (node.kind === Kind.ENUM) throw vf('unexpected enum for a scalar', path);
   const json = numericLiteral(scalar, node) ?? literalJson(node, path);
-  checkScalar(scalar, json, path);
+  if (!(opts.rowCount && scalar.name === 'Int')) checkScalarInput(scalar, { from: 'literal', node, value: json }, path);
   return { kind: 'scalar', type: scalar, value: json };
 }
 

@@ -17,10 +17,10 @@ export const vf = (message: string, path: string): ApiError => new ApiError('val
 /** Values that occur more than once, each once, in first-seen order. */
 export function duplicates(items: readonly string[]): string[] {
   const seen = new Set<string>();
-  const dups: string[] = [];
+  const dups = new Set<string>();
   for (const i of items) {
-    if (seen.has(i) && !dups.includes(i)) dups.push(i);
-    seen.add(i);
+    if (seen.has(i)) dups.add(i);
+    else seen.add(i);
   }
-  return dups;
+  return [...dups];
 }

@@ -14,6 +14,7 @@ import {
 import { pathKey } from '../../core/index.js';
 import { coerceLiteral, type VariableInfo } from './inputValue.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
+import { tooLarge } from './operationLimits.js';
 import type { AnnValue, NField } from './types.js';
 
 export interface WalkContext {
@@ -21,6 +22,16 @@ export interface WalkContext {
   queryRoot: GraphQLObjectType;
   vars: ReadonlyMap<string, VariableInfo>;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  /**
+   * Selections (fields, spreads, inline fragments) the walk may still visit: a second guard behind
+   * `measureOperation` (issue 17), so no document, cyclic ones included, makes the walk expand
+   * fragments without end.
+   */
+  budget?: { left: number };
+}
+
+function spend(ctx: WalkContext): void {
+  if (ctx.budget && --ctx.budget.left < 0) throw tooLarge();
 }
 
 /** The merged fields of `selectionSet` on `parentType` (the set itself sits at `path`). */
@@ -30,6 +41,7 @@ export function walkSelectionSet(
   const here = `${path}.selectionSet`;
   const collected: NField[] = [];
   for (const sel of selectionSet.selections) {
+    spend(ctx);
     if (sel.kind === Kind.FIELD) {
       const f = walkField(ctx, parentType, sel, pathKey(here, sel.name.value), visited);
       if (f) collected.push(f);
@@ -119,7 +131,8 @@ export function walkArguments(
     const p = pathKey(path, argName);
     const param = params.find((x) => x.name === argName);
     if (!param) throw vf(`no such argument ${showName(argName)} is expected`, p);
-    out.set(argName, coerceLiteral(param.type, a.value, p, ctx.vars));
+    const rowCount = (param.extensions as { svc?: { rowCount?: boolean } } | undefined)?.svc?.rowCount === true;
+    out.set(argName, coerceLiteral(param.type, a.value, p, ctx.vars, { rowCount }));
   }
   for (const param of params) {
     if (param.type instanceof GraphQLNonNull && param.defaultValue === undefined && !out.has(param.name)) {

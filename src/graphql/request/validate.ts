@@ -9,6 +9,8 @@
 import { GraphQLError, Kind, isInterfaceType, isObjectType, isUnionType, parse, type DocumentNode, type FragmentDefinitionNode, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
 import type { RoleSchema } from '../schema/roleSchema.js';
 import { duplicates, showName, showNames, showNamedTy, vf } from './messages.js';
+import { measureOperation } from './documentCost.js';
+import { checkOperationCost, HARD_BOUNDS, type RoleLimits } from './operationLimits.js';
 import { walkSelectionSet } from './selectionSet.js';
 import type { DeclaredVariable, NormalizedOperation, OperationKind } from './types.js';
 import { coerceVariables, declaredVariables, type CoercedVariables } from './variables.js';
@@ -29,12 +31,21 @@ export interface PreparedOperation {
   declared: DeclaredVariable[];
 }
 
-/** Parses the query text; a syntax error is Hasura's `not a valid graphql query` at `$.query`. */
+/** graphql-js 16 says "more that N tokens" (sic); accept both spellings. */
+const TOO_MANY_TOKENS = /Document contains more tha[nt] \d+ tokens/;
+
+/**
+ * Parses the query text; a syntax error is Hasura's `not a valid graphql query` at `$.query`.
+ * Parsing stops after `HARD_BOUNDS.tokens` tokens (issue 17), with an error that says so.
+ */
 export function parseQuery(query: string): DocumentNode {
   try {
-    return parse(query);
+    return parse(query, { maxTokens: HARD_BOUNDS.tokens });
   } catch (e) {
-    if (e instanceof GraphQLError) throw vf('not a valid graphql query', '$.query');
+    if (e instanceof GraphQLError) {
+      if (TOO_MANY_TOKENS.test(e.message)) throw vf(`the query is too large: it has more than ${HARD_BOUNDS.tokens} tokens`, '$.query');
+      throw vf('not a valid graphql query', '$.query');
+    }
     throw e;
   }
 }
@@ -56,8 +67,14 @@ export function selectOperation(doc: DocumentNode, operationName: string | null 
   throw vf('exactly one operation has to be present in the document when operationName is not specified', '$');
 }
 
-/** The document-level checks: operation, root type, variable declarations, fragment definitions. */
-export function prepareOperation(rs: RoleSchema, doc: DocumentNode, operationName: string | null | undefined): PreparedOperation {
+/**
+ * The document-level checks: operation, root type, what the operation costs once its fragments are
+ * expanded (hard bounds and the role's `limits`, measured without expanding: see documentCost.ts),
+ * variable declarations, fragment definitions.
+ */
+export function prepareOperation(
+  rs: RoleSchema, doc: DocumentNode, operationName: string | null | undefined, limits?: RoleLimits,
+): PreparedOperation {
   const operation = selectOperation(doc, operationName);
   const kind = operation.operation as OperationKind;
   let rootType: GraphQLObjectType;
@@ -69,8 +86,9 @@ export function prepareOperation(rs: RoleSchema, doc: DocumentNode, operationNam
     if (!rs.subscriptionRoot) throw vf('no subscriptions exist', '$');
     rootType = rs.subscriptionRoot;
   }
-  const declared = declaredVariables(rs.schema, operation.variableDefinitions ?? []);
   const fragments = doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+  checkOperationCost(measureOperation(operation, fragments), limits);
+  const declared = declaredVariables(rs.schema, operation.variableDefinitions ?? []);
   return { document: doc, operation, fragments, kind, rootType, declared };
 }
 
@@ -98,7 +116,7 @@ export function checkVariables(prepared: PreparedOperation, variables: Record<st
 export function normalizeOperation(rs: RoleSchema, prepared: PreparedOperation, coerced: CoercedVariables): NormalizedOperation {
   const fragments = checkFragments(rs, prepared.fragments);
   const fields = walkSelectionSet(
-    { schema: rs.schema, queryRoot: rs.queryRoot, vars: coerced.infos, fragments },
+    { schema: rs.schema, queryRoot: rs.queryRoot, vars: coerced.infos, fragments, budget: { left: HARD_BOUNDS.work } },
     prepared.rootType, prepared.operation.selectionSet, '$', [],
   );
   if (prepared.kind === 'subscription' && fields.length !== 1) {
@@ -117,7 +135,7 @@ export function normalizeOperation(rs: RoleSchema, prepared: PreparedOperation, 
 }
 
 /** Parse + validate in one go (tests, explain). */
-export function validateRequest(rs: RoleSchema, req: GraphqlRequest): NormalizedOperation {
-  const prepared = prepareOperation(rs, parseQuery(req.query), req.operationName);
+export function validateRequest(rs: RoleSchema, req: GraphqlRequest, limits?: RoleLimits): NormalizedOperation {
+  const prepared = prepareOperation(rs, parseQuery(req.query), req.operationName, limits);
   return normalizeOperation(rs, prepared, checkVariables(prepared, req.variables));
 }

@@ -51,12 +51,31 @@ export class SchemaContext {
     return this.sc.tables.get(qualifiedKey(q));
   }
 
-  /** The GraphQL scalar for a Postgres type: a built-in, or a custom scalar named after it. */
+  /**
+   * The GraphQL scalar for a Postgres type: a built-in, or a custom scalar named after it. A
+   * Postgres enum's scalar carries its labels (`extensions.svc.pgEnumLabels`) for input checks.
+   */
   scalar(pgType: string): GraphQLScalarType {
     const name = pgScalarName(pgType);
     const builtin = BUILTINS[name];
     if (builtin) return builtin;
-    return this.memo(name, () => new GraphQLScalarType({ name }));
+    return this.memo(name, () => {
+      const labels = this.pgEnumLabels().get(pgType);
+      return new GraphQLScalarType({ name, extensions: labels ? { svc: { pgEnumLabels: [...labels] } } : undefined });
+    });
+  }
+
+  private enumLabels?: Map<string, readonly string[]>;
+
+  /** Postgres enum type → its labels, from the columns of the tracked tables (for any use of the type). */
+  private pgEnumLabels(): Map<string, readonly string[]> {
+    if (!this.enumLabels) {
+      this.enumLabels = new Map();
+      for (const t of this.sc.tables.values()) {
+        for (const c of t.columns) if (c.enumLabels) this.enumLabels.set(c.pgType, c.enumLabels);
+      }
+    }
+    return this.enumLabels;
   }
 
   /** The enum of an enum table (`<table>_enum`), when the column references one that has values. */

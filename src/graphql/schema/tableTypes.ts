@@ -31,27 +31,30 @@ export function sortedByName<T>(fields: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/** Marks `limit`/`offset`: their literals are checked by the planner (Hasura's messages for them). */
+const ROW_COUNT = { svc: { rowCount: true } };
+
 const nonNullList = (t: GraphQLOutputType) => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t)));
 
 /** `distinct_on, limit, offset, order_by, where` of a list field over `table`. */
 export function selectArgs(ctx: SchemaContext, table: TableInfo): GraphQLFieldConfigArgumentMap {
   return {
     distinct_on: { type: new GraphQLList(new GraphQLNonNull(selectColumnEnum(ctx, table))), description: 'distinct select on columns' },
-    limit: { type: GraphQLInt, description: 'limit the number of rows returned' },
-    offset: { type: GraphQLInt, description: 'skip the first n rows. Use only with order_by' },
+    limit: { type: GraphQLInt, description: 'limit the number of rows returned', extensions: ROW_COUNT },
+    offset: { type: GraphQLInt, description: 'skip the first n rows. Use only with order_by', extensions: ROW_COUNT },
     order_by: { type: new GraphQLList(new GraphQLNonNull(orderBy(ctx, table))), description: 'sort the rows by one or more columns' },
     where: { type: boolExp(ctx, table), description: 'filter the rows returned' },
   };
 }
 
-/** Whether an object relationship may be null: manual ones and those over nullable columns. */
+/**
+ * Whether an object relationship is nullable in the schema, as Hasura v1.3's `mkRelFld`
+ * (`isManual || isNullable`): a manual relationship always (nothing guarantees the target row),
+ * a foreign-key one when any of its local columns is nullable.
+ */
 function objectRelNullable(table: TableInfo, rel: RelationshipInfo): boolean {
-  const locals = rel.join.mapping.map((m) => m.local);
-  const viaForeignKey = table.foreignKeys.some((fk) =>
-    fk.refTable.schema === rel.join.remoteTable.schema && fk.refTable.name === rel.join.remoteTable.name &&
-    fk.columns.length === locals.length && locals.every((l) => fk.columns.includes(l)));
-  if (!viaForeignKey) return true;
-  return locals.some((l) => table.columnsByName.get(l)?.nullable ?? true);
+  if (rel.manual) return true;
+  return rel.join.mapping.some((m) => table.columnsByName.get(m.local)?.nullable ?? true);
 }
 
 /** `<fn>_args` for a function's (or computed field's) user-supplied arguments, or undefined when none. */

@@ -42,6 +42,7 @@ function toTable(r: RawRow): DbTable {
       typeSchema: c.type_schema,
       typeKind: c.typtype,
       isArray: !!c.is_array,
+      ...(Array.isArray(c.enum_labels) ? { enumLabels: c.enum_labels as string[] } : {}),
       displayType: c.display,
       nullable: !!c.nullable,
       hasDefault: !!c.has_default || !!c.identity,

@@ -36,6 +36,8 @@ SELECT json_build_object(
           'type_schema', tn.nspname,
           'typtype', t.typtype,
           'is_array', t.typcategory = 'A',
+          'enum_labels', CASE WHEN t.typtype = 'e' THEN (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder)
+            FROM pg_catalog.pg_enum e WHERE e.enumtypid = t.oid) END,
           'display', pg_catalog.format_type(a.atttypid, NULL),
           'nullable', NOT a.attnotnull,
           'has_default', a.atthasdef,

@@ -17,6 +17,8 @@ export interface DbColumn {
   /** pg_type.typtype: b base, c composite, d domain, e enum, r range, p pseudo. */
   typeKind: string;
   isArray: boolean;
+  /** The labels of a Postgres enum type (typtype 'e'), in sort order. */
+  enumLabels?: string[];
   /** SQL display name (`integer`, `text`, `character varying`...), for messages. */
   displayType: string;
   nullable: boolean;

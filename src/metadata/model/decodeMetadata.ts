@@ -9,6 +9,7 @@ import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js'
 import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
 import { decodeCollectionReq, decodeQueryCollection } from './decodeQueryCollection.js';
+import { decodeApiLimits } from './decodeApiLimits.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -38,6 +39,8 @@ export function decodeMetadata(v: unknown, path = '$'): Metadata {
   if (collections) md.query_collections = collections;
   const allowlist = optional(o, 'allowlist', path, arrayOf(decodeCollectionReq));
   if (allowlist) md.allowlist = allowlist;
+  const apiLimits = optional(o, 'api_limits', path, decodeApiLimits);
+  if (apiLimits) md.api_limits = apiLimits;
   return md;
 }
 

@@ -18,6 +18,7 @@ import type {
   DeletePermission,
 } from './metadata.js';
 import type { AnyPermission, PermType } from './decodePermission.js';
+import { encodeApiLimits } from './decodeApiLimits.js';
 
 type J = Record<string, unknown>;
 
@@ -168,6 +169,8 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   if (md.custom_types !== undefined && md.custom_types !== null && !isEmptyCustomTypes(md.custom_types)) o.custom_types = md.custom_types;
   nonEmpty(o, 'actions', md.actions);
   nonEmpty(o, 'cron_triggers', md.cron_triggers);
+  const apiLimits = encodeApiLimits(md.api_limits);
+  if (apiLimits) o.api_limits = apiLimits;
   return o;
 }
 

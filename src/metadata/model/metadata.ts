@@ -15,6 +15,22 @@ export interface Metadata {
   custom_types?: unknown;
   actions?: unknown[];
   cron_triggers?: unknown[];
+  /** Hasura v2's API limits (issue 17): maximum depth / node count / batch size, globally and per role. */
+  api_limits?: ApiLimits;
+}
+
+/** One API limit: `global` applies to every role without a `per_role` entry (admin excepted). */
+export interface ApiLimit {
+  global?: number;
+  per_role?: Record<string, number>;
+}
+
+export interface ApiLimits {
+  /** true → the limits stored here are not applied (the server's flags still are). */
+  disabled?: boolean;
+  depth_limit?: ApiLimit;
+  node_limit?: ApiLimit;
+  batch_limit?: ApiLimit;
 }
 
 export interface CustomRootFields {

@@ -43,12 +43,13 @@ export function resolveRelationship(
 ): ResolvedRelationship {
   const using = rel.using;
   const comment = rel.comment ?? null;
-  const mk = (remoteTable: QualifiedTable, mapping: Array<{ local: string; remote: string }>): RelationshipInfo => ({
+  const mk = (remoteTable: QualifiedTable, mapping: Array<{ local: string; remote: string }>, manual = false): RelationshipInfo => ({
     name: rel.name,
     type,
     join: { remoteTable: { ...remoteTable }, mapping },
     comment,
     insertOrder: type === 'object' ? 'before_parent' : 'after_parent',
+    ...(manual ? { manual: true } : {}),
   });
 
   if ('manual_configuration' in using) {
@@ -61,7 +62,7 @@ export function resolveRelationship(
       assertColumn(remote, remoteCol);
       deps.push({ kind: 'column', table: table.name, column: local }, { kind: 'column', table: remoteName, column: remoteCol });
     }
-    return { info: mk(remoteName, pairs.map(([local, r]) => ({ local, remote: r }))), dependencies: deps };
+    return { info: mk(remoteName, pairs.map(([local, r]) => ({ local, remote: r })), true), dependencies: deps };
   }
 
   const fkOn = using.foreign_key_constraint_on;

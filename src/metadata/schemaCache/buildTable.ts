@@ -22,6 +22,7 @@ export function buildTableInfo(state: BuildState, tm: TableMetadata): TableInfo 
     pgTypeSchema: c.typeSchema,
     typeKind: c.typeKind,
     isArray: c.isArray,
+    ...(c.enumLabels ? { enumLabels: c.enumLabels } : {}),
     nullable: c.nullable,
     hasDefault: c.hasDefault,
     isGenerated: c.isGenerated,

@@ -71,6 +71,8 @@ export interface ColumnInfo {
   /** 'b' base, 'c' composite, 'd' domain, 'e' enum, 'r' range (pg_type.typtype). */
   typeKind: string;
   isArray: boolean;
+  /** The labels of a Postgres enum type (typtype 'e'): input is checked against them. */
+  enumLabels?: readonly string[];
   nullable: boolean;
   hasDefault: boolean;
   isGenerated: boolean;
@@ -88,6 +90,8 @@ export interface RelationshipInfo {
   comment: string | null;
   /** Whether an insert through this relationship inserts the parent first (object rel on local FK). */
   insertOrder: 'before_parent' | 'after_parent';
+  /** Defined by `manual_configuration` (no constraint vouches that the target row exists). */
+  manual?: boolean;
 }
 
 export interface ComputedFieldInfo {

@@ -128,11 +128,6 @@ function decodeOrderBy(v: unknown, path: string): OrderByEntry[] {
 
 const asWhere = (v: unknown, path: string): JsonObject => asObject(v, path);
 
-function nonNegative(v: unknown, path: string): number {
-  const n = asInt(v, path);
-  if (n < 0) throw new ApiError('not-supported', 'unexpected negative value', { path });
-  return n;
-}
 
 function decodeSelectQuery(o: JsonObject, path: string, root: string): SelectQuery {
   const q: SelectQuery = {
@@ -143,9 +138,9 @@ function decodeSelectQuery(o: JsonObject, path: string, root: string): SelectQue
   if (where) q.where = where;
   const orderBy = optional(o, 'order_by', path, decodeOrderBy);
   if (orderBy) q.orderBy = orderBy;
-  const limit = optional(o, 'limit', path, nonNegative);
+  const limit = optional(o, 'limit', path, asInt);
   if (limit !== undefined) q.limit = limit;
-  const offset = optional(o, 'offset', path, nonNegative);
+  const offset = optional(o, 'offset', path, asInt);
   if (offset !== undefined) q.offset = offset;
   return q;
 }

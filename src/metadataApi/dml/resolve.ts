@@ -88,8 +88,9 @@ export function columnField(env: DmlEnv, column: ColumnInfo, alias = column.name
 
 /** `returning` columns: each must exist and be selectable. */
 export function returningFields(env: DmlEnv, table: TableInfo, perm: SelectPerm, columns: string[]): SelectField[] {
-  return columns.map((name, i) => {
-    const path = pathKey(`${env.path}.returning`, i);
+  // Hasura's checkRetCols runs under `withPathK "returning"` without an index: errors are at `$.args.returning`.
+  const path = `${env.path}.returning`;
+  return columns.map((name) => {
     checkSelectColumn(env, perm, name, path);
     const col = table.columnsByName.get(name);
     if (!col) throw new ApiError('not-exists', `no such column exists: ${quote(name)}`, { path });

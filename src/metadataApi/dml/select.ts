@@ -117,10 +117,18 @@ function planQuery(env: DmlEnv, table: TableInfo, perm: SelectPerm, q: SelectQue
     where: andAll([perm.filter, parseWhere(env, table, perm, q.where, pathKey(path, 'where'))]),
   };
   if (q.orderBy) ir.orderBy = planOrderBy(env, table, perm, q.orderBy, pathKey(path, 'order_by'));
+  // As Hasura's convSelectQ: negative values are refused after the decode, under the op's path (`$.args.limit`).
+  nonNegative(q.limit, pathKey(path, 'limit'));
+  nonNegative(q.offset, pathKey(path, 'offset'));
   const limit = q.limit === undefined ? perm.limit : perm.limit === null ? q.limit : Math.min(q.limit, perm.limit);
   if (limit !== null && limit !== undefined) ir.limit = limit;
   if (q.offset !== undefined) ir.offset = q.offset;
   return ir;
+}
+
+/** Hasura's `onlyPositiveInt`: a negative limit/offset is `not-supported`. */
+function nonNegative(n: number | undefined, path: string): void {
+  if (n !== undefined && n < 0) throw new ApiError('not-supported', 'unexpected negative value', { path });
 }
 
 async function runJson(ctx: OpContext, statement: SqlFragment): Promise<string | null> {

@@ -1,12 +1,12 @@
 /**
  * Whole-metadata operations: `export_metadata`, `replace_metadata` (refused when the new metadata
- * has any inconsistency), `reload_metadata`, `clear_metadata`, `get_inconsistent_metadata`,
+ * has any inconsistency or uses what the engine does not support yet, see unsupportedMetadata.ts), `reload_metadata`, `clear_metadata`, `get_inconsistent_metadata`,
  * `drop_inconsistent_metadata`. Cron triggers are rows of `hdb_cron_triggers`, not part of the stored
  * document: export adds those with `include_in_metadata`, replace swaps exactly those for the given
  * ones (validated first; the others stay), clear removes them.
  */
 import { ApiError, pathKey } from '../../core/index.js';
-import { arrayOf, assertNoDuplicates, assertQueryCollectionsValid, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
+import { arrayOf, assertNoDuplicates, assertQueryCollectionsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
 import type { InconsistentObject } from '../../metadata/index.js';
 import { decodeCronTrigger, deleteCronTriggersInMetadata, encodeCronTrigger, listCronTriggers, upsertCronTrigger, type CronTriggerDef } from '../../scheduled/index.js';
 import { op, SUCCESS } from '../types.js';
@@ -29,7 +29,9 @@ export const export_metadata = op({
 export const replace_metadata = op({
   adminOnly: true,
   mutates: true,
+  // Metadata the engine would not act on (actions, remote schemas…) is refused, never stored silently.
   decode(args, path) {
+    assertSupportedMetadata(args, `${path}.args`);
     const md = decodeMetadata(args, path);
     const crons: CronTriggerDef[] = (md.cron_triggers === undefined ? [] : arrayOf((v, p) => decodeCronTrigger(v, p))(md.cron_triggers, pathKey(path, 'cron_triggers'))).map(
       ({ replace: _replace, ...t }) => ({ ...t, include_in_metadata: true }),

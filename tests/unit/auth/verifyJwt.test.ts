@@ -76,6 +76,18 @@ test('exp, iat, nbf with leeway', () => {
   fails(() => verifyJwt(tok({ exp: 'tomorrow' }), hs, checks()), /JWTClaimsSetDecodeError "exp must be a NumericDate/);
 });
 
+test('exp, nbf, iat that are present but not a NumericDate are refused (null, string, object, array, bool)', () => {
+  const tok = (p: Record<string, unknown>) => signJwt(p, { alg: 'HS256', key: SECRET });
+  for (const claim of ['exp', 'nbf', 'iat']) {
+    for (const bad of [null, 'tomorrow', String(NOW + 60), { t: NOW + 60 }, [NOW + 60], true]) {
+      fails(() => verifyJwt(tok({ sub: 'u', [claim]: bad }), hs, checks()), new RegExp(`^JWTClaimsSetDecodeError "${claim} must be a NumericDate`));
+    }
+  }
+  // absent claims are fine, numbers (also fractional) are fine
+  assert.equal(verifyJwt(tok({ sub: 'u' }), hs, checks()).expiresAt, undefined);
+  assert.ok(verifyJwt(tok({ sub: 'u', exp: NOW + 60.5, nbf: NOW - 1.5, iat: NOW }), hs, checks()));
+});
+
 test('audience (string or list) and issuer', () => {
   const tok = (p: Record<string, unknown>) => signJwt(p, { alg: 'HS256', key: SECRET });
   assert.ok(verifyJwt(tok({ aud: 'app' }), hs, checks({ audience: ['app', 'other'] })));

@@ -113,3 +113,13 @@ test('--help lists every flag with its environment twin and default', () => {
     if (o.default !== undefined) assert.ok(help.includes(`default: ${o.default}`), `${o.flag} default`);
   }
 });
+
+test('API limit flags (issue 17): unset by default, flags and env twins, bad values refused', () => {
+  const d = defaultConfig();
+  assert.deepEqual([d.queryDepthLimit, d.queryNodeLimit, d.queryBatchLimit, d.maxNonAdminBodySize], [undefined, undefined, undefined, 2097152]);
+  const c = loadConfig(['--query-depth-limit', '5', '--query-batch-limit=3'], { SVC_GRAPHQL_QUERY_NODE_LIMIT: '100', SVC_GRAPHQL_MAX_NON_ADMIN_BODY_SIZE: '4096' });
+  assert.deepEqual([c.queryDepthLimit, c.queryNodeLimit, c.queryBatchLimit, c.maxNonAdminBodySize], [5, 100, 3, 4096]);
+  assert.throws(() => loadConfig(['--query-depth-limit', '0'], {}), configError(/--query-depth-limit/));
+  assert.throws(() => loadConfig([], { SVC_GRAPHQL_QUERY_NODE_LIMIT: 'many' }), configError(/query-node-limit|QUERY_NODE_LIMIT/));
+  assert.match(helpText(), /--query-depth-limit[\s\S]*SVC_GRAPHQL_QUERY_DEPTH_LIMIT/);
+});

