@@ -6,11 +6,12 @@ import type { DbClient } from '../execution/index.js';
 import { runFragment } from '../delivery/index.js';
 import { sql } from '../sql/index.js';
 import type { ScheduledEventDef } from './decodeScheduled.js';
-import { ensureScheduledTables } from './scheduledTables.js';
 
-/** Inserts the event; returns its id. */
+/**
+ * Inserts the event; returns its id. The tables exist from boot (startScheduledWorker), so the hot
+ * path (thousands of events in one bulk) is one statement per event.
+ */
 export async function insertScheduledEvent(client: DbClient, e: ScheduledEventDef): Promise<string> {
-  await ensureScheduledTables(client);
   const r = await runFragment(
     client,
     sql`INSERT INTO hdb_catalog.hdb_scheduled_events (webhook_conf, scheduled_time, retry_conf, payload, header_conf, comment)

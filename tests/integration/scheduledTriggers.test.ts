@@ -112,6 +112,7 @@ test('one-off and cron events are delivered within a second of their time with t
   const busySeen = new Set<string>();
   const rx = await startEventReceiver((d) => {
     if (d.path === '/fail') return { status: 500 };
+    if (d.path === '/hang') return { status: 200, hold: true };
     // 503 with Retry-After: 1 the first time, then 200.
     if (d.path === '/busy' && !busySeen.has(d.body.id)) {
       busySeen.add(d.body.id);
@@ -184,12 +185,13 @@ test('one-off and cron events are delivered within a second of their time with t
       { type: 'create_scheduled_event', args: { webhook: rx.url + '/fail', schedule_at: inSeconds(0.5), retry_conf: { num_retries: 2, retry_interval_seconds: 1 }, comment: 'fail' } },
       { type: 'create_scheduled_event', args: { webhook: rx.url + '/busy', schedule_at: inSeconds(0.5), retry_conf: { num_retries: 0, retry_interval_seconds: 3600 }, comment: 'busy' } },
       { type: 'create_scheduled_event', args: { webhook: rx.url + '/old', schedule_at: inSeconds(-120), retry_conf: { tolerance_seconds: 60 }, comment: 'old' } },
+      { type: 'create_scheduled_event', args: { webhook: rx.url + '/hang', schedule_at: inSeconds(0.5), retry_conf: { timeout_seconds: 1 }, comment: 'hang' } },
     ],
   });
   assert.equal(q.status, 200, q.text);
   await eventually(
-    () => rows(e, `SELECT comment, status, tries, (SELECT count(*) FROM hdb_catalog.hdb_scheduled_event_invocation_logs l WHERE l.event_id = s.id) FROM hdb_catalog.hdb_scheduled_events s WHERE comment IN ('fail', 'busy', 'old') ORDER BY comment`),
-    (x) => JSON.stringify(x) === JSON.stringify([['busy', 'delivered', '2', '2'], ['fail', 'error', '3', '3'], ['old', 'dead', '0', '0']]),
+    () => rows(e, `SELECT comment, status, tries, (SELECT count(*) FROM hdb_catalog.hdb_scheduled_event_invocation_logs l WHERE l.event_id = s.id) FROM hdb_catalog.hdb_scheduled_events s WHERE comment IN ('fail', 'busy', 'old', 'hang') ORDER BY comment`),
+    (x) => JSON.stringify(x) === JSON.stringify([['busy', 'delivered', '2', '2'], ['fail', 'error', '3', '3'], ['hang', 'error', '1', '1'], ['old', 'dead', '0', '0']]),
     20_000,
     'failure statuses',
   );
@@ -199,6 +201,8 @@ test('one-off and cron events are delivered within a second of their time with t
   assert.ok(busy[1]!.at - busy[0]!.at >= 900 && busy[1]!.at - busy[0]!.at < 5000, `retried after ${busy[1]!.at - busy[0]!.at} ms`);
   assert.equal(rx.deliveries.filter((x) => x.path === '/fail').length, 3);
   assert.equal(rx.deliveries.filter((x) => x.path === '/old').length, 0);
+  // The timed-out attempt is logged as status 1000 (network error / timeout).
+  assert.deepEqual(await rows(e, `SELECT l.status FROM hdb_catalog.hdb_scheduled_event_invocation_logs l JOIN hdb_catalog.hdb_scheduled_events s ON s.id = l.event_id WHERE s.comment = 'hang'`), [['1000']]);
 });
 
 test('two engines deliver every scheduled event exactly once', { timeout: 90_000 }, async (t) => {
@@ -233,7 +237,8 @@ test('scheduled events claimed by a SIGKILLed engine are delivered by another en
   const db = await createTestDatabase('schedkill');
   const port = await freePort();
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--server-port', String(port), '--server-host', '127.0.0.1', '--events-lease-seconds', '1', '--events-fetch-interval', '100'], {
+  // Lease 10 s: webhook calls time out after 5 s, long after the kill below.
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--server-port', String(port), '--server-host', '127.0.0.1', '--events-lease-seconds', '10', '--events-fetch-interval', '100'], {
     env: { ...process.env, SVC_GRAPHQL_DATABASE_URL: db.url },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
