@@ -109,7 +109,8 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     if (ticking || stopped) return;
     ticking = true;
     try {
-      await ctx.db.transaction({}, (c) => generateCronEvents(c));
+      // Not in a transaction: a read and one INSERT … ON CONFLICT DO NOTHING, safe when two engines race.
+      await generateCronEvents(ctx.db);
       await arm();
     } catch (e) {
       if (!stopped) log.warn({ err: e }, 'scheduled triggers: tick failed');
