@@ -20,7 +20,7 @@ export function claimStatement(q: QueueTable, opts: { instanceId: string; limit:
     AND (t.locked_at IS NULL OR t.locked_at < now() - make_interval(secs => ${sql.value(opts.leaseSeconds, 'float8')}))${filter}
   ORDER BY ${q.orderBy} LIMIT ${sql.int(opts.limit)}
   FOR UPDATE SKIP LOCKED)
-UPDATE ${t} AS t SET locked_at = now(), locked_by = ${sql.value(opts.instanceId, 'text')}
+UPDATE ${t} AS t SET locked_at = now(), locked_by = ${sql.value(opts.instanceId, 'text')}${q.claimSet ? sql`, ${q.claimSet}` : sql.empty}
 FROM due WHERE t.id = due.id
 RETURNING t.id::text AS id, t.tries, ${q.returning}`;
 }
@@ -61,7 +61,7 @@ SELECT o.id, o.status, o.request, o.response FROM o WHERE EXISTS (SELECT 1 FROM 
 }
 
 export function releaseStatement(q: QueueTable, instanceId: string, ids: readonly string[]): SqlFragment {
-  return sql`UPDATE ${sql.table(q.table)} SET locked_at = NULL, locked_by = NULL
+  return sql`UPDATE ${sql.table(q.table)} SET locked_at = NULL, locked_by = NULL${q.releaseSet ? sql`, ${q.releaseSet}` : sql.empty}
 WHERE id = ANY(${sql.value(ids, `${q.idType}[]`)}) AND locked_by = ${sql.value(instanceId, 'text')}`;
 }
 

@@ -35,6 +35,10 @@ export interface QueueTable {
   returning: SqlFragment;
   /** Claim order, e.g. sql`created_at`. */
   orderBy: SqlFragment;
+  /** Extra SET assignments of a claim (e.g. sql`status = 'locked'`), for queues that show a claim in a status column. */
+  claimSet?: SqlFragment;
+  /** Extra SET assignments when a claimed row is put back untouched (e.g. sql`status = 'scheduled'`). */
+  releaseSet?: SqlFragment;
 }
 
 /** A claimed row: `id`, `tries` so far, and the queue's extra columns. */

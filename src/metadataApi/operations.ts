@@ -59,6 +59,7 @@ import {
   update_remote_relationship,
   delete_remote_relationship,
 } from './ops/remoteSchemas.js';
+import { create_cron_trigger, delete_cron_trigger, create_scheduled_event } from './ops/scheduledTriggers.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -115,6 +116,9 @@ export const OP_TYPES = [
   'create_remote_relationship',
   'update_remote_relationship',
   'delete_remote_relationship',
+  'create_cron_trigger',
+  'delete_cron_trigger',
+  'create_scheduled_event',
   'select',
   'insert',
   'update',
@@ -179,6 +183,9 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   create_remote_relationship,
   update_remote_relationship,
   delete_remote_relationship,
+  create_cron_trigger,
+  delete_cron_trigger,
+  create_scheduled_event,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -11,6 +11,7 @@ import type { EngineContext } from '../appState.js';
 import { lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, eventsWritten } from '../events/index.js';
+import { scheduledWritten } from '../scheduled/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
@@ -52,8 +53,13 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   }
   // Rows written by this request may have captured events: wake the delivery workers.
   if (!readOnly) eventsWritten(engine);
+  // New cron occurrences or one-off events: re-arm the scheduler here and wake the other instances.
+  if (addsScheduled(query)) scheduledWritten(engine);
   return result;
 }
+
+const SCHEDULING_OPS = new Set(['create_cron_trigger', 'create_scheduled_event', 'replace_metadata']);
+const addsScheduled = (q: Query): boolean => (q.type === 'bulk' ? q.items.some(addsScheduled) : SCHEDULING_OPS.has(q.type));
 
 /** Rewrites an error path reported relative to `$.args` so it points into this operation. */
 function relocate(e: unknown, path: string): unknown {

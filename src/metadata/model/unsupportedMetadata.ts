@@ -11,7 +11,6 @@ import { ApiError } from '../../core/index.js';
 
 /** Top-level keys of Hasura's metadata not implemented yet → what they are, for the message. */
 export const UNSUPPORTED_METADATA_KEYS: Readonly<Record<string, string>> = {
-  cron_triggers: 'cron triggers',
 };
 
 /** Keys of a table's metadata not implemented yet. */

@@ -1,11 +1,14 @@
 /**
  * Whole-metadata operations: `export_metadata`, `replace_metadata` (refused when the new metadata
  * has any inconsistency or uses what the engine does not support yet, see unsupportedMetadata.ts), `reload_metadata`, `clear_metadata`, `get_inconsistent_metadata`,
- * `drop_inconsistent_metadata`.
+ * `drop_inconsistent_metadata`. Cron triggers are rows of `hdb_cron_triggers`, not part of the stored
+ * document: export adds those with `include_in_metadata`, replace swaps exactly those for the given
+ * ones (validated first; the others stay), clear removes them.
  */
-import { ApiError } from '../../core/index.js';
-import { assertNoDuplicates, assertQueryCollectionsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
+import { ApiError, pathKey } from '../../core/index.js';
+import { arrayOf, assertNoDuplicates, assertQueryCollectionsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
 import type { InconsistentObject } from '../../metadata/index.js';
+import { decodeCronTrigger, deleteCronTriggersInMetadata, encodeCronTrigger, listCronTriggers, upsertCronTrigger, type CronTriggerDef } from '../../scheduled/index.js';
 import { op, SUCCESS } from '../types.js';
 
 const anyArgs = (args: unknown) => args;
@@ -15,19 +18,33 @@ export const export_metadata = op({
   mutates: false,
   decode: anyArgs,
   async run(ctx) {
-    return encodeMetadata(await ctx.work.metadata());
+    const out = encodeMetadata(await ctx.work.metadata()) as Record<string, unknown>;
+    delete out.cron_triggers;
+    const crons = await listCronTriggers(ctx.client, true);
+    if (crons.length > 0) out.cron_triggers = crons.map(encodeCronTrigger);
+    return out;
   },
 });
 
 export const replace_metadata = op({
   adminOnly: true,
   mutates: true,
-  // Metadata the engine would not act on (actions, event triggers…) is refused, never stored silently.
-  decode: (args, path) => {
+  // Metadata the engine would not act on (actions, remote schemas…) is refused, never stored silently.
+  decode(args, path) {
     assertSupportedMetadata(args, `${path}.args`);
-    return decodeMetadata(args, path);
+    const md = decodeMetadata(args, path);
+    const crons: CronTriggerDef[] = (md.cron_triggers === undefined ? [] : arrayOf((v, p) => decodeCronTrigger(v, p))(md.cron_triggers, pathKey(path, 'cron_triggers'))).map(
+      ({ replace: _replace, ...t }) => ({ ...t, include_in_metadata: true }),
+    );
+    delete md.cron_triggers;
+    return { md, crons };
   },
-  async run(ctx, md) {
+  async run(ctx, { md, crons }) {
+    const seen = new Set<string>();
+    for (const t of crons) {
+      if (seen.has(t.name)) throw new ApiError('already-exists', `cron trigger with name: ${t.name} already exists`, { path: '$.args.cron_triggers' });
+      seen.add(t.name);
+    }
     assertNoDuplicates(md);
     assertQueryCollectionsValid(md);
     const built = await ctx.work.buildFor(md);
@@ -38,6 +55,8 @@ export const replace_metadata = op({
       });
     }
     ctx.work.adopt(md, built);
+    await deleteCronTriggersInMetadata(ctx.client);
+    for (const t of crons) await upsertCronTrigger(ctx.client, t);
     return SUCCESS;
   },
 });
@@ -60,6 +79,7 @@ export const clear_metadata = op({
     const md = emptyMetadata();
     md.functions = [];
     ctx.work.adopt(md, await ctx.work.buildFor(md));
+    await deleteCronTriggersInMetadata(ctx.client);
     return SUCCESS;
   },
 });

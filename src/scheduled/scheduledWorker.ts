@@ -1,0 +1,150 @@
+/**
+ * The scheduled-trigger background work of one engine: two `delivery/` workers (cron occurrences
+ * and one-off events, the same generic claim/lease/retry/invocation-log engine as event triggers) and
+ * a scheduler that
+ *  - arms a timer at the next due time (so an idle engine delivers within milliseconds of the time,
+ *    not at the next poll) and wakes both workers when it fires,
+ *  - every tick (`fetchIntervalMs`) tops cron triggers up to 100 future occurrences and re-arms;
+ *    each re-arm first marks first tries later than their tolerance `dead`,
+ *  - while webhook calls are in flight, re-arms every 250 ms (a failed attempt's retry time
+ *    becomes known only when its outcome is stored).
+ * After `create_scheduled_event` / `create_cron_trigger` commit, `scheduledWritten()` re-arms this
+ * engine at once and sends one NOTIFY `svc_scheduled` to the others (their workers re-claim; their
+ * timers re-arm on their next tick). Several engines may run this: claims use SKIP LOCKED + a lease,
+ * generation relies on the UNIQUE (trigger_name, scheduled_time) key.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EngineContext } from '../appState.js';
+import { createNotifier, runFragment, startDeliveryWorker, type DeliveryWorker, type Notifier } from '../delivery/index.js';
+import { generateCronEvents } from './cronTriggers.js';
+import { cronEventQueue, MARK_DEAD, NEXT_DUE, scheduledEventQueue } from './scheduledQueues.js';
+import { ensureScheduledTables } from './scheduledTables.js';
+
+export const SCHEDULED_CHANNEL = 'svc_scheduled';
+
+const notifiers = new WeakMap<object, Notifier>();
+
+/** After a committed write that added scheduled rows: re-arm this engine, wake the others. */
+export function scheduledWritten(engine: Pick<EngineContext, 'db'>): void {
+  notifiers.get(engine.db)?.notify();
+}
+
+export interface ScheduledWorkerHandle {
+  cron: DeliveryWorker;
+  oneOff: DeliveryWorker;
+  stop(): Promise<void>;
+}
+
+export async function startScheduledWorker(ctx: EngineContext): Promise<ScheduledWorkerHandle> {
+  await ctx.db.transaction({}, (c) => ensureScheduledTables(c));
+  const userAgent = `svc-graphql-engine/${ctx.version}`;
+  const instanceId = ctx.state.instanceId ?? randomUUID();
+  const lease = ctx.config.eventsLeaseSeconds;
+  /** Until when attempts may still be storing outcomes (retry times to pick up). */
+  let busyUntil = 0;
+  const qo = { env: process.env, maxTimeoutSeconds: Math.max(1, lease - 5), onAttempt: (ms: number) => (busyUntil = Math.max(busyUntil, Date.now() + ms + 1000)) };
+  const log = ctx.logger.child({ type: 'scheduled-trigger' });
+  const common = {
+    db: ctx.db,
+    logger: ctx.logger,
+    instanceId,
+    concurrency: ctx.config.eventsHttpPoolSize,
+    fetchIntervalMs: ctx.config.eventsFetchIntervalMs,
+    leaseSeconds: lease,
+    channel: SCHEDULED_CHANNEL,
+    databaseUrl: ctx.databaseUrl,
+    userAgent,
+  };
+  const cron = startDeliveryWorker({ ...common, queue: cronEventQueue(qo) });
+  const oneOff = startDeliveryWorker({ ...common, queue: scheduledEventQueue(qo) });
+  const wakeAll = () => {
+    cron.wake();
+    oneOff.wake();
+  };
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let armedFor = Infinity;
+  let arming = false;
+  let rearm = false;
+
+  /** Reads the next due time and sets the timer to it (capped by the tick). */
+  async function arm(): Promise<void> {
+    if (arming) {
+      rearm = true;
+      return;
+    }
+    arming = true;
+    try {
+      do {
+        rearm = false;
+        for (const f of MARK_DEAD) await runFragment(ctx.db, f);
+        const r = await runFragment(ctx.db, NEXT_DUE);
+        const next = r.rows[0].next_due;
+        if (stopped || next === null || next === undefined) continue;
+        // Compare in the database's clock: the delay is (next - db_now), measured here from now.
+        // Capped at a minute (setTimeout's range is 24 days; a far schedule is re-read anyway).
+        const delay = Math.min(60_000, Math.max(0, new Date(next as string).getTime() - new Date(r.rows[0].db_now as string).getTime()));
+        const at = Date.now() + delay;
+        if (timer && at >= armedFor) continue;
+        if (timer) clearTimeout(timer);
+        armedFor = at;
+        timer = setTimeout(() => {
+          timer = undefined;
+          armedFor = Infinity;
+          wakeAll();
+          void arm();
+        }, delay + 2);
+        timer.unref();
+      } while (rearm && !stopped);
+    } catch (e) {
+      if (!stopped) log.warn({ err: e }, 'scheduled triggers: next due time could not be read');
+    } finally {
+      arming = false;
+    }
+  }
+
+  let ticking = false;
+  async function tick(): Promise<void> {
+    if (ticking || stopped) return;
+    ticking = true;
+    try {
+      // Not in a transaction: a read and one INSERT … ON CONFLICT DO NOTHING, safe when two engines race.
+      await generateCronEvents(ctx.db);
+      await arm();
+    } catch (e) {
+      if (!stopped) log.warn({ err: e }, 'scheduled triggers: tick failed');
+    } finally {
+      ticking = false;
+    }
+  }
+
+  const tickTimer = setInterval(() => void tick(), ctx.config.eventsFetchIntervalMs);
+  tickTimer.unref();
+  const busyTimer = setInterval(() => {
+    if (Date.now() < busyUntil) void arm();
+  }, 250);
+  busyTimer.unref();
+  const notifier = createNotifier(ctx.db, SCHEDULED_CHANNEL, { payload: instanceId, onError: (err) => log.warn({ err }, 'scheduled NOTIFY failed') });
+  const off = notifier.onLocal(() => {
+    wakeAll();
+    void arm();
+  });
+  notifiers.set(ctx.db, notifier);
+  void tick();
+
+  return {
+    cron,
+    oneOff,
+    async stop() {
+      stopped = true;
+      clearInterval(tickTimer);
+      clearInterval(busyTimer);
+      if (timer) clearTimeout(timer);
+      notifiers.delete(ctx.db);
+      off();
+      notifier.close();
+      await Promise.all([cron.stop(), oneOff.stop()]);
+    },
+  };
+}
