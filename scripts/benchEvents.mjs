@@ -19,16 +19,9 @@
  * LATENCY_SECONDS (20), BENCH_EVENTS_PORT (18741, +1 for the second engine), PHASES (1,2,3,4),
  * BENCH_NODE_FLAGS (extra node flags for the engines, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { tsImport } from 'tsx/esm/api';
+import { build, now, pct, round, startWebhookBench } from './lib/webhookBench.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROWS = Number(process.env.ROWS ?? 20000);
 const CLIENTS = Number(process.env.CLIENTS ?? 8);
 const RATE = Number(process.env.RATE ?? 500);
@@ -36,102 +29,24 @@ const LATENCY_SECONDS = Number(process.env.LATENCY_SECONDS ?? 20);
 const PORT = Number(process.env.BENCH_EVENTS_PORT ?? 18741);
 const PHASES = (process.env.PHASES ?? '1,2,3,4').split(',').map(Number);
 const ADMIN = 'bench-events-secret';
-const now = () => performance.timeOrigin + performance.now();
 
-if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
-
-// Postgres
-let maintenance = process.env.SVC_GRAPHQL_DATABASE_URL;
-let embedded;
-let embeddedDir;
-if (!maintenance) {
-  const { startEmbeddedPostgres } = await tsImport('../src/execution/embeddedPostgres.ts', import.meta.url);
-  embeddedDir = mkdtempSync(join(tmpdir(), 'svc-bench-events-pg-'));
-  embedded = await startEmbeddedPostgres({ dataDir: embeddedDir, database: 'postgres', onLog: () => undefined, postgresFlags: ['-c', 'max_connections=200'] });
-  maintenance = embedded.maintenanceUrl;
-}
-const dbName = `bench_events_${Date.now()}`;
-const admin = new pg.Client({ connectionString: maintenance });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const dbUrl = (() => {
-  const u = new URL(maintenance);
-  u.pathname = '/' + dbName;
-  return u.toString();
-})();
+build();
 
 // Webhook: records the arrival time of each delivery by the row id it carries.
 /** id → arrival times */
 let arrivals = new Map();
-const hook = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const at = now();
-    try {
-      const id = JSON.parse(Buffer.concat(chunks).toString()).event.data.new.id;
-      const list = arrivals.get(id);
-      if (list) list.push(at);
-      else arrivals.set(id, [at]);
-    } catch {
-      /* not an event */
-    }
-    res.writeHead(200).end();
-  });
+const bench = await startWebhookBench({
+  prefix: 'bench_events',
+  admin: ADMIN,
+  engineEnv: { SVC_GRAPHQL_EVENTS_LEASE_SECONDS: '5' },
+  onBody: (body, at) => {
+    const id = body.event.data.new.id;
+    const list = arrivals.get(id);
+    if (list) list.push(at);
+    else arrivals.set(id, [at]);
+  },
 });
-hook.keepAliveTimeout = 60_000;
-await new Promise((r) => hook.listen(0, '127.0.0.1', r));
-const hookUrl = `http://127.0.0.1:${hook.address().port}/`;
-
-// Engines
-const engines = new Map();
-async function startEngine(port) {
-  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', ...nodeFlags, 'dist/src/main.js', 'serve'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      SVC_GRAPHQL_DATABASE_URL: dbUrl,
-      SVC_GRAPHQL_SERVER_PORT: String(port),
-      SVC_GRAPHQL_SERVER_HOST: '127.0.0.1',
-      SVC_GRAPHQL_ADMIN_SECRET: ADMIN,
-      SVC_GRAPHQL_EVENTS_LEASE_SECONDS: '5',
-      NODE_ENV: 'production',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`engine on ${port} exited`);
-    try {
-      if ((await fetch(url + '/healthz')).ok) break;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  engines.set(port, child);
-  return url;
-}
-function stopEngine(port, signal = 'SIGTERM') {
-  const child = engines.get(port);
-  engines.delete(port);
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((r) => {
-    child.once('exit', r);
-    child.kill(signal);
-  });
-}
-
-const post = async (url, path, body) => {
-  const r = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': ADMIN }, body: JSON.stringify(body) });
-  const j = await r.json();
-  if (r.status !== 200 || j.errors) throw new Error(`${path}: ${JSON.stringify(j).slice(0, 300)}`);
-  return j;
-};
-
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const { dbUrl, hookUrl, startEngine, stopEngine, post } = bench;
 
 async function waitDelivered(ids, ms) {
   const end = Date.now() + ms;
@@ -302,12 +217,7 @@ try {
     console.log(results.at(-1));
   }
 } finally {
-  for (const port of [...engines.keys()]) await stopEngine(port);
-  hook.close();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
-  if (embedded) await embedded.stop().catch(() => undefined);
-  if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
+  await bench.close();
 }
 console.log('\nbench:events summary (JSON)');
 console.log(JSON.stringify({ date: new Date().toISOString(), rows: ROWS, clients: CLIENTS, rate: RATE, results }, null, 2));

@@ -14,16 +14,8 @@
  * (5000), SPREAD (100), SPREAD_SECONDS (60), BENCH_SCHEDULED_PORT (18841, +1 for the second engine),
  * ENGINES (1,2), LEAD_SECONDS (40: the burst's time is this far ahead, so creating it ends before).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { tsImport } from 'tsx/esm/api';
+import { build, pct, round, startWebhookBench } from './lib/webhookBench.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BURST = Number(process.env.BURST ?? 5000);
 const SPREAD = Number(process.env.SPREAD ?? 100);
 const SPREAD_SECONDS = Number(process.env.SPREAD_SECONDS ?? 60);
@@ -31,107 +23,28 @@ const PORT = Number(process.env.BENCH_SCHEDULED_PORT ?? 18841);
 const ENGINES = (process.env.ENGINES ?? '1,2').split(',').map(Number);
 const LEAD_SECONDS = Number(process.env.LEAD_SECONDS ?? 40);
 const ADMIN = 'bench-scheduled-secret';
-const now = () => performance.timeOrigin + performance.now();
 
-if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
-
-// Postgres
-let maintenance = process.env.SVC_GRAPHQL_DATABASE_URL;
-let embedded;
-let embeddedDir;
-if (!maintenance) {
-  const { startEmbeddedPostgres } = await tsImport('../src/execution/embeddedPostgres.ts', import.meta.url);
-  embeddedDir = mkdtempSync(join(tmpdir(), 'svc-bench-sched-pg-'));
-  embedded = await startEmbeddedPostgres({ dataDir: embeddedDir, database: 'postgres', onLog: () => undefined, postgresFlags: ['-c', 'max_connections=200'] });
-  maintenance = embedded.maintenanceUrl;
-}
-const dbName = `bench_sched_${Date.now()}`;
-const admin = new pg.Client({ connectionString: maintenance });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName}`);
-const dbUrl = (() => {
-  const u = new URL(maintenance);
-  u.pathname = '/' + dbName;
-  return u.toString();
-})();
+build();
 
 // Webhook: records the arrival times of each delivery by event id, and its lateness.
 /** id → arrival times */
 let arrivals = new Map();
 /** id → lateness (ms) of the first arrival */
 let lateness = new Map();
-const hook = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const at = now();
-    try {
-      const body = JSON.parse(Buffer.concat(chunks).toString());
-      const list = arrivals.get(body.id);
-      if (list) list.push(at);
-      else {
-        arrivals.set(body.id, [at]);
-        lateness.set(body.id, at - Date.parse(body.scheduled_time));
-      }
-    } catch {
-      /* not an event */
+const bench = await startWebhookBench({
+  prefix: 'bench_sched',
+  admin: ADMIN,
+  engineEnv: { SVC_GRAPHQL_EVENTS_LEASE_SECONDS: '30' },
+  onBody: (body, at) => {
+    const list = arrivals.get(body.id);
+    if (list) list.push(at);
+    else {
+      arrivals.set(body.id, [at]);
+      lateness.set(body.id, at - Date.parse(body.scheduled_time));
     }
-    res.writeHead(200).end();
-  });
+  },
 });
-hook.keepAliveTimeout = 60_000;
-await new Promise((r) => hook.listen(0, '127.0.0.1', r));
-const hookUrl = `http://127.0.0.1:${hook.address().port}/`;
-
-// Engines
-const engines = new Map();
-async function startEngine(port) {
-  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', ...nodeFlags, 'dist/src/main.js', 'serve'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      SVC_GRAPHQL_DATABASE_URL: dbUrl,
-      SVC_GRAPHQL_SERVER_PORT: String(port),
-      SVC_GRAPHQL_SERVER_HOST: '127.0.0.1',
-      SVC_GRAPHQL_ADMIN_SECRET: ADMIN,
-      SVC_GRAPHQL_EVENTS_LEASE_SECONDS: '30',
-      NODE_ENV: 'production',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`engine on ${port} exited`);
-    try {
-      if ((await fetch(url + '/healthz')).ok) break;
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  engines.set(port, child);
-  return url;
-}
-function stopEngine(port, signal = 'SIGTERM') {
-  const child = engines.get(port);
-  engines.delete(port);
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((r) => {
-    child.once('exit', r);
-    child.kill(signal);
-  });
-}
-
-const post = async (url, path, body) => {
-  const r = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': ADMIN }, body: JSON.stringify(body) });
-  const j = await r.json();
-  if (r.status !== 200 || j.errors) throw new Error(`${path}: ${JSON.stringify(j).slice(0, 300)}`);
-  return j;
-};
-
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const { hookUrl, startEngine, stopAll, post } = bench;
 
 async function waitDelivered(ids, ms) {
   const end = Date.now() + ms;
@@ -191,15 +104,10 @@ try {
     await new Promise((r) => setTimeout(r, 2000));
     results.push(report(`${n} engine(s): ${SPREAD} one-off events spread over ${SPREAD_SECONDS} s`, spreadIds));
     console.log(results.at(-1));
-    for (const port of [...engines.keys()]) await stopEngine(port);
+    await stopAll();
   }
 } finally {
-  for (const port of [...engines.keys()]) await stopEngine(port);
-  hook.close();
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
-  if (embedded) await embedded.stop().catch(() => undefined);
-  if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
+  await bench.close();
 }
 console.log('\nbench:scheduled summary (JSON)');
 console.log(JSON.stringify({ date: new Date().toISOString(), burst: BURST, spread: SPREAD, results }, null, 2));
