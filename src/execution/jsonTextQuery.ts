@@ -13,28 +13,14 @@
  * would give; a parameter that cannot be serialized fails before anything but a Sync is sent, so
  * the connection stays usable.
  */
-import { createRequire } from 'node:module';
 import { frameText, framedFirstField, type JsonFrame } from './dataRowBytes.js';
-
-/** The parts of node-postgres' internal Connection this submittable drives. */
-interface PgConnection {
-  parsedStatements: Record<string, string | undefined>;
-  submittedNamedStatements: Record<string, string | undefined>;
-  stream: { cork?: () => void; uncork?: () => void };
-  parse(q: { text: string; name: string; types?: unknown }): void;
-  bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean }): void;
-  execute(e: { portal: string; rows?: number }): void;
-  sync(): void;
-}
-
-/** node-postgres' own parameter serializer (dates, buffers, arrays, objects as JSON...), as pg.Query binds. */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (v: unknown) => string | Buffer | null };
+import { prepareValue, SubmittableBase, type PgConnection } from './pgSubmittable.js';
 
 /**
  * A submittable for `client.query(...)`: settles with the first column of the first row (or null),
  * or with that column framed as one Buffer when a `frame` is given (SQL NULL or no row: `null`).
  */
-export class JsonTextQuery {
+export class JsonTextQuery extends SubmittableBase {
   /** pg reads these (named statement bookkeeping, error cleanup). */
   readonly name: string;
   readonly text: string;
@@ -50,6 +36,7 @@ export class JsonTextQuery {
     private readonly done: (err: Error | undefined, value: string | Buffer | null) => void,
     private readonly frame?: JsonFrame,
   ) {
+    super();
     this.name = name;
     this.text = text;
   }
@@ -84,8 +71,6 @@ export class JsonTextQuery {
     return null;
   }
 
-  handleRowDescription(): void {}
-
   handleDataRow(msg: { fields: Array<string | null> }): void {
     if (this.gotRow) return;
     this.gotRow = true;
@@ -95,13 +80,6 @@ export class JsonTextQuery {
 
   handleCommandComplete(): void {}
   handleEmptyQuery(): void {}
-  handlePortalSuspended(): void {}
-
-  handleCopyInResponse(connection: { sendCopyFail(msg: string): void }): void {
-    connection.sendCopyFail('No source stream defined');
-  }
-
-  handleCopyData(): void {}
 
   handleError(err: Error): void {
     // The connection may already be gone (no ReadyForQuery will follow): settle now.

@@ -17,7 +17,7 @@
  * connection, removed when the pipeline settles). With `prepare: false` every statement is parsed
  * as the unnamed statement, which each Parse replaces.
  */
-import { createRequire } from 'node:module';
+import { prepareValue, SubmittableBase, type PgConnection } from './pgSubmittable.js';
 
 /** One statement of a pipeline. */
 export interface PipelineStatement {
@@ -32,23 +32,8 @@ export type PipelineOutcome =
   | { ok: true; results: Array<string | null> }
   | { ok: false; index: number; error: Error };
 
-/** The parts of node-postgres' internal Connection this submittable drives. */
-interface PgConnection {
-  parsedStatements: Record<string, string | undefined>;
-  submittedNamedStatements: Record<string, string | undefined>;
-  stream: { cork?: () => void; uncork?: () => void };
-  parse(q: { text: string; name: string }): void;
-  bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean }): void;
-  execute(e: { portal: string; rows?: number }): void;
-  sync(): void;
-  on(event: 'parseComplete', fn: () => void): void;
-  removeListener(event: 'parseComplete', fn: () => void): void;
-}
-
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (v: unknown) => string | Buffer | null };
-
 /** A submittable for `client.query(...)` that runs `statements` as one pipeline (see above). */
-export class PipelineQuery {
+export class PipelineQuery extends SubmittableBase {
   private readonly results: Array<string | null>;
   private current = 0;
   private gotRow = false;
@@ -68,6 +53,7 @@ export class PipelineQuery {
     private readonly statements: readonly PipelineStatement[],
     private readonly done: (outcome: PipelineOutcome) => void,
   ) {
+    super();
     this.results = statements.map(() => null);
   }
 
@@ -115,8 +101,6 @@ export class PipelineQuery {
     return null;
   }
 
-  handleRowDescription(): void {}
-
   handleDataRow(msg: { fields: Array<string | null> }): void {
     if (this.gotRow) return;
     this.gotRow = true;
@@ -131,14 +115,6 @@ export class PipelineQuery {
   handleEmptyQuery(): void {
     this.handleCommandComplete();
   }
-
-  handlePortalSuspended(): void {}
-
-  handleCopyInResponse(connection: { sendCopyFail(msg: string): void }): void {
-    connection.sendCopyFail('No source stream defined');
-  }
-
-  handleCopyData(): void {}
 
   handleError(err: Error): void {
     // Statements after the failed one are skipped by Postgres, their Parses too: forget them. The

@@ -1,0 +1,32 @@
+/**
+ * What the engine's node-postgres "submittables" (jsonTextQuery.ts, pipelineQuery.ts) share: the
+ * parts of pg's internal Connection they drive, pg's own parameter serializer, and a base class
+ * with the protocol callbacks they ignore (row descriptions, COPY, suspended portals).
+ */
+import { createRequire } from 'node:module';
+
+/** The parts of node-postgres' internal Connection a submittable drives. */
+export interface PgConnection {
+  parsedStatements: Record<string, string | undefined>;
+  submittedNamedStatements: Record<string, string | undefined>;
+  stream: { cork?: () => void; uncork?: () => void };
+  parse(q: { text: string; name: string; types?: unknown }): void;
+  bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean }): void;
+  execute(e: { portal: string; rows?: number }): void;
+  sync(): void;
+  on(event: 'parseComplete', fn: () => void): void;
+  removeListener(event: 'parseComplete', fn: () => void): void;
+}
+
+/** node-postgres' own parameter serializer (dates, buffers, arrays, objects as JSON...), as pg.Query binds. */
+export const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (v: unknown) => string | Buffer | null };
+
+/** The callbacks pg calls on every submittable that these ones do not need. */
+export abstract class SubmittableBase {
+  handleRowDescription(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyData(): void {}
+  handleCopyInResponse(connection: { sendCopyFail(msg: string): void }): void {
+    connection.sendCopyFail('No source stream defined');
+  }
+}
