@@ -121,7 +121,14 @@ export const v1Graphql: Handler = async (req, ctx) => {
 
   /** One request (not a batch); a GET one may not be a mutation. Set-Cookie of actions is passed back. */
   async function runOne(request: GraphqlRequest, session: Session, log: NonNullable<HttpResponse['log']>): Promise<HttpResponse> {
-    const extras: RequestExtras = { clientHeaders: flatHeaders(req.headers), setCookie: [] };
+    // Client headers are flattened only when an action forwards them (not on every request).
+    let flat: Record<string, string> | undefined;
+    const extras: RequestExtras = {
+      get clientHeaders() {
+        return (flat ??= flatHeaders(req.headers));
+      },
+      setCookie: [],
+    };
     const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras });
     if (request.operationName !== null) log.operationName = request.operationName;
     if (extras.setCookie.length === 0) return respond(result, log, result.headers);
