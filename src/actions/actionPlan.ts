@@ -10,11 +10,11 @@ import type { AnnValue, NField } from '../graphql/index.js';
 import { outputMeta } from '../graphql/index.js';
 import type { ActionInfo, CustomRelInfo } from '../metadata/index.js';
 import { qualifiedKey } from '../core/index.js';
-import { PlanContext, planSelect, registerRootFieldPlanner } from '../planner/index.js';
+import { PlanContext, planSelect, registerRootFieldPlanner, type RemoteJoinShape } from '../planner/index.js';
 import type { SelectIR } from '../ir/index.js';
 import { compile, type Param } from '../sql/index.js';
 import type { ActionFieldMeta } from './actionSchema.js';
-import { asyncResultSql, outputSql, RESPONSE_VARIABLE } from './outputSql.js';
+import { asyncResultSql, outputSql, relSelectField, RESPONSE_VARIABLE } from './outputSql.js';
 
 export type OutputField =
   | { alias: string; kind: 'typename'; name: string }
@@ -33,6 +33,11 @@ export interface ActionFieldPlan {
   output: OutputSelection | null;
   /** The statement that builds the output JSON when it has relationships (reads variable RESPONSE_VARIABLE). */
   sql?: { text: string; params: Param[] };
+  /**
+   * When the tables reached from the output have remote relationships in the selection: where they
+   * sit in the statement's JSON (the executor joins the remotes' answers in after the statement).
+   */
+  remoteJoin?: RemoteJoinShape;
 }
 
 export { RESPONSE_VARIABLE };
@@ -56,11 +61,16 @@ export function planOutput(ctx: PlanContext, selection: NField[] | null): Output
 
 const hasRels = (o: OutputSelection | null): boolean => !!o?.fields.some((f) => f.kind === 'rel');
 
-registerRootFieldPlanner('ext:action', (f, meta, ctx) => {
+registerRootFieldPlanner('ext:action', (f, meta, ctx, op) => {
   const action = (meta as unknown as { action: ActionInfo }).action;
   const output = planOutput(ctx, f.selection);
   const plan: ActionFieldPlan = { action, args: [...f.args.entries()], output };
   if (output && hasRels(output)) plan.sql = compile(outputSql(output, action.output.kind === 'list'));
+  if (output && ctx.remoteJoins > 0) {
+    // Remote relationships of the tables the output reaches: joined here, not by the select path.
+    ctx.remoteJoins = 0;
+    plan.remoteJoin = { shape: { kind: 'rows', fields: output.fields.flatMap((o) => (o.kind === 'rel' ? [relSelectField(o)] : [])) }, op };
+  }
   return { alias: f.alias, kind: 'ext:action', plan };
 });
 

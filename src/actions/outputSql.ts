@@ -11,10 +11,16 @@ import type { AnnValue } from '../graphql/index.js';
 import type { ActionInfo } from '../metadata/index.js';
 import type { SelectField } from '../ir/index.js';
 import { compileRowJson, sql, type SqlFragment } from '../sql/index.js';
-import type { OutputSelection } from './actionPlan.js';
+import type { OutputField, OutputSelection } from './actionPlan.js';
 
 /** The variable the sync statement reads the handler's output from (an array of objects). */
 export const RESPONSE_VARIABLE = '\u0000action_response';
+
+/** An output relationship as the select IR's object / array relationship (the SQL and the remote joins follow it). */
+export function relSelectField(f: Extract<OutputField, { kind: 'rel' }>): SelectField {
+  const join = { remoteTable: f.rel.remoteTable, mapping: f.rel.mapping.map((m) => ({ local: m.field, remote: m.column })) };
+  return f.rel.type === 'object' ? { alias: f.alias, kind: 'object_rel', join, select: f.select } : { alias: f.alias, kind: 'array_rel', join, select: f.select };
+}
 
 /** `(SELECT <json> FROM jsonb_array_elements(src) ...)`: the output as JSON (list, or first object / null). */
 export function outputJson(src: SqlFragment, sel: OutputSelection, isList: boolean): SqlFragment {
@@ -27,8 +33,7 @@ export function outputJson(src: SqlFragment, sel: OutputSelection, isList: boole
   const fields: SelectField[] = sel.fields.map((f): SelectField => {
     if (f.kind === 'typename') return { alias: f.alias, kind: 'typename', name: f.name };
     if (f.kind === 'field') return { alias: f.alias, kind: 'column', column: f.name, pgType: types.get(f.name)! };
-    const join = { remoteTable: f.rel.remoteTable, mapping: f.rel.mapping.map((m) => ({ local: m.field, remote: m.column })) };
-    return f.rel.type === 'object' ? { alias: f.alias, kind: 'object_rel', join, select: f.select } : { alias: f.alias, kind: 'array_rel', join, select: f.select };
+    return relSelectField(f);
   });
   const cols = sql.join([...types].map(([n, t]) => sql`${sql.ident(n)} ${sql.type(t)}`));
   const row = compileRowJson(fields, sql.ident('_a'));

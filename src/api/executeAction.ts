@@ -11,9 +11,11 @@ import { resolveParams } from '../sql/index.js';
 import {
   runActionField, type ActionFieldPlan, type ActionRunContext,
 } from '../actions/index.js';
+import { checkRemoteJoins, runRemoteJoins } from '../remoteSchemas/index.js';
 import type { EngineContext } from '../appState.js';
 import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
 import { registerMutationFieldExecutor } from './executeMutation.js';
+import { remoteJoinRequests } from './executeRemote.js';
 
 const wakers = new WeakMap<EngineContext, () => void>();
 
@@ -32,7 +34,24 @@ const runContext = (args: Parameters<OperationExecutor>[0]): ActionRunContext =>
   setCookie: args.extras?.setCookie,
 });
 
-registerMutationFieldExecutor('ext:action', (field, args) => runActionField((field as { plan: ActionFieldPlan }).plan, runContext(args)));
+/**
+ * One action field's JSON text. When the tables its output reaches have remote relationships in the
+ * selection, what the client asked of them is checked before the handler is called, and the
+ * remotes' answers are joined into the statement's JSON after it (one request per relationship).
+ */
+async function runAction(plan: ActionFieldPlan, rc: ActionRunContext, args: Parameters<OperationExecutor>[0]): Promise<string> {
+  const join = plan.remoteJoin;
+  if (!join) return runActionField(plan, rc);
+  const cache = args.ctx.state.current;
+  checkRemoteJoins(join, cache, args.variables);
+  const text = await runActionField(plan, rc);
+  const joined = await runRemoteJoins(JSON.parse(text), join, {
+    cache, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, requests: remoteJoinRequests,
+  });
+  return JSON.stringify(joined);
+}
+
+registerMutationFieldExecutor('ext:action', (field, args) => runAction((field as { plan: ActionFieldPlan }).plan, runContext(args), args));
 
 const queryExecutor: OperationExecutor = async (args) => {
   const out = new Map<string, string>();
@@ -51,7 +70,7 @@ const queryExecutor: OperationExecutor = async (args) => {
         hasIntrospection = true;
         break;
       case 'ext:action':
-        out.set(f.alias, await runActionField(f.plan as ActionFieldPlan, rc));
+        out.set(f.alias, await runAction(f.plan as ActionFieldPlan, rc, args));
         break;
       default:
         throw new ApiError('not-supported', `root field ${f.alias} cannot be executed in a query`);

@@ -10,7 +10,7 @@ export type { RemoteJoinField } from './select.js';
 export { planSelect, planAggregate, planFields, functionArgs, checkLimitValue, checkOffsetValue } from './select.js';
 export {
   planOperation, registerRootFieldPlanner,
-  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type PlanOptions, type RemoteJoinPlan,
+  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type PlanOptions, type RemoteJoinPlan, type RemoteJoinShape,
 } from './planOperation.js';
 export { variableSignature } from './signature.js';
 export { getCompiledOperation, compileOperation, type CompiledOperation, type CompiledRootField, type PlanRequest } from './planCache.js';

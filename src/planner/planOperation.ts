@@ -4,7 +4,7 @@
  * `typename` (a constant) / `introspection` (run by graphql-js). Root fields tagged `ext:*`
  * (mutations and other later work) go to the planner registered for their kind.
  */
-import { andAll, type AggregateIR, type BoolExp, type FunctionSource, type SelectIR } from '../ir/index.js';
+import { andAll, type AggregateIR, type BoolExp, type FunctionSource, type SelectField, type SelectIR } from '../ir/index.js';
 import { outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
 import type { FunctionInfo, SchemaCache } from '../metadata/schemaCache/types.js';
 import type { SqlFragment } from '../sql/index.js';
@@ -39,10 +39,21 @@ export type RootFieldPlanner = (field: NField, meta: OutputFieldMeta, ctx: PlanC
  * The plan of a select root field that holds remote relationships (`ext:remote_join`): its one
  * statement, and the IR to find the join places in the JSON it returns.
  */
-export interface RemoteJoinPlan {
+export interface RemoteJoinPlan extends RemoteJoinShape {
   text: string;
   params: Param[];
-  shape: { kind: 'select' | 'select_by_pk'; ir: SelectIR } | { kind: 'aggregate'; ir: AggregateIR };
+}
+
+/**
+ * Where a response's remote relationships sit: a select / aggregate root field's IR, or the
+ * selections of a JSON value built elsewhere (`rows`: an action's output, whose table
+ * relationships carry them), with the operation's fragments for the remote requests.
+ */
+export interface RemoteJoinShape {
+  shape:
+    | { kind: 'select' | 'select_by_pk'; ir: SelectIR }
+    | { kind: 'aggregate'; ir: AggregateIR }
+    | { kind: 'rows'; fields: readonly SelectField[] };
   op: NormalizedOperation;
 }
 const extPlanners = new Map<string, RootFieldPlanner>();

@@ -11,7 +11,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { AggregateField, SelectField } from '../ir/index.js';
 import type { RemoteSchemaInfo, SchemaCache } from '../metadata/index.js';
-import type { RemoteJoinField, RemoteJoinPlan } from '../planner/index.js';
+import type { RemoteJoinField, RemoteJoinShape } from '../planner/index.js';
 import { parse, validate } from 'graphql';
 import { ColRef, inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
 import { remoteClientSchema } from './delegate.js';
@@ -167,7 +167,7 @@ const checked = new WeakMap<RemoteSchemaInfo, WeakMap<RemoteJoinField, Set<strin
  * Checks what the client asked of each remote relationship of `plan` against the remote's schema
  * (arguments, sub-selection), before anything runs: a bad one is `validation-failed` at the field.
  */
-export function checkRemoteJoins(plan: RemoteJoinPlan, cache: SchemaCache, variables: Record<string, unknown>): void {
+export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, variables: Record<string, unknown>): void {
   const visit = (fields: readonly SelectField[]): void => {
     for (const f of fields) {
       if (f.kind === 'remote_rel_keys') checkOne(f.join as RemoteJoinField);
@@ -201,11 +201,11 @@ export function checkRemoteJoins(plan: RemoteJoinPlan, cache: SchemaCache, varia
     if (seen.size < 64) seen.add(varsKey);
   };
   if (plan.shape.kind === 'aggregate') visitAgg(plan.shape.ir.fields);
-  else visit(plan.shape.ir.fields);
+  else visit(plan.shape.kind === 'rows' ? plan.shape.fields : plan.shape.ir.fields);
 }
 
 /** Runs one relationship for all its rows: one request. */
-async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinPlan['op']['fragments']): Promise<void> {
+async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinShape['op']['fragments']): Promise<void> {
   const rel = p.join.rel;
   const remote = args.cache.remoteSchemas?.get(rel.remoteSchema);
   if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(rel.remoteSchema)} is not available`);
@@ -272,11 +272,11 @@ export interface RemoteJoinArgs {
   requests: { count: number };
 }
 
-/** Puts the remote answers into `root` (the root field's parsed JSON); returns it. */
-export async function runRemoteJoins(root: Json, plan: RemoteJoinPlan, args: RemoteJoinArgs): Promise<Json> {
+/** Puts the remote answers into `root` (the root field's parsed JSON, or an action's output); returns it. */
+export async function runRemoteJoins(root: Json, plan: RemoteJoinShape, args: RemoteJoinArgs): Promise<Json> {
   const found = new Map<SelectField, Places>();
   if (plan.shape.kind === 'aggregate') collectAggregate(root, plan.shape.ir.fields, found);
-  else collectRows(root, plan.shape.ir.fields, found);
+  else collectRows(root, plan.shape.kind === 'rows' ? plan.shape.fields : plan.shape.ir.fields, found);
   // Deeper levels first would need the upper answers; remote fields hold no tables, so every level is independent.
   await Promise.all([...found.values()].map((p) => joinOne(p, args, plan.op.fragments)));
   return root;

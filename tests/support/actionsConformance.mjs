@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Runs the action / custom-type conformance groups (actions/* except actions/remote_joins, which
- * also needs remote schemas: remoteSchemaConformance.mjs --only actions/remote_joins; metadata/custom_types;
+ * also needs remote schemas and runs in remoteSchemaConformance.mjs; metadata/custom_types;
  * metadata/actions_introspection; metadata/actions) against one engine on a fresh database, with the
  * corpus's fixture servers (fixtureServers.mjs: the action webhook on 127.0.0.1:5593 writes rows back
  * through this engine with the admin secret).

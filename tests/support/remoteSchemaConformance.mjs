@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
- * Runs the gated conformance groups remote_schemas/* (and, with --only, actions/remote_joins: an
- * action whose output joins a table with a remote relationship, which needs both features) against
+ * Runs the gated conformance groups remote_schemas/* and actions/remote_joins (an action whose
+ * output joins a table with a remote relationship, which needs both features) against
  * one engine started for them, with the corpus's fixture servers (fixtureServers.mjs: remote GraphQL servers on
  * :5000/:4000/:4001 and the action webhook on :5593) running beside it.
  *
  *   node tests/support/remoteSchemaConformance.mjs [--pg-url URL] [--port N] [--servers DIR]
- *        [--runner ../shared/conformance/run.mjs] [--only remote_schemas]
+ *        [--runner ../shared/conformance/run.mjs] [--only remote_schemas,actions/remote_joins]
  *        [--baseline F | --update-baseline F]
  *
  * The Postgres server: `--pg-url`, else SVC_TEST_DATABASE_URL / SVC_GRAPHQL_DATABASE_URL (a
@@ -17,9 +17,7 @@ import { parseArgs, runOnFreshEngine } from './conformanceEngine.mjs';
 import { enginePort, postgresUrl, serversDir, startFixtureServers, withCleanups } from './fixtureServers.mjs';
 
 const { arg, runner, ratchet, pgUrl: givenUrl } = parseArgs();
-// actions/remote_joins (remote relationships inside an action's output) is not implemented yet:
-// `--only remote_schemas,actions/remote_joins` runs it.
-const only = arg('--only', 'remote_schemas');
+const only = arg('--only', 'remote_schemas,actions/remote_joins');
 
 const ok = await withCleanups(async (cleanups) => {
   const pgUrl = await postgresUrl(givenUrl, cleanups);
