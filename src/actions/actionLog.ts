@@ -1,19 +1,22 @@
 /**
  * The async action log `hdb_catalog.hdb_action_log` (DECISIONS 6, Hasura's `31_to_32.sql` columns
- * plus a lease: `locked_at`, `locked_by`) and the worker that processes it (DECISIONS 18): claims
- * `created` rows — and `processing` rows whose lease expired (a killed engine's work) — with one
- * `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)`, calls the handlers outside any
- * transaction, and writes all outcomes of a batch in one `UPDATE … FROM unnest(…)` guarded by
- * `locked_by = me`. Woken by NOTIFY on `svc_action_log` (sent after an async mutation's row
- * committed, by any engine); polls every `fetchIntervalMs` as the backstop.
+ * plus the delivery queue's `tries`, `next_retry_at` and lease `locked_at`, `locked_by`) and its
+ * worker (DECISIONS 18), a queue of the shared delivery engine (`delivery/`): it claims `created`
+ * rows — and `processing` rows whose lease expired (a killed engine's work) — `FOR UPDATE SKIP
+ * LOCKED`, calls the handlers outside any transaction (`execute`: the handler call with its output
+ * checks), and the engine writes each flush's outcomes in one statement over `unnest`, guarded by
+ * `locked_by = me`: `completed` with the output in `response_payload`, or `error` with the error in
+ * `errors` (tried once, as Hasura). Woken by NOTIFY on `svc_action_log` (sent after an async
+ * mutation's row committed, by any engine); polls every `fetchIntervalMs` as the backstop.
  */
+import type { Logger } from 'pino';
 import type { Session } from '../core/index.js';
 import { ApiError } from '../core/index.js';
-import { listenChannel, type ChannelListener, type Db, type DbClient } from '../execution/index.js';
-import { runFragment } from '../delivery/index.js';
+import type { Db, DbClient } from '../execution/index.js';
+import { runFragment, startDeliveryWorker, type DeliveryWorker, type Job, type JobResult, type QueueAdapter } from '../delivery/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { sql } from '../sql/index.js';
-import { callHandler, handlerBody } from './callHandler.js';
+import { callHandler, handlerBody, HANDLER_TIMEOUT_MS } from './callHandler.js';
 
 const CREATE = [
   sql`CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_action_log (
@@ -28,8 +31,12 @@ const CREATE = [
      response_received_at timestamptz,
      status text NOT NULL CHECK (status IN ('created', 'processing', 'completed', 'error')),
      locked_at timestamptz,
-     locked_by text
+     locked_by text,
+     tries integer NOT NULL DEFAULT 0,
+     next_retry_at timestamptz
    )`,
+  // Logs created before the worker became a delivery queue.
+  sql`ALTER TABLE hdb_catalog.hdb_action_log ADD COLUMN IF NOT EXISTS tries integer NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS next_retry_at timestamptz`,
   sql`CREATE INDEX IF NOT EXISTS hdb_action_log_pending ON hdb_catalog.hdb_action_log (created_at) WHERE status IN ('created', 'processing')`,
 ];
 
@@ -51,108 +58,84 @@ export async function insertActionLog(
 }
 
 export interface ActionWorkerOptions {
-  db: DbClient;
+  db: Db;
   cache: () => SchemaCache;
+  logger: Logger;
   instanceId: string;
-  /** Poll interval (0: no polling, wake-ups only). */
+  /** Poll interval when idle (ms). */
   fetchIntervalMs: number;
   leaseSeconds: number;
-  batchSize?: number;
-  onError?: (err: unknown) => void;
+  /** Handler calls in flight at most. */
+  concurrency: number;
   /** LISTEN on this channel (at `databaseUrl`) and wake on each notification: rows created by other engines. */
   channel?: string;
   databaseUrl?: string;
+  userAgent: string;
 }
 
 /** The channel async mutations NOTIFY after their log row committed. */
 export const ACTION_LOG_CHANNEL = 'svc_action_log';
 
-export interface ActionWorker {
-  wake(): void;
-  stop(): Promise<void>;
-  /** Resolves when the current pass (if any) has finished. */
-  idle(): Promise<void>;
-}
+interface Claimed { action_name: string; input_payload: unknown; session_variables: Record<string, string> | null; request_headers: Record<string, string> | null }
 
-interface Claimed { id: string; action_name: string; input_payload: unknown; session_variables: Record<string, string>; request_headers: Record<string, string> }
-interface Outcome { id: string; status: 'completed' | 'error'; payload: unknown; errors: unknown }
-
-async function claim(o: ActionWorkerOptions): Promise<Claimed[]> {
-  const r = await runFragment(o.db, sql`UPDATE hdb_catalog.hdb_action_log l SET status = 'processing', locked_at = now(), locked_by = ${sql.value(o.instanceId)}
-    WHERE l.id IN (SELECT id FROM hdb_catalog.hdb_action_log
-      WHERE status = 'created' OR (status = 'processing' AND locked_at < now() - make_interval(secs => ${sql.value(o.leaseSeconds)}::float8))
-      ORDER BY created_at LIMIT ${sql.value(o.batchSize ?? 20)}::int FOR UPDATE SKIP LOCKED)
-    RETURNING l.id::text AS id, l.action_name, l.input_payload, l.session_variables, l.request_headers`);
-  return r.rows as unknown as Claimed[];
-}
-
-async function finish(o: ActionWorkerOptions, outcomes: Outcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
-  await runFragment(o.db, sql`UPDATE hdb_catalog.hdb_action_log l
-    SET status = u.status, response_payload = u.payload, errors = u.errors, response_received_at = now(), locked_at = NULL
-    FROM unnest(${sql.value(outcomes.map((x) => x.id))}::uuid[], ${sql.value(outcomes.map((x) => x.status))}::text[],
-                ${sql.value(outcomes.map((x) => (x.payload === undefined ? null : JSON.stringify(x.payload))))}::jsonb[],
-                ${sql.value(outcomes.map((x) => (x.errors === undefined ? null : JSON.stringify(x.errors))))}::jsonb[]) AS u(id, status, payload, errors)
-    WHERE l.id = u.id AND l.locked_by = ${sql.value(o.instanceId)}`);
-}
-
-async function process(o: ActionWorkerOptions, row: Claimed): Promise<Outcome> {
+/** Calls the handler of one claimed row; the output, or the error as the result reads it, as `response`. */
+async function execute(cache: () => SchemaCache, job: Job): Promise<JobResult> {
+  const row = job.row as unknown as Claimed;
   const vars = row.session_variables ?? {};
   const role = vars['x-svc-role'] ?? 'admin';
   const session: Session = { role, isAdmin: role === 'admin', vars };
+  const started = performance.now();
+  const latencyMs = () => Math.round((performance.now() - started) * 100) / 100;
   try {
-    const action = o.cache().actions?.get(row.action_name);
+    const action = cache().actions?.get(row.action_name);
     if (!action) throw new ApiError('not-exists', `action ${JSON.stringify(row.action_name)} does not exist`, { path: '$' });
     const answer = await callHandler(action, handlerBody(action, row.input_payload, session), session, row.request_headers ?? {});
-    return { id: row.id, status: 'completed', payload: answer.output, errors: undefined };
+    return { ok: true, status: 200, response: JSON.stringify(answer.output ?? null), latencyMs: latencyMs(), log: { action: row.action_name } };
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError('unexpected', 'unexpected error', { internal: String(e) });
-    return { id: row.id, status: 'error', payload: undefined, errors: { code: err.code, error: err.message, path: err.path } };
+    return {
+      ok: false, status: err.status ?? 500, latencyMs: latencyMs(), error: err.message, log: { action: row.action_name },
+      response: JSON.stringify({ code: err.code, error: err.message, path: err.path }),
+    };
   }
 }
 
-export function startActionWorker(o: ActionWorkerOptions): ActionWorker {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
-  const pass = async () => {
-    do {
-      again = false;
-      const rows = await claim(o);
-      if (rows.length === 0) break;
-      await finish(o, await Promise.all(rows.map((r) => process(o, r))));
-      again = true;
-    } while (!stopped && again);
-  };
-  const wake = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass().catch((e) => o.onError?.(e)).finally(() => {
-      running = null;
-    });
-  };
-  const timer = o.fetchIntervalMs > 0 ? setInterval(wake, o.fetchIntervalMs) : null;
-  timer?.unref();
-  let listener: ChannelListener | undefined;
-  if (o.channel && o.databaseUrl) {
-    listener = listenChannel(o.databaseUrl, o.channel, {
-      onNotify: wake, onConnected: wake, onError: (err) => o.onError?.(err), applicationName: 'svc-graphql-engine-action-listener',
-    });
-  }
-  wake();
+/** hdb_action_log as a delivery queue. */
+export function actionLogQueue(cache: () => SchemaCache): QueueAdapter {
   return {
-    wake,
-    async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      await listener?.close();
-      await running;
+    name: 'async_action',
+    table: {
+      table: { schema: 'hdb_catalog', name: 'hdb_action_log' },
+      idType: 'uuid',
+      pending: sql`t.status IN ('created', 'processing')`,
+      setOutcome: (ok) => sql`status = CASE WHEN ${ok} THEN 'completed' ELSE 'error' END,
+    response_payload = CASE WHEN ${ok} THEN o.response::jsonb END,
+    errors = CASE WHEN ${ok} THEN NULL ELSE o.response::jsonb END,
+    response_received_at = now()`,
+      returning: sql`t.action_name, t.input_payload, t.session_variables, t.request_headers`,
+      orderBy: sql`t.created_at`,
+      claimSet: sql`status = 'processing'`,
+      releaseSet: sql`status = 'created'`,
     },
-    async idle() {
-      await running;
-    },
+    claimFilter: () => undefined,
+    execute: (job) => execute(cache, job),
+    maxTimeoutMs: () => HANDLER_TIMEOUT_MS,
   };
+}
+
+/** Starts this engine's async-action worker (stop it at shutdown; `wake()` after a local async mutation). */
+export function startActionWorker(o: ActionWorkerOptions): DeliveryWorker {
+  return startDeliveryWorker({
+    queue: actionLogQueue(o.cache),
+    db: o.db,
+    logger: o.logger,
+    instanceId: o.instanceId,
+    concurrency: o.concurrency,
+    fetchIntervalMs: o.fetchIntervalMs,
+    leaseSeconds: o.leaseSeconds,
+    batchSize: 20,
+    channel: o.channel,
+    databaseUrl: o.databaseUrl,
+    userAgent: o.userAgent,
+  });
 }

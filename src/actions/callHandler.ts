@@ -17,7 +17,8 @@ export interface HandlerAnswer {
   setCookie: string[];
 }
 
-const TIMEOUT_MS = 30_000;
+/** How long a handler may take to answer (as Hasura v1.3: 30 s). */
+export const HANDLER_TIMEOUT_MS = 30_000;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The body the handler receives. */
@@ -48,7 +49,7 @@ export async function callHandler(
     e.exposeInternal = session.isAdmin;
     return e;
   };
-  const r = await postJson({ url: action.url, headers, body: JSON.stringify(body), timeoutMs: TIMEOUT_MS, maxResponseBytes: 100 * 1024 * 1024 });
+  const r = await postJson({ url: action.url, headers, body: JSON.stringify(body), timeoutMs: HANDLER_TIMEOUT_MS, maxResponseBytes: 100 * 1024 * 1024 });
   if (r.kind === 'error') throw fail('unexpected', 'http exception when calling webhook', 500, { error: r.message, request, response: null });
   let value: unknown;
   try {

@@ -3,5 +3,5 @@ export { canSee, outputObject, type ActionFieldMeta } from './actionSchema.js';
 export { planOutput, type ActionFieldPlan, type OutputSelection } from './actionPlan.js';
 export { runActionField, type ActionRunContext } from './runAction.js';
 export { callHandler, checkOutput, handlerBody, type HandlerAnswer } from './callHandler.js';
-export { ACTION_LOG_CHANNEL, createActionLogTable, insertActionLog, startActionWorker, type ActionWorker, type ActionWorkerOptions } from './actionLog.js';
+export { ACTION_LOG_CHANNEL, actionLogQueue, createActionLogTable, insertActionLog, startActionWorker, type ActionWorkerOptions } from './actionLog.js';
 export { actionInput } from './actionInput.js';

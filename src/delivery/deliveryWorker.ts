@@ -18,6 +18,7 @@ import { attemptOutcome, deadOutcome, type AttemptOutcome } from './attemptOutco
 import { claimStatement, finishStatement, releaseStatement } from './queueSql.js';
 import type { DeliveryStats, Job, QueueAdapter } from './queueTable.js';
 import { runFragment } from './runFragment.js';
+import { isMissingTable } from './missingTable.js';
 
 export interface DeliveryWorkerOptions {
   queue: QueueAdapter;
@@ -41,16 +42,13 @@ export interface DeliveryWorkerOptions {
 }
 
 export interface DeliveryWorker {
+  /** The queue this worker serves (metrics read its table). */
+  readonly queue: QueueAdapter;
   wake(): void;
   stats(): DeliveryStats;
   stop(): Promise<void>;
 }
 
-/** Postgres "undefined_table": the queue's tables are created lazily and dropped by clear_metadata. */
-const isMissingTable = (e: unknown): boolean => {
-  const internal = (e as { internal?: { error?: { status_code?: string } } })?.internal;
-  return internal?.error?.status_code === '42P01' || (e as { code?: string })?.code === '42P01';
-};
 
 export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const { queue, db, logger } = o;
@@ -79,8 +77,25 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     return r.rows.map((row) => ({ id: String(row.id), tries: Number(row.tries), row }));
   }
 
+  function track(p: Promise<void>): void {
+    stats.inFlight++;
+    const tracked = p.finally(() => {
+      stats.inFlight--;
+      inFlight.delete(tracked);
+      if (!stopped && (backlog || wanted) && (inFlight.size === 0 || o.concurrency - inFlight.size >= Math.max(1, Math.floor(Math.min(batchSize, o.concurrency) / 4)))) void pump();
+    });
+    inFlight.add(tracked);
+  }
+
   function start(job: Job): void {
-    const plan = queue.plan(job);
+    if (queue.execute) {
+      track(queue.execute(job).then((r) => record({
+        id: job.id, ok: r.ok, dead: false, status: r.status, retryAfter: null, numRetries: 0, intervalSec: 0,
+        request: 'null', response: r.response, latencyMs: r.latencyMs, error: r.error,
+      }, { ...r.log, try: job.tries + 1 })));
+      return;
+    }
+    const plan = queue.plan!(job);
     if (plan === undefined) {
       releases.push(job.id);
       scheduleFlush();
@@ -90,15 +105,8 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       record(deadOutcome(job, plan.dead), {});
       return;
     }
-    stats.inFlight++;
-    const p = postJson({ url: plan.url, headers: Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), body: plan.body, timeoutMs: plan.timeoutMs, userAgent: o.userAgent })
-      .then((r) => record(attemptOutcome(job, plan, r), { ...plan.log, try: job.tries + 1 }))
-      .finally(() => {
-        stats.inFlight--;
-        inFlight.delete(p);
-        if (!stopped && (backlog || wanted) && (inFlight.size === 0 || o.concurrency - inFlight.size >= Math.max(1, Math.floor(Math.min(batchSize, o.concurrency) / 4)))) void pump();
-      });
-    inFlight.add(p);
+    track(postJson({ url: plan.url, headers: Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), body: plan.body, timeoutMs: plan.timeoutMs, userAgent: o.userAgent })
+      .then((r) => record(attemptOutcome(job, plan, r), { ...plan.log, try: job.tries + 1 })));
   }
 
   function record(out: AttemptOutcome, fields: Record<string, unknown>): void {
@@ -180,6 +188,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   void pump();
 
   return {
+    queue,
     wake: () => void pump(),
     stats: () => ({ ...stats }),
     async stop() {

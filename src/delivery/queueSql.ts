@@ -5,7 +5,7 @@
  * - finish: a batch of attempt outcomes over `unnest`: `tries + 1`, the lease dropped, delivered /
  *   failed-for-good / retry at `now() + coalesce(retry_after, interval)` decided in SQL (Hasura's
  *   retryOrSetError: retries exhausted and no Retry-After → error); only rows this instance still
- *   holds are updated, and one invocation-log row per attempt is inserted.
+ *   holds are updated, and one invocation-log row per attempt is inserted (when the queue has a log table).
  * - release: put claimed rows back untouched.
  */
 import { sql, type SqlFragment } from '../sql/index.js';
@@ -44,16 +44,20 @@ export function finishStatement(q: QueueTable, instanceId: string, rows: readonl
   const col = <K extends keyof FinishRow>(k: K, type: string) => sql.value(rows.map((r) => r[k]), type);
   const ok = sql`o.ok`;
   const dead = sql`(NOT o.ok AND (o.dead OR (t.tries >= o.num_retries AND o.retry_after IS NULL)))`;
-  return sql`WITH o AS (
-  SELECT * FROM unnest(${col('id', idArr)}, ${col('ok', 'bool[]')}, ${col('dead', 'bool[]')}, ${col('status', 'int4[]')},
-    ${col('retryAfter', 'int4[]')}, ${col('numRetries', 'int4[]')}, ${col('intervalSec', 'int4[]')}, ${col('request', 'json[]')}, ${col('response', 'json[]')})
-    AS o(id, ok, dead, status, retry_after, num_retries, interval_sec, request, response)
-), u AS (
-  UPDATE ${t} AS t SET tries = t.tries + 1, locked_at = NULL, locked_by = NULL,
+  const update = sql`UPDATE ${t} AS t SET tries = t.tries + 1, locked_at = NULL, locked_by = NULL,
     next_retry_at = CASE WHEN ${ok} OR ${dead} THEN NULL
                          ELSE now() + make_interval(secs => coalesce(o.retry_after, o.interval_sec)) END,
     ${q.setOutcome(ok, dead)}
-  FROM o WHERE t.id = o.id AND t.locked_by = ${sql.value(instanceId, 'text')}
+  FROM o WHERE t.id = o.id AND t.locked_by = ${sql.value(instanceId, 'text')}`;
+  const attempts = sql`WITH o AS (
+  SELECT * FROM unnest(${col('id', idArr)}, ${col('ok', 'bool[]')}, ${col('dead', 'bool[]')}, ${col('status', 'int4[]')},
+    ${col('retryAfter', 'int4[]')}, ${col('numRetries', 'int4[]')}, ${col('intervalSec', 'int4[]')}, ${col('request', 'json[]')}, ${col('response', 'json[]')})
+    AS o(id, ok, dead, status, retry_after, num_retries, interval_sec, request, response)
+)`;
+  if (!q.logTable) return sql`${attempts}
+${update}`;
+  return sql`${attempts}, u AS (
+  ${update}
   RETURNING t.id
 )
 INSERT INTO ${sql.table(q.logTable)} (event_id, status, request, response)
@@ -73,4 +77,14 @@ export function countsStatement(q: QueueTable, key: SqlFragment, delivered: SqlF
   count(*) FILTER (WHERE ${delivered}) AS delivered,
   count(*) FILTER (WHERE ${failed}) AS failed
 FROM ${sql.table(q.table)} AS t GROUP BY 1 ORDER BY 1`;
+}
+
+/**
+ * How many rows wait (`pending`) and how many of them a claim could take now (`due`; `filter` is the
+ * queue's claim filter, null when it claims nothing now): the queue-depth gauge.
+ */
+export function depthStatement(q: QueueTable, filter: SqlFragment | undefined | null): SqlFragment {
+  const claimable = filter === null ? sql`false` : sql`(t.next_retry_at IS NULL OR t.next_retry_at <= now()) AND t.locked_at IS NULL${filter ? sql` AND ${filter}` : sql.empty}`;
+  return sql`SELECT count(*)::int AS pending, count(*) FILTER (WHERE ${claimable})::int AS due
+FROM ${sql.table(q.table)} AS t WHERE ${q.pending}`;
 }

@@ -14,6 +14,11 @@
  *    channel, for other instances) after committing new rows.
  * Tolerance (deliver-by deadlines) fits in `plan`: return `{ dead: 'reason' }` to mark the row as error
  * without calling the webhook.
+ *
+ * A queue whose job is more than one POST of a prepared body (async actions: the handler call, its
+ * output checks and the answer kept on the row) gives `execute(job)` instead of `plan`: the worker
+ * claims, leases, limits concurrency and batches the outcomes as for the others, and `setOutcome` can
+ * store what `execute` returned (`o.response`, a json value). Such a queue may have no `logTable`.
  */
 import type { QualifiedName } from '../core/index.js';
 import type { ResolvedHeader } from '../webhooks/index.js';
@@ -23,12 +28,14 @@ export interface QueueTable {
   table: QualifiedName;
   /** `text` or `uuid`: the type of `id` (and of the log table's `event_id`). */
   idType: 'text' | 'uuid';
-  logTable: QualifiedName;
+  /** The invocation-log table (one row per attempt); none: attempts are not logged apart. */
+  logTable?: QualifiedName;
   /** Rows still to deliver, e.g. sql`NOT delivered AND NOT error AND NOT archived`. */
   pending: SqlFragment;
   /**
    * SET assignments for an attempt's outcome, given boolean SQL expressions `ok` (delivered) and
-   * `dead` (failed for good): e.g. sql`delivered = ${ok}, error = ${dead}`.
+   * `dead` (failed for good): e.g. sql`delivered = ${ok}, error = ${dead}`. The attempt's columns are
+   * in scope as `o.*` (`o.status` int, `o.response` json).
    */
   setOutcome(ok: SqlFragment, dead: SqlFragment): SqlFragment;
   /** Extra columns a claim returns, written against alias `t` (e.g. sql`t.trigger_name, t.payload::text AS payload`). */
@@ -67,9 +74,24 @@ export interface QueueAdapter {
   /** Extra claim condition on alias `t`, evaluated at each claim (undefined: none; null: claim nothing now). */
   claimFilter(): SqlFragment | undefined | null;
   /** The request for a job; undefined → release the row untouched; `{dead}` → mark it error, no call. */
-  plan(job: Job): DeliveryPlan | { dead: string } | undefined;
+  plan?(job: Job): DeliveryPlan | { dead: string } | undefined;
+  /** Instead of `plan`: runs the job itself (never rejects) and says how it went. */
+  execute?(job: Job): Promise<JobResult>;
   /** The longest timeout of any current configuration, in ms (the lease is kept longer). */
   maxTimeoutMs(): number;
+}
+
+/** What a queue's own `execute` did with a job (no retries: a failed one is failed for good). */
+export interface JobResult {
+  ok: boolean;
+  /** Stored as the attempt's status (HTTP status, or 1000 when no answer came). */
+  status: number;
+  /** JSON text kept as the attempt's response (`o.response`). */
+  response: string;
+  latencyMs: number;
+  /** Extra fields of the structured log line. */
+  log?: Record<string, unknown>;
+  error?: string;
 }
 
 export interface DeliveryStats {

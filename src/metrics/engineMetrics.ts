@@ -49,6 +49,23 @@ export class EngineMetrics {
     });
   }
 
+  /**
+   * A counter whose totals another stage keeps (e.g. a worker's delivered / failed counts since it
+   * started), read when scraped: nothing is counted twice on the hot path.
+   */
+  registerCounterReading(name: string, help: string, read: () => ReadonlyArray<{ labels: Labels; value: number }>, labelNames: string[] = []): void {
+    new client.Counter({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const x of read()) if (x.value > 0) this.inc(x.labels, x.value);
+      },
+    });
+  }
+
   /** A counter other stages increment (deliveries, failures); returns its `inc`. */
   registerCounter(name: string, help: string, labelNames: string[] = []): (labels?: Labels, by?: number) => void {
     const c = new client.Counter({ name, help, labelNames, registers: [this.registry] });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { eventually, startEventReceiver } from '../support/eventReceiver.js';
 
 let e: TestEngine;
 before(async () => {
@@ -108,5 +109,43 @@ test('disabled metrics: no endpoint', async () => {
     assert.equal(off.engine.ctx.metrics, undefined);
   } finally {
     await off.stop();
+  }
+});
+
+test('delivery queues: depth by state, calls in flight and attempts by outcome for events, scheduled events and async actions', async () => {
+  const rx = await startEventReceiver((d) => (d.path === '/fail' ? { status: 500 } : d.path === '/action' ? { status: 200, body: '{"id":7}' } : { status: 200 }));
+  try {
+    const ok = async (body: unknown) => {
+      const r = await e.query(body);
+      assert.equal(r.status, 200, r.text);
+    };
+    await e.runSql('CREATE TABLE IF NOT EXISTS queued (id int PRIMARY KEY)');
+    await ok({ type: 'track_table', args: { schema: 'public', name: 'queued' } });
+    await ok({ type: 'create_event_trigger', args: { name: 'queued_ok', table: 'queued', insert: { columns: '*' }, webhook: `${rx.url}/ok` } });
+    await ok({ type: 'create_event_trigger', args: { name: 'queued_bad', table: 'queued', insert: { columns: '*' }, webhook: `${rx.url}/fail`, retry_conf: { num_retries: 0 } } });
+    await ok({ type: 'create_scheduled_event', args: { webhook: `${rx.url}/later`, schedule_at: new Date(Date.now() + 86_400_000).toISOString(), payload: {} } });
+    await ok({ type: 'set_custom_types', args: { objects: [{ name: 'Done', fields: [{ name: 'id', type: 'Int' }] }] } });
+    await ok({ type: 'create_action', args: { name: 'do_later', definition: { kind: 'asynchronous', arguments: [], output_type: 'Done', handler: `${rx.url}/action` } } });
+    const before = await scrape();
+    assert.ok(before.some((x) => x.name === 'svc_delivery_queue_depth' && x.labels.queue === 'event'), 'the event queue is listed before any event');
+
+    assert.equal((await e.graphql('mutation { insert_queued(objects: [{id: 1}, {id: 2}]) { affected_rows } }')).status, 200);
+    const id = (await e.graphql('mutation { do_later }')).body.data.do_later;
+    assert.match(id, /^[0-9a-f-]{36}$/);
+
+    const attempts = (s: Sample[], queue: string, outcome: string) =>
+      value(s, 'svc_delivery_attempts_total', { queue, outcome }) - value(before, 'svc_delivery_attempts_total', { queue, outcome });
+    const s = await eventually(scrape, (x) => attempts(x, 'event', 'delivered') === 2 && attempts(x, 'event', 'failed') === 2 && attempts(x, 'async_action', 'delivered') === 1, 15_000, 'the attempts counted');
+    assert.equal(attempts(s, 'async_action', 'failed'), 0);
+    assert.equal(value(s, 'svc_delivery_queue_depth', { queue: 'event', state: 'pending' }), 0, 'every event delivered or failed for good');
+    assert.equal(value(s, 'svc_delivery_queue_depth', { queue: 'async_action', state: 'pending' }), 0);
+    assert.equal(value(s, 'svc_delivery_queue_depth', { queue: 'scheduled_event', state: 'pending' }), 1, 'the event due tomorrow waits');
+    assert.equal(value(s, 'svc_delivery_queue_depth', { queue: 'scheduled_event', state: 'due' }), 0, '... and is not due');
+    assert.equal(value(s, 'svc_delivery_in_flight', { queue: 'event' }), 0);
+    // The async action's result is stored by the shared delivery engine.
+    const r = await e.graphql(`query { do_later(id: "${id}") { output { id } errors } }`);
+    assert.deepEqual(r.body, { data: { do_later: { output: { id: 7 }, errors: null } } });
+  } finally {
+    await rx.stop();
   }
 });
