@@ -10,6 +10,7 @@ import { EngineClient } from './client.js';
 import { importHasuraMetadata } from './hasuraImport.js';
 import { lineDiff } from './lineDiff.js';
 import { filesToMetadata, metadataToFiles, readMetadataDir, writeMetadataDir } from './metadataDir.js';
+import { isV3Dir, metadataToV3Files, readV3Metadata } from './metadataDirV3.js';
 import type { CliIo } from './io.js';
 
 type J = Record<string, any>;
@@ -18,6 +19,7 @@ export const METADATA_HELP = `Usage: svc-graphql-engine metadata <command> [flag
 
 Commands:
   export                    write the engine's metadata to a YAML directory (Hasura CLI layout)
+                            (the directory's layout is kept: config v2 files, or v3 with databases/)
   apply                     replace the engine's metadata with the directory's (or --file JSON)
   diff                      show how the directory differs from the engine; exit 1 when it does
   reload                    reload metadata (re-read the database schema)
@@ -25,7 +27,8 @@ Commands:
   inconsistency drop        drop inconsistent metadata objects
 
 Flags:
-  --dir DIR                 metadata directory (default: metadata)
+  --dir DIR                 metadata directory (default: metadata); a Hasura CLI v2 or v3 layout
+  --format v2|v3            (export) the layout to write (default: the directory's, else v2)
   --file FILE               (apply) a JSON export instead of a directory (Hasura v1.3/v2, version 2 or 3)
   --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
   --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
@@ -33,7 +36,15 @@ Flags:
   -h, --help                this help
 `;
 
-const FLAGS: FlagSpec = { dir: { type: 'string' }, file: { type: 'string' } };
+const FLAGS: FlagSpec = { dir: { type: 'string' }, file: { type: 'string' }, format: { type: 'string' } };
+
+/** The layout to write: --format, else the one the directory already has, else v2. */
+async function layoutOf(p: Parsed, dir: string): Promise<(md: J) => Map<string, string>> {
+  const f = str(p, 'format');
+  if (f !== undefined && f !== 'v2' && f !== 'v3') throw new CliError(`--format: expected v2 or v3, got ${JSON.stringify(f)}`);
+  const v3 = f === undefined ? await isV3Dir(dir) : f === 'v3';
+  return v3 ? metadataToV3Files : metadataToFiles;
+}
 
 async function exportMetadata(client: EngineClient): Promise<J> {
   return (await client.query({ type: 'export_metadata', args: {} })) as J;
@@ -57,7 +68,8 @@ async function loadLocal(p: Parsed, io: CliIo): Promise<J> {
     }
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new CliError(`${file}: expected a metadata object`);
   } else {
-    raw = filesToMetadata(await readMetadataDir(str(p, 'dir') ?? 'metadata'));
+    const dir = str(p, 'dir') ?? 'metadata';
+    raw = (await isV3Dir(dir)) ? await readV3Metadata(dir) : filesToMetadata(await readMetadataDir(dir));
   }
   const r = importHasuraMetadata(raw);
   for (const m of r.mapped) io.err(`mapped: ${m}`);
@@ -84,7 +96,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
   switch (sub) {
     case 'export': {
       io.progress(`exporting metadata from ${client.conn.endpoint} …`);
-      const files = metadataToFiles(await exportMetadata(client));
+      const files = (await layoutOf(p, dir))(await exportMetadata(client));
       await writeMetadataDir(dir, files);
       io.progress(`metadata exported to ${dir}/ (${files.size} files, ${took()})`);
       return 0;
@@ -97,8 +109,9 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
       return 0;
     }
     case 'diff': {
-      const local = metadataToFiles(await loadLocal(p, io));
-      const server = metadataToFiles(await exportMetadata(client));
+      const layout = await layoutOf(p, dir);
+      const local = layout(await loadLocal(p, io));
+      const server = layout(await exportMetadata(client));
       const color = p.values['no-color'] !== true && io.color;
       let differs = false;
       for (const name of [...new Set([...server.keys(), ...local.keys()])].sort()) {

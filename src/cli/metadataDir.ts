@@ -5,7 +5,7 @@
  * keys first, then alphabetical), tables/functions/named lists sorted, so git diffs show real changes.
  */
 import { mkdir, readdir, readFile, writeFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { actionsToSdl, actionsYaml, joinActions, parseActionsSdl } from './actionsSdl.js';
 import { CliError } from './cliError.js';
@@ -130,11 +130,28 @@ export async function readMetadataDir(dir: string): Promise<Map<string, string>>
   return files;
 }
 
-/** Writes the files, removing .yaml/.graphql files of the directory the export no longer has. */
+/** Every .yaml/.graphql file below `dir` (relative paths with `/`). */
+async function metadataFilesBelow(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const d of await readdir(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${d.name}` : d.name;
+    if (d.isDirectory()) out.push(...(await metadataFilesBelow(dir, rel)));
+    else if (d.name.endsWith('.yaml') || d.name.endsWith('.graphql')) out.push(rel);
+  }
+  return out;
+}
+
+/**
+ * Writes the files (names may hold `/`: the v3 layout's `databases/…`), removing the .yaml/.graphql
+ * files below the directory that the export no longer has (a dropped table's file, the other layout's).
+ */
 export async function writeMetadataDir(dir: string, files: ReadonlyMap<string, string>): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const n of await readdir(dir)) {
-    if ((n.endsWith('.yaml') || n.endsWith('.graphql')) && !files.has(n)) await rm(join(dir, n));
+  for (const n of await metadataFilesBelow(dir)) {
+    if (!files.has(n)) await rm(join(dir, n));
   }
-  for (const [name, text] of files) await writeFile(join(dir, name), text);
+  for (const [name, text] of files) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await writeFile(join(dir, name), text);
+  }
 }

@@ -4,7 +4,7 @@
  * export applies with X-Hasura-* mapped and reported, and bad flags / endpoints give one line.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, writeFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -60,8 +60,18 @@ function io(): Captured {
 
 async function dirContents(dir: string): Promise<Record<string, string>> {
   const o: Record<string, string> = {};
-  for (const n of (await readdir(dir)).sort()) o[n] = await readFile(join(dir, n), 'utf8');
-  return o;
+  for (const d of (await readdir(dir, { withFileTypes: true, recursive: true })).filter((x) => x.isFile())) {
+    const rel = join(d.parentPath ?? (d as any).path, d.name).slice(dir.length + 1);
+    o[rel] = await readFile(join(dir, rel), 'utf8');
+  }
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+async function writeTree(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [rel, text] of Object.entries(files)) {
+    await mkdir(join(dir, rel, '..'), { recursive: true });
+    await writeFile(join(dir, rel), text);
+  }
 }
 
 test('export writes the Hasura CLI layout, and export → apply → export is byte for byte the same', async () => {
@@ -171,4 +181,71 @@ test('wrong flags, a wrong secret, an unreachable endpoint and a bad file: one l
   const c = io();
   assert.equal(await runCli('metadata', ['apply', '--dir', bad], c.io), 1);
   assert.match(c.err[0]!, /tables\.yaml:\d+:\d+/);
+});
+
+test('a Hasura CLI config-v3 directory (databases/, !include) applies, and export keeps that layout byte for byte', async () => {
+  const dir = join(tmp, 'v3dir');
+  await writeTree(dir, {
+    'version.yaml': 'version: 3\n',
+    'databases/databases.yaml': [
+      '- name: default',
+      '  kind: postgres',
+      '  configuration:',
+      '    connection_info:',
+      '      database_url:',
+      '        from_env: HASURA_GRAPHQL_DATABASE_URL',
+      '  tables: "!include default/tables/tables.yaml"',
+      '  functions: "!include default/functions/functions.yaml"',
+      '',
+    ].join('\n'),
+    // Both spellings Hasura's CLI accepts: the quoted string and the bare tag.
+    'databases/default/tables/tables.yaml': '- "!include public_author.yaml"\n- !include public_article.yaml\n',
+    'databases/default/tables/public_author.yaml': [
+      'table:', '  name: author', '  schema: public',
+      'array_relationships:', '- name: articles', '  using:', '    foreign_key_constraint_on:', '      column: author_id', '      table:', '        name: article', '        schema: public',
+      'select_permissions:', '- role: user', '  permission:', '    columns:', '    - id', '    - name', '    filter:', '      id:', '        _eq: X-Hasura-User-Id',
+      '',
+    ].join('\n'),
+    'databases/default/tables/public_article.yaml': 'table:\n  name: article\n  schema: public\n',
+    'databases/default/functions/functions.yaml': '[]\n',
+    'actions.graphql': 'type Mutation {\n  greet(name: String!): Greeting\n}\n\ntype Greeting {\n  text: String\n}\n',
+    'actions.yaml': 'actions:\n- name: greet\n  definition:\n    kind: synchronous\n    handler: http://127.0.0.1:9/greet\ncustom_types:\n  enums: []\n  input_objects: []\n  objects:\n  - name: Greeting\n  scalars: []\n',
+    'cron_triggers.yaml': '- name: nightly\n  webhook: http://127.0.0.1:9/nightly\n  schedule: 0 3 * * *\n  include_in_metadata: true\n  payload: {}\n',
+    'inherited_roles.yaml': '- role_name: both\n  role_set:\n  - user\n',
+  });
+  const c = io();
+  assert.equal(await runCli('metadata', ['apply', '--dir', dir], c.io), 0, c.err.join('\n'));
+  const notes = c.err.join('\n');
+  assert.match(notes, /X-Hasura-User-Id → x-svc-user-id/);
+  assert.match(notes, /unsupported: inherited_roles/, 'what is not supported is reported');
+  const r = await e.graphql('{ author { id name } }', {}, { 'x-svc-admin-secret': 'sekret', 'x-svc-role': 'user', 'x-svc-user-id': '1' });
+  assert.deepEqual(r.body, { data: { author: [{ id: 1, name: 'A1' }] } }, 'the permission from the included table file, X-Hasura-User-Id mapped');
+  const rel = await e.graphql('{ author(order_by: {id: asc}) { id articles { id } } }');
+  assert.deepEqual(rel.body, { data: { author: [{ id: 1, articles: [] }, { id: 2, articles: [] }] } }, 'the relationship from the included file');
+  const md = (await e.query({ type: 'export_metadata', args: {} })).body;
+  assert.deepEqual(md.actions.map((a: any) => a.name), ['greet']);
+  assert.deepEqual(md.cron_triggers.map((t: any) => t.name), ['nightly']);
+
+  // export into the same directory keeps the v3 layout; apply → export again is byte for byte.
+  assert.equal(await runCli('metadata', ['export', '--dir', dir], io().io), 0);
+  const first = await dirContents(dir);
+  assert.equal(first['version.yaml'], 'version: 3\n');
+  assert.equal(first['databases/default/tables/tables.yaml'], '- "!include public_article.yaml"\n- "!include public_author.yaml"\n');
+  assert.match(first['databases/databases.yaml']!, /tables: "!include default\/tables\/tables.yaml"/);
+  assert.match(first['databases/default/tables/public_author.yaml']!, /_eq: x-svc-user-id/);
+  assert.ok(!('tables.yaml' in first) && !('inherited_roles.yaml' in first), 'no v2 tables.yaml, and the unsupported section is gone after export');
+  assert.equal(await runCli('metadata', ['apply', '--dir', dir], io().io), 0);
+  const dir2 = join(tmp, 'v3dir2');
+  assert.equal(await runCli('metadata', ['export', '--dir', dir2, '--format', 'v3'], io().io), 0);
+  assert.deepEqual(await dirContents(dir2), first);
+  const same = io();
+  assert.equal(await runCli('metadata', ['diff', '--dir', dir], same.io), 0, same.out.join(''));
+
+  // A missing include: one line naming the file and the include, exit 1, nothing applied.
+  await writeFile(join(dir, 'databases/default/tables/tables.yaml'), '- "!include public_nope.yaml"\n');
+  const bad = io();
+  assert.equal(await runCli('metadata', ['apply', '--dir', dir], bad.io), 1);
+  assert.equal(bad.err.length, 1);
+  assert.match(bad.err[0]!, /databases\/default\/tables\/tables\.yaml: !include public_nope\.yaml: cannot read .*ENOENT/);
+  assert.deepEqual((await e.query({ type: 'export_metadata', args: {} })).body.cron_triggers.map((t: any) => t.name), ['nightly']);
 });
