@@ -8,6 +8,7 @@
  * answered by graphql-js on the role's schema. Root fields of other kinds (mutations...) go to
  * the executor registered for the operation kind.
  */
+import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
@@ -103,6 +104,15 @@ export interface ExecuteOptions {
   extras?: RequestExtras;
 }
 
+/** Parse, validate and plan (cached per document) in a `graphql.compile` span. */
+function tracedCompile(args: Parameters<typeof getCompiledOperation>[0]): ReturnType<typeof getCompiledOperation> {
+  return tracedSync('graphql.compile', { 'graphql.operation.name': args.request.operationName ?? undefined }, (note) => {
+    const r = getCompiledOperation(args);
+    note.set('graphql.operation.type', r.compiled.kind);
+    return r;
+  });
+}
+
 /** The response of one request (over WebSockets the body is always a string). */
 export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport: 'ws', opts?: ExecuteOptions): Promise<GraphqlResult & { body: string }>;
 export async function executeGraphql(ctx: EngineContext, session: Session, request: GraphqlRequest, transport?: 'http', opts?: ExecuteOptions): Promise<GraphqlResult>;
@@ -115,9 +125,8 @@ export async function executeGraphql(
     const cache = ctx.state.current;
     assertQueryAllowed(cache, ctx.config, session, request.query);
     const roleSchema = getRoleSchema(cache, session.role);
-    const { compiled, variables } = getCompiledOperation({
-      cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config,
-    });
+    const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config };
+    const { compiled, variables } = tracingOn() ? tracedCompile(args) : getCompiledOperation(args);
     if (compiled.kind === 'mutation' && opts.forbidMutations) throw mutationByGet();
     if (compiled.kind === 'subscription' && transport === 'http') {
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');

@@ -6,6 +6,7 @@
  *
  *   loadConfig(['--server-port', '9000'], { SVC_GRAPHQL_SERVER_PORT: '8000' }).serverPort === 9000
  */
+import * as p from './parsers.js';
 import { ConfigError } from './configError.js';
 import { OPTIONS, OPTIONS_BY_FLAG, type OptionSpec } from './options.js';
 import type { ServerConfig } from './serverConfig.js';
@@ -50,6 +51,11 @@ export function loadConfig(argv: readonly string[] = [], env: Env = {}): ServerC
     if (fromFlag !== undefined) values[spec.key] = spec.parse(fromFlag, spec.flag);
     else if (fromEnv !== undefined && fromEnv !== '') values[spec.key] = spec.parse(fromEnv, `${spec.env} (${spec.flag})`);
     else if (spec.default !== undefined) values[spec.key] = spec.parse(spec.default, spec.flag);
+  }
+  // The standard OpenTelemetry variable turns tracing on too (ours wins when both are set).
+  const otelEnv = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (values.otelExporterOtlpEndpoint === undefined && otelEnv !== undefined && otelEnv !== '') {
+    values.otelExporterOtlpEndpoint = p.httpUrl(otelEnv, 'OTEL_EXPORTER_OTLP_ENDPOINT (--otel-exporter-otlp-endpoint)');
   }
   const { liveQueriesBatchSize, liveQueriesRefetchIntervalMs, ...rest } = values;
   const config = {

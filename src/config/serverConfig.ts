@@ -47,6 +47,10 @@ export interface ServerConfig {
   enableMetrics: boolean;
   /** A secret that may read /v1/metrics (besides the admin secret). */
   metricsSecret?: string;
+  /** OpenTelemetry: the OTLP/HTTP endpoint spans are sent to; unset → tracing off (nothing loaded). */
+  otelExporterOtlpEndpoint?: string;
+  /** OpenTelemetry: `service.name` of the spans (default svc-graphql-engine). */
+  otelServiceName: string;
   /** Port of the embedded Postgres (used only without databaseUrl); undefined → a free port. */
   embeddedPgPort?: number;
   /** Use named prepared statements for generated queries (default true, as Hasura). */

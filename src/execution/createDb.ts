@@ -23,6 +23,8 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Lru } from '../lib/index.js';
 import type { Db, DbClient, PipelineResult, QueryResultRows } from './db.js';
+import { tracingOn } from '../tracing/index.js';
+import { tracedDb } from './tracedDb.js';
 import { PipelineQuery, type PipelineOutcome, type PipelineStatement } from './pipelineQuery.js';
 import { isPgServerError, pgErrorToApiError } from './pgError.js';
 import { JsonTextQuery } from './jsonTextQuery.js';
@@ -368,5 +370,6 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
       await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
     },
   };
-  return db;
+  // Spans around each round trip only while tracing is on (no wrapper otherwise).
+  return tracingOn() ? tracedDb(db) : db;
 }

@@ -19,6 +19,7 @@ import { readBody, BODY_LIMIT } from './readBody.js';
 import { writeHttpLog } from './httpLog.js';
 import { buildRouteTable, wsHandlerOf, WS_PATHS } from './routes.js';
 import type { HttpResponse, RequestContext } from './types.js';
+import { tracedRequest, tracingOn } from '../tracing/index.js';
 
 export interface EngineServer {
   readonly server: Server;
@@ -116,7 +117,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
           body: '',
         };
       } else {
-        response = await dispatch(req, method, url, path, requestId);
+        response = tracingOn() ? await tracedRequest(req.headers, method, path, () => dispatch(req, method, url, path, requestId)) : await dispatch(req, method, url, path, requestId);
       }
     } catch (err) {
       if (err instanceof ApiError) {

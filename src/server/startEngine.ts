@@ -24,6 +24,7 @@ import { packageInfo } from '../lib/index.js';
 import { migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
 import { EngineMetrics } from '../metrics/index.js';
+import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger } from './logger.js';
@@ -67,6 +68,12 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
   };
 
   try {
+    // Tracing first, so the database handle and every request made after it are traced.
+    if (config.otelExporterOtlpEndpoint !== undefined && !tracingOn()) {
+      const stopTracing = await startTracing({ endpoint: config.otelExporterOtlpEndpoint, serviceName: config.otelServiceName, serviceVersion: version });
+      undo.push(stopTracing);
+      logger.info({ type: 'startup', kind: 'tracing', endpoint: tracesUrl(config.otelExporterOtlpEndpoint) }, 'OpenTelemetry tracing on');
+    }
     const authenticator = await createAuthenticator(config, logger, { version });
     undo.push(async () => authenticator.close());
 

@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { injectTraceHeaders, traced, tracingOn } from '../tracing/index.js';
 
 export interface PostJsonRequest {
   url: string;
@@ -56,8 +57,29 @@ function pairs(raw: string[]): Array<{ name: string; value: string }> {
   return out;
 }
 
-/** POSTs `req.body`; resolves with the answer or the error (see the module comment). */
+/**
+ * POSTs `req.body`; resolves with the answer or the error (see the module comment). While tracing
+ * is on, the call is a client span and carries the trace's `traceparent`.
+ */
 export function postJson(req: PostJsonRequest): Promise<WebhookResult> {
+  if (!tracingOn()) return send(req);
+  let host = req.url;
+  try {
+    host = new URL(req.url).host;
+  } catch {
+    // an invalid URL fails in send() with its own message
+  }
+  return traced(`POST ${host}`, { 'http.request.method': 'POST', 'url.full': req.url }, async (note) => {
+    const headers = { ...req.headers };
+    injectTraceHeaders(headers);
+    const r = await send({ ...req, headers });
+    if (r.kind === 'response') note.set('http.response.status_code', r.status);
+    else note.set('error.type', r.timedOut ? 'timeout' : 'connection');
+    return r;
+  }, 'client');
+}
+
+function send(req: PostJsonRequest): Promise<WebhookResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
   const cap = req.maxResponseBytes ?? 64 * 1024;
