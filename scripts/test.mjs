@@ -19,11 +19,13 @@ import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TIERS = { unit: 'tests/unit', integration: 'tests/integration' };
+// `npm test` runs unit + integration; `e2e` (the console in headless Chromium) runs on its own: npm run test:e2e.
+const TIERS = { unit: 'tests/unit', integration: 'tests/integration', e2e: 'tests/e2e' };
+const DEFAULT_TIERS = ['tests/unit', 'tests/integration'];
 
 const args = process.argv.slice(2);
 const tier = args[0] in TIERS ? args.shift() : undefined;
-const targets = args.length > 0 ? args : tier ? [TIERS[tier]] : Object.values(TIERS);
+const targets = args.length > 0 ? args : tier ? [TIERS[tier]] : DEFAULT_TIERS;
 
 function testFiles(target) {
   const abs = resolve(root, target);
@@ -40,7 +42,7 @@ if (files.length === 0) {
   console.log(`no test files under ${targets.join(', ')}`);
   process.exit(0);
 }
-const needsDb = files.some((f) => relative(root, f).startsWith('tests/integration'));
+const needsDb = files.some((f) => /^tests\/(integration|e2e)/.test(relative(root, f)));
 
 let pg;
 let dataDir;

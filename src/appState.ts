@@ -37,6 +37,8 @@ export interface EngineContext {
   databaseUrl: string;
   /** Prometheus metrics; undefined when disabled (--enable-metrics=false). */
   metrics?: EngineMetrics;
+  /** The web console at /console (--enable-console; by default on with the embedded Postgres only). */
+  consoleEnabled?: boolean;
 }
 
 /**

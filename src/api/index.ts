@@ -5,6 +5,7 @@
  * Append one export line per handler.
  */
 export { healthz } from './healthz.js';
+export { consoleAssets, consoleRedirect } from './consoleAssets.js';
 export { version } from './version.js';
 export { v1alpha1Config } from './v1alpha1Config.js';
 export { v1alpha1PgDump } from './v1alpha1PgDump.js';

@@ -45,6 +45,8 @@ export interface ServerConfig {
   devMode: boolean;
   /** GET /v1/metrics and the counters behind it (default true). */
   enableMetrics: boolean;
+  /** Serve the web console at /console; unset → on when the engine runs its embedded Postgres, off with a database URL (as Hasura leaves it off). */
+  enableConsole?: boolean;
   /** A secret that may read /v1/metrics (besides the admin secret). */
   metricsSecret?: string;
   /** OpenTelemetry: the OTLP/HTTP endpoint spans are sent to; unset → tracing off (nothing loaded). */

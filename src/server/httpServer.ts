@@ -17,7 +17,7 @@ import type { EngineContext } from '../appState.js';
 import { corsPolicy, originAllowed, PREFLIGHT_MAX_AGE } from './cors.js';
 import { readBody, BODY_LIMIT } from './readBody.js';
 import { writeHttpLog } from './httpLog.js';
-import { buildRouteTable, wsHandlerOf, WS_PATHS } from './routes.js';
+import { buildRouteTable, lookupRoute, wsHandlerOf, WS_PATHS } from './routes.js';
 import type { HttpResponse, RequestContext } from './types.js';
 import { tracedRequest, tracingOn } from '../tracing/index.js';
 
@@ -75,7 +75,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
   };
 
   const dispatch = async (req: IncomingMessage, method: string, url: string, path: string, requestId: string): Promise<HttpResponse> => {
-    const methods = routes.get(path);
+    const methods = lookupRoute(routes, path)?.methods;
     if (!methods) return { status: 404, body: NOT_FOUND_BODY };
     const handler = methods.get(method);
     if (!handler) return { status: 405, headers: { allow: [...methods.keys()].join(', ') }, body: METHOD_NOT_ALLOWED_BODY };
@@ -138,7 +138,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
     const log = response.log;
     const elapsedMs = performance.now() - start;
     if (metrics !== undefined) {
-      const endpoint = routes.has(path) ? path : 'unmatched';
+      const endpoint = lookupRoute(routes, path)?.route ?? 'unmatched';
       metrics.observeRequest(endpoint, log?.kind ?? defaultKind(endpoint), response.status, elapsedMs / 1000);
     }
     writeHttpLog(logger, {

@@ -8,6 +8,7 @@ import type { Handler, WsHandler } from './types.js';
 
 export interface RouteSpec {
   method: 'GET' | 'POST';
+  /** The path; a path ending in `/*` also matches everything below it (the console's files). */
   path: string;
   /** Export name in api/index.ts. */
   handler: string;
@@ -17,6 +18,10 @@ export interface RouteSpec {
 
 export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/healthz', handler: 'healthz' },
+  // The web console (404 unless enabled): its page, its built assets, and `/` redirected to it.
+  { method: 'GET', path: '/', handler: 'consoleRedirect' },
+  { method: 'GET', path: '/console', handler: 'consoleAssets' },
+  { method: 'GET', path: '/console/*', handler: 'consoleAssets' },
   { method: 'GET', path: '/v1/version', handler: 'version' },
   { method: 'GET', path: '/v1/metrics', handler: 'v1Metrics' },
   { method: 'POST', path: '/v1/query', handler: 'v1Query', api: 'metadata' },
@@ -35,8 +40,20 @@ export const ROUTES: readonly RouteSpec[] = [
 export const WS_PATHS: readonly string[] = ['/v1/graphql', '/v1alpha1/graphql'];
 export const WS_HANDLER = 'v1GraphqlWs';
 
-/** path → method → handler. */
+/** path → method → handler (a `/*` path holds its prefix's routes). */
 export type RouteTable = ReadonlyMap<string, ReadonlyMap<string, Handler>>;
+
+/** The methods of `path`: its own route, else the nearest `/*` route above it. */
+export function lookupRoute(table: RouteTable, path: string): { route: string; methods: ReadonlyMap<string, Handler> } | undefined {
+  const exact = table.get(path);
+  if (exact) return { route: path, methods: exact };
+  for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) {
+    const route = `${path.slice(0, i)}/*`;
+    const methods = table.get(route);
+    if (methods) return { route, methods };
+  }
+  return undefined;
+}
 
 export function buildRouteTable(api: Readonly<Record<string, unknown>>, enabled: ReadonlySet<EnabledApi>): RouteTable {
   const table = new Map<string, Map<string, Handler>>();

@@ -113,7 +113,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const sync = startSchemaSync(databaseUrl, db, state, logger, options.schemaSync);
     undo.push(() => sync.stop());
     await sync.ready;
-    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl };
+    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
 
     const startWorkers = (api as Record<string, unknown>).startWorkers as StartWorkers | undefined;

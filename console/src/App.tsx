@@ -1,0 +1,102 @@
+/**
+ * The console's shell: a left navigation and hash routes (`#/graphiql`, `#/data/<schema>/<table>`,
+ * …), so the engine serves one page. Before anything else it checks the admin secret: when the
+ * engine answers `access-denied` / 401, a form asks for it (kept in sessionStorage only).
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import { adminSecret, exportMetadata } from './api';
+import { ErrorBox, TextField } from './components';
+import { GraphiqlPage } from './pages/GraphiqlPage';
+import { DataPage } from './pages/DataPage';
+import { BrowsePage } from './pages/BrowsePage';
+import { SqlPage } from './pages/SqlPage';
+import { PermissionsPage } from './pages/PermissionsPage';
+import { MetadataPage } from './pages/MetadataPage';
+import { EventsPage } from './pages/EventsPage';
+import { ScheduledPage } from './pages/ScheduledPage';
+import { ActionsPage } from './pages/ActionsPage';
+import { RemoteSchemasPage } from './pages/RemoteSchemasPage';
+
+interface Route {
+  path: string;
+  label: string;
+  render: (rest: string[]) => ReactNode;
+}
+
+export const ROUTES: Route[] = [
+  { path: 'graphiql', label: 'GraphiQL', render: () => <GraphiqlPage /> },
+  { path: 'data', label: 'Data', render: (rest) => (rest.length >= 2 ? <BrowsePage schema={decodeURIComponent(rest[0])} table={decodeURIComponent(rest[1])} /> : <DataPage />) },
+  { path: 'sql', label: 'SQL', render: () => <SqlPage /> },
+  { path: 'permissions', label: 'Permissions', render: (rest) => <PermissionsPage initial={rest.length >= 2 ? { schema: decodeURIComponent(rest[0]), name: decodeURIComponent(rest[1]) } : undefined} /> },
+  { path: 'events', label: 'Events', render: () => <EventsPage /> },
+  { path: 'scheduled', label: 'Scheduled', render: () => <ScheduledPage /> },
+  { path: 'actions', label: 'Actions', render: () => <ActionsPage /> },
+  { path: 'remote-schemas', label: 'Remote schemas', render: () => <RemoteSchemasPage /> },
+  { path: 'metadata', label: 'Metadata', render: () => <MetadataPage /> },
+];
+
+function useHash(): string[] {
+  const read = () => window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  const [parts, setParts] = useState(read);
+  useEffect(() => {
+    const on = () => setParts(read());
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return parts;
+}
+
+function Login({ onDone, error }: { onDone: () => void; error: unknown }) {
+  const [secret, setSecret] = useState('');
+  return (
+    <main className="login">
+      <h1>svc-graphql-engine console</h1>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          adminSecret.set(secret);
+          onDone();
+        }}
+      >
+        <TextField label="Admin secret" type="password" value={secret} onChange={setSecret} />
+        <ErrorBox error={error} />
+        <button type="submit" className="primary">Enter</button>
+      </form>
+    </main>
+  );
+}
+
+export function App() {
+  const parts = useHash();
+  const [auth, setAuth] = useState<'checking' | 'ok' | 'needed'>('checking');
+  const [authError, setAuthError] = useState<unknown>();
+  const check = () => {
+    setAuth('checking');
+    exportMetadata().then(
+      () => setAuth('ok'),
+      (e) => {
+        if (adminSecret.get()) setAuthError(e);
+        adminSecret.set('');
+        setAuth('needed');
+      },
+    );
+  };
+  useEffect(check, []);
+  if (auth === 'checking') return <p className="muted pad" role="status">connecting…</p>;
+  if (auth === 'needed') return <Login onDone={check} error={authError} />;
+  const route = ROUTES.find((r) => r.path === parts[0]) ?? ROUTES[0];
+  return (
+    <div className="shell">
+      <nav aria-label="console">
+        <div className="brand">svc console</div>
+        <ul>
+          {ROUTES.map((r) => (
+            <li key={r.path}><a href={`#/${r.path}`} aria-current={r === route ? 'page' : undefined}>{r.label}</a></li>
+          ))}
+        </ul>
+        <button type="button" className="link" onClick={() => { adminSecret.set(''); check(); }}>Log out</button>
+      </nav>
+      <main id="content">{route.render(parts.slice(1))}</main>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * The console's only way to the engine: same-origin POSTs to /v1/query and /v1/graphql with the
+ * admin secret the user typed (kept in sessionStorage, never in a URL). Engine errors come back as
+ * `EngineError` values carrying the spec's `{code, error, path}`, so pages can show each next to the
+ * field that caused it.
+ */
+const KEY = 'svc-admin-secret';
+
+export class EngineError extends Error {
+  constructor(readonly code: string, message: string, readonly path: string | undefined, readonly status: number) {
+    super(message);
+  }
+}
+
+export const adminSecret = {
+  get: (): string => sessionStorage.getItem(KEY) ?? '',
+  set: (s: string): void => (s ? sessionStorage.setItem(KEY, s) : sessionStorage.removeItem(KEY)),
+};
+
+export function adminHeaders(): Record<string, string> {
+  const s = adminSecret.get();
+  return s ? { 'x-svc-admin-secret': s } : {};
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders(), ...headers }, body: JSON.stringify(body) });
+  const text = await r.text();
+  let v: any;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new EngineError('unexpected', `${r.status}: ${text.slice(0, 200)}`, undefined, r.status);
+  }
+  if (!r.ok) {
+    // Admin answers carry Postgres' own message (run_sql): shown with the engine's.
+    const pgMessage = v?.internal?.error?.message;
+    const message = v?.error ?? v?.message ?? `HTTP ${r.status}`;
+    throw new EngineError(v?.code ?? 'unexpected', typeof pgMessage === 'string' ? `${message}: ${pgMessage}` : message, v?.path, r.status);
+  }
+  return v;
+}
+
+/** One /v1/query operation (or `bulk`). */
+export const query = (type: string, args: unknown): Promise<any> => post('/v1/query', { type, args });
+
+export const bulk = (ops: Array<{ type: string; args: unknown }>): Promise<any> => post('/v1/query', { type: 'bulk', args: ops });
+
+/** A GraphQL request; GraphQL errors are thrown as EngineError with the first error's code. */
+export async function graphql(q: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<any> {
+  const r = await post('/v1/graphql', { query: q, variables }, headers);
+  if (r.errors?.length) {
+    const e = r.errors[0];
+    throw new EngineError(e.extensions?.code ?? 'unexpected', e.message, e.extensions?.path, 200);
+  }
+  return r.data;
+}
+
+export interface SqlResult {
+  columns: string[];
+  rows: Array<Array<string | null>>;
+}
+
+/** run_sql; a statement that returns rows gives them (header row split off). */
+export async function runSql(sql: string, opts: { readOnly?: boolean } = {}): Promise<SqlResult> {
+  const r = await query('run_sql', { sql, read_only: opts.readOnly ?? false });
+  if (r.result_type !== 'TuplesOk') return { columns: [], rows: [] };
+  const [head, ...rows] = r.result as Array<Array<string | null>>;
+  return { columns: head as string[], rows };
+}
+
+/** An SQL string literal (for the console's own catalog queries; user values never go through here unescaped). */
+export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+export const exportMetadata = (): Promise<any> => query('export_metadata', {});
+
+export interface TableRef {
+  schema: string;
+  name: string;
+}
+export const tableKey = (t: TableRef): string => `${t.schema}.${t.name}`;
+export const refOf = (t: unknown): TableRef => (typeof t === 'string' ? { schema: 'public', name: t } : { schema: (t as TableRef).schema ?? 'public', name: (t as TableRef).name });

@@ -1,0 +1,115 @@
+/**
+ * Data: every schema's tables and views, tracked or not (track / untrack in one click), and the
+ * foreign keys between tracked tables offered as relationships, each tracked with one click (an
+ * object relationship on the referencing table, an array relationship on the referenced one).
+ */
+import { useState } from 'react';
+import { bulk, exportMetadata, query, refOf, runSql, tableKey, type TableRef } from '../api';
+import { DataTable, ErrorBox, Section, useAction, useLoad } from '../components';
+
+interface Fk {
+  from: TableRef;
+  to: TableRef;
+  columns: string[];
+  refColumns: string[];
+  constraint: string;
+}
+
+const TABLES_SQL = `SELECT table_schema, table_name, table_type FROM information_schema.tables
+ WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'hdb_catalog') AND table_schema NOT LIKE 'pg\\_%'
+ ORDER BY table_schema, table_name`;
+
+const FKS_SQL = `SELECT c.conname, sn.nspname, s.relname, tn.nspname, t.relname,
+   (SELECT json_agg(a.attname ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY k(n, i) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n)::text,
+   (SELECT json_agg(a.attname ORDER BY k.i) FROM unnest(c.confkey) WITH ORDINALITY k(n, i) JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n)::text
+ FROM pg_constraint c JOIN pg_class s ON s.oid = c.conrelid JOIN pg_namespace sn ON sn.oid = s.relnamespace
+ JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace WHERE c.contype = 'f' ORDER BY 1`;
+
+const plural = (n: string): string => (n.endsWith('s') ? `${n}_list` : `${n}s`);
+
+async function load() {
+  const [tables, md, fks] = await Promise.all([runSql(TABLES_SQL, { readOnly: true }), exportMetadata(), runSql(FKS_SQL, { readOnly: true })]);
+  const tracked = new Map<string, any>((md.tables ?? []).map((t: any) => [tableKey(refOf(t.table)), t]));
+  const all: Fk[] = fks.rows.map((r) => ({ constraint: r[0]!, from: { schema: r[1]!, name: r[2]! }, to: { schema: r[3]!, name: r[4]! }, columns: JSON.parse(r[5]!), refColumns: JSON.parse(r[6]!) }));
+  // Suggestions: FKs between tracked tables not yet used by a relationship.
+  const uses = (t: any, pred: (using: any) => boolean, kind: 'object_relationships' | 'array_relationships') => (t?.[kind] ?? []).some((r: any) => pred(r.using));
+  const suggestions: Array<{ kind: 'object' | 'array'; table: TableRef; name: string; using: unknown; label: string }> = [];
+  for (const fk of all) {
+    const from = tracked.get(tableKey(fk.from));
+    const to = tracked.get(tableKey(fk.to));
+    if (!from || !to || fk.columns.length !== 1) continue;
+    const col = fk.columns[0];
+    if (!uses(from, (u) => u.foreign_key_constraint_on === col, 'object_relationships')) {
+      const name = col.endsWith('_id') && col.length > 3 ? col.slice(0, -3) : fk.to.name;
+      suggestions.push({ kind: 'object', table: fk.from, name, using: { foreign_key_constraint_on: col }, label: `${tableKey(fk.from)}.${name} → ${tableKey(fk.to)}` });
+    }
+    if (!uses(to, (u) => u.foreign_key_constraint_on?.column === col && refOf(u.foreign_key_constraint_on?.table).name === fk.from.name, 'array_relationships')) {
+      const name = plural(fk.from.name);
+      suggestions.push({ kind: 'array', table: fk.to, name, using: { foreign_key_constraint_on: { table: fk.from, column: col } }, label: `${tableKey(fk.to)}.${name} → [${tableKey(fk.from)}]` });
+    }
+  }
+  return { tables: tables.rows.map((r) => ({ schema: r[0]!, name: r[1]!, type: r[2]! })), tracked, suggestions };
+}
+
+export function DataPage() {
+  const { data, error, reload } = useLoad(load);
+  const act = useAction();
+  const [schema, setSchema] = useState<string>('');
+  const schemas = [...new Set((data?.tables ?? []).map((t) => t.schema))];
+  const shown = (data?.tables ?? []).filter((t) => !schema || t.schema === schema);
+  const run = (fn: () => Promise<unknown>) => act.run(fn).then((ok) => ok && reload());
+  return (
+    <div>
+      <h1>Data</h1>
+      <ErrorBox error={error} />
+      <ErrorBox error={act.error} />
+      <Section
+        title="Tables and views"
+        actions={
+          <label>
+            Schema{' '}
+            <select value={schema} onChange={(e) => setSchema(e.target.value)} aria-label="Schema">
+              <option value="">all</option>
+              {schemas.map((s) => <option key={s}>{s}</option>)}
+            </select>
+          </label>
+        }
+      >
+        <DataTable
+          columns={['schema', 'name', 'kind', 'tracked']}
+          rows={shown.map((t) => {
+            const isTracked = data!.tracked.has(`${t.schema}.${t.name}`);
+            return [t.schema, isTracked ? <a href={`#/data/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}`}>{t.name}</a> : t.name, t.type === 'VIEW' ? 'view' : 'table', isTracked ? <span className="ok">tracked</span> : <span className="muted">no</span>];
+          })}
+          actions={(i) => {
+            const t = shown[i];
+            const isTracked = data!.tracked.has(`${t.schema}.${t.name}`);
+            return isTracked ? (
+              <>
+                <a href={`#/permissions/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}`}>permissions</a>{' '}
+                <button type="button" className="danger" disabled={act.busy} onClick={() => confirm(`Untrack ${t.schema}.${t.name}?`) && run(() => query('untrack_table', { table: { schema: t.schema, name: t.name }, cascade: true }))}>Untrack</button>
+              </>
+            ) : (
+              <button type="button" disabled={act.busy} aria-label={`Track ${t.schema}.${t.name}`} onClick={() => run(() => query('track_table', { table: { schema: t.schema, name: t.name } }))}>Track</button>
+            );
+          }}
+        />
+        {data && shown.some((t) => !data.tracked.has(`${t.schema}.${t.name}`)) ? (
+          <button type="button" disabled={act.busy} onClick={() => run(() => bulk(shown.filter((t) => !data.tracked.has(`${t.schema}.${t.name}`)).map((t) => ({ type: 'track_table', args: { table: { schema: t.schema, name: t.name } } }))))}>Track all</button>
+        ) : null}
+      </Section>
+      <Section title="Suggested relationships (foreign keys between tracked tables)">
+        <DataTable
+          columns={['relationship', 'kind']}
+          rows={(data?.suggestions ?? []).map((s) => [s.label, s.kind])}
+          actions={(i) => {
+            const s = data!.suggestions[i];
+            return (
+              <button type="button" disabled={act.busy} aria-label={`Track relationship ${s.label}`} onClick={() => run(() => query(`create_${s.kind}_relationship`, { table: s.table, name: s.name, using: s.using }))}>Track</button>
+            );
+          }}
+        />
+      </Section>
+    </div>
+  );
+}
