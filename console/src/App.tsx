@@ -70,10 +70,15 @@ export function App() {
   const parts = useHash();
   const [auth, setAuth] = useState<'checking' | 'ok' | 'needed'>('checking');
   const [authError, setAuthError] = useState<unknown>();
+  // With nothing tracked yet the GraphQL schema is empty: a newcomer starts on the Data page instead.
+  const [empty, setEmpty] = useState(false);
   const check = () => {
     setAuth('checking');
     exportMetadata().then(
-      () => setAuth('ok'),
+      (md) => {
+        setEmpty(!(md.tables?.length || md.remote_schemas?.length || md.actions?.length));
+        setAuth('ok');
+      },
       (e) => {
         if (adminSecret.get()) setAuthError(e);
         adminSecret.set('');
@@ -84,7 +89,7 @@ export function App() {
   useEffect(check, []);
   if (auth === 'checking') return <p className="muted pad" role="status">connecting…</p>;
   if (auth === 'needed') return <Login onDone={check} error={authError} />;
-  const route = ROUTES.find((r) => r.path === parts[0]) ?? ROUTES[0];
+  const route = ROUTES.find((r) => r.path === parts[0]) ?? (empty ? ROUTES.find((r) => r.path === 'data')! : ROUTES[0]);
   return (
     <div className="shell">
       <nav aria-label="console">

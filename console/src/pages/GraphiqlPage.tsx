@@ -7,7 +7,8 @@
 import { GraphiQL } from 'graphiql';
 import type { Fetcher, FetcherParams, FetcherOpts } from '@graphiql/toolkit';
 import { createClient } from 'graphql-ws';
-import { adminHeaders } from '../api';
+import { adminHeaders, exportMetadata } from '../api';
+import { useLoad } from '../components';
 
 const DEFAULT_HEADERS = JSON.stringify({ 'x-svc-role': 'admin', 'x-svc-user-id': '1' }, null, 2);
 
@@ -65,9 +66,12 @@ const fetcher: Fetcher = (params: FetcherParams, opts?: FetcherOpts) => {
 };
 
 export function GraphiqlPage() {
+  const md = useLoad(exportMetadata);
+  const empty = md.data && !(md.data.tables?.length || md.data.remote_schemas?.length || md.data.actions?.length);
   return (
     <div>
       <h1>GraphiQL</h1>
+      {empty ? <p className="hint" role="note">Nothing is tracked yet, so the GraphQL schema has no fields: track tables on the <a href="#/data">Data</a> page first.</p> : null}
       <div className="graphiql-wrap">
         <GraphiQL fetcher={fetcher} defaultHeaders={DEFAULT_HEADERS} isHeadersEditorEnabled shouldPersistHeaders={false} defaultEditorToolsVisibility="headers" />
       </div>
