@@ -14,7 +14,8 @@
  * the connection stays usable.
  */
 import { frameText, framedFirstField, type JsonFrame } from './dataRowBytes.js';
-import { prepareValue, SubmittableBase, type PgConnection } from './pgSubmittable.js';
+import { encodeExtendedQuery } from './extendedQueryMessages.js';
+import { prepareValue, sendMessages, SubmittableBase, type PgConnection } from './pgSubmittable.js';
 
 /**
  * A submittable for `client.query(...)`: settles with the first column of the first row (or null),
@@ -48,7 +49,7 @@ export class JsonTextQuery extends SubmittableBase {
     }
     // Serialize the values first: a value that cannot be serialized fails before anything is sent
     // (only a Sync, so the connection still answers ReadyForQuery and stays usable).
-    let mapped: unknown[];
+    let mapped: Array<string | Buffer | null>;
     try {
       mapped = this.values.map(prepareValue);
     } catch (err) {
@@ -56,18 +57,9 @@ export class JsonTextQuery extends SubmittableBase {
       connection.sync();
       return null;
     }
-    connection.stream.cork?.();
-    try {
-      if (previous === undefined) {
-        connection.parse({ text: this.text, name: this.name });
-        connection.submittedNamedStatements[this.name] = this.text;
-      }
-      connection.bind({ portal: '', statement: this.name, values: mapped, binary: false });
-      connection.execute({ portal: '' });
-      connection.sync();
-    } finally {
-      connection.stream.uncork?.();
-    }
+    const parse = previous === undefined;
+    if (parse) connection.submittedNamedStatements[this.name] = this.text;
+    sendMessages(connection, encodeExtendedQuery([{ name: this.name, text: this.text, parse, values: mapped }]));
     return null;
   }
 

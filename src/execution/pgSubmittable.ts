@@ -9,13 +9,19 @@ import { createRequire } from 'node:module';
 export interface PgConnection {
   parsedStatements: Record<string, string | undefined>;
   submittedNamedStatements: Record<string, string | undefined>;
-  stream: { cork?: () => void; uncork?: () => void };
+  stream: { cork?: () => void; uncork?: () => void; writable?: boolean; write(b: Buffer): boolean };
   parse(q: { text: string; name: string; types?: unknown }): void;
   bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean }): void;
   execute(e: { portal: string; rows?: number }): void;
   sync(): void;
   on(event: 'parseComplete', fn: () => void): void;
   removeListener(event: 'parseComplete', fn: () => void): void;
+}
+
+/** Writes encoded messages the way pg's `Connection._send` does (nothing when the socket is gone). */
+export function sendMessages(connection: PgConnection, bytes: Buffer): void {
+  if (connection.stream.writable === false) return;
+  connection.stream.write(bytes);
 }
 
 /** node-postgres' own parameter serializer (dates, buffers, arrays, objects as JSON...), as pg.Query binds. */

@@ -17,7 +17,8 @@
  * connection, removed when the pipeline settles). With `prepare: false` every statement is parsed
  * as the unnamed statement, which each Parse replaces.
  */
-import { prepareValue, SubmittableBase, type PgConnection } from './pgSubmittable.js';
+import { encodeExtendedQuery, type ExtendedStatement } from './extendedQueryMessages.js';
+import { prepareValue, sendMessages, SubmittableBase, type PgConnection } from './pgSubmittable.js';
 
 /** One statement of a pipeline. */
 export interface PipelineStatement {
@@ -60,7 +61,7 @@ export class PipelineQuery extends SubmittableBase {
   submit(connection: PgConnection): Error | null {
     this.connection = connection;
     // Serialize every value first: one that cannot be serialized fails before any statement is sent.
-    let mapped: unknown[][];
+    let mapped: Array<Array<string | Buffer | null>>;
     try {
       mapped = this.statements.map((s) => s.values.map(prepareValue));
     } catch (err) {
@@ -68,7 +69,6 @@ export class PipelineQuery extends SubmittableBase {
       connection.sync();
       return null;
     }
-    const parsing = new Set<string>();
     for (const s of this.statements) {
       if (s.name === '') continue;
       const previous = connection.parsedStatements[s.name] ?? connection.submittedNamedStatements[s.name];
@@ -77,27 +77,19 @@ export class PipelineQuery extends SubmittableBase {
       }
     }
     connection.on('parseComplete', this.onParseComplete);
-    connection.stream.cork?.();
-    try {
-      this.statements.forEach((s, i) => {
-        const named = s.name !== '';
-        const known = named && (connection.parsedStatements[s.name] !== undefined ||
-          connection.submittedNamedStatements[s.name] !== undefined || parsing.has(s.name));
-        if (!known) {
-          connection.parse({ text: s.text, name: s.name });
-          if (named) {
-            parsing.add(s.name);
-            connection.submittedNamedStatements[s.name] = s.text;
-            this.pendingParses.push(s);
-          }
-        }
-        connection.bind({ portal: '', statement: s.name, values: mapped[i]!, binary: false });
-        connection.execute({ portal: '' });
-      });
-      connection.sync();
-    } finally {
-      connection.stream.uncork?.();
-    }
+    const parsing = new Set<string>();
+    const encoded: ExtendedStatement[] = this.statements.map((s, i) => {
+      const named = s.name !== '';
+      const parse = !named || (connection.parsedStatements[s.name] === undefined &&
+        connection.submittedNamedStatements[s.name] === undefined && !parsing.has(s.name));
+      if (parse && named) {
+        parsing.add(s.name);
+        connection.submittedNamedStatements[s.name] = s.text;
+        this.pendingParses.push(s);
+      }
+      return { name: s.name, text: s.text, parse, values: mapped[i]! };
+    });
+    sendMessages(connection, encodeExtendedQuery(encoded));
     return null;
   }
 

@@ -17,6 +17,7 @@ export * from './request/types.js';
 export { vf, showName, showNames, showNamedTy, showGT } from './request/messages.js';
 export { coerceJson, coerceLiteral, isTypeAllowed, literalJson, type VariableInfo } from './request/inputValue.js';
 export { declaredVariables, coerceVariables, type CoercedVariables } from './request/variables.js';
+export { quickVariables, variableShape, type QuickVariables } from './request/quickVariables.js';
 export {
   parseQuery, selectOperation, prepareOperation, checkVariables, normalizeOperation, validateRequest,
   type GraphqlRequest, type PreparedOperation,

@@ -9,14 +9,14 @@ import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode }
 import { Lru } from '../lib/index.js';
 import { compile, compileAggregate, compileSelect, sql, type Param, type SqlFragment } from '../sql/index.js';
 import {
-  checkVariables, limitsForRole, normalizeOperation, parseQuery, prepareOperation,
+  checkVariables, quickVariables, limitsForRole, normalizeOperation, parseQuery, prepareOperation,
   type GraphqlRequest, type LimitDefaults, type NField, type PreparedOperation, type RoleSchema,
 } from '../graphql/index.js';
 import type { SchemaCache } from '../metadata/schemaCache/types.js';
 import type { RuntimeCheck } from './context.js';
 import { planOperation, type OperationPlan, type RootFieldPlan } from './planOperation.js';
 import { checkLimitValue, checkOffsetValue } from './select.js';
-import { variableSignature } from './signature.js';
+import { signatureFromShapes, variableSignature } from './signature.js';
 
 export type CompiledRootField =
   | { alias: string; kind: 'sql'; text: string; params: Param[] }
@@ -71,17 +71,23 @@ export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOper
     entry = { prepared: prepareOperation(roleSchema, parseQuery(request.query), request.operationName, limits), baked: new Set(), plans: new Lru(PLANS_PER_DOC) };
     if (request.query.length <= MAX_CACHED_QUERY_CHARS) docs.set(key, entry);
   }
-  const coerced = checkVariables(entry.prepared, request.variables);
-  let compiled = entry.plans.get(variableSignature(entry.prepared.declared, coerced.values, entry.baked));
+  // Usually one walk over the variables proves them valid and gives the plan key; the full
+  // coercion (annotated values for the planner, exact errors) runs only on a miss or a doubt.
+  const { declared } = entry.prepared;
+  const quick = quickVariables(declared, entry.prepared.operation.variableDefinitions ?? [], request.variables);
+  let coerced = quick ? undefined : checkVariables(entry.prepared, request.variables);
+  const values = quick ? quick.values : coerced!.values;
+  let compiled = entry.plans.get(quick ? signatureFromShapes(declared, quick.shapes, values, entry.baked) : variableSignature(declared, values, entry.baked));
   if (!compiled) {
+    coerced ??= checkVariables(entry.prepared, request.variables);
     const op = normalizeOperation(roleSchema, entry.prepared, coerced);
     const plan = planOperation(op, { cache: req.cache, role: roleSchema.role, stringifyNumericTypes: req.stringifyNumericTypes });
     plan.staticVars.forEach((v) => entry!.baked.add(v));
     compiled = compileOperation(plan, op.operation, entry.prepared.fragments);
-    entry.plans.set(variableSignature(entry.prepared.declared, coerced.values, entry.baked), compiled);
+    entry.plans.set(variableSignature(declared, coerced.values, entry.baked), compiled);
   }
-  runChecks(compiled.checks, coerced.values);
-  return { compiled, variables: coerced.values };
+  runChecks(compiled.checks, values);
+  return { compiled, variables: values };
 }
 
 /** Root field plans → SQL text + parameter lists (one statement per root field). */

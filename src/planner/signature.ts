@@ -9,12 +9,29 @@ import {
 } from 'graphql';
 import type { DeclaredVariable } from '../graphql/index.js';
 
+/** The plan key of these variable values (see above). */
 export function variableSignature(
   declared: readonly DeclaredVariable[], values: Record<string, unknown>, baked: ReadonlySet<string>,
 ): string {
   return declared
     .map((d) => (baked.has(d.name) ? `=${JSON.stringify(values[d.name] ?? null)}` : shape(d.type, values[d.name])))
     .join('|');
+}
+
+/**
+ * The same key from shapes computed by the request's quick variable check (graphql's
+ * `variableShape`, which follows `shape` below) — one walk per request instead of two.
+ */
+export function signatureFromShapes(
+  declared: readonly DeclaredVariable[], shapes: readonly string[], values: Record<string, unknown>, baked: ReadonlySet<string>,
+): string {
+  let out = '';
+  for (let i = 0; i < declared.length; i++) {
+    const name = declared[i]!.name;
+    const part = baked.has(name) ? `=${JSON.stringify(values[name] ?? null)}` : shapes[i]!;
+    out += i === 0 ? part : `|${part}`;
+  }
+  return out;
 }
 
 function shape(type: GraphQLInputType, v: unknown): string {

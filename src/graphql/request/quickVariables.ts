@@ -1,0 +1,186 @@
+/**
+ * The per-request variable check when the plan is (probably) cached: one walk over the given JSON
+ * that proves it valid against the declared types and computes, for each variable, the "shape"
+ * the plan cache keys plans by (see planner/signature.ts), without building the annotated value
+ * trees, reference paths and path strings that `coerceVariables` builds for the planner.
+ *
+ * It only vouches for what it can check cheaply; on anything else (an invalid value, a scalar
+ * whose check throws, a variable named `__proto__`...) it returns undefined and the caller runs
+ * `coerceVariables`, which throws the exact Hasura error at the exact path. So it may refuse valid
+ * input (slow path, same answer) but never accepts invalid input: every check it does is one the
+ * full coercion does too, and `tests/unit/graphql/quickVariables.test.ts` compares the two.
+ */
+import {
+  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLScalarType,
+  type GraphQLInputType, type VariableDefinitionNode,
+} from 'graphql';
+import { JsonBigNumber } from '../../lib/index.js';
+import { checkScalarInput } from './scalarInput.js';
+import { coerceVariables } from './variables.js';
+import type { DeclaredVariable } from './types.js';
+
+/** What the quick check gives: the values to bind, and each declared variable's plan shape. */
+export interface QuickVariables {
+  values: Record<string, unknown>;
+  /** Per declared variable (declaration order): its shape, as `variableShape` computes it. */
+  shapes: string[];
+}
+
+interface Declarations {
+  names: Set<string>;
+  /** Per declared variable: its default as JSON (what a client would have sent), or undefined. */
+  defaults: unknown[];
+  hasDefault: boolean[];
+  /** A name the quick path does not handle (`__proto__` needs an own-property definition). */
+  unusual: boolean;
+}
+
+const declarations = new WeakMap<readonly DeclaredVariable[], Declarations>();
+
+function declarationsOf(declared: readonly DeclaredVariable[], defs: readonly VariableDefinitionNode[]): Declarations {
+  let d = declarations.get(declared);
+  if (d) return d;
+  const defaults = declared.map((v, i): unknown => {
+    const def = defs[i];
+    if (def?.defaultValue === undefined) return undefined;
+    // The default, validated and turned into JSON once, by the full coercion itself; an invalid
+    // one stays undefined, so every request takes the full path and gets its error.
+    try {
+      return coerceVariables([v], [def], {}).values[v.name];
+    } catch {
+      return undefined;
+    }
+  });
+  d = {
+    names: new Set(declared.map((v) => v.name)),
+    defaults,
+    hasDefault: declared.map((_, i) => defs[i]?.defaultValue !== undefined),
+    unusual: declared.some((v) => v.name === '__proto__') || defs.length !== declared.length,
+  };
+  declarations.set(declared, d);
+  return d;
+}
+
+/**
+ * The variables' values and shapes, or undefined when the full coercion must run (it then throws
+ * the error, or finds the input valid after all).
+ */
+export function quickVariables(
+  declared: readonly DeclaredVariable[], defs: readonly VariableDefinitionNode[], given: Record<string, unknown> | null | undefined,
+): QuickVariables | undefined {
+  const d = declarationsOf(declared, defs);
+  if (d.unusual) return undefined;
+  const input = given ?? {};
+  if (typeof input !== 'object' || Array.isArray(input)) return undefined;
+  let count = 0;
+  for (const k in input) {
+    if (!d.names.has(k)) return undefined;
+    count++;
+  }
+  const values: Record<string, unknown> = {};
+  const shapes: string[] = new Array(declared.length);
+  let seen = 0;
+  for (let i = 0; i < declared.length; i++) {
+    const v = declared[i]!;
+    let value: unknown;
+    if (Object.prototype.hasOwnProperty.call(input, v.name)) {
+      seen++;
+      value = input[v.name] ?? null;
+    } else if (d.hasDefault[i]) {
+      value = d.defaults[i];
+      if (value === undefined) return undefined;
+    } else {
+      value = null;
+    }
+    const shape = variableShape(v.type, value);
+    if (shape === undefined) return undefined;
+    shapes[i] = shape;
+    values[v.name] = value;
+  }
+  if (seen !== count) return undefined;
+  return { values, shapes };
+}
+
+/**
+ * The plan shape of a valid value (see planner/signature.ts: null, wrapped single values, list
+ * lengths of non-scalar items, input object keys in order, enum and Boolean values), or undefined
+ * when the value is not certainly valid for `type`.
+ */
+export function variableShape(type: GraphQLInputType, v: unknown): string | undefined {
+  if (v === null || v === undefined) return type instanceof GraphQLNonNull ? undefined : 'N';
+  const base = type instanceof GraphQLNonNull ? type.ofType : type;
+  if (base instanceof GraphQLList) {
+    if (!Array.isArray(v)) {
+      const one = variableShape(base.ofType, v);
+      return one === undefined ? undefined : `W${one}`;
+    }
+    const itemType = base.ofType;
+    const inner = itemType instanceof GraphQLNonNull ? itemType.ofType : itemType;
+    if (!(inner instanceof GraphQLList) && !(inner instanceof GraphQLInputObjectType) && !(inner instanceof GraphQLEnumType) && inner !== GraphQLBoolean) {
+      for (let i = 0; i < v.length; i++) if (variableShape(itemType, v[i]) === undefined) return undefined;
+      return 'L';
+    }
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const s = variableShape(itemType, v[i]);
+      if (s === undefined) return undefined;
+      out += i === 0 ? s : `,${s}`;
+    }
+    return `${out}]`;
+  }
+  if (base instanceof GraphQLInputObjectType) return objectShape(base, v);
+  if (base instanceof GraphQLEnumType) {
+    // Enum value names are GraphQL names: JSON.stringify would add nothing but the quotes.
+    return typeof v === 'string' && base.getValue(v) !== undefined ? `E"${v}"` : undefined;
+  }
+  if (base === GraphQLBoolean) return v === true ? 'T' : v === false ? 'F' : undefined;
+  return scalarOk(base as GraphQLScalarType, v) ? 'S' : undefined;
+}
+
+function objectShape(type: GraphQLInputObjectType, v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof JsonBigNumber) return undefined;
+  const fields = type.getFields();
+  const obj = v as Record<string, unknown>;
+  let out = '{';
+  let n = 0;
+  for (const k in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, k)) continue;
+    const def = Object.prototype.hasOwnProperty.call(fields, k) ? fields[k] : undefined;
+    if (def === undefined) return undefined;
+    const s = variableShape(def.type, obj[k]);
+    if (s === undefined) return undefined;
+    // Field names are GraphQL names: `"k"` is what JSON.stringify(k) gives.
+    out += n === 0 ? `"${k}":${s}` : `,"${k}":${s}`;
+    n++;
+  }
+  for (const name in fields) {
+    const def = fields[name]!;
+    if (def.type instanceof GraphQLNonNull && def.defaultValue === undefined && !Object.prototype.hasOwnProperty.call(obj, name)) return undefined;
+  }
+  return `${out}}`;
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/** The common scalars inline; every other one through the full check (a throw means "not sure"). */
+function scalarOk(type: GraphQLScalarType, v: unknown): boolean {
+  switch (type.name) {
+    case 'String':
+      return typeof v === 'string';
+    case 'Int':
+      if (Number.isInteger(v) && (v as number) >= INT32_MIN && (v as number) <= INT32_MAX) return true;
+      break;
+    case 'json':
+    case 'jsonb':
+      return true;
+    default:
+      break;
+  }
+  try {
+    checkScalarInput(type, { from: 'json', value: v }, '');
+    return true;
+  } catch {
+    return false;
+  }
+}
