@@ -1,6 +1,7 @@
 /**
  * The part of the variable values that changes a plan's SQL: which values are null, whether a
- * list was sent as a list or as a single value, the keys of input objects (and their order),
+ * list was sent as a list or as a single value, list lengths (runs of equal item shapes written
+ * once with a count), the keys of input objects (and their order),
  * enum and Boolean values; plus the full value of variables the plan baked in as constants.
  * Scalars elsewhere are bound parameters, so their values do not matter.
  */
@@ -43,7 +44,15 @@ function shape(type: GraphQLInputType, v: unknown): string {
     if (!(inner instanceof GraphQLList) && !(inner instanceof GraphQLInputObjectType) && !(inner instanceof GraphQLEnumType) && inner !== GraphQLBoolean) {
       return 'L';
     }
-    return `[${v.map((x) => shape(type.ofType, x)).join(',')}]`;
+    // runs of equal item shapes as `shape*count` (a 100-row insert's key stays short)
+    const runs: Array<[string, number]> = [];
+    for (const x of v) {
+      const s = shape(type.ofType, x);
+      const last = runs[runs.length - 1];
+      if (last && last[0] === s) last[1]++;
+      else runs.push([s, 1]);
+    }
+    return `[${runs.map(([s, n]) => (n > 1 ? `${s}*${n}` : s)).join(',')}]`;
   }
   if (type instanceof GraphQLInputObjectType) {
     if (typeof v !== 'object' || Array.isArray(v)) return 'X';

@@ -120,13 +120,24 @@ export function variableShape(type: GraphQLInputType, v: unknown): string | unde
       for (let i = 0; i < v.length; i++) if (variableShape(itemType, v[i]) === undefined) return undefined;
       return 'L';
     }
-    let out = '[';
+    // Runs of equal item shapes are written once with their count (`[{…}*100]`): the key of a
+    // 100-row insert stays short to build and to hash.
+    const runs: string[] = [];
+    let prev: string | undefined;
+    let count = 0;
     for (let i = 0; i < v.length; i++) {
       const s = variableShape(itemType, v[i]);
       if (s === undefined) return undefined;
-      out += i === 0 ? s : `,${s}`;
+      if (s === prev) {
+        count++;
+        continue;
+      }
+      if (prev !== undefined) runs.push(count > 1 ? `${prev}*${count}` : prev);
+      prev = s;
+      count = 1;
     }
-    return `${out}]`;
+    if (prev !== undefined) runs.push(count > 1 ? `${prev}*${count}` : prev);
+    return `[${runs.join(',')}]`;
   }
   if (base instanceof GraphQLInputObjectType) return objectShape(base, v);
   if (base instanceof GraphQLEnumType) {
@@ -153,11 +164,20 @@ function objectShape(type: GraphQLInputObjectType, v: unknown): string | undefin
     out += n === 0 ? `"${k}":${s}` : `,"${k}":${s}`;
     n++;
   }
-  for (const name in fields) {
-    const def = fields[name]!;
-    if (def.type instanceof GraphQLNonNull && def.defaultValue === undefined && !Object.prototype.hasOwnProperty.call(obj, name)) return undefined;
-  }
+  for (const name of requiredFields(type)) if (!Object.prototype.hasOwnProperty.call(obj, name)) return undefined;
   return `${out}}`;
+}
+
+const required = new WeakMap<GraphQLInputObjectType, string[]>();
+
+/** The fields of an input type a value must give (non-null, no default); insert inputs have none. */
+function requiredFields(type: GraphQLInputObjectType): string[] {
+  let names = required.get(type);
+  if (!names) {
+    names = Object.values(type.getFields()).filter((f) => f.type instanceof GraphQLNonNull && f.defaultValue === undefined).map((f) => f.name);
+    required.set(type, names);
+  }
+  return names;
 }
 
 const INT32_MIN = -2147483648;

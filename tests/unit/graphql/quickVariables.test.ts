@@ -89,3 +89,12 @@ test('invalid variables: the quick path declines, the full coercion throws', () 
   declines('$n: bigint', { n: '12x' });
   declines('$t: timestamptz', { t: 'yesterday-ish' });
 });
+
+test('runs of equal item shapes are counted, so list lengths and key orders still tell plans apart', () => {
+  same('$o: [note_insert_input!]!', { o: Array.from({ length: 100 }, (_, i) => ({ author: `a${i}`, body: 'b', score: i })) });
+  const { declared: d, defs } = declared('$o: [note_insert_input!]!');
+  const key = (o: unknown[]) => quickVariables(d, defs, { o })!.shapes[0];
+  assert.equal(key([{ score: 1 }, { score: 2 }, { author: 'x' }]), '[{"score":S}*2,{"author":S}]');
+  assert.notEqual(key([{ score: 1 }, { score: 2 }]), key([{ score: 1 }, { score: 2 }, { score: 3 }]));
+  assert.notEqual(key([{ score: 1, author: 'a' }]), key([{ author: 'a', score: 1 }]));
+});
