@@ -12,7 +12,9 @@
  * xact_commit of the engine's database: every autocommit statement is one transaction), plus a
  * one-statement table query as the engine's own reference on the machine at that moment.
  *
- * Env: CONNS=16 DURATION=10 WARMUP=2 ROUNDS=3 PORT=18733 HANDLER_PORT=18734, BENCH_NODE_FLAGS (engine node
+ * Env: CONNS=16 DURATION=10 WARMUP=2 ROUNDS=3 PORT=18733 HANDLER_PORT=18734, HANDLER_WORK_MS=0 (CPU the
+ * handler spends per request before answering, to see the overhead against a handler that does
+ * something; 0 is a no-op handler), BENCH_NODE_FLAGS (engine node
  * flags, e.g. --cpu-prof), BENCH_PAUSE=<s> (keep engine and handler up that long for manual probes)
  */
 import { spawn } from 'node:child_process';
@@ -30,6 +32,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const PORT = Number(process.env.PORT ?? 18733);
 const HPORT = Number(process.env.HANDLER_PORT ?? 18734);
 const ADMIN = 'bench-actions-secret';
+const WORK_MS = Number(process.env.HANDLER_WORK_MS ?? 0);
 const maint = process.env.SVC_TEST_DATABASE_URL;
 if (!maint) throw new Error('run through scripts/withPostgres.mjs (SVC_TEST_DATABASE_URL)');
 
@@ -38,6 +41,8 @@ const http = require('node:http');
 http.createServer((req, res) => {
   const c = []; req.on('data', (d) => c.push(d)); req.on('end', () => {
     const b = JSON.parse(Buffer.concat(c).toString());
+    const until = performance.now() + ${WORK_MS};
+    while (performance.now() < until);
     const out = JSON.stringify({ id: b.input.id, name: 'n' + b.input.id });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) }); res.end(out);
   });
