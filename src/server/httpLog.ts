@@ -23,16 +23,28 @@ export const registerFastLogger = (logger: Logger): void => void knownFormat.add
 
 let lastMs = -1;
 let lastIso = '';
+let lastSecond = -1;
+let secondPrefix = '';
+/** `new Date().toISOString()`, with the `YYYY-MM-DDTHH:MM:SS.` part built once per second. */
 const isoNow = (): string => {
   const now = Date.now();
   if (now !== lastMs) {
     lastMs = now;
-    lastIso = new Date(now).toISOString();
+    const second = Math.floor(now / 1000);
+    if (second !== lastSecond) {
+      lastSecond = second;
+      secondPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    }
+    const ms = now - second * 1000;
+    lastIso = `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
   return lastIso;
 };
 
-const str = (s: string): string => JSON.stringify(s);
+/** Characters JSON.stringify would escape (and non-ASCII, left to it as well). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
+/** A JSON string: plain ASCII text (methods, paths, request ids) is quoted without JSON.stringify. */
+const str = (s: string): string => (s.length < 256 && !NEEDS_ESCAPE.test(s) ? `"${s}"` : JSON.stringify(s));
 
 export function writeHttpLog(logger: Logger, e: HttpLogEntry): void {
   const stream = (logger as unknown as Record<symbol, { write?: (line: string) => unknown } | undefined>)[pino.symbols.streamSym];

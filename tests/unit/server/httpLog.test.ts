@@ -50,6 +50,9 @@ test('the fast http-log line is what pino writes for the same entry', async () =
   // same key order and bytes apart from the timestamp
   assert.deepEqual(a.map((l) => l.replace(/"time":"[^"]+"/, '')), b.map((l) => l.replace(/"time":"[^"]+"/, '')));
   assert.match(JSON.parse(a[0]).time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  // the time is now's (the ISO prefix is cached per second, the milliseconds appended)
+  assert.ok(Math.abs(Date.parse(JSON.parse(a[2]).time) - Date.now()) < 10_000);
+  assert.equal(new Date(Date.parse(JSON.parse(a[2]).time)).toISOString(), JSON.parse(a[2]).time);
 });
 
 test('no http-log line below the info level', async () => {
@@ -62,4 +65,23 @@ test('no http-log line below the info level', async () => {
   assert.deepEqual(readFileSync(path.join(dir, 'quiet.log'), 'utf8').split('\n').filter((l) => l !== ''), lines);
   assert.equal(lines.length, 1);
   assert.equal(JSON.parse(lines[0]).msg, 'marker');
+});
+
+test('http-log times across second boundaries read as the ISO time of the write', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'httplog-'));
+  const logger = await fileLogger('info', path.join(dir, 'times.log'));
+  const before = Date.now();
+  const n = 40;
+  for (let i = 0; i < n; i++) {
+    writeHttpLog(logger, entries[2]);
+    await new Promise((r) => setTimeout(r, 30)); // spans at least one second boundary
+  }
+  const times = (await linesOf(path.join(dir, 'times.log'), n)).map((l) => JSON.parse(l).time as string);
+  let last = before - 1;
+  for (const t of times) {
+    const ms = Date.parse(t);
+    assert.equal(new Date(ms).toISOString(), t);
+    assert.ok(ms >= last && ms <= Date.now(), `${t} out of order or in the future`);
+    last = ms;
+  }
 });
