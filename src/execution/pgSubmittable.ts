@@ -9,10 +9,7 @@ import { createRequire } from 'node:module';
 export interface PgConnection {
   parsedStatements: Record<string, string | undefined>;
   submittedNamedStatements: Record<string, string | undefined>;
-  stream: { cork?: () => void; uncork?: () => void; writable?: boolean; write(b: Buffer): boolean };
-  parse(q: { text: string; name: string; types?: unknown }): void;
-  bind(b: { portal: string; statement: string; values: unknown[]; binary: boolean }): void;
-  execute(e: { portal: string; rows?: number }): void;
+  stream: { writable?: boolean; write(b: Buffer): boolean };
   sync(): void;
   on(event: 'parseComplete', fn: () => void): void;
   removeListener(event: 'parseComplete', fn: () => void): void;

@@ -1,7 +1,7 @@
 /**
  * The per-request variable check when the plan is (probably) cached: one walk over the given JSON
  * that proves it valid against the declared types and computes, for each variable, the "shape"
- * the plan cache keys plans by (see planner/signature.ts), without building the annotated value
+ * the plan cache keys plans by (planner/signature.ts builds its key from `variableShape`), without building the annotated value
  * trees, reference paths and path strings that `coerceVariables` builds for the planner.
  *
  * It only vouches for what it can check cheaply; on anything else (an invalid value, a scalar
@@ -102,9 +102,10 @@ export function quickVariables(
 }
 
 /**
- * The plan shape of a valid value (see planner/signature.ts: null, wrapped single values, list
- * lengths of non-scalar items, input object keys in order, enum and Boolean values), or undefined
- * when the value is not certainly valid for `type`.
+ * The plan shape of a valid value — what changes a plan's SQL, and what planner/signature.ts keys
+ * plans by: nulls, wrapped single values, list lengths of non-scalar items (runs of equal shapes
+ * counted), input object keys in order, enum and Boolean values — or undefined when the value is
+ * not certainly valid for `type`.
  */
 export function variableShape(type: GraphQLInputType, v: unknown): string | undefined {
   if (v === null || v === undefined) return type instanceof GraphQLNonNull ? undefined : 'N';
