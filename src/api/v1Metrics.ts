@@ -3,16 +3,12 @@
  * secret (X-Svc-Admin-Secret), or `Authorization: Bearer <--metrics-secret>`; open only when
  * neither secret is configured. 404 when metrics are disabled.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { secretEquals } from '../auth/index.js';
 import type { Handler } from '../server/types.js';
 import { jsonResponse } from '../server/types.js';
 
-function same(a: string | undefined, b: string | undefined): boolean {
-  if (a === undefined || b === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+const same = (sent: string | undefined, expected: string | undefined): boolean =>
+  sent !== undefined && expected !== undefined && secretEquals(sent, expected);
 
 export const v1Metrics: Handler = async (req, ctx) => {
   const { metrics, config } = ctx;

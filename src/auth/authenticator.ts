@@ -11,12 +11,12 @@
  * JWT or the webhook without an admin secret, both together, or an unauthorized role with the
  * webhook refuse to start (`AuthConfigError`, one line).
  */
-import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, roleSession, splitSessionHeaders, ADMIN_ROLE } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { ServerConfig } from '../config/serverConfig.js';
 import { silentLogger } from './authLogger.js';
+import { secretEquals } from './secretEquals.js';
 import type { AuthLogger } from './authLogger.js';
 import { sessionFromWebhook } from './authWebhook.js';
 import type { WebhookSettings } from './authWebhook.js';
@@ -71,12 +71,6 @@ export interface AuthenticatorOptions {
   now?: () => number;
 }
 
-/**
- * Digest used to compare admin secrets in constant time: the configured secret is hashed once at
- * start-up, the presented one per request with the one-shot `crypto.hash` (no Hash object).
- */
-const hashSecret = (s: string): Buffer => hash('sha256', s, 'buffer');
-
 /** The admin-secret headers (the current name and the older one), kept out of the session variables. */
 const SECRET_HEADERS = ['x-svc-admin-secret', 'x-svc-access-key'] as const;
 
@@ -97,7 +91,7 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
   }
 
   const now = opts.now ?? Date.now;
-  const secretHash = hasSecret ? hashSecret(config.adminSecret!) : undefined;
+  const adminSecret = hasSecret ? config.adminSecret! : undefined;
   let jwt: { settings: JwtSettings; resolve: KeyResolver; store?: JwkStore } | undefined;
   let hook: WebhookSettings | undefined;
 
@@ -136,9 +130,9 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     const { vars, apart } = splitSessionHeaders(headers, SECRET_HEADERS);
     const sentSecret = apart['x-svc-admin-secret'] ?? apart['x-svc-access-key'];
     const requestedRole = vars['x-svc-role'];
-    if (!secretHash) return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
+    if (adminSecret === undefined) return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
     if (sentSecret !== undefined) {
-      if (!timingSafeEqual(hashSecret(sentSecret), secretHash)) {
+      if (!secretEquals(sentSecret, adminSecret)) {
         throw new ApiError('access-denied', 'invalid x-svc-admin-secret/x-svc-access-key', { status: 401 });
       }
       return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };

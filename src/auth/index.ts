@@ -4,3 +4,4 @@ export { AuthConfigError, DEFAULT_CLAIMS_NAMESPACE } from './jwtSettings.js';
 export { graphqlAuthFailureHttp } from './graphqlAuthStatus.js';
 export type { AuthFailureHttp } from './graphqlAuthStatus.js';
 export type { AuthLogger } from './authLogger.js';
+export { secretEquals } from './secretEquals.js';

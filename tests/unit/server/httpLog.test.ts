@@ -8,7 +8,7 @@ import { createLogger } from '../../../src/server/logger.js';
 import { writeHttpLog, type HttpLogEntry } from '../../../src/server/httpLog.js';
 
 type Stream = { once(ev: 'ready', f: () => void): void };
-const streamOf = (logger: ReturnType<typeof createLogger>) => (logger as unknown as Record<symbol, Stream>)[pino.symbols.streamSym];
+const streamOf = (logger: ReturnType<typeof createLogger>) => (logger as unknown as Record<symbol, { sonic: Stream }>)[pino.symbols.streamSym].sonic;
 /** A createLogger logger writing to a file, once its file is open. */
 async function fileLogger(level: string, file: string) {
   const logger = createLogger(level, file);
