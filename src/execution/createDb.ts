@@ -28,6 +28,8 @@ import { tracedDb } from './tracedDb.js';
 import { PipelineQuery, type PipelineOutcome, type PipelineStatement } from './pipelineQuery.js';
 import { isPgServerError, pgErrorToApiError } from './pgError.js';
 import { JsonTextQuery } from './jsonTextQuery.js';
+import type { PgConnection } from './pgSubmittable.js';
+import { SharedConnections } from './sharedConnections.js';
 import { frameText, type JsonFrame } from './dataRowBytes.js';
 import { connectionApiError, describeConnectionFailure } from './connectionFailure.js';
 
@@ -93,6 +95,9 @@ export function beginStatement(opts: TxOptions): string {
 }
 
 type Queryable = pg.PoolClient;
+
+/** node-postgres' internal connection of a client (prepared-statement bookkeeping). */
+const connectionOf = (c: pg.PoolClient): PgConnection => (c as unknown as { connection: PgConnection }).connection;
 
 /** Errors thrown by `fn` pass through; a raw Postgres error (fn used the driver directly) is mapped. */
 const passThrough = (err: unknown): unknown => (isPgServerError(err) ? pgErrorToApiError(err) : err);
@@ -184,6 +189,9 @@ function clientOf(c: pg.PoolClient): DbClient & { dirty: boolean } {
 export function createDb(url: string, poolSize: number, options: CreateDbOptions = {}): Db {
   const pool = new pg.Pool({
     connectionString: url,
+    // Queries are written as soon as they are issued (sharedConnections.ts); a connection used by
+    // one caller at a time (transactions, metadata) behaves as without it.
+    pipeline: true,
     max: poolSize,
     application_name: APPLICATION_NAME,
     idleTimeoutMillis: options.idleTimeoutMs ?? 180_000,
@@ -249,15 +257,18 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     }
   };
 
-  /** The GraphQL hot path: checkout, one prepared statement, release (no extra async layers). */
-  const preparedJson = async (text: string, values: unknown[], frame?: JsonFrame): Promise<string | Buffer | null> => {
-    const c = await checkout();
-    try {
-      return await (frame ? runJsonPrepared(c, text, values, frame) : runJsonPrepared(c, text, values));
-    } finally {
-      release(c, false);
-    }
-  };
+  /** The hot path's connections: pipelined when the pool is busy (sharedConnections.ts). */
+  const shared = new SharedConnections<pg.PoolClient>({
+    checkout,
+    release: (c) => release(c, false),
+    available: () => pool.idleCount + poolSize - pool.totalCount - pool.waitingCount,
+    waiting: () => pool.waitingCount,
+    usable: (c) => !broken.has(c),
+  });
+
+  /** The GraphQL hot path: one prepared statement on a (possibly shared) connection. */
+  const preparedJson = (text: string, values: unknown[], frame?: JsonFrame): Promise<string | Buffer | null> =>
+    shared.run<string | Buffer | null>((c) => (frame ? runJsonPrepared(c, text, values, frame) : runJsonPrepared(c, text, values)));
 
   const db: Db = {
     query: (text, values, opts) => onConnection((c) => runQuery(c, text, values, opts?.prepare)),
@@ -280,13 +291,11 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
       const all: PipelineStatement[] = statements.map((s) => ({ name: named(s.text), text: s.text, values: s.values }));
       const offset = opts.session ? 1 : 0;
       if (opts.session) all.unshift({ name: named(SET_SESSION), text: SET_SESSION, values: [JSON.stringify(opts.session.vars)] });
-      const c = await checkout();
-      let outcome: PipelineOutcome;
-      try {
-        outcome = await runPipeline(c, all);
-      } finally {
-        release(c, false);
-      }
+      // Shared only with a connection on which it would Parse nothing (it must be first on the wire otherwise).
+      const outcome = await shared.run(
+        (c) => runPipeline(c, all),
+        prepare ? (c) => PipelineQuery.parsesNothing(all, connectionOf(c)) : () => false,
+      );
       if (outcome.ok) return { ok: true, results: outcome.results.slice(offset) } satisfies PipelineResult;
       const failed = all[outcome.index];
       return {

@@ -4,6 +4,7 @@
  * with the protocol callbacks they ignore (row descriptions, COPY, suspended portals).
  */
 import { createRequire } from 'node:module';
+import pg from 'pg';
 
 /** The parts of node-postgres' internal Connection a submittable drives. */
 export interface PgConnection {
@@ -33,3 +34,10 @@ export abstract class SubmittableBase {
     connection.sendCopyFail('No source stream defined');
   }
 }
+
+// In pipeline mode (sharedConnections.ts) node-postgres refuses submittables that are not pg.Query
+// instances, because a cursor keeps its portal open across round trips and would take the rows of
+// the queries written behind it. Ours end with a Sync and keep no portal, so they get pg.Query's
+// prototype (never its constructor). Every callback pg calls on a submittable is defined above or
+// in the subclasses, so none of pg.Query's own code runs on them.
+Object.setPrototypeOf(SubmittableBase.prototype, pg.Query.prototype);

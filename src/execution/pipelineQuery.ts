@@ -42,6 +42,8 @@ export class PipelineQuery extends SubmittableBase {
   private settled = false;
   /** Named statements sent with a Parse whose ParseComplete has not arrived yet, in order. */
   private readonly pendingParses: PipelineStatement[] = [];
+  /** Whether the ParseComplete listener is attached (only while Parses are pending). */
+  private listening = false;
   private connection: PgConnection | undefined;
   private readonly onParseComplete = (): void => {
     const s = this.pendingParses.shift();
@@ -76,7 +78,6 @@ export class PipelineQuery extends SubmittableBase {
         return new Error(`Prepared statements must be unique - '${s.name}' was used for a different statement`);
       }
     }
-    connection.on('parseComplete', this.onParseComplete);
     const parsing = new Set<string>();
     const encoded: ExtendedStatement[] = this.statements.map((s, i) => {
       const named = s.name !== '';
@@ -89,8 +90,23 @@ export class PipelineQuery extends SubmittableBase {
       }
       return { name: s.name, text: s.text, parse, values: mapped[i]! };
     });
+    // Only a pipeline that parses listens (and so it is never queued behind another unit on a
+    // shared connection: see sharedConnections.ts).
+    if (this.pendingParses.length > 0) {
+      this.listening = true;
+      connection.on('parseComplete', this.onParseComplete);
+    }
     sendMessages(connection, encodeExtendedQuery(encoded));
     return null;
+  }
+
+  /** Whether, on this connection, the pipeline would send no Parse (every statement named and known). */
+  static parsesNothing(statements: readonly PipelineStatement[], connection: PgConnection): boolean {
+    for (const s of statements) {
+      if (s.name === '') return false;
+      if (connection.parsedStatements[s.name] === undefined && connection.submittedNamedStatements[s.name] === undefined) return false;
+    }
+    return true;
   }
 
   handleDataRow(msg: { fields: Array<string | null> }): void {
@@ -122,7 +138,7 @@ export class PipelineQuery extends SubmittableBase {
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
-    if (this.connection) {
+    if (this.connection && this.listening) {
       this.connection.removeListener('parseComplete', this.onParseComplete);
       for (const s of this.pendingParses) delete this.connection.submittedNamedStatements[s.name];
       this.pendingParses.length = 0;

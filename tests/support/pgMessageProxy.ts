@@ -2,7 +2,9 @@
  * A TCP proxy in front of Postgres that records the protocol messages each client connection sends
  * (type letter: Q simple query, P parse, B bind, E execute, S sync, …), so a test can count the
  * round trips a request cost: every Sync and every simple Query waits for the server's ReadyForQuery.
- * Bytes pass through unchanged; the proxy only reads the client→server stream.
+ * `flow` also has the server's ReadyForQuery messages, in the order the proxy saw both directions,
+ * so a test can tell that a client wrote a unit before the previous one was answered (pipelining).
+ * Bytes pass through unchanged.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -13,10 +15,18 @@ export interface RecordedMessage {
   body: string;
 }
 
+/** A client Sync or a server ReadyForQuery, as the proxy saw them. */
+export interface FlowEvent {
+  connection: number;
+  /** 'S': the client sent a Sync; 'Z': the server answered ReadyForQuery. */
+  type: 'S' | 'Z';
+}
+
 export interface PgMessageProxy {
   /** The Postgres URL `target` with host and port replaced by the proxy's. */
   url: string;
   messages: RecordedMessage[];
+  flow: FlowEvent[];
   close(): Promise<void>;
 }
 
@@ -27,6 +37,7 @@ const GSS_REQUEST = 80877104;
 export async function startPgMessageProxy(targetUrl: string): Promise<PgMessageProxy> {
   const target = new URL(targetUrl);
   const messages: RecordedMessage[] = [];
+  const flow: FlowEvent[] = [];
   const sockets = new Set<Socket>();
   let nextId = 0;
   const server: Server = createServer((client) => {
@@ -51,11 +62,32 @@ export async function startPgMessageProxy(targetUrl: string): Promise<PgMessageP
         if (buf.length < 5) break;
         const len = buf.readInt32BE(1);
         if (buf.length < len + 1) break;
-        messages.push({ connection: id, type: String.fromCharCode(buf[0]!), body: buf.subarray(5, len + 1).toString('latin1') });
+        const type = String.fromCharCode(buf[0]!);
+        messages.push({ connection: id, type, body: buf.subarray(5, len + 1).toString('latin1') });
+        if (type === 'S') flow.push({ connection: id, type: 'S' });
         buf = buf.subarray(len + 1);
       }
     });
-    upstream.on('data', (chunk) => client.write(chunk));
+    // Server → client: only message boundaries are read, to see each ReadyForQuery ('Z').
+    let sbuf: Buffer = Buffer.alloc(0);
+    let sawAuthStart = false;
+    upstream.on('data', (chunk: Buffer) => {
+      client.write(chunk);
+      sbuf = sbuf.length === 0 ? chunk : Buffer.concat([sbuf, chunk]);
+      // An SSL/GSS refusal is one byte ('N') before the first message.
+      if (!sawAuthStart && sbuf.length > 0 && sbuf[0] === 0x4e && sbuf.length === 1) {
+        sbuf = Buffer.alloc(0);
+        return;
+      }
+      sawAuthStart = true;
+      for (;;) {
+        if (sbuf.length < 5) break;
+        const len = sbuf.readInt32BE(1);
+        if (sbuf.length < len + 1) break;
+        if (sbuf[0] === 0x5a) flow.push({ connection: id, type: 'Z' });
+        sbuf = sbuf.subarray(len + 1);
+      }
+    });
     const end = () => {
       client.destroy();
       upstream.destroy();
@@ -73,6 +105,7 @@ export async function startPgMessageProxy(targetUrl: string): Promise<PgMessageP
   return {
     url: url.toString(),
     messages,
+    flow,
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
