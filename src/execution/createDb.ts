@@ -369,7 +369,8 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     },
 
     poolStats() {
-      return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+      // Units waiting for a place on a shared connection wait for a connection too.
+      return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount + shared.stats().waiting };
     },
 
     async close() {
