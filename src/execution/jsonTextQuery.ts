@@ -15,7 +15,7 @@
  */
 import { frameText, framedFirstField, type JsonFrame } from './dataRowBytes.js';
 import { encodeExtendedQuery } from './extendedQueryMessages.js';
-import { prepareValue, sendMessages, SubmittableBase, type PgConnection } from './pgSubmittable.js';
+import { prepareValue, preparedText, sendMessages, SubmittableBase, type PgConnection } from './pgSubmittable.js';
 
 /**
  * A submittable for `client.query(...)`: settles with the first column of the first row (or null),
@@ -43,7 +43,7 @@ export class JsonTextQuery extends SubmittableBase {
   }
 
   submit(connection: PgConnection): Error | null {
-    const previous = connection.parsedStatements[this.name] ?? connection.submittedNamedStatements[this.name];
+    const previous = preparedText(connection, this.name);
     if (previous !== undefined && previous !== this.text) {
       return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`);
     }

@@ -16,6 +16,13 @@ export interface PgConnection {
   removeListener(event: 'parseComplete', fn: () => void): void;
 }
 
+/**
+ * The text a named statement has on this connection (parsed, or its Parse sent and not answered
+ * yet), or undefined: such a statement needs no Parse of its own.
+ */
+export const preparedText = (connection: PgConnection, name: string): string | undefined =>
+  connection.parsedStatements[name] ?? connection.submittedNamedStatements[name];
+
 /** Writes encoded messages the way pg's `Connection._send` does (nothing when the socket is gone). */
 export function sendMessages(connection: PgConnection, bytes: Buffer): void {
   if (connection.stream.writable === false) return;

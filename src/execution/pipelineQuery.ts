@@ -18,7 +18,7 @@
  * as the unnamed statement, which each Parse replaces.
  */
 import { encodeExtendedQuery, type ExtendedStatement } from './extendedQueryMessages.js';
-import { prepareValue, sendMessages, SubmittableBase, type PgConnection } from './pgSubmittable.js';
+import { prepareValue, preparedText, sendMessages, SubmittableBase, type PgConnection } from './pgSubmittable.js';
 
 /** One statement of a pipeline. */
 export interface PipelineStatement {
@@ -73,7 +73,7 @@ export class PipelineQuery extends SubmittableBase {
     }
     for (const s of this.statements) {
       if (s.name === '') continue;
-      const previous = connection.parsedStatements[s.name] ?? connection.submittedNamedStatements[s.name];
+      const previous = preparedText(connection, s.name);
       if (previous !== undefined && previous !== s.text) {
         return new Error(`Prepared statements must be unique - '${s.name}' was used for a different statement`);
       }
@@ -81,8 +81,7 @@ export class PipelineQuery extends SubmittableBase {
     const parsing = new Set<string>();
     const encoded: ExtendedStatement[] = this.statements.map((s, i) => {
       const named = s.name !== '';
-      const parse = !named || (connection.parsedStatements[s.name] === undefined &&
-        connection.submittedNamedStatements[s.name] === undefined && !parsing.has(s.name));
+      const parse = !named || (preparedText(connection, s.name) === undefined && !parsing.has(s.name));
       if (parse && named) {
         parsing.add(s.name);
         connection.submittedNamedStatements[s.name] = s.text;
@@ -102,11 +101,7 @@ export class PipelineQuery extends SubmittableBase {
 
   /** Whether, on this connection, the pipeline would send no Parse (every statement named and known). */
   static parsesNothing(statements: readonly PipelineStatement[], connection: PgConnection): boolean {
-    for (const s of statements) {
-      if (s.name === '') return false;
-      if (connection.parsedStatements[s.name] === undefined && connection.submittedNamedStatements[s.name] === undefined) return false;
-    }
-    return true;
+    return statements.every((s) => s.name !== '' && preparedText(connection, s.name) !== undefined);
   }
 
   handleDataRow(msg: { fields: Array<string | null> }): void {

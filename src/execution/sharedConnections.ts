@@ -109,7 +109,7 @@ export class SharedConnections<C> {
     });
   }
 
-  /** Connections being shared right now, units on them, and units waiting here (tests). */
+  /** Connections being shared right now, units on them, and units waiting here (tests, `Db.poolStats`). */
   stats(): { connections: number; units: number; waiting: number } {
     let units = 0;
     for (const l of this.lanes) units += l.inFlight;

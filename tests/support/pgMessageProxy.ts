@@ -46,6 +46,8 @@ export async function startPgMessageProxy(targetUrl: string): Promise<PgMessageP
     sockets.add(client).add(upstream);
     let buf = Buffer.alloc(0);
     let startup = true;
+    /** The client asked for SSL/GSS: the server's next byte is its one-byte answer, not a message. */
+    let answerByte = false;
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       buf = Buffer.concat([buf, chunk]);
@@ -57,6 +59,7 @@ export async function startPgMessageProxy(targetUrl: string): Promise<PgMessageP
           const code = buf.readInt32BE(4);
           buf = buf.subarray(len);
           if (code !== SSL_REQUEST && code !== GSS_REQUEST) startup = false;
+          else answerByte = true;
           continue;
         }
         if (buf.length < 5) break;
@@ -70,16 +73,13 @@ export async function startPgMessageProxy(targetUrl: string): Promise<PgMessageP
     });
     // Server → client: only message boundaries are read, to see each ReadyForQuery ('Z').
     let sbuf: Buffer = Buffer.alloc(0);
-    let sawAuthStart = false;
     upstream.on('data', (chunk: Buffer) => {
       client.write(chunk);
       sbuf = sbuf.length === 0 ? chunk : Buffer.concat([sbuf, chunk]);
-      // An SSL/GSS refusal is one byte ('N') before the first message.
-      if (!sawAuthStart && sbuf.length > 0 && sbuf[0] === 0x4e && sbuf.length === 1) {
-        sbuf = Buffer.alloc(0);
-        return;
+      if (answerByte) {
+        sbuf = sbuf.subarray(1);
+        answerByte = false;
       }
-      sawAuthStart = true;
       for (;;) {
         if (sbuf.length < 5) break;
         const len = sbuf.readInt32BE(1);
