@@ -1,13 +1,15 @@
 /**
  * The HTTP + WebSocket listener (node:http, no framework). Per request: route lookup, CORS,
- * body read, the handler, one `http-log` line. Handler bodies are written as they are (JSON
+ * body read, the handler, one `http-log` line. Plain HTTP/1.1 requests (nearly all) are cut from
+ * the socket and answered by fastConnection.ts without node:http's request/response objects;
+ * node:http serves everything else (and WebSocket upgrades) — both paths end in `onRequest`. Handler bodies are written as they are (JSON
  * text built by Postgres is never re-parsed). A thrown ApiError becomes its `{path,error,code}`
  * body; anything else becomes 500 "internal error" (logged, never shown).
  *
  * `close(timeoutMs)` is the graceful half of shutdown: stop accepting, let in-flight requests
  * finish (bounded), then close keep-alive connections and WebSockets.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer } from 'ws';
@@ -16,6 +18,7 @@ import { releaseBuffer } from '../lib/index.js';
 import type { EngineContext } from '../appState.js';
 import { corsPolicy, originAllowed, PREFLIGHT_MAX_AGE } from './cors.js';
 import { readBody, BODY_LIMIT } from './readBody.js';
+import { installFastPath } from './fastConnection.js';
 import { writeHttpLog } from './httpLog.js';
 import { buildRouteTable, lookupRoute, wsHandlerOf, WS_PATHS } from './routes.js';
 import type { HttpResponse, RequestContext } from './types.js';
@@ -31,6 +34,19 @@ export interface EngineServer {
 }
 
 const JSON_CT = 'application/json; charset=utf-8';
+const KEEP_ALIVE_MS = 30_000;
+/** node:http's default maxHeaderSize: a larger head goes to node:http (and its 431). */
+const MAX_HEAD = 16 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/** Where a response goes: node:http's ServerResponse or a fast-path connection. */
+interface ResponseWriter {
+  /** Writes status, headers and body (throws on an invalid header, as node:http does). */
+  write(r: HttpResponse, headers: Record<string, string | string[] | number>): void;
+  destroy(): void;
+}
+
+const releaseOf = (body: Buffer) => () => releaseBuffer(body);
 
 const errorBody = (error: string, code: string): string => JSON.stringify({ path: '$', error, code });
 const NOT_FOUND_BODY = errorBody('resource does not exist', 'not-found');
@@ -59,27 +75,38 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
   let closing = false;
   let drained: (() => void) | undefined;
 
-  const send = (res: ServerResponse, r: HttpResponse, corsHeaders: Record<string, string> | undefined, requestId: string): void => {
+  /** The response's headers as written: the handler's, the request id, CORS, content type and length. */
+  const headersOf = (r: HttpResponse, corsHeaders: Record<string, string> | undefined, requestId: string): Record<string, string | string[] | number> => {
     const headers: Record<string, string | string[] | number> = { ...r.headers, 'x-request-id': requestId };
     if (corsHeaders) Object.assign(headers, corsHeaders);
     if (headers['content-type'] === undefined) headers['content-type'] = JSON_CT;
     headers['content-length'] = typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.length;
     if (closing) headers.connection = 'close';
-    res.writeHead(r.status, headers);
-    if (typeof r.body === 'string') res.end(r.body);
-    else {
-      // A pooled response buffer goes back to the pool once the socket has taken its bytes.
-      const body = r.body;
-      res.end(body, () => releaseBuffer(body));
-    }
+    return headers;
   };
 
-  const dispatch = async (req: IncomingMessage, method: string, url: string, path: string, requestId: string): Promise<HttpResponse> => {
+  /** node:http's side: a ServerResponse. */
+  const nodeWriter = (res: ServerResponse): ResponseWriter => ({
+    write(r, headers) {
+      res.writeHead(r.status, headers);
+      if (typeof r.body === 'string') res.end(r.body);
+      else {
+        // A pooled response buffer goes back to the pool once the socket has taken its bytes.
+        const body = r.body;
+        res.end(body, () => releaseBuffer(body));
+      }
+    },
+    destroy: () => res.destroy(),
+  });
+
+  const dispatch = async (
+    headers: IncomingHttpHeaders, source: IncomingMessage | Buffer, method: string, url: string, path: string, requestId: string,
+  ): Promise<HttpResponse> => {
     const methods = lookupRoute(routes, path)?.methods;
     if (!methods) return { status: 404, body: NOT_FOUND_BODY };
     const handler = methods.get(method);
     if (!handler) return { status: 405, headers: { allow: [...methods.keys()].join(', ') }, body: METHOD_NOT_ALLOWED_BODY };
-    const body = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, BODY_LIMIT);
+    const body = Buffer.isBuffer(source) ? source : method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(source, BODY_LIMIT);
     const q = url.indexOf('?');
     let query: URLSearchParams | undefined;
     const rc: RequestContext = {
@@ -89,35 +116,41 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       get query() {
         return (query ??= new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
       },
-      headers: req.headers,
+      headers,
       body,
       requestId,
     };
     return handler(rc, ctx);
   };
 
-  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /**
+   * One request, from either side: node:http's (`source` is the IncomingMessage, its body not yet
+   * read) or the fast path's (`source` is the body).
+   */
+  const onRequest = async (
+    method: string, url: string, headers: IncomingHttpHeaders, source: IncomingMessage | Buffer, out: ResponseWriter,
+  ): Promise<void> => {
     const start = performance.now();
     inFlight++;
-    const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
     const path = pathOf(url);
-    const idHeader = req.headers['x-request-id'];
+    const idHeader = headers['x-request-id'];
     const requestId = typeof idHeader === 'string' && idHeader !== '' ? idHeader : randomUUID();
-    const origin = req.headers.origin;
+    const origin = headers.origin;
     const corsHeaders = cors && origin !== undefined ? cors.headersFor(origin) : undefined;
     let response: HttpResponse;
     let error: string | undefined;
     try {
       if (corsHeaders && method === 'OPTIONS') {
-        const requested = req.headers['access-control-request-headers'];
+        const requested = headers['access-control-request-headers'];
         response = {
           status: 204,
           headers: { 'access-control-max-age': PREFLIGHT_MAX_AGE, 'access-control-allow-headers': requested ?? '', 'content-type': 'text/plain; charset=utf-8' },
           body: '',
         };
       } else {
-        response = tracingOn() ? await tracedRequest(req.headers, method, path, () => dispatch(req, method, url, path, requestId)) : await dispatch(req, method, url, path, requestId);
+        response = tracingOn()
+          ? await tracedRequest(headers, method, path, () => dispatch(headers, source, method, url, path, requestId))
+          : await dispatch(headers, source, method, url, path, requestId);
       }
     } catch (err) {
       if (err instanceof ApiError) {
@@ -130,10 +163,10 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       }
     }
     try {
-      send(res, response, corsHeaders, requestId);
+      out.write(response, headersOf(response, corsHeaders, requestId));
     } catch (err) {
       logger.error({ type: 'unexpected-error', request_id: requestId, path, err }, 'writing the response failed');
-      res.destroy();
+      out.destroy();
     }
     const log = response.log;
     const elapsedMs = performance.now() - start;
@@ -154,7 +187,19 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
     if (--inFlight === 0 && drained) drained();
   };
 
-  const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => void onRequest(req, res));
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => void onRequest(req.method ?? 'GET', req.url ?? '/', req.headers, req, nodeWriter(res)));
+  // Plain requests skip node:http's request and response objects (fastConnection.ts).
+  const fast = installFastPath(server, (req, body, reply) => {
+    void onRequest(req.method, req.url, req.headers, body, {
+      write(r, headers) {
+        const released = typeof r.body === 'string' ? undefined : releaseOf(r.body);
+        reply({ status: r.status, headers, body: r.body, released });
+      },
+      destroy() {
+        // reply() destroyed the socket before it threw
+      },
+    });
+  }, { keepAliveMs: KEEP_ALIVE_MS, maxHead: MAX_HEAD, maxBody: BODY_LIMIT });
 
   const wss = wsHandler
     ? new WebSocketServer({
@@ -207,6 +252,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       closing = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      fast?.closeIdle();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, timeoutMs);
@@ -220,6 +266,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       for (const ws of sockets) ws.close(1001, 'server shutting down');
       wss?.close();
       server.closeAllConnections();
+      fast?.destroyAll();
       if (sockets.length > 0) {
         // Give clients a moment to answer the close frame, then cut the rest.
         await new Promise((r) => setTimeout(r, 500));

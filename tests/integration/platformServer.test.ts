@@ -10,25 +10,14 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ApiError } from '../../src/core/index.js';
-import { defaultConfig } from '../../src/config/index.js';
 import { freePort } from '../../src/lib/index.js';
 import { createEngineServer } from '../../src/server/httpServer.js';
-import { silentLogger } from '../../src/server/logger.js';
 import type { Handler } from '../../src/server/types.js';
-
-function fakeContext(): any {
-  return {
-    config: { ...defaultConfig(), shutdownTimeoutMs: 5000 },
-    db: { ping: async () => true },
-    logger: silentLogger(),
-    state: { current: { inconsistentObjects: [] } },
-    version: 'test',
-  };
-}
+import { listenerContext } from '../support/listenerContext.js';
 
 test('bodies over 50 MB are refused with 413 before the handler runs', async () => {
   let called = false;
-  const server = createEngineServer(fakeContext(), { v1Query: async () => ((called = true), { status: 200, body: '{}' }) });
+  const server = createEngineServer(listenerContext(), { v1Query: async () => ((called = true), { status: 200, body: '{}' }) });
   const port = await server.listen(0, '127.0.0.1');
   try {
     const big = Buffer.alloc(50 * 1024 * 1024 + 1, 0x20);
@@ -43,7 +32,7 @@ test('bodies over 50 MB are refused with 413 before the handler runs', async () 
 });
 
 test('a handler that throws a plain error gives 500 "internal error" without details; ApiErrors keep their shape', async () => {
-  const server = createEngineServer(fakeContext(), {
+  const server = createEngineServer(listenerContext(), {
     v1Query: async () => {
       throw new Error('secret stack detail');
     },
@@ -71,7 +60,7 @@ test('close() stops accepting, lets in-flight requests finish, then resolves', a
     await gate;
     return { status: 200, body: 'slow done' };
   };
-  const server = createEngineServer(fakeContext(), { v1Query: slow, healthz: async () => ({ status: 200, body: 'OK' }) });
+  const server = createEngineServer(listenerContext(), { v1Query: slow, healthz: async () => ({ status: 200, body: 'OK' }) });
   const port = await server.listen(0, '127.0.0.1');
   const inflight = fetch(`http://127.0.0.1:${port}/v1/query`, { method: 'POST', body: '{}' });
   while (server.inFlight === 0) await new Promise((r) => setTimeout(r, 5));
@@ -92,7 +81,7 @@ test('close() stops accepting, lets in-flight requests finish, then resolves', a
 
 test('close() gives up on requests that outlive the timeout', async () => {
   const never: Handler = () => new Promise(() => {});
-  const server = createEngineServer(fakeContext(), { v1Query: never });
+  const server = createEngineServer(listenerContext(), { v1Query: never });
   const port = await server.listen(0, '127.0.0.1');
   const stuck = fetch(`http://127.0.0.1:${port}/v1/query`, { method: 'POST', body: '{}' }).catch((err: unknown) => err);
   while (server.inFlight === 0) await new Promise((r) => setTimeout(r, 5));

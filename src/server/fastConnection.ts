@@ -1,0 +1,283 @@
+/**
+ * The engine's own serving of plain HTTP/1.1 connections, in front of node:http. Every new
+ * connection starts here: its requests are cut from the socket's bytes by `parsePlainRequest`,
+ * handed to the engine with their body already read, and answered with one socket write (status
+ * line, headers, body). node:http builds an IncomingMessage and a ServerResponse stream per
+ * request, validates and stores headers one by one and corks its writes; for the small JSON
+ * answers the engine gives, that machinery cost more CPU than the engine's own work for a query
+ * by primary key (a plain node:http server measured ~60 µs a request here, a socket server ~37 µs).
+ *
+ * The first request that is not plain (`'other'`: chunked, Expect, Upgrade, HTTP/1.0, malformed,
+ * too large...) hands the connection to node:http for good: the unread bytes are put back on the
+ * socket (`unshift`) and node's own connection listener takes it, exactly as if it had accepted
+ * it, so everything unusual is answered by node as before.
+ *
+ * Per connection: one request at a time (the socket is paused while the engine works; pipelined
+ * requests wait in order), keep-alive as node's (`Connection`/`Keep-Alive` headers, idle
+ * timeout), `Connection: close` from either side ends the connection after the response, a
+ * half-closed client still gets its answer.
+ */
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { parsePlainRequest, type PlainRequest } from './plainRequest.js';
+
+/** What the engine answers; `content-length` is always among the headers. */
+export interface PlainResponse {
+  status: number;
+  headers: Record<string, string | string[] | number>;
+  body: string | Buffer;
+  /** Called once the body's bytes are no longer needed (pooled response buffers go back). */
+  released?: () => void;
+}
+
+/** Serves one plain request; calls `reply` exactly once (a throw from `reply` means the headers were invalid). */
+export type PlainHandler = (req: PlainRequest, body: Buffer, reply: (r: PlainResponse) => void) => void;
+
+export interface FastPathOptions {
+  keepAliveMs: number;
+  /** Largest request head served here (node:http's default maxHeaderSize). */
+  maxHead: number;
+  /** Largest body served here; a larger one goes to node:http (and its 413). */
+  maxBody: number;
+}
+
+export interface FastPath {
+  /** Connections served here right now. */
+  readonly connections: number;
+  /** Ends idle connections now; a busy one ends after its response. */
+  closeIdle(): void;
+  /** Destroys every connection still served here. */
+  destroyAll(): void;
+}
+
+/** Bodies up to this size are copied behind the head into one buffer: one write, no writev. */
+const COPY_BODY = 16 * 1024;
+
+let dateSecond = -1;
+let dateText = '';
+/** The `Date` header, as node:http writes it (computed once a second). */
+function httpDate(): string {
+  const now = Date.now();
+  const s = Math.floor(now / 1000);
+  if (s !== dateSecond) {
+    dateSecond = s;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The status line and headers, as node:http would write them (node adds Date and the connection headers last). */
+function responseHead(r: PlainResponse, keepAliveSeconds: number, clientClose: boolean): { head: string; close: boolean } {
+  let head = `HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? 'unknown'}\r\n`;
+  let close = false;
+  let named = false;
+  for (const name in r.headers) {
+    const value = r.headers[name]!;
+    if (!HEADER_NAME.test(name)) throw new TypeError(`invalid header name "${name}"`);
+    if (name === 'connection') {
+      named = true;
+      close = String(value).toLowerCase() === 'close';
+    }
+    if (Array.isArray(value)) {
+      for (const v of value) {
+        if (BAD_VALUE.test(v)) throw new TypeError(`invalid character in header "${name}"`);
+        head += `${name}: ${v}\r\n`;
+      }
+    } else {
+      const v = typeof value === 'number' ? String(value) : value;
+      if (BAD_VALUE.test(v)) throw new TypeError(`invalid character in header "${name}"`);
+      head += `${name}: ${v}\r\n`;
+    }
+  }
+  head += `Date: ${httpDate()}\r\n`;
+  if (clientClose && !close) {
+    head += named ? '\r\n' : 'Connection: close\r\n\r\n';
+    close = true;
+  } else {
+    head += close || named ? '\r\n' : `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`;
+  }
+  return { head, close };
+}
+
+/**
+ * Puts the fast path in front of `server`'s own connection listener (node:http's), which keeps
+ * serving whatever is handed to it. Undefined when node:http's listener is not where expected
+ * (then node:http serves everything, as before).
+ */
+export function installFastPath(server: Server, handler: PlainHandler, opts: FastPathOptions): FastPath | undefined {
+  const listeners = server.listeners('connection');
+  if (listeners.length !== 1) return undefined;
+  const nodeListener = listeners[0] as (socket: Socket) => void;
+  server.removeListener('connection', nodeListener);
+  const open = new Set<FastConnection>();
+  const keepAliveSeconds = Math.floor(opts.keepAliveMs / 1000);
+  let closing = false;
+
+  class FastConnection {
+    /** Bytes received and not yet consumed. */
+    private pending: Buffer | undefined;
+    /** The head of a request whose body is still arriving. */
+    private head: PlainRequest | undefined;
+    busy = false;
+    private ended = false;
+    private gone = false;
+    private readonly onData = (chunk: Buffer): void => {
+      this.pending = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+      if (!this.busy) this.pump();
+    };
+    private readonly onEnd = (): void => {
+      this.ended = true;
+      if (!this.busy) this.socket.end();
+    };
+    private readonly onTimeout = (): void => {
+      if (!this.busy) this.socket.destroy();
+    };
+    private readonly onError = (): void => {
+      this.socket.destroy();
+    };
+    private readonly onClose = (): void => {
+      this.gone = true;
+      open.delete(this);
+    };
+
+    constructor(readonly socket: Socket) {
+      socket.on('data', this.onData);
+      socket.on('end', this.onEnd);
+      socket.on('timeout', this.onTimeout);
+      socket.on('error', this.onError);
+      socket.on('close', this.onClose);
+      socket.setTimeout(opts.keepAliveMs);
+      open.add(this);
+    }
+
+    /** Serves the requests in `pending`, one at a time, until one is incomplete or in flight. */
+    private pump(): void {
+      while (!this.busy && !this.gone && this.pending !== undefined) {
+        const buf = this.pending;
+        if (this.head === undefined) {
+          const parsed = parsePlainRequest(buf, 0, opts.maxHead, opts.maxBody);
+          if (parsed === 'incomplete') return;
+          if (parsed === 'other') {
+            this.handOff();
+            return;
+          }
+          this.head = parsed;
+        }
+        const req = this.head;
+        const end = req.bodyStart + req.bodyLength;
+        if (buf.length < end) return;
+        this.head = undefined;
+        this.pending = buf.length > end ? buf.subarray(end) : undefined;
+        this.busy = true;
+        this.socket.pause();
+        this.socket.setTimeout(0);
+        handler(req, buf.subarray(req.bodyStart, end), (r) => this.reply(r, req.close));
+      }
+      if (this.ended && !this.busy && !this.gone) this.socket.end();
+    }
+
+    private reply(r: PlainResponse, clientClose: boolean): void {
+      if (!this.busy) return;
+      this.busy = false;
+      if (this.gone) {
+        r.released?.();
+        return;
+      }
+      let head: string;
+      let close: boolean;
+      try {
+        ({ head, close } = responseHead(r, keepAliveSeconds, clientClose));
+      } catch (err) {
+        r.released?.();
+        this.socket.destroy();
+        throw err;
+      }
+      this.write(head, r);
+      if (close || closing) {
+        this.socket.end();
+        return;
+      }
+      this.socket.setTimeout(opts.keepAliveMs);
+      this.pump();
+      if (!this.busy && !this.gone) this.socket.resume();
+    }
+
+    /** Head and body in one write where that is cheap, else two corked writes. */
+    private write(head: string, r: PlainResponse): void {
+      const { socket } = this;
+      const body = r.body;
+      if (typeof body === 'string') {
+        if (!NON_ASCII.test(head)) socket.write(head + body, 'utf8');
+        else {
+          socket.cork();
+          socket.write(head, 'latin1');
+          socket.write(body, 'utf8');
+          socket.uncork();
+        }
+        r.released?.();
+        return;
+      }
+      if (body.length <= COPY_BODY) {
+        const out = Buffer.allocUnsafe(head.length + body.length);
+        out.write(head, 0, 'latin1');
+        body.copy(out, head.length);
+        r.released?.();
+        socket.write(out);
+        return;
+      }
+      socket.cork();
+      socket.write(head, 'latin1');
+      socket.write(body, r.released === undefined ? undefined : () => r.released!());
+      socket.uncork();
+    }
+
+    /** node:http takes the connection from the first request that is not plain, with the bytes not yet read. */
+    private handOff(): void {
+      const { socket } = this;
+      socket.pause();
+      socket.removeListener('data', this.onData);
+      socket.removeListener('end', this.onEnd);
+      socket.removeListener('timeout', this.onTimeout);
+      socket.removeListener('error', this.onError);
+      socket.removeListener('close', this.onClose);
+      socket.setTimeout(0);
+      open.delete(this);
+      const rest = this.pending;
+      this.pending = undefined;
+      this.gone = true;
+      if (rest !== undefined) socket.unshift(rest);
+      nodeListener.call(server, socket);
+      socket.resume();
+    }
+
+    /** Ends the connection if no request is in flight (else `reply` ends it). */
+    endIfIdle(): void {
+      if (!this.busy) this.socket.end();
+    }
+  }
+
+  server.on('connection', (socket: Socket) => {
+    if (closing) {
+      nodeListener.call(server, socket);
+      return;
+    }
+    new FastConnection(socket);
+  });
+
+  return {
+    get connections() {
+      return open.size;
+    },
+    closeIdle() {
+      closing = true;
+      for (const c of open) c.endIfIdle();
+    },
+    destroyAll() {
+      for (const c of open) c.socket.destroy();
+    },
+  };
+}
