@@ -98,3 +98,19 @@ test('runs of equal item shapes are counted, so list lengths and key orders stil
   assert.notEqual(key([{ score: 1 }, { score: 2 }]), key([{ score: 1 }, { score: 2 }, { score: 3 }]));
   assert.notEqual(key([{ score: 1, author: 'a' }]), key([{ author: 'a', score: 1 }]));
 });
+
+test('an input object\'s shape is rebuilt whenever its keys or their shapes differ from the one before, nested ones included', () => {
+  const { declared: d, defs } = declared('$o: [note_insert_input!]!, $w: note_bool_exp');
+  const shapes = (o: unknown[], w: unknown = null) => quickVariables(d, defs, { o, w })!.shapes;
+  // a prefix of the previous object, then the longer one again, then a null where a value was
+  assert.equal(shapes([{ author: 'a', score: 1 }, { author: 'b' }, { author: 'c', score: 2 }, { author: null, score: 3 }])[0],
+    '[{"author":S,"score":S},{"author":S},{"author":S,"score":S},{"author":N,"score":S}]');
+  assert.equal(shapes([{}, { score: 1 }, {}])[0], '[{},{"score":S},{}]');
+  assert.equal(shapes([{ color: 'red' }, { color: 'green' }, { color: 'green' }])[0], '[{"color":E"red"},{"color":E"green"}*2]');
+  // the same input type inside itself: each level keeps its own shape
+  const w = { _and: [{ score: { _eq: 1 } }, { _not: { score: { _in: [1, 2] } } }, { score: { _eq: 2 } }], score: { _is_null: true } };
+  assert.equal(shapes([], w)[1], '{"_and":[{"score":{"_eq":S}},{"_not":{"score":{"_in":L}}},{"score":{"_eq":S}}],"score":{"_is_null":T}}');
+  assert.equal(shapes([], { _not: { _not: { score: { _eq: 1 } } } })[1], '{"_not":{"_not":{"score":{"_eq":S}}}}');
+  assert.equal(shapes([], { _not: { _not: {} } })[1], '{"_not":{"_not":{}}}');
+  same('$w: note_bool_exp', { w });
+});
