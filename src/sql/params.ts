@@ -10,7 +10,12 @@ import { JsonBigNumber } from '../lib/index.js';
 const JSON_TYPES = new Set(['json', 'jsonb']);
 
 export function resolveParams(params: readonly Param[], variables: Record<string, unknown> | undefined, session: Session): unknown[] {
-  return params.map((p) => encode(sourceValue(p, variables, session), p.pgType));
+  const out = new Array<unknown>(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i]!;
+    out[i] = encode(sourceValue(p, variables, session), p.pgType);
+  }
+  return out;
 }
 
 function sourceValue(p: Param, variables: Record<string, unknown> | undefined, session: Session): unknown {
@@ -20,7 +25,8 @@ function sourceValue(p: Param, variables: Record<string, unknown> | undefined, s
       return s.value;
     case 'variable': {
       let v: unknown = variables?.[s.name];
-      for (const k of s.path ?? []) v = v == null ? undefined : (v as Record<string | number, unknown>)[k];
+      const path = s.path;
+      if (path !== undefined) for (let i = 0; i < path.length && v != null; i++) v = (v as Record<string | number, unknown>)[path[i]!];
       return v ?? null;
     }
     case 'session': {
