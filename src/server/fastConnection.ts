@@ -13,9 +13,10 @@
  * it, so everything unusual is answered by node as before.
  *
  * Per connection: one request at a time (the socket is paused while the engine works; pipelined
- * requests wait in order), keep-alive as node's (`Connection`/`Keep-Alive` headers, idle
- * timeout), `Connection: close` from either side ends the connection after the response, a
- * half-closed client still gets its answer.
+ * requests wait in order, and wait for a client that does not read its answers), keep-alive as
+ * node's (`Connection`/`Keep-Alive` headers, idle timeout), `Connection: close` from either side
+ * ends the connection after the response, a half-closed client still gets its answer, and a
+ * request whose head takes over 60 s or whole over 300 s to arrive is cut (node's defaults).
  */
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -49,6 +50,10 @@ export interface FastPath {
   /** Destroys every connection still served here. */
   destroyAll(): void;
 }
+
+/** node:http's headersTimeout and requestTimeout defaults: the longest a request head, a whole request, may take to arrive. */
+const HEADERS_MS = 60_000;
+const REQUEST_MS = 300_000;
 
 /** Bodies up to this size are copied behind the head into one buffer: one write, no writev. */
 const COPY_BODY = 16 * 1024;
@@ -118,15 +123,19 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
   let closing = false;
 
   class FastConnection {
-    /** Bytes received and not yet consumed. */
-    private pending: Buffer | undefined;
+    /** Bytes received and not yet consumed, in arrival order (joined only when needed). */
+    private chunks: Buffer[] = [];
+    private size = 0;
     /** The head of a request whose body is still arriving. */
     private head: PlainRequest | undefined;
+    /** When the first byte of the request being received arrived (0: none is). */
+    private started = 0;
     busy = false;
     private ended = false;
     private gone = false;
     private readonly onData = (chunk: Buffer): void => {
-      this.pending = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+      this.chunks.push(chunk);
+      this.size += chunk.length;
       if (!this.busy) this.pump();
     };
     private readonly onEnd = (): void => {
@@ -143,6 +152,7 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       this.gone = true;
       open.delete(this);
     };
+    private readonly onDrain = (): void => this.next();
 
     constructor(readonly socket: Socket) {
       socket.on('data', this.onData);
@@ -154,30 +164,50 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       open.add(this);
     }
 
-    /** Serves the requests in `pending`, one at a time, until one is incomplete or in flight. */
+    /** The pending bytes as one buffer. */
+    private joined(): Buffer {
+      if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.size)];
+      return this.chunks[0]!;
+    }
+
+    /** Serves the pending requests, one at a time, until one is incomplete or in flight. */
     private pump(): void {
-      while (!this.busy && !this.gone && this.pending !== undefined) {
-        const buf = this.pending;
+      while (!this.busy && !this.gone && this.size > 0) {
+        if (this.started === 0) this.started = Date.now();
         if (this.head === undefined) {
-          const parsed = parsePlainRequest(buf, 0, opts.maxHead, opts.maxBody);
-          if (parsed === 'incomplete') return;
+          const parsed = parsePlainRequest(this.joined(), 0, opts.maxHead, opts.maxBody);
           if (parsed === 'other') {
             this.handOff();
+            return;
+          }
+          if (parsed === 'incomplete') {
+            this.tooSlow(HEADERS_MS);
             return;
           }
           this.head = parsed;
         }
         const req = this.head;
         const end = req.bodyStart + req.bodyLength;
-        if (buf.length < end) return;
+        if (this.size < end) {
+          this.tooSlow(REQUEST_MS);
+          return;
+        }
+        const buf = this.joined();
         this.head = undefined;
-        this.pending = buf.length > end ? buf.subarray(end) : undefined;
+        this.started = 0;
+        this.chunks = buf.length > end ? [buf.subarray(end)] : [];
+        this.size = buf.length - end;
         this.busy = true;
         this.socket.pause();
         this.socket.setTimeout(0);
         handler(req, buf.subarray(req.bodyStart, end), (r) => this.reply(r, req.close));
       }
       if (this.ended && !this.busy && !this.gone) this.socket.end();
+    }
+
+    /** node:http's headersTimeout / requestTimeout: a request may not take longer to arrive. */
+    private tooSlow(limitMs: number): void {
+      if (Date.now() - this.started > limitMs) this.socket.destroy();
     }
 
     private reply(r: PlainResponse, clientClose: boolean): void {
@@ -202,6 +232,13 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
         return;
       }
       this.socket.setTimeout(opts.keepAliveMs);
+      // A client that does not read its answers is not served more until it does.
+      if (this.socket.writableNeedDrain) this.socket.once('drain', this.onDrain);
+      else this.next();
+    }
+
+    /** After an answer: the next pipelined request, or more bytes from the socket. */
+    private next(): void {
       this.pump();
       if (!this.busy && !this.gone) this.socket.resume();
     }
@@ -246,8 +283,9 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       socket.removeListener('close', this.onClose);
       socket.setTimeout(0);
       open.delete(this);
-      const rest = this.pending;
-      this.pending = undefined;
+      const rest = this.size > 0 ? this.joined() : undefined;
+      this.chunks = [];
+      this.size = 0;
       this.gone = true;
       if (rest !== undefined) socket.unshift(rest);
       nodeListener.call(server, socket);

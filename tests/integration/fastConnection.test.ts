@@ -154,6 +154,13 @@ test('pipelined requests are answered in order, one at a time; a request cut any
     }
     await c.responsesCount(4);
     assert.equal(JSON.parse(c.responses[3]!.body).body, '{"trickle":"é"}');
+
+    // A 3 MB body in 64 KiB writes, the head in the first one.
+    const big = JSON.stringify('x'.repeat(3 * 1024 * 1024));
+    const request = Buffer.from(post('/v1/query', big));
+    for (let i = 0; i < request.length; i += 65536) c.write(request.subarray(i, i + 65536));
+    await c.responsesCount(5);
+    assert.equal(JSON.parse(c.responses[4]!.body).body, big);
   } finally {
     c.socket.destroy();
     await server.close(1000);
