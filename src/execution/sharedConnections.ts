@@ -65,7 +65,12 @@ interface Pending<C> {
 }
 
 export interface SharedConnectionsOptions {
-  /** Units on one connection at most (default 8). */
+  /**
+   * Units on one connection at most (default 2: the running one and the next, so a backend never
+   * waits for work, while the rest wait here for whichever connection finishes first. Deeper lanes
+   * measured no faster and had worse tails: a unit written behind several slow ones waits for all
+   * of them even when another connection frees up first; docs/BENCHMARKS.md, session 10).
+   */
   maxDepth?: number;
   /** A connection that finished nothing for this long takes no more units (default 50 ms). */
   stallMs?: number;
@@ -85,7 +90,7 @@ export class SharedConnections<C> {
   private readonly now: () => number;
 
   constructor(private readonly pool: LanePool<C>, options: SharedConnectionsOptions = {}) {
-    this.maxDepth = options.maxDepth ?? 8;
+    this.maxDepth = options.maxDepth ?? 2;
     this.stallMs = options.stallMs ?? 50;
     this.now = options.now ?? (() => performance.now());
   }

@@ -80,7 +80,7 @@ const flush = async () => {
 
 test('free connections come first; pipelining starts only when none is free, on the least-loaded one', async () => {
   const { pool } = scriptedPool(2);
-  const shared = new SharedConnections(pool);
+  const shared = new SharedConnections(pool, { maxDepth: 8 });
   const log: number[] = [];
   const units = Array.from({ length: 6 }, () => unit(log));
   const done = units.map((u) => shared.run(u.start));
