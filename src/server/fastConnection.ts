@@ -248,7 +248,7 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       const { socket } = this;
       const body = r.body;
       if (typeof body === 'string') {
-        if (!NON_ASCII.test(head)) socket.write(head + body, 'utf8');
+        if (body.length <= COPY_BODY && !NON_ASCII.test(head)) socket.write(head + body, 'utf8');
         else {
           socket.cork();
           socket.write(head, 'latin1');
