@@ -154,12 +154,13 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
     };
     private readonly onDrain = (): void => this.next();
 
+    /** This connection's socket listeners (removed when node:http takes the socket over). */
+    private readonly listeners: Array<[string, (...args: any[]) => void]> = [
+      ['data', this.onData], ['end', this.onEnd], ['timeout', this.onTimeout], ['error', this.onError], ['close', this.onClose],
+    ];
+
     constructor(readonly socket: Socket) {
-      socket.on('data', this.onData);
-      socket.on('end', this.onEnd);
-      socket.on('timeout', this.onTimeout);
-      socket.on('error', this.onError);
-      socket.on('close', this.onClose);
+      for (const [event, fn] of this.listeners) socket.on(event, fn);
       socket.setTimeout(opts.keepAliveMs);
       open.add(this);
     }
@@ -276,11 +277,7 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
     private handOff(): void {
       const { socket } = this;
       socket.pause();
-      socket.removeListener('data', this.onData);
-      socket.removeListener('end', this.onEnd);
-      socket.removeListener('timeout', this.onTimeout);
-      socket.removeListener('error', this.onError);
-      socket.removeListener('close', this.onClose);
+      for (const [event, fn] of this.listeners) socket.removeListener(event, fn);
       socket.setTimeout(0);
       open.delete(this);
       const rest = this.size > 0 ? this.joined() : undefined;
@@ -298,13 +295,7 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
     }
   }
 
-  server.on('connection', (socket: Socket) => {
-    if (closing) {
-      nodeListener.call(server, socket);
-      return;
-    }
-    new FastConnection(socket);
-  });
+  server.on('connection', (socket: Socket) => new FastConnection(socket));
 
   return {
     get connections() {

@@ -197,8 +197,12 @@ const hasOwn = Object.prototype.hasOwnProperty;
 
 function objectShaper(type: GraphQLInputObjectType): Shaper {
   const fields = new Map<string, Shaper>();
-  for (const f of Object.values(type.getFields())) fields.set(f.name, shaperOf(f.type));
-  const required = Object.values(type.getFields()).filter((f) => f.type instanceof GraphQLNonNull && f.defaultValue === undefined).map((f) => f.name);
+  /** The fields a value must give (non-null, no default); insert inputs have none. */
+  const required: string[] = [];
+  for (const f of Object.values(type.getFields())) {
+    fields.set(f.name, shaperOf(f.type));
+    if (f.type instanceof GraphQLNonNull && f.defaultValue === undefined) required.push(f.name);
+  }
   // The previous value's keys, their shapes and its shape string: an equal value returns the same
   // string (so a list's run comparison is one pointer test).
   let lastKeys: string[] = [];
