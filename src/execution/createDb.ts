@@ -32,6 +32,7 @@ import type { PgConnection } from './pgSubmittable.js';
 import { SharedConnections } from './sharedConnections.js';
 import { frameText, type JsonFrame } from './dataRowBytes.js';
 import { connectionApiError, describeConnectionFailure } from './connectionFailure.js';
+import { messageReaderSocket } from './messageReader.js';
 
 export interface CreateDbOptions {
   /** Called with errors of idle pooled connections (e.g. the server went away). */
@@ -196,6 +197,7 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     application_name: APPLICATION_NAME,
     idleTimeoutMillis: options.idleTimeoutMs ?? 180_000,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 60_000,
+    stream: messageReaderSocket,
   });
   let closing = false;
   pool.on('error', (err) => {
