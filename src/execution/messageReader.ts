@@ -13,12 +13,13 @@
  * calls `callback(nread)` after each read). The reader keeps `[start, end)` of bytes not yet handed
  * on; after a read it finds the last whole message, emits `[start, that)` and keeps the tail (a
  * message still arriving). Before the next read the tail moves to the front when the free space is
- * short, and the buffer doubles when one message is larger than it. Every message handed on is
- * consumed synchronously — pg decodes fields to strings, and `dataRowBytes` copies the DataRow it
- * takes and drops its view when the message has been dispatched — so the bytes can be overwritten
- * by the next read. The two messages whose parsed form keeps a view of the bytes (CopyData, and the
- * MD5 salt of an authentication request) are handed on as a copy. A buffer grown past
- * `KEEP_BYTES` is dropped once it is empty, so one huge answer does not pin its memory.
+ * short, and the buffer doubles when one message fills it (as its bytes arrive, never as its header
+ * claims). Every message handed on is consumed synchronously — pg decodes fields to strings, and
+ * `dataRowBytes` copies the DataRow it takes and drops its view when the message has been
+ * dispatched — so the bytes can be overwritten by the next read. The two messages whose parsed form
+ * keeps a view of the bytes (CopyData, and the MD5 salt of an authentication request) are handed on
+ * as a copy. A buffer grown past `KEEP_BYTES` is dropped once it is empty, so one huge answer does
+ * not pin its memory.
  *
  * TLS connections keep pg's own socket: their bytes are read by the TLS layer, not by pg.
  */
@@ -46,9 +47,9 @@ class MessageReader {
     if (kept === 0 && this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafe(2 * READ_BYTES);
     if (kept === 0) this.start = this.end = 0;
     if (this.buf.length - this.end < READ_BYTES) {
-      // the message still arriving, when its header says how long it is
-      const want = kept >= 5 ? 1 + this.buf.readUInt32BE(this.start + 1) : 0;
-      const size = Math.max(kept, want) + READ_BYTES;
+      // grown by what has arrived, never by what a header claims (a stream that is not Postgres' may
+      // claim gigabytes)
+      const size = kept + READ_BYTES;
       if (size > this.buf.length) {
         let cap = this.buf.length * 2;
         while (cap < size) cap *= 2;

@@ -2,7 +2,8 @@
  * The pool's socket hands node-postgres whole protocol messages only, whatever the reads were:
  * bytes sent one at a time, many messages in one read, a 3 MB message spanning dozens of reads
  * (the buffer grows, and shrinks back once it is empty), and the messages whose parsed form keeps a
- * view of the bytes (CopyData, authentication) come as copies that later reads do not overwrite.
+ * view of the bytes (CopyData, authentication) come as copies that later reads do not overwrite, and
+ * a header that claims a gigabyte costs only the bytes that arrived.
  * Real sockets on 127.0.0.1; a TLS connection's socket is a plain one (its first byte is no message).
  */
 import { test } from 'node:test';
@@ -125,4 +126,22 @@ test('a TLS connection gets a plain socket: the one-byte answer to the SSL reque
   assert.deepEqual(Buffer.concat(plain.copies), answer);
   const framed = await exchange(async (s) => written(s, answer));
   assert.deepEqual(framed.copies, [], 'a byte that is not a whole message is not handed on');
+});
+
+test('a header claiming a gigabyte grows the buffer only by the bytes that arrived', async () => {
+  // what a server that is not Postgres may send: its first bytes read as a huge message length
+  const head = Buffer.alloc(5);
+  head[0] = 0x48; // 'H', as in "HTTP/1.1 400"
+  head.writeUInt32BE(0x5454502f, 1);
+  let peak = 0;
+  const { copies } = await exchange(async (s) => {
+    await written(s, head);
+    for (let i = 0; i < 4; i++) {
+      await written(s, Buffer.alloc(100_000, 0x20));
+      await pause();
+      peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+    }
+  });
+  assert.deepEqual(copies, [], 'an unfinished message is not handed on');
+  assert.ok(peak < 256 * 1024 * 1024, `ArrayBuffer memory peaked at ${(peak / 1e6).toFixed(0)} MB`);
 });
