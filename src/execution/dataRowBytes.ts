@@ -12,9 +12,10 @@
  * that decodes its fields on first access (pg.Query reads `fields` while the message is dispatched,
  * so it behaves exactly as before), and `parse` is wrapped so that after the message is dispatched
  * it is sealed: decoded if nobody read it, and its reference to the parser's buffer dropped (the
- * parser may reuse that buffer for the next chunk). `framedFirstField` copies the first field while
- * the message is being dispatched. If pg-protocol's internals are not what this expects, nothing is
- * patched and `framedFirstField` returns undefined: callers then frame the decoded string instead.
+ * parser, and the socket's messageReader.ts, reuse those bytes for the next chunk).
+ * `framedFirstField` copies the first field while the message is being dispatched. If
+ * pg-protocol's internals are not what this expects, nothing is patched and `framedFirstField`
+ * returns undefined: callers then frame the decoded string instead.
  * The framed Buffer comes from lib/bufferPool: whoever writes it out may give it back with
  * `releaseBuffer` once the socket has taken the bytes.
  */

@@ -44,8 +44,10 @@ class MessageReader {
   /** Where the next read goes: the free space behind the kept bytes, made large enough first. */
   next = (): Buffer => {
     const kept = this.end - this.start;
-    if (kept === 0 && this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafe(2 * READ_BYTES);
-    if (kept === 0) this.start = this.end = 0;
+    if (kept === 0) {
+      this.start = this.end = 0;
+      if (this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafe(2 * READ_BYTES);
+    }
     if (this.buf.length - this.end < READ_BYTES) {
       // grown by what has arrived, never by what a header claims (a stream that is not Postgres' may
       // claim gigabytes)

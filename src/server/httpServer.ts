@@ -3,8 +3,9 @@
  * body read, the handler, one `http-log` line. Plain HTTP/1.1 requests (nearly all) are cut from
  * the socket and answered by fastConnection.ts without node:http's request/response objects;
  * node:http serves everything else (and WebSocket upgrades); both paths end in `onRequest`.
- * Handler bodies are written as they are (JSON text built by Postgres is never re-parsed). A thrown ApiError becomes its `{path,error,code}`
- * body; anything else becomes 500 "internal error" (logged, never shown).
+ * Handler bodies are written as they are (JSON text built by Postgres is never re-parsed). A thrown
+ * ApiError becomes its `{path,error,code}` body; anything else becomes 500 "internal error"
+ * (logged, never shown).
  *
  * `close(timeoutMs)` is the graceful half of shutdown: stop accepting, let in-flight requests
  * finish (bounded), then close keep-alive connections and WebSockets.
