@@ -4,9 +4,9 @@
  * new cache and swaps it in atomically. Per-role GraphQL schemas and plan caches hang off the cache
  * object (WeakMap keyed by SchemaCache), so a swap drops them all at once.
  */
-import type { ServerConfig } from './config/serverConfig.js';
-import type { Db } from './execution/db.js';
-import type { SchemaCache } from './metadata/schemaCache/types.js';
+import type { ServerConfig } from './config/index.js';
+import type { Db } from './execution/index.js';
+import type { SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';

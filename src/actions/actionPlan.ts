@@ -8,23 +8,15 @@
  */
 import type { AnnValue, NField } from '../graphql/index.js';
 import { outputMeta } from '../graphql/index.js';
-import type { ActionInfo, CustomRelInfo } from '../metadata/index.js';
+import type { ActionInfo } from '../metadata/index.js';
 import { qualifiedKey } from '../core/index.js';
 import { PlanContext, planSelect, registerRootFieldPlanner, type RemoteJoinShape } from '../planner/index.js';
-import type { SelectIR } from '../ir/index.js';
 import { compile, type Param } from '../sql/index.js';
 import type { ActionFieldMeta } from './actionSchema.js';
+import type { OutputField, OutputSelection } from './outputSelection.js';
 import { asyncResultSql, outputSql, relSelectField, RESPONSE_VARIABLE } from './outputSql.js';
 
-export type OutputField =
-  | { alias: string; kind: 'typename'; name: string }
-  | { alias: string; kind: 'field'; name: string }
-  | { alias: string; kind: 'rel'; rel: CustomRelInfo; select: SelectIR };
-
-export interface OutputSelection {
-  typename: string;
-  fields: OutputField[];
-}
+export type { OutputField, OutputSelection } from './outputSelection.js';
 
 export interface ActionFieldPlan {
   action: ActionInfo;

@@ -11,7 +11,7 @@ import type { AnnValue } from '../graphql/index.js';
 import type { ActionInfo } from '../metadata/index.js';
 import type { SelectField } from '../ir/index.js';
 import { compileRowJson, sql, type SqlFragment } from '../sql/index.js';
-import type { OutputField, OutputSelection } from './actionPlan.js';
+import type { OutputField, OutputSelection } from './outputSelection.js';
 
 /** The variable the sync statement reads the handler's output from (an array of objects). */
 export const RESPONSE_VARIABLE = '\u0000action_response';

@@ -7,7 +7,8 @@
 import type { Session } from '../core/index.js';
 import type { DbClient } from '../execution/index.js';
 import { resolveParams } from '../sql/index.js';
-import type { ActionFieldPlan, OutputSelection } from './actionPlan.js';
+import type { ActionFieldPlan } from './actionPlan.js';
+import type { OutputSelection } from './outputSelection.js';
 import { RESPONSE_VARIABLE } from './outputSql.js';
 import { actionInput } from './actionInput.js';
 import { callHandler, forwardedHeaders, sessionVariables } from './callHandler.js';

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageInfo } from '../lib/index.js';
 import type { EngineContext } from '../appState.js';
-import type { HttpResponse, RequestContext } from '../server/types.js';
+import type { HttpResponse, RequestContext } from './handlerTypes.js';
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',

@@ -3,7 +3,7 @@
  * when metadata has inconsistent objects (500 `ERROR` instead with `?strict=true`); 500 `ERROR`
  * when Postgres does not answer.
  */
-import type { Handler, HttpResponse } from '../server/types.js';
+import type { Handler, HttpResponse } from './handlerTypes.js';
 
 const text = (status: number, body: string): HttpResponse => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body });
 

@@ -23,3 +23,6 @@ export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs } from './v1GraphqlWs.js';
 // Background workers (event-trigger delivery), started by server/startEngine.ts.
 export { startWorkers } from './startWorkers.js';
+// The contract between the listener (server/) and these handlers.
+export type { Handler, HttpResponse, RequestContext, WsHandler } from './handlerTypes.js';
+export { jsonResponse } from './handlerTypes.js';

@@ -11,7 +11,7 @@ import { ApiError, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
-import type { Handler, HttpResponse } from '../server/types.js';
+import type { Handler, HttpResponse } from './handlerTypes.js';
 import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } from './executeGraphql.js';
 import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
 

@@ -23,7 +23,7 @@ import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { mapParamRefs, resolveParams } from '../sql/index.js';
 import { explainSubscription } from '../subscriptions/index.js';
-import { jsonResponse, type Handler } from '../server/types.js';
+import { jsonResponse, type Handler } from './handlerTypes.js';
 import { apiErrorResponse } from './v1alpha1Config.js';
 
 interface ExplainRequest {

@@ -4,7 +4,7 @@
  * mutations run through the same pipeline as HTTP.
  */
 import { serveGraphqlSocket } from '../subscriptions/index.js';
-import type { WsHandler } from '../server/types.js';
+import type { WsHandler } from './handlerTypes.js';
 import { executeGraphql } from './executeGraphql.js';
 
 export const v1GraphqlWs: WsHandler = (socket, req, ctx) => {

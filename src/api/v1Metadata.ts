@@ -7,8 +7,8 @@ import { errors, isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import { decodeQuery, encodeQueryResult, runQuery, translateV2Metadata, v2MetadataResult } from '../metadataApi/index.js';
-import { jsonResponse } from '../server/types.js';
-import type { Handler } from '../server/types.js';
+import { jsonResponse } from './handlerTypes.js';
+import type { Handler } from './handlerTypes.js';
 import { errorResponse } from './v1Query.js';
 
 export const v1Metadata: Handler = async (req, ctx) => {

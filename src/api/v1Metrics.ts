@@ -4,8 +4,8 @@
  * neither secret is configured. 404 when metrics are disabled.
  */
 import { secretEquals } from '../auth/index.js';
-import type { Handler } from '../server/types.js';
-import { jsonResponse } from '../server/types.js';
+import type { Handler } from './handlerTypes.js';
+import { jsonResponse } from './handlerTypes.js';
 
 const same = (sent: string | undefined, expected: string | undefined): boolean =>
   sent !== undefined && expected !== undefined && secretEquals(sent, expected);

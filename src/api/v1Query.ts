@@ -8,8 +8,8 @@ import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js'
 import type { Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import { decodeQuery, encodeQueryResult, runQuery } from '../metadataApi/index.js';
-import { jsonResponse } from '../server/types.js';
-import type { Handler, HttpResponse } from '../server/types.js';
+import { jsonResponse } from './handlerTypes.js';
+import type { Handler, HttpResponse } from './handlerTypes.js';
 
 function parseBody(body: Buffer): unknown {
   try {

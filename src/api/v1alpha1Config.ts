@@ -6,8 +6,8 @@
  */
 import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
 import { authInfo, resolveSession } from '../auth/index.js';
-import { jsonResponse } from '../server/types.js';
-import type { Handler, HttpResponse } from '../server/types.js';
+import { jsonResponse } from './handlerTypes.js';
+import type { Handler, HttpResponse } from './handlerTypes.js';
 
 export const v1alpha1Config: Handler = async (req, ctx) => {
   try {

@@ -15,7 +15,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ApiError } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
-import type { Handler } from '../server/types.js';
+import type { Handler } from './handlerTypes.js';
 import { apiErrorResponse } from './v1alpha1Config.js';
 
 const PREAMBLE = new Set([

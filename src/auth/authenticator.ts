@@ -14,7 +14,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, roleSession, splitSessionHeaders, ADMIN_ROLE } from '../core/index.js';
 import type { Session } from '../core/index.js';
-import type { ServerConfig } from '../config/serverConfig.js';
+import type { ServerConfig } from '../config/index.js';
 import { silentLogger } from './authLogger.js';
 import { secretEquals } from './secretEquals.js';
 import type { AuthLogger } from './authLogger.js';

@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../core/index.js';
 import type { Session } from '../core/index.js';
-import type { ServerConfig } from '../config/serverConfig.js';
+import type { ServerConfig } from '../config/index.js';
 import { createAuthenticator as buildAuthenticator } from './authenticator.js';
 import type { AuthInfo, AuthResult, Authenticator, AuthenticatorOptions } from './authenticator.js';
 import type { AuthLogger } from './authLogger.js';

@@ -72,7 +72,7 @@ export {
 export { createAppState, loadSchemaCache, enumTablesOf } from './liveState.js';
 export type { LiveState, RemoteFetcher } from './liveState.js';
 export { startSchemaSync } from './schemaSync.js';
-export type { SchemaSync, SchemaSyncOptions } from './schemaSync.js';
+export type { SchemaSync, SchemaSyncOptions, SyncedState } from './schemaSync.js';
 export { resolveFunction } from './schemaCache/buildFunctions.js';
 export { resolveComputedField, lookupFunction } from './schemaCache/buildComputedFields.js';
 export { buildAllowlist, normalizeAllowlistQuery, normalizeAllowlistDocument } from './schemaCache/allowlist.js';
@@ -88,7 +88,7 @@ export type {
   ActionMetadata, ActionDefinition, ActionArgument, ActionHeader, ActionPermissionMetadata,
 } from './model/decodeActions.js';
 export { parseTypeRef, baseName } from './schemaCache/buildActions.js';
-export type { TypeRef, ActionInfo, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/buildActions.js';
+export type { TypeRef, ActionInfo, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
 export {
   decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf,
 } from './model/decodeRemoteSchema.js';

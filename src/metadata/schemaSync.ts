@@ -8,7 +8,6 @@
  * arriving during one are coalesced into one more rebuild.
  */
 import type { Logger } from 'pino';
-import type { AppState } from '../appState.js';
 import { listenChannel, type Db } from '../execution/index.js';
 import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './catalog/index.js';
 
@@ -18,6 +17,16 @@ export interface SchemaSync {
   stop(): Promise<void>;
 }
 
+/** What the sync keeps current: the engine's live state (appState.ts), seen through the three members it uses. */
+export interface SyncedState {
+  /** The metadata version the live schema cache was built from. */
+  readonly resourceVersion?: number;
+  /** This engine's id in `svc_schema_update` notifications. */
+  readonly instanceId?: string;
+  /** Reloads metadata and rebuilds the live schema cache. */
+  rebuild(): Promise<unknown>;
+}
+
 export interface SchemaSyncOptions {
   /** Reconnect delays of the listener (tests shorten them). */
   retryMs?: number;
@@ -25,7 +34,7 @@ export interface SchemaSyncOptions {
 }
 
 /** Starts listening for other instances' schema updates on `databaseUrl` (see the module header). */
-export function startSchemaSync(databaseUrl: string, db: Db, state: AppState, logger: Logger, options: SchemaSyncOptions = {}): SchemaSync {
+export function startSchemaSync(databaseUrl: string, db: Db, state: SyncedState, logger: Logger, options: SchemaSyncOptions = {}): SchemaSync {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;

@@ -7,7 +7,7 @@
  */
 import { andAll, TRUE, type BoolExp, type ComparisonOp, type ColumnRef } from '../ir/index.js';
 import { inputMeta, vf, type AnnValue } from '../graphql/index.js';
-import type { ColumnInfo, TableInfo } from '../metadata/schemaCache/types.js';
+import type { ColumnInfo, TableInfo } from '../metadata/index.js';
 import { columnValueType, irValue, listValue, type PlanContext } from './context.js';
 import { pathKey } from '../core/index.js';
 

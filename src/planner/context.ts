@@ -3,7 +3,7 @@
  * the plan records about variables: which variables were baked into it as constants (their
  * values become part of the plan-cache key) and which must be re-checked on every execution.
  */
-import type { ColumnInfo, SchemaCache, TableInfo } from '../metadata/schemaCache/types.js';
+import type { ColumnInfo, SchemaCache, TableInfo } from '../metadata/index.js';
 import { selectView, vf, type AnnValue, type SelectView } from '../graphql/index.js';
 import type { IrValue, ValueSource } from '../ir/index.js';
 

@@ -6,7 +6,7 @@
  */
 import { andAll, type ColumnValue, type InsertIR, type InsertRowIR, type NestedInsertIR, type OnConflictIR } from '../ir/index.js';
 import { insertView, inputMeta, vf, type AnnValue, type InsertView, type NField } from '../graphql/index.js';
-import type { ColumnInfo, RelationshipInfo, SchemaCache, TableInfo } from '../metadata/schemaCache/types.js';
+import type { ColumnInfo, RelationshipInfo, SchemaCache, TableInfo } from '../metadata/index.js';
 import { pathKey } from '../core/index.js';
 import type { PlanContext } from './context.js';
 import { planBoolExp } from './boolExp.js';

@@ -3,7 +3,7 @@
  * `returning` planned like a select of the table, `__typename`), the single-row response of the
  * `_one`/`_by_pk` fields, and column values cast to their column's type.
  */
-import type { ColumnInfo, TableInfo } from '../metadata/schemaCache/types.js';
+import type { ColumnInfo, TableInfo } from '../metadata/index.js';
 import { columnCastType, columnParamValue, inputMeta, outputMeta, vf, type AnnValue, type NField } from '../graphql/index.js';
 import type { IrValue, MutationOutputIR, MutationResponseField } from '../ir/index.js';
 import { irValue, type PlanContext } from './context.js';

@@ -6,7 +6,7 @@
  */
 import { andAll, TRUE, type BoolExp, type DeleteIR, type UpdateIR, type UpdateOp } from '../ir/index.js';
 import { deleteView, updateView, vf, type AnnValue, type NField } from '../graphql/index.js';
-import type { ColumnInfo, TableInfo } from '../metadata/schemaCache/types.js';
+import type { ColumnInfo, TableInfo } from '../metadata/index.js';
 import { pathKey } from '../core/index.js';
 import { irValue, type PlanContext } from './context.js';
 import { planBoolExp } from './boolExp.js';

@@ -12,7 +12,7 @@ import {
   checkVariables, quickVariables, limitsForRole, normalizeOperation, parseQuery, prepareOperation,
   type GraphqlRequest, type LimitDefaults, type NField, type PreparedOperation, type RoleSchema,
 } from '../graphql/index.js';
-import type { SchemaCache } from '../metadata/schemaCache/types.js';
+import type { SchemaCache } from '../metadata/index.js';
 import type { RuntimeCheck } from './context.js';
 import { planOperation, type OperationPlan, type RootFieldPlan } from './planOperation.js';
 import { checkLimitValue, checkOffsetValue } from './select.js';

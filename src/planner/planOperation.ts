@@ -6,7 +6,7 @@
  */
 import { andAll, type AggregateIR, type BoolExp, type FunctionSource, type SelectField, type SelectIR } from '../ir/index.js';
 import { outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
-import type { FunctionInfo, SchemaCache } from '../metadata/schemaCache/types.js';
+import type { FunctionInfo, SchemaCache } from '../metadata/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
 import { functionArgs, planAggregate, planSelect } from './select.js';

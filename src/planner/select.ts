@@ -5,7 +5,7 @@
  */
 import { andAll, type AggregateField, type AggregateIR, type AggregateOp, type BoolExp, type FunctionArg, type IrValue, type SelectField, type SelectIR } from '../ir/index.js';
 import { isBigNumType, outputMeta, vf, type AnnValue, type NField, type SelectView } from '../graphql/index.js';
-import type { ComputedFieldInfo, RemoteRelInfo, TableInfo } from '../metadata/schemaCache/types.js';
+import type { ComputedFieldInfo, RemoteRelInfo, TableInfo } from '../metadata/index.js';
 import { pathKey } from '../core/index.js';
 import { planBoolExp } from './boolExp.js';
 import { irValue, type PlanContext } from './context.js';

@@ -22,7 +22,7 @@ import { readBody, BODY_LIMIT } from './readBody.js';
 import { installFastPath } from './fastConnection.js';
 import { writeHttpLog } from './httpLog.js';
 import { buildRouteTable, lookupRoute, wsHandlerOf, WS_PATHS } from './routes.js';
-import type { HttpResponse, RequestContext } from './types.js';
+import type { HttpResponse, RequestContext } from '../api/index.js';
 import { tracedRequest, tracingOn } from '../tracing/index.js';
 
 export interface EngineServer {

@@ -1,5 +1,5 @@
-export type { Handler, HttpResponse, RequestContext, WsHandler } from './types.js';
-export { jsonResponse } from './types.js';
+export type { Handler, HttpResponse, RequestContext, WsHandler } from '../api/index.js';
+export { jsonResponse } from '../api/index.js';
 export { startEngine } from './startEngine.js';
 export type { EngineHandle, StartEngineOptions } from './startEngine.js';
 export { createEngineServer } from './httpServer.js';

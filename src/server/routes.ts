@@ -4,7 +4,7 @@
  * exist yet, or whose API is not enabled (`--enabled-apis`), is simply not routed (404).
  */
 import type { EnabledApi } from '../config/index.js';
-import type { Handler, WsHandler } from './types.js';
+import type { Handler, WsHandler } from '../api/index.js';
 
 export interface RouteSpec {
   method: 'GET' | 'POST';

@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import net from 'node:net';
 import { createEngineServer } from '../../src/server/httpServer.js';
 import { installFastPath } from '../../src/server/fastConnection.js';
-import type { Handler } from '../../src/server/types.js';
+import type { Handler } from '../../src/server/index.js';
 import { listenerContext } from '../support/listenerContext.js';
 
 interface Response {

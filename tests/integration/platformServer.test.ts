@@ -12,7 +12,7 @@ import pg from 'pg';
 import { ApiError } from '../../src/core/index.js';
 import { freePort } from '../../src/lib/index.js';
 import { createEngineServer } from '../../src/server/httpServer.js';
-import type { Handler } from '../../src/server/types.js';
+import type { Handler } from '../../src/server/index.js';
 import { listenerContext } from '../support/listenerContext.js';
 
 test('bodies over 50 MB are refused with 413 before the handler runs', async () => {

@@ -9,7 +9,7 @@ import {
   type GraphQLNamedType,
 } from 'graphql';
 import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
-import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
 import { pgScalarName } from './pgScalars.js';
 import { enumTypeName } from './names.js';
 import { selectView, type SelectView } from './roleView.js';

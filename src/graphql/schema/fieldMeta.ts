@@ -5,7 +5,7 @@
  * computed fields, actions...) adds its own `kind`s: the planner dispatches on `kind`.
  */
 import type { GraphQLField, GraphQLInputField } from 'graphql';
-import type { ColumnInfo, ComputedFieldInfo, FunctionInfo, RelationshipInfo, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, ComputedFieldInfo, FunctionInfo, RelationshipInfo, TableInfo } from '../../metadata/index.js';
 
 export type AggregateOpName =
   | 'sum' | 'avg' | 'stddev' | 'stddev_samp' | 'stddev_pop' | 'variance' | 'var_samp' | 'var_pop'

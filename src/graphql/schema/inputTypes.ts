@@ -7,7 +7,7 @@ import {
   GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString,
   type GraphQLInputFieldConfig, type GraphQLInputFieldConfigMap, type GraphQLInputType,
 } from 'graphql';
-import type { ColumnInfo, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { COMPARABLE_AGG_OPS, NUMERIC_AGG_OPS, type AggregateOpName, type InputFieldMeta } from './fieldMeta.js';
 import { comparisonExpName, isGraphqlName, quoted, typeNames } from './names.js';

@@ -14,7 +14,7 @@
  * field names apply. Registered with the schema builder at module load.
  */
 import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
-import type { ColumnInfo, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import type { FieldEntry } from './queryRoot.js';
 import { boolExp } from './inputTypes.js';

@@ -12,7 +12,7 @@ import {
   GraphQLEnumType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString,
   type GraphQLInputFieldConfig, type GraphQLInputFieldConfigMap,
 } from 'graphql';
-import type { ColumnInfo, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { boolExp } from './inputTypes.js';
 import { quoted } from './names.js';

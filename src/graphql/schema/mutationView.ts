@@ -11,7 +11,7 @@
  */
 import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
 import { TRUE, type BoolExp, type IrValue } from '../../ir/index.js';
-import type { ColumnInfo, InsertPermInfo, RelationshipInfo, SchemaCache, TableInfo, UpdatePermInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, InsertPermInfo, RelationshipInfo, SchemaCache, TableInfo, UpdatePermInfo } from '../../metadata/index.js';
 import { isGraphqlName } from './names.js';
 
 /** A permission preset as an IR value cast to its column's type. */

@@ -4,7 +4,7 @@
  * fields), and the quoted table display used in descriptions (`"author"`, `"other.author"`).
  */
 import { displayName, type QualifiedName } from '../../core/index.js';
-import type { TableInfo } from '../../metadata/schemaCache/types.js';
+import type { TableInfo } from '../../metadata/index.js';
 
 export const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 export const isGraphqlName = (s: string): boolean => GRAPHQL_NAME.test(s) && !s.startsWith('__');

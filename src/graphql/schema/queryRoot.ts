@@ -5,7 +5,7 @@
  * custom root fields; fields are sorted by name.
  */
 import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
-import type { ColumnInfo, FunctionInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, FunctionInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
 import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';

@@ -14,7 +14,7 @@ import {
   type GraphQLNamedType, type GraphQLOutputType, type GraphQLType, type IntrospectionField, type IntrospectionInputTypeRef,
   type IntrospectionInputValue, type IntrospectionType, type IntrospectionTypeRef,
 } from 'graphql';
-import type { RemoteRelInfo, RemoteSchemaInfo, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { RemoteRelInfo, RemoteSchemaInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import type { FieldEntry } from './queryRoot.js';
 import type { SelectView } from './roleView.js';

@@ -9,7 +9,7 @@
  * `extensions.svc` tags its planner understands.
  */
 import { GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfig } from 'graphql';
-import type { SchemaCache } from '../../metadata/schemaCache/types.js';
+import type { SchemaCache } from '../../metadata/index.js';
 import { SchemaContext } from './context.js';
 import { queryRootFields, sortEntries, type FieldEntry } from './queryRoot.js';
 

@@ -6,7 +6,7 @@
  */
 import { TRUE, type BoolExp } from '../../ir/index.js';
 import { qualifiedKey, ADMIN_ROLE } from '../../core/index.js';
-import type { ColumnInfo, ComputedFieldInfo, RelationshipInfo, SchemaCache, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { ColumnInfo, ComputedFieldInfo, RelationshipInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
 
 export interface SelectView {
   table: TableInfo;

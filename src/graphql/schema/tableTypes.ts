@@ -7,7 +7,7 @@ import {
   GraphQLBoolean, GraphQLFloat, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString,
   type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLOutputType,
 } from 'graphql';
-import type { ComputedFieldInfo, RelationshipInfo, TableInfo } from '../../metadata/schemaCache/types.js';
+import type { ComputedFieldInfo, RelationshipInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import type { SelectView } from './roleView.js';
 import type { AggregateOpName, OutputFieldMeta } from './fieldMeta.js';

@@ -5,55 +5,16 @@
  * build goes on without custom types. Each action is then checked on its own (argument and output
  * types, handler and header env variables); a bad one is left out, not the engine.
  */
-import { qualifiedKey, type QualifiedTable } from '../../core/index.js';
-import { resolveHeaders, resolveUrlTemplate, type ResolvedHeader } from '../../webhooks/index.js';
+import { qualifiedKey } from '../../core/index.js';
+import { resolveHeaders, resolveUrlTemplate } from '../../webhooks/index.js';
 import {
   actionsOf, customTypesDefinition, customTypesOf,
   type ActionMetadata, type CustomObject, type CustomTypes,
 } from '../model/decodeActions.js';
 import type { Metadata } from '../model/metadata.js';
+import type { ActionInfo, CustomObjectInfo, CustomTypesInfo, TypeRef } from './actionTypes.js';
 import { quoted, quotedTable, type BuildState } from './buildState.js';
 import type { TableInfo } from './types.js';
-
-/** A GraphQL type reference parsed from `[UserInput!]!`. */
-export type TypeRef = { kind: 'named'; name: string; nonNull: boolean } | { kind: 'list'; of: TypeRef; nonNull: boolean };
-
-export interface CustomRelInfo {
-  name: string;
-  type: 'object' | 'array';
-  remoteTable: QualifiedTable;
-  /** Output field → remote column (with the column's Postgres type, for the join). */
-  mapping: Array<{ field: string; column: string; pgType: string }>;
-}
-
-export interface CustomObjectInfo {
-  name: string;
-  description: string | null;
-  fields: Array<{ name: string; type: TypeRef; description: string | null }>;
-  relationships: CustomRelInfo[];
-}
-
-export interface CustomTypesInfo {
-  /** The validated definitions (empty when the set is inconsistent). */
-  defs: CustomTypes;
-  objects: Map<string, CustomObjectInfo>;
-  /** Names of every scalar, enum and input object usable as argument types (plus Postgres scalars used). */
-  inputNames: Set<string>;
-  /** Postgres base types used by name (`uuid`, `timestamptz`...). */
-  pgScalars: Set<string>;
-}
-
-export interface ActionInfo {
-  name: string;
-  meta: ActionMetadata;
-  arguments: Array<{ name: string; type: TypeRef; description: string | null }>;
-  output: TypeRef;
-  /** The output's object type (undefined when the output is a scalar or enum). */
-  outputObject?: CustomObjectInfo;
-  url: string;
-  headers: ResolvedHeader[];
-  roles: Set<string>;
-}
 
 const DEFAULT_SCALARS = ['Int', 'Float', 'String', 'Boolean', 'ID'];
 /** Postgres base types a custom type may name (besides any type of a tracked column). */

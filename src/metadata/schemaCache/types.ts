@@ -8,7 +8,7 @@ import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
 import type { BoolExp, RelationshipJoin } from '../../ir/index.js';
 import type { IntrospectionObjectType, IntrospectionQuery, IntrospectionType } from 'graphql';
 import type { Metadata, CustomRootFields, EventTriggerMetadata } from '../model/metadata.js';
-import type { ActionInfo, CustomTypesInfo } from './buildActions.js';
+import type { ActionInfo, CustomTypesInfo } from './actionTypes.js';
 import type { RemoteSchemaMetadata } from '../model/decodeRemoteSchema.js';
 
 export interface SchemaCache {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRouteTable } from '../../../src/server/routes.js';
-import type { Handler } from '../../../src/server/types.js';
+import type { Handler } from '../../../src/server/index.js';
 
 const h: Handler = async () => ({ status: 200, body: '' });
 const all = { healthz: h, version: h, v1Query: h, v1Graphql: h, v1GraphqlExplain: h, v1alpha1Config: h, v1alpha1PgDump: h };
