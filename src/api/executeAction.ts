@@ -1,8 +1,8 @@
 /**
- * Wires action root fields into GraphQL execution: the mutation field executor for `ext:action`
- * (sync call or async log insert, after any table mutations committed), and the executor of query
- * operations that contain query-action fields — the other root fields
- * of such a query run as usual (SQL statements, `__typename`, introspection through graphql-js).
+ * Action root fields in GraphQL execution (named in executors.ts): the mutation field executor for
+ * `ext:action` (sync call or async log insert, after any table mutations committed), and the executor
+ * of query operations that contain query-action fields — the other root fields of such a query run
+ * as usual (SQL statements, `__typename`, introspection through graphql-js).
  */
 import { execute } from 'graphql';
 import { ApiError } from '../core/index.js';
@@ -13,8 +13,7 @@ import {
 } from '../actions/index.js';
 import { checkRemoteJoins, runRemoteJoins } from '../remoteSchemas/index.js';
 import type { EngineContext } from '../appState.js';
-import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
-import { registerMutationFieldExecutor } from './executeMutation.js';
+import type { ExecutorArgs, MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
 import { remoteJoinRequests } from './executeRemote.js';
 
 const wakers = new WeakMap<EngineContext, () => void>();
@@ -24,7 +23,7 @@ export function setActionWaker(ctx: EngineContext, wake: () => void): void {
   wakers.set(ctx, wake);
 }
 
-const runContext = (args: Parameters<OperationExecutor>[0]): ActionRunContext => ({
+const runContext = (args: ExecutorArgs): ActionRunContext => ({
   db: args.ctx.db,
   session: args.session,
   variables: args.variables,
@@ -39,7 +38,7 @@ const runContext = (args: Parameters<OperationExecutor>[0]): ActionRunContext =>
  * selection, what the client asked of them is checked before the handler is called, and the
  * remotes' answers are joined into the statement's JSON after it (one request per relationship).
  */
-async function runAction(plan: ActionFieldPlan, rc: ActionRunContext, args: Parameters<OperationExecutor>[0]): Promise<string> {
+async function runAction(plan: ActionFieldPlan, rc: ActionRunContext, args: ExecutorArgs): Promise<string> {
   const join = plan.remoteJoin;
   if (!join) return runActionField(plan, rc);
   const cache = args.ctx.state.current;
@@ -51,9 +50,11 @@ async function runAction(plan: ActionFieldPlan, rc: ActionRunContext, args: Para
   return JSON.stringify(joined);
 }
 
-registerMutationFieldExecutor('ext:action', (field, args) => runAction((field as { plan: ActionFieldPlan }).plan, runContext(args), args));
+/** `ext:action` mutation root fields. */
+export const actionMutationField: MutationFieldExecutor = (field, args) => runAction((field as { plan: ActionFieldPlan }).plan, runContext(args), args);
 
-const queryExecutor: OperationExecutor = async (args) => {
+/** Query operations with `ext:action` root fields. */
+export const actionQueryExecutor: OperationExecutor = async (args) => {
   const out = new Map<string, string>();
   const rc = runContext(args);
   const prepare = rc.prepare;
@@ -85,5 +86,3 @@ const queryExecutor: OperationExecutor = async (args) => {
   }
   return out;
 };
-
-registerOperationExecutor('query', queryExecutor);

@@ -5,8 +5,8 @@
  * A single SQL root field is ONE round trip (`queryJsonText`, prepared); several are combined into
  * one statement that builds the whole `data` object (one round trip, one snapshot), or, next to
  * introspection fields, run on one connection in a read-only transaction. Introspection root fields are
- * answered by graphql-js on the role's schema. Root fields of other kinds (mutations...) go to
- * the executor registered for the operation kind.
+ * answered by graphql-js on the role's schema. Root fields of other kinds (mutations, actions, remote
+ * fields) go to the executors named for their kind in the table of executors.ts.
  */
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute } from 'graphql';
@@ -16,48 +16,11 @@ import type { DbClient, JsonFrame } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
+import { EXECUTORS } from './executors.js';
+import type { QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
 import { mutationByGet } from './graphqlOverHttp.js';
 
-/** Runs the root fields of a compiled operation that the default executor does not handle. */
-export type OperationExecutor = (args: {
-  ctx: EngineContext;
-  session: Session;
-  compiled: CompiledOperation;
-  variables: Record<string, unknown>;
-  /** HTTP request extras (client headers; Set-Cookie values to pass back), when the transport has them. */
-  extras?: RequestExtras;
-  /** The client's HTTP headers (remote schemas forward them), when the transport has them. */
-  clientHeaders?: GraphqlRequest['clientHeaders'];
-  /** GraphQL errors to add next to `data` (a remote's field errors). */
-  errors?: unknown[];
-  /** Response headers to pass back to the client (a remote's `Set-Cookie`). */
-  responseHeaders?: Record<string, string>;
-}) => Promise<Map<string, string>>;
-
-/** What an HTTP request brings beyond the GraphQL body, and the headers it may send back (actions). */
-export interface RequestExtras {
-  clientHeaders: Record<string, string>;
-  setCookie: string[];
-}
-
-/**
- * Runs the query root fields of one `ext:` kind (remote schemas...) of an operation, next to the
- * SQL root fields: resolves to alias → JSON text; may push GraphQL errors to `args.errors`.
- */
-export type QueryFieldsExecutor = (fields: CompiledRootField[], args: Parameters<OperationExecutor>[0]) => Promise<Map<string, string>>;
-const queryFieldExecutors = new Map<string, QueryFieldsExecutor>();
-
-/** Lets other work execute its own kinds of query root fields (one call per kind per operation). */
-export function registerQueryFieldsExecutor(kind: `ext:${string}`, executor: QueryFieldsExecutor): void {
-  queryFieldExecutors.set(kind, executor);
-}
-
-const executors = new Map<string, OperationExecutor>();
-
-/** Mutations (and other later work) plug their executor in per operation kind. */
-export function registerOperationExecutor(kind: 'mutation' | 'query' | 'subscription', executor: OperationExecutor): void {
-  executors.set(kind, executor);
-}
+export type { RequestExtras } from './executorTypes.js';
 
 export interface GraphqlResult {
   /**
@@ -166,13 +129,13 @@ async function runOperation(
 ): Promise<Map<string, string>> {
   const extFields = compiled.fields.filter((f) => f.kind.startsWith('ext:'));
   const byKind = new Map<QueryFieldsExecutor, CompiledRootField[]>();
-  if (compiled.kind === 'query' && extFields.length > 0 && extFields.every((f) => queryFieldExecutors.has(f.kind))) {
+  if (compiled.kind === 'query' && extFields.length > 0 && extFields.every((f) => f.kind in EXECUTORS.queryFields)) {
     for (const f of extFields) {
-      const run = queryFieldExecutors.get(f.kind)!;
+      const run = EXECUTORS.queryFields[f.kind];
       byKind.set(run, [...(byKind.get(run) ?? []), f]);
     }
   } else {
-    const custom = extFields.length > 0 ? executors.get(compiled.kind) : undefined;
+    const custom = extFields.length > 0 && compiled.kind !== 'subscription' ? EXECUTORS.operations[compiled.kind] : undefined;
     if (custom) return custom({ ctx, session, compiled, variables, ...extra });
     if (extFields.length > 0) throw new ApiError('not-supported', `${compiled.kind} operations are not supported`);
   }

@@ -1,29 +1,18 @@
 /**
- * The executor of mutation operations, plugged into executeGraphql (`registerOperationExecutor`):
- * every table mutation root field of the request runs in order in ONE read-write transaction
- * (see planner `executeMutations`); `__typename` root fields answer the root type's name. Other
- * mutation root fields (actions...) register their own per-field executor here rather than
- * replacing this one; they run after the table mutations have committed.
+ * The executor of mutation operations (named in executors.ts): every table mutation root field of
+ * the request runs in order in ONE read-write transaction (see planner `executeMutations`);
+ * `__typename` root fields answer the root type's name. Other mutation root fields (actions, remote
+ * fields) run by the field executors of their kind, given by the table, after the table mutations
+ * have committed.
  */
 import { ApiError } from '../core/index.js';
 import { executeMutations, isMutationFieldPlan, type MutationFieldPlan } from '../planner/index.js';
 import type { CompiledRootField } from '../planner/index.js';
 import { eventsWritten } from '../events/index.js';
-import { registerOperationExecutor, type OperationExecutor } from './executeGraphql.js';
+import type { MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
 
-type ExecutorArgs = Parameters<OperationExecutor>[0];
-
-/** Runs one non-table mutation root field (`ext:<kind>`); resolves to its JSON text. */
-export type MutationFieldExecutor = (field: CompiledRootField, args: ExecutorArgs) => Promise<string>;
-
-const fieldExecutors = new Map<string, MutationFieldExecutor>();
-
-/** Lets other work (actions...) execute its own kinds of mutation root fields. */
-export function registerMutationFieldExecutor(kind: `ext:${string}`, executor: MutationFieldExecutor): void {
-  fieldExecutors.set(kind, executor);
-}
-
-export const mutationExecutor: OperationExecutor = async (args) => {
+/** The mutation executor that runs other root fields by `fieldExecutors[kind]`. */
+export const mutationExecutor = (fieldExecutors: Readonly<Record<string, MutationFieldExecutor>>): OperationExecutor => async (args) => {
   const out = new Map<string, string>();
   const plans: Array<{ alias: string; plan: MutationFieldPlan }> = [];
   const others: Array<{ field: CompiledRootField; run: MutationFieldExecutor }> = [];
@@ -31,7 +20,7 @@ export const mutationExecutor: OperationExecutor = async (args) => {
     if (f.kind === 'typename') out.set(f.alias, JSON.stringify(f.value));
     else if (isMutationFieldPlan(f)) plans.push({ alias: f.alias, plan: f.plan });
     else {
-      const run = fieldExecutors.get(f.kind);
+      const run = Object.hasOwn(fieldExecutors, f.kind) ? fieldExecutors[f.kind] : undefined;
       if (!run) throw new ApiError('not-supported', `root field ${f.alias} cannot be executed in a mutation`);
       others.push({ field: f, run });
     }
@@ -45,5 +34,3 @@ export const mutationExecutor: OperationExecutor = async (args) => {
   for (const o of others) out.set(o.field.alias, await o.run(o.field, args));
   return out;
 };
-
-registerOperationExecutor('mutation', mutationExecutor);

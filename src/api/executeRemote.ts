@@ -1,29 +1,26 @@
 /**
- * Plugs remote schemas into the GraphQL pipeline: remote query root fields (`ext:remote`) and
- * select root fields holding remote relationships (`ext:remote_join`, its statement run here, then
- * the joins) as query-field executors; remote mutation root fields as a mutation-field executor,
- * batched so each remote still gets one request per operation.
+ * Remote schemas in the GraphQL pipeline (named in executors.ts): remote query root fields
+ * (`ext:remote`) and select root fields holding remote relationships (`ext:remote_join`, its
+ * statement run here, then the joins) as query-field executors; remote mutation root fields as a
+ * mutation-field executor, batched so each remote still gets one request per operation.
  */
 import { ApiError } from '../core/index.js';
 import type { CompiledOperation, CompiledRootField, RemoteJoinPlan } from '../planner/index.js';
 import { resolveParams } from '../sql/index.js';
 import { checkRemoteJoins, executeRemoteFields, runRemoteJoins, type RemoteFieldPlan } from '../remoteSchemas/index.js';
-import { registerQueryFieldsExecutor, type OperationExecutor } from './executeGraphql.js';
-import { registerMutationFieldExecutor } from './executeMutation.js';
-
-type Args = Parameters<OperationExecutor>[0];
+import type { ExecutorArgs as Args, MutationFieldExecutor, QueryFieldsExecutor } from './executorTypes.js';
 
 /** Requests sent to remotes for remote relationships since start (read by tests and benchmarks). */
 export const remoteJoinRequests = { count: 0 };
 
-const remoteFields = (fields: CompiledRootField[], args: Args) =>
+/** `ext:remote` query root fields: one request per remote. */
+export const remoteQueryFields = (fields: CompiledRootField[], args: Args) =>
   executeRemoteFields(fields.map((f) => (f as { plan: RemoteFieldPlan }).plan), {
     cache: args.ctx.state.current, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, key: args.compiled,
   }, args.errors ?? [], args.responseHeaders);
 
-registerQueryFieldsExecutor('ext:remote', remoteFields);
-
-registerQueryFieldsExecutor('ext:remote_join', async (fields, args) => {
+/** `ext:remote_join` select root fields: the statement, then the joins. */
+export const remoteJoinFields: QueryFieldsExecutor = async (fields, args) => {
   const out = new Map<string, string>();
   const prepare = args.ctx.config.usePreparedStatements !== false;
   // What the client asked of each remote relationship is checked before any statement runs.
@@ -38,12 +35,13 @@ registerQueryFieldsExecutor('ext:remote_join', async (fields, args) => {
     out.set(f.alias, JSON.stringify(joined));
   }));
   return out;
-});
+};
 
 /** Per operation run: one promise per remote, answering every remote mutation field of it. */
 const mutationBatches = new WeakMap<Args, Map<string, Promise<Map<string, string>>>>();
 
-registerMutationFieldExecutor('ext:remote', async (field, args) => {
+/** `ext:remote` mutation root fields, batched per remote. */
+export const remoteMutationField: MutationFieldExecutor = async (field, args) => {
   const plan = (field as { plan: RemoteFieldPlan }).plan;
   let byRemote = mutationBatches.get(args);
   if (!byRemote) mutationBatches.set(args, (byRemote = new Map()));
@@ -51,7 +49,7 @@ registerMutationFieldExecutor('ext:remote', async (field, args) => {
   if (!batch) {
     const fields = (args.compiled as CompiledOperation).fields.filter((f) => f.kind === 'ext:remote' && (f as { plan: RemoteFieldPlan }).plan.remote === plan.remote);
     const errors: unknown[] = [];
-    batch = remoteFields(fields, { ...args, errors }).then((values) => {
+    batch = remoteQueryFields(fields, { ...args, errors }).then((values) => {
       if (errors.length > 0) {
         const first = errors[0] as { message?: unknown };
         throw new ApiError('unexpected', typeof first?.message === 'string' ? first.message : 'Errors from remote server', { internal: errors });
@@ -61,4 +59,4 @@ registerMutationFieldExecutor('ext:remote', async (field, args) => {
     byRemote.set(plan.remote, batch);
   }
   return (await batch).get(plan.alias) ?? 'null';
-});
+};

@@ -10,11 +10,12 @@ export { version } from './version.js';
 export { v1alpha1Config } from './v1alpha1Config.js';
 export { v1alpha1PgDump } from './v1alpha1PgDump.js';
 export { v1Graphql } from './v1Graphql.js';
-// Mutations (mutations engineer): registers the mutation executor with executeGraphql on load.
-export { mutationExecutor, registerMutationFieldExecutor, type MutationFieldExecutor } from './executeMutation.js';
-// Actions: executors of action root fields (registered on load).
+// What runs each kind of root field (the one table) and the executors' contract.
+export { EXECUTORS, type Executors } from './executors.js';
+export type { ExecutorArgs, MutationFieldExecutor, OperationExecutor, QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
+// Actions: the wake-up of the async-action worker.
 export { setActionWaker } from './executeAction.js';
-// Remote schemas: registers the remote root-field and remote-join executors on load.
+// Remote schemas: requests made for remote relationships (tests and benchmarks read it).
 export { remoteJoinRequests } from './executeRemote.js';
 export { v1Query } from './v1Query.js';
 export { v1Metadata } from './v1Metadata.js';
