@@ -1,5 +1,5 @@
 /**
- * CONTRACT (implemented by the metadata work): the live engine state. `current` is the schema
+ * The live engine state, and the parts its GraphQL API is assembled from (`ENGINE_PARTS`). `current` is the schema
  * cache in use; `rebuild` loads metadata from the catalog, introspects the database once, builds a
  * new cache and swaps it in atomically. Per-role GraphQL schemas and plan caches hang off the cache
  * object (WeakMap keyed by SchemaCache), so a swap drops them all at once.
@@ -10,7 +10,29 @@ import type { SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';
-import { fetchRemoteInputs } from './remoteSchemas/index.js';
+import { TABLE_SCHEMA_PARTS, type SchemaParts } from './graphql/index.js';
+import { TABLE_PLANNERS, type RootFieldPlanners } from './planner/index.js';
+import { actionMutationFields, actionQueryFields, planActionAsyncResult, planActionField } from './actions/index.js';
+import { fetchRemoteInputs, planRemoteField } from './remoteSchemas/index.js';
+
+/**
+ * What the engine's GraphQL API is made of, in one place (nothing registers itself on import):
+ * the builders of each role schema's root fields and table fields, and the planner of each `ext:`
+ * root-field kind. What then runs each kind of compiled root field is api/executors.ts.
+ */
+export const ENGINE_PARTS: { readonly schema: SchemaParts; readonly planners: RootFieldPlanners } = {
+  schema: {
+    query: [...TABLE_SCHEMA_PARTS.query, actionQueryFields],
+    mutation: [...TABLE_SCHEMA_PARTS.mutation, actionMutationFields],
+    tableFields: TABLE_SCHEMA_PARTS.tableFields,
+  },
+  planners: {
+    ...TABLE_PLANNERS,
+    'ext:remote': planRemoteField,
+    'ext:action': planActionField,
+    'ext:action_async_result': planActionAsyncResult,
+  },
+};
 
 export interface AppState {
   readonly current: SchemaCache;

@@ -1,5 +1,5 @@
 /**
- * Planning of action root fields (registered with the planner on import): the arguments stay
+ * Planning of action root fields (named in appState.ts's `ENGINE_PARTS`): the arguments stay
  * annotated values (resolved against each request's variables at execution, so a cached plan is
  * reused), the output selection becomes `OutputSelection`, and when it reaches a table through a
  * relationship the output is built by ONE SQL statement (outputSql.ts) compiled here, once per
@@ -10,7 +10,7 @@ import type { AnnValue, NField } from '../graphql/index.js';
 import { outputMeta } from '../graphql/index.js';
 import type { ActionInfo } from '../metadata/index.js';
 import { qualifiedKey } from '../core/index.js';
-import { PlanContext, planSelect, registerRootFieldPlanner, type RemoteJoinShape } from '../planner/index.js';
+import { PlanContext, planSelect, type RemoteJoinShape, type RootFieldPlanner } from '../planner/index.js';
 import { compile, type Param } from '../sql/index.js';
 import type { ActionFieldMeta } from './actionSchema.js';
 import type { OutputField, OutputSelection } from './outputSelection.js';
@@ -53,7 +53,8 @@ export function planOutput(ctx: PlanContext, selection: NField[] | null): Output
 
 const hasRels = (o: OutputSelection | null): boolean => !!o?.fields.some((f) => f.kind === 'rel');
 
-registerRootFieldPlanner('ext:action', (f, meta, ctx, op) => {
+/** Plans `ext:action` root fields. */
+export const planActionField: RootFieldPlanner = (f, meta, ctx, op) => {
   const action = (meta as unknown as { action: ActionInfo }).action;
   const output = planOutput(ctx, f.selection);
   const plan: ActionFieldPlan = { action, args: [...f.args.entries()], output };
@@ -64,9 +65,10 @@ registerRootFieldPlanner('ext:action', (f, meta, ctx, op) => {
     plan.remoteJoin = { shape: { kind: 'rows', fields: output.fields.flatMap((o) => (o.kind === 'rel' ? [relSelectField(o)] : [])) }, op };
   }
   return { alias: f.alias, kind: 'ext:action', plan };
-});
+};
 
-registerRootFieldPlanner('ext:action_async_result', (f, meta, ctx) => {
+/** Plans `ext:action_async_result` root fields (the async result query). */
+export const planActionAsyncResult: RootFieldPlanner = (f, meta, ctx) => {
   const action = (meta as unknown as { action: ActionInfo }).action;
   const id = f.args.get('id')!;
   const parts = (f.selection ?? []).map((c) => {
@@ -76,4 +78,4 @@ registerRootFieldPlanner('ext:action_async_result', (f, meta, ctx) => {
   });
   // One ready statement: run like a select field (combined with others, subscribable).
   return { alias: f.alias, kind: 'sql_fragment', frag: asyncResultSql(action, id, parts, ctx.role) };
-});
+};

@@ -5,7 +5,7 @@
  * a query action answers its output type; an asynchronous one answers `uuid!` and adds a query
  * field `<action>(id: uuid!)` whose type `<action>` has `id`, `created_at`, `errors` and `output`.
  * Relationships of output objects appear only for roles that can select the remote table.
- * Registered with graphql/schema's `registerRootFields` on import (graphql never imports actions).
+ * Named in appState.ts's `ENGINE_PARTS` beside graphql/schema's own builders (graphql never imports actions).
  */
 import {
   GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull,
@@ -13,7 +13,7 @@ import {
   type GraphQLFieldConfig, type GraphQLInputType, type GraphQLOutputType, type GraphQLNamedType,
 } from 'graphql';
 import { qualifiedKey } from '../core/index.js';
-import { registerRootFields, selectArgs, tableObject, type FieldEntry, type SchemaContext } from '../graphql/index.js';
+import { selectArgs, tableObject, type FieldEntry, type SchemaContext } from '../graphql/index.js';
 import { parseTypeRef, type ActionInfo, type CustomObjectInfo, type CustomTypesInfo, type TypeRef } from '../metadata/index.js';
 
 const BUILTIN: Record<string, GraphQLScalarType> = { Int: GraphQLInt, Float: GraphQLFloat, String: GraphQLString, Boolean: GraphQLBoolean, ID: GraphQLID };
@@ -98,7 +98,8 @@ function args(ctx: SchemaContext, ct: CustomTypesInfo, a: ActionInfo) {
 
 const describe = (a: ActionInfo) => a.meta.comment ?? undefined;
 
-function mutationFields(ctx: SchemaContext): FieldEntry[] {
+/** Action mutation root fields visible to the role. */
+export function actionMutationFields(ctx: SchemaContext): FieldEntry[] {
   const ct = ctx.sc.customTypes;
   const out: FieldEntry[] = [];
   for (const a of ctx.sc.actions?.values() ?? []) {
@@ -114,7 +115,8 @@ function mutationFields(ctx: SchemaContext): FieldEntry[] {
   return out;
 }
 
-function queryFields(ctx: SchemaContext): FieldEntry[] {
+/** Action query root fields (and async results) visible to the role. */
+export function actionQueryFields(ctx: SchemaContext): FieldEntry[] {
   const ct = ctx.sc.customTypes;
   const out: FieldEntry[] = [];
   for (const a of ctx.sc.actions?.values() ?? []) {
@@ -142,6 +144,3 @@ function queryFields(ctx: SchemaContext): FieldEntry[] {
   }
   return out;
 }
-
-registerRootFields('mutation', mutationFields);
-registerRootFields('query', queryFields);

@@ -12,7 +12,7 @@ import {
   runActionField, type ActionFieldPlan, type ActionRunContext,
 } from '../actions/index.js';
 import { checkRemoteJoins, runRemoteJoins } from '../remoteSchemas/index.js';
-import type { EngineContext } from '../appState.js';
+import { ENGINE_PARTS, type EngineContext } from '../appState.js';
 import type { ExecutorArgs, MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
 import { remoteJoinRequests } from './executeRemote.js';
 
@@ -78,7 +78,7 @@ export const actionQueryExecutor: OperationExecutor = async (args) => {
     }
   }
   if (hasIntrospection && args.compiled.introspection) {
-    const schema = getRoleSchema(args.ctx.state.current, args.session.role).schema;
+    const schema = getRoleSchema(args.ctx.state.current, args.session.role, ENGINE_PARTS.schema).schema;
     const result = await execute({ schema, document: args.compiled.introspection, variableValues: args.variables });
     if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
     const data = (result.data ?? {}) as Record<string, unknown>;

@@ -11,7 +11,7 @@
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
-import type { EngineContext } from '../appState.js';
+import { ENGINE_PARTS, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -87,8 +87,8 @@ export async function executeGraphql(
   try {
     const cache = ctx.state.current;
     assertQueryAllowed(cache, ctx.config, session, request.query);
-    const roleSchema = getRoleSchema(cache, session.role);
-    const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config };
+    const roleSchema = getRoleSchema(cache, session.role, ENGINE_PARTS.schema);
+    const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config, planners: ENGINE_PARTS.planners };
     const { compiled, variables } = tracingOn() ? tracedCompile(args) : getCompiledOperation(args);
     if (compiled.kind === 'mutation' && opts.forbidMutations) throw mutationByGet();
     if (compiled.kind === 'subscription' && transport === 'http') {

@@ -17,7 +17,7 @@
 import { parseJsonExact } from '../lib/index.js';
 import { ApiError, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
-import type { EngineContext } from '../appState.js';
+import { ENGINE_PARTS, type EngineContext } from '../appState.js';
 import { escapeLiteral } from '../execution/index.js';
 import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -52,10 +52,11 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
     const cache = ctx.state.current;
     const { compiled, variables } = getCompiledOperation({
       cache,
-      roleSchema: getRoleSchema(cache, session.role),
+      roleSchema: getRoleSchema(cache, session.role, ENGINE_PARTS.schema),
       request,
       stringifyNumericTypes: ctx.config.stringifyNumericTypes,
       limits: ctx.config,
+      planners: ENGINE_PARTS.planners,
     });
     if (compiled.kind === 'mutation') throw new ApiError('invalid-params', 'only queries can be explained');
     if (compiled.kind === 'subscription') {

@@ -9,12 +9,13 @@ export { parseJsonPath } from './jsonPath.js';
 export type { RemoteJoinField } from './select.js';
 export { planSelect, planAggregate, planFields, functionArgs, checkLimitValue, checkOffsetValue } from './select.js';
 export {
-  planOperation, registerRootFieldPlanner,
-  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type PlanOptions, type RemoteJoinPlan, type RemoteJoinShape,
+  planOperation,
+  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type RootFieldPlanners, type PlanOptions, type RemoteJoinPlan, type RemoteJoinShape,
 } from './planOperation.js';
 export { variableSignature } from './signature.js';
 export { getCompiledOperation, compileOperation, type CompiledOperation, type CompiledRootField, type PlanRequest } from './planCache.js';
-// Mutations (mutations engineer): planners registered for the ext:insert/update/delete kinds on load, and their executor.
+export { TABLE_PLANNERS } from './planners.js';
+// Mutations: the planner of the ext:insert/update/delete kinds, and their executor.
 export {
-  planMutationField, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationFieldPlan,
+  planMutationField, mutationRootPlanner, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationFieldPlan,
 } from './mutation.js';

@@ -1,5 +1,5 @@
 /**
- * Mutation root fields: planning (registered with the operation planner for the `ext:insert`...
+ * Mutation root fields: planning (`mutationRootPlanner`, named in planners.ts for the `ext:insert`...
  * kinds the mutation schema tags its fields with) and execution. All mutation root fields of one
  * request run in order inside ONE read-write transaction carrying the session variables; the
  * first error rolls everything back and is reported with the field's path, as Hasura does
@@ -11,7 +11,7 @@ import type { MutationIR } from '../ir/index.js';
 import { resolveParams, runMutation, singleStatement } from '../sql/index.js';
 import type { MutationFieldMeta, NField, OutputFieldMeta } from '../graphql/index.js';
 import type { PlanContext } from './context.js';
-import { registerRootFieldPlanner, type RootFieldPlan } from './planOperation.js';
+import type { RootFieldPlan, RootFieldPlanner } from './planOperation.js';
 import { planInsert, planInsertOne } from './mutationInsert.js';
 import { planDelete, planUpdate } from './mutationUpdate.js';
 import { emptyResponse } from './mutationOutput.js';
@@ -48,13 +48,12 @@ export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: P
   }
 }
 
-const rootPlanner = (field: NField, meta: OutputFieldMeta, ctx: PlanContext): RootFieldPlan => ({
+/** The planner of table mutation root fields (every kind of MUTATION_PLAN_KINDS). */
+export const mutationRootPlanner: RootFieldPlanner = (field: NField, meta: OutputFieldMeta, ctx: PlanContext): RootFieldPlan => ({
   alias: field.alias,
   kind: meta.kind as `ext:${string}`,
   plan: planMutationField(field, meta as unknown as MutationFieldMeta, ctx),
 });
-
-for (const kind of MUTATION_PLAN_KINDS) registerRootFieldPlanner(kind as `ext:${string}`, rootPlanner);
 
 /** True for the root-field plans this module executes. */
 export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & { kind: `ext:${string}`; plan: MutationFieldPlan } =>

@@ -14,7 +14,7 @@ import {
 } from '../graphql/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import type { RuntimeCheck } from './context.js';
-import { planOperation, type OperationPlan, type RootFieldPlan } from './planOperation.js';
+import { planOperation, type OperationPlan, type RootFieldPlan, type RootFieldPlanners } from './planOperation.js';
 import { checkLimitValue, checkOffsetValue } from './select.js';
 import { signatureFromShapes, variableSignature } from './signature.js';
 
@@ -57,6 +57,8 @@ export interface PlanRequest {
   stringifyNumericTypes: boolean;
   /** The server's default API limits (flags); metadata `api_limits` override them per role. */
   limits?: LimitDefaults;
+  /** The planners of `ext:` root fields (appState.ts: `ENGINE_PARTS.planners`). */
+  planners: RootFieldPlanners;
 }
 
 /** The compiled operation for this request, and the variable values to bind (defaults filled in). */
@@ -81,7 +83,7 @@ export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOper
   if (!compiled) {
     coerced ??= checkVariables(entry.prepared, request.variables);
     const op = normalizeOperation(roleSchema, entry.prepared, coerced);
-    const plan = planOperation(op, { cache: req.cache, role: roleSchema.role, stringifyNumericTypes: req.stringifyNumericTypes });
+    const plan = planOperation(op, { cache: req.cache, role: roleSchema.role, stringifyNumericTypes: req.stringifyNumericTypes, planners: req.planners });
     plan.staticVars.forEach((v) => entry!.baked.add(v));
     compiled = compileOperation(plan, op.operation, entry.prepared.fragments);
     entry.plans.set(variableSignature(declared, coerced.values, entry.baked), compiled);

@@ -56,21 +56,19 @@ export interface RemoteJoinShape {
     | { kind: 'rows'; fields: readonly SelectField[] };
   op: NormalizedOperation;
 }
-const extPlanners = new Map<string, RootFieldPlanner>();
-
-export function registerRootFieldPlanner(kind: `ext:${string}`, planner: RootFieldPlanner): void {
-  extPlanners.set(kind, planner);
-}
+/** The planners of root fields whose schema tag is an `ext:` kind (mutations, actions, remote fields). */
+export type RootFieldPlanners = Readonly<Record<`ext:${string}`, RootFieldPlanner>>;
 
 export interface PlanOptions {
   cache: SchemaCache;
   role: string;
   stringifyNumericTypes: boolean;
+  planners: RootFieldPlanners;
 }
 
 export function planOperation(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
   const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes);
-  const fields = op.fields.map((f) => withRemoteJoins(ctx, op, planRootField(ctx, op, f)));
+  const fields = op.fields.map((f) => withRemoteJoins(ctx, op, planRootField(ctx, op, f, opts.planners)));
   return { kind: op.kind, fields, staticVars: [...ctx.staticVars], checks: ctx.checks };
 }
 
@@ -100,7 +98,7 @@ function withRemoteJoins(ctx: PlanContext, op: NormalizedOperation, plan: RootFi
   return { alias: plan.alias, kind: 'ext:remote_join', plan: { ...compiled, shape, op } satisfies RemoteJoinPlan };
 }
 
-function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField): RootFieldPlan {
+function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField, planners: RootFieldPlanners): RootFieldPlan {
   if (f.name === '__typename') return { alias: f.alias, kind: 'typename', value: op.rootType.name };
   if (f.name === '__schema' || f.name === '__type') return { alias: f.alias, kind: 'introspection', field: f };
   const meta = outputMeta(f.def);
@@ -123,7 +121,7 @@ function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField): Ro
     case 'function_aggregate':
       return { alias: f.alias, kind: 'aggregate', ir: { ...planAggregate(ctx, meta.table, f), source: functionSource(meta.fn, f) } };
     default: {
-      const planner = extPlanners.get(meta.kind);
+      const planner = Object.hasOwn(planners, meta.kind) ? planners[meta.kind as `ext:${string}`] : undefined;
       if (!planner) throw vf(`field ${f.name} cannot be planned`, f.path);
       return planner(f, meta, ctx, op);
     }

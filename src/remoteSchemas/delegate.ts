@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { NField, NormalizedOperation, OutputFieldMeta } from '../graphql/index.js';
 import type { RemoteSchemaInfo, SchemaCache } from '../metadata/index.js';
-import { registerRootFieldPlanner, type PlanContext, type RootFieldPlan } from '../planner/index.js';
+import { type PlanContext, type RootFieldPlan } from '../planner/index.js';
 import { usedFragments, usedVariables } from './documents.js';
 import { remoteRequestHeaders } from './remoteHeaders.js';
 import { callRemote } from './remoteRequest.js';
@@ -37,13 +37,12 @@ export function remoteClientSchema(remote: RemoteSchemaInfo): GraphQLSchema {
   return s;
 }
 
-function planRemoteField(field: NField, meta: OutputFieldMeta, _ctx: PlanContext, op: NormalizedOperation): RootFieldPlan {
+/** Plans `ext:remote` root fields (delegated to a remote schema). */
+export function planRemoteField(field: NField, meta: OutputFieldMeta, _ctx: PlanContext, op: NormalizedOperation): RootFieldPlan {
   if (op.kind === 'subscription') throw new ApiError('not-supported', 'subscription to remote server is not supported');
   const plan: RemoteFieldPlan = { remote: String((meta as { remote?: unknown }).remote), alias: field.alias, nodes: field.nodes, op };
   return { alias: field.alias, kind: 'ext:remote', plan };
 }
-
-registerRootFieldPlanner('ext:remote', planRemoteField);
 
 /** The document one remote gets for `plans` (all of the same operation and remote). */
 function remoteDocument(plans: readonly RemoteFieldPlan[]): { doc: DocumentNode; variables: string[] } {

@@ -8,5 +8,5 @@ export { fetchRemoteIntrospection, fetchRemoteInputs, definitionKey } from './in
 export { introspectionError } from './validateIntrospection.js';
 export { remoteRequestHeaders } from './remoteHeaders.js';
 export { callRemote, type RemoteAnswer, type RemoteCall } from './remoteRequest.js';
-export { executeRemoteFields, remoteClientSchema, type RemoteFieldPlan, type DelegationArgs } from './delegate.js';
+export { executeRemoteFields, planRemoteField, remoteClientSchema, type RemoteFieldPlan, type DelegationArgs } from './delegate.js';
 export { runRemoteJoins, checkRemoteJoins, type RemoteJoinArgs } from './remoteJoin.js';

@@ -24,7 +24,7 @@ import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { authenticate } from '../auth/index.js';
-import type { EngineContext } from '../appState.js';
+import { ENGINE_PARTS, type EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation } from '../planner/index.js';
 import type { Subscriber } from './cohort.js';
@@ -233,8 +233,8 @@ class GraphqlSocket {
       const cache = this.ctx.state.current;
       assertQueryAllowed(cache, this.ctx.config, session, request.query);
       const { compiled, variables } = getCompiledOperation({
-        cache, roleSchema: getRoleSchema(cache, session.role), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
-        limits: this.ctx.config,
+        cache, roleSchema: getRoleSchema(cache, session.role, ENGINE_PARTS.schema), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
+        limits: this.ctx.config, planners: ENGINE_PARTS.planners,
       });
       if (compiled.kind !== 'subscription') {
         const r = await this.execute(session, request);

@@ -6,13 +6,33 @@
  */
 import {
   GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString,
-  type GraphQLNamedType,
+  type GraphQLFieldConfig, type GraphQLNamedType,
 } from 'graphql';
 import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
 import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
 import { pgScalarName } from './pgScalars.js';
 import { enumTypeName } from './names.js';
 import { selectView, type SelectView } from './roleView.js';
+
+/** A field of an object type being built: `[name, config]`. */
+export type FieldEntry = [string, GraphQLFieldConfig<unknown, unknown>];
+
+/** Contributes root fields for one role; returns `[name, field config]` entries. */
+export type RootFieldsBuilder = (ctx: SchemaContext) => FieldEntry[];
+
+/** Contributes extra fields to table object types (remote relationships...), for the role's view. */
+export type TableFieldsBuilder = (ctx: SchemaContext, table: TableInfo, view: SelectView) => FieldEntry[];
+
+/**
+ * What a role schema is made of, besides the tables' own types: the builders of its query and
+ * mutation root fields and of extra table fields. graphql/schema's own are in `TABLE_SCHEMA_PARTS`;
+ * the engine's whole list (actions too) is assembled in appState.ts (`ENGINE_PARTS`).
+ */
+export interface SchemaParts {
+  readonly query: readonly RootFieldsBuilder[];
+  readonly mutation: readonly RootFieldsBuilder[];
+  readonly tableFields: readonly TableFieldsBuilder[];
+}
 
 const BUILTINS: Record<string, GraphQLScalarType> = {
   Int: GraphQLInt,
@@ -25,7 +45,7 @@ export class SchemaContext {
   readonly isAdmin: boolean;
   private readonly types = new Map<string, GraphQLNamedType>();
 
-  constructor(readonly sc: SchemaCache, readonly role: string) {
+  constructor(readonly sc: SchemaCache, readonly role: string, readonly parts: SchemaParts) {
     this.isAdmin = role === ADMIN_ROLE;
   }
 

@@ -20,7 +20,6 @@ import type { FieldEntry } from './queryRoot.js';
 import { boolExp } from './inputTypes.js';
 import { isGraphqlName, quoted } from './names.js';
 import { outField, tableObject } from './tableTypes.js';
-import { registerRootFields } from './roleSchema.js';
 import { deleteView, insertView, updateView } from './mutationView.js';
 import { insertInput, mutationResponse, onConflictInput, pkColumnsInput, updateOperatorArgs } from './mutationTypes.js';
 
@@ -110,4 +109,3 @@ export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
   return entries;
 }
 
-registerRootFields('mutation', mutationRootFields);

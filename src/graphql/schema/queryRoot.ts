@@ -6,11 +6,11 @@
  */
 import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
 import type { ColumnInfo, FunctionInfo } from '../../metadata/index.js';
-import type { SchemaContext } from './context.js';
+import type { FieldEntry, SchemaContext } from './context.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
 import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';
 
-export type FieldEntry = [string, GraphQLFieldConfig<unknown, unknown>];
+export type { FieldEntry } from './context.js';
 
 /** Select root fields of every table and function the role can select. */
 export function queryRootFields(ctx: SchemaContext): FieldEntry[] {

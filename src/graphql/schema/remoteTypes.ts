@@ -19,8 +19,6 @@ import type { SchemaContext } from './context.js';
 import type { FieldEntry } from './queryRoot.js';
 import type { SelectView } from './roleView.js';
 import type { OutputFieldMeta } from './fieldMeta.js';
-import { registerRootFields } from './roleSchema.js';
-import { registerTableFields } from './tableTypes.js';
 
 const BUILTINS: Record<string, GraphQLScalarType> = { Int: GraphQLInt, Float: GraphQLFloat, String: GraphQLString, Boolean: GraphQLBoolean, ID: GraphQLID };
 
@@ -149,7 +147,8 @@ function typesFor(ctx: SchemaContext, remote: RemoteSchemaInfo): RemoteTypes {
   return rt;
 }
 
-function rootFields(root: 'query' | 'mutation') {
+/** The root fields of the remote schemas' `root` type, for the role. */
+export function remoteSchemaRootFields(root: 'query' | 'mutation') {
   return (ctx: SchemaContext): FieldEntry[] => {
     const out: FieldEntry[] = [];
     for (const remote of ctx.sc.remoteSchemas?.values() ?? []) {
@@ -164,7 +163,8 @@ function rootFields(root: 'query' | 'mutation') {
 }
 
 /** Remote-relationship fields of `table` the role may see (it selects every join column). */
-function remoteRelFields(ctx: SchemaContext, table: TableInfo, view: SelectView): FieldEntry[] {
+/** Remote relationships of a table, as fields of its object type. */
+export function remoteRelFields(ctx: SchemaContext, table: TableInfo, view: SelectView): FieldEntry[] {
   const out: FieldEntry[] = [];
   if (!table.remoteRelationships) return out;
   const visible = new Set(view.columns.map((c) => c.name));
@@ -200,7 +200,3 @@ export function lastField(remote: RemoteSchemaInfo, rel: RemoteRelInfo): Introsp
   }
   return field;
 }
-
-registerRootFields('query', rootFields('query'));
-registerRootFields('mutation', rootFields('mutation'));
-registerTableFields(remoteRelFields);

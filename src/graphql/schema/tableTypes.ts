@@ -87,15 +87,6 @@ function computedField(ctx: SchemaContext, table: TableInfo, cf: ComputedFieldIn
 }
 
 /** The table's object type with the role's visible columns, relationships and computed fields. */
-/** Contributes extra fields to table object types (remote relationships...), for the role's view. */
-export type TableFieldsBuilder = (ctx: SchemaContext, table: TableInfo, view: SelectView) => Array<[string, GraphQLFieldConfig<unknown, unknown>]>;
-const tableFieldBuilders: TableFieldsBuilder[] = [];
-
-/** Adds a table-field builder (call at module load). */
-export function registerTableFields(builder: TableFieldsBuilder): void {
-  if (!tableFieldBuilders.includes(builder)) tableFieldBuilders.push(builder);
-}
-
 export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObjectType {
   return ctx.memo(typeNames(table).object, () => new GraphQLObjectType({
     name: typeNames(table).object,
@@ -136,7 +127,7 @@ export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObject
         const f = computedField(ctx, table, cf);
         if (f) fields[cf.name] = f;
       }
-      for (const b of tableFieldBuilders) {
+      for (const b of ctx.parts.tableFields) {
         for (const [name, f] of b(ctx, table, view)) if (!fields[name]) fields[name] = f;
       }
       return sortedByName(fields);

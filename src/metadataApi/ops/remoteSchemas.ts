@@ -16,6 +16,7 @@ import {
 import type { RemoteSchemaInfo } from '../../metadata/index.js';
 import type { IntrospectionTypeRef } from 'graphql';
 import { fetchRemoteIntrospection } from '../../remoteSchemas/index.js';
+import { ENGINE_PARTS } from '../../appState.js';
 import { op, SUCCESS } from '../types.js';
 import { decodeWithTable, quote, tableEntry, trackedTableInfo } from './common.js';
 
@@ -52,7 +53,7 @@ export const add_remote_schema = op({
     if (dbClash.length > 0) {
       throw new ApiError('constraint-violation', `types/root fields of the remote schema conflict with the database: ${dbClash.map(quote).join(', ')}`, { path: '$.args' });
     }
-    const typeClash = typeConflicts(info, cache.remoteSchemas?.values() ?? [], getRoleSchema(cache, ADMIN_ROLE).schema);
+    const typeClash = typeConflicts(info, cache.remoteSchemas?.values() ?? [], getRoleSchema(cache, ADMIN_ROLE, ENGINE_PARTS.schema).schema);
     if (typeClash.length > 0) {
       throw new ApiError('constraint-violation', `types of the remote schema conflict with existing types: ${typeClash.map(quote).join(', ')}`, { path: '$.args' });
     }

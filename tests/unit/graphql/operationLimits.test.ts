@@ -14,6 +14,7 @@ import {
 import { OBJECT_FIELD_WORK } from '../../../src/graphql/request/documentCost.js';
 import { fragmentBomb } from '../../support/attackDocuments.js';
 import { makeCache } from './fixtures.js';
+import { ENGINE_PARTS } from '../../../src/appState.js';
 
 function cost(query: string) {
   const doc = parse(query);
@@ -105,7 +106,7 @@ test('user limits name the limit and the role', () => {
 });
 
 test('validation runs the bounds before walking: a bomb on the real validator is refused quickly', () => {
-  const rs = getRoleSchema(makeCache(), 'admin');
+  const rs = getRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema);
   const t0 = performance.now();
   const err = errorOf(() => validateRequest(rs, { query: fragmentBomb(24, 'author').replace('{ t {', '{ author {') }));
   assert.match(err.message, /^the query is too large/);
@@ -117,7 +118,7 @@ test('validation runs the bounds before walking: a bomb on the real validator is
 });
 
 test('the parser stops at the token bound with a message that says so', () => {
-  const rs = getRoleSchema(makeCache(), 'admin');
+  const rs = getRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema);
   const query = `{ author { ${'id '.repeat(HARD_BOUNDS.tokens)}} }`;
   assert.deepEqual(errorOf(() => validateRequest(rs, { query })),
     { path: '$.query', code: 'validation-failed', message: `the query is too large: it has more than ${HARD_BOUNDS.tokens} tokens` });

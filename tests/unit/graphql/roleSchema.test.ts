@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
 import { getRoleSchema, pgScalarName, isBigNumType, outputMeta } from '../../../src/graphql/index.js';
 import { makeCache } from './fixtures.js';
+import { ENGINE_PARTS } from '../../../src/appState.js';
 
 const fieldNames = (t: GraphQLObjectType | GraphQLInputObjectType) => Object.keys(t.getFields());
 
@@ -23,7 +24,7 @@ test('Postgres types map to Hasura v1.3 scalar names', () => {
 });
 
 test('admin sees every table with select, aggregate and by-pk root fields', () => {
-  const rs = getRoleSchema(makeCache(), 'admin');
+  const rs = getRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema);
   assert.deepEqual(fieldNames(rs.queryRoot), ['article', 'article_aggregate', 'article_by_pk', 'author', 'author_aggregate', 'author_by_pk']);
   assert.equal(rs.queryRoot.getFields().author.description, 'fetch data from the table: "author"');
   assert.equal(rs.queryRoot.getFields().author_by_pk.description, 'fetch data from the table: "author" using primary key columns');
@@ -39,7 +40,7 @@ test('admin sees every table with select, aggregate and by-pk root fields', () =
 });
 
 test('the object relationship is non-null over a non-null foreign key; json columns take a path', () => {
-  const rs = getRoleSchema(makeCache(), 'admin');
+  const rs = getRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema);
   const article = rs.schema.getType('article') as GraphQLObjectType;
   assert.equal(String(article.getFields().author.type), 'author!');
   assert.deepEqual(article.getFields().tags.args.map((a) => a.name), ['path']);
@@ -53,13 +54,13 @@ test('a manual object relationship is nullable even over the columns of a non-nu
   article.relationships.set('author_manual', { ...fk, name: 'author_manual', manual: true });
   // a foreign-key relationship without any matching constraint entry still follows its columns' nullability
   article.foreignKeys.length = 0;
-  const t = getRoleSchema(sc, 'admin').schema.getType('article') as GraphQLObjectType;
+  const t = getRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema.getType('article') as GraphQLObjectType;
   assert.equal(String(t.getFields().author_manual.type), 'author');
   assert.equal(String(t.getFields().author.type), 'author!');
 });
 
 test('comparison expressions are per scalar, with string and jsonb operators', () => {
-  const rs = getRoleSchema(makeCache(), 'admin');
+  const rs = getRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema);
   const intExp = rs.schema.getType('Int_comparison_exp') as GraphQLInputObjectType;
   assert.deepEqual(fieldNames(intExp), ['_eq', '_gt', '_gte', '_in', '_is_null', '_lt', '_lte', '_neq', '_nin']);
   const strExp = rs.schema.getType('String_comparison_exp') as GraphQLInputObjectType;
@@ -78,11 +79,11 @@ test('comparison expressions are per scalar, with string and jsonb operators', (
 
 test('a role sees only permitted columns and relationships to tables it can select', () => {
   const sc = makeCache();
-  const user = getRoleSchema(sc, 'user');
+  const user = getRoleSchema(sc, 'user', ENGINE_PARTS.schema);
   assert.deepEqual(fieldNames(user.schema.getType('author') as GraphQLObjectType), ['articles', 'articles_aggregate', 'big', 'createdAt', 'id', 'name']);
   assert.ok(!('remarks' in (user.schema.getType('author_bool_exp') as GraphQLInputObjectType).getFields()));
 
-  const anon = getRoleSchema(sc, 'anon');
+  const anon = getRoleSchema(sc, 'anon', ENGINE_PARTS.schema);
   assert.deepEqual(fieldNames(anon.queryRoot), ['article', 'article_by_pk']);
   assert.deepEqual(fieldNames(anon.schema.getType('article') as GraphQLObjectType), ['id', 'title']);
   assert.equal(anon.schema.getType('author'), undefined);
@@ -91,7 +92,7 @@ test('a role sees only permitted columns and relationships to tables it can sele
 });
 
 test('a role without permissions gets an empty query_root and no subscription root', () => {
-  const rs = getRoleSchema(makeCache(), 'nobody');
+  const rs = getRoleSchema(makeCache(), 'nobody', ENGINE_PARTS.schema);
   assert.equal(rs.queryRoot.name, 'query_root');
   assert.deepEqual(fieldNames(rs.queryRoot), []);
   assert.equal(rs.subscriptionRoot, null);
@@ -99,8 +100,8 @@ test('a role without permissions gets an empty query_root and no subscription ro
 
 test('role schemas are memoised per schema cache object', () => {
   const sc = makeCache();
-  assert.equal(getRoleSchema(sc, 'user'), getRoleSchema(sc, 'user'));
-  assert.notEqual(getRoleSchema(sc, 'user'), getRoleSchema(makeCache(), 'user'));
+  assert.equal(getRoleSchema(sc, 'user', ENGINE_PARTS.schema), getRoleSchema(sc, 'user', ENGINE_PARTS.schema));
+  assert.notEqual(getRoleSchema(sc, 'user', ENGINE_PARTS.schema), getRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema));
 });
 
 test('custom root field names and custom column names are used', () => {
@@ -108,7 +109,7 @@ test('custom root field names and custom column names are used', () => {
   const author = sc.tables.get('public.author')!;
   author.customRootFields = { select: 'writers', select_by_pk: 'writer', select_aggregate: 'writers_agg' };
   author.columns[1].gqlName = 'full_name';
-  const rs = getRoleSchema(sc, 'admin');
+  const rs = getRoleSchema(sc, 'admin', ENGINE_PARTS.schema);
   assert.ok(['writers', 'writer', 'writers_agg'].every((n) => n in rs.queryRoot.getFields()));
   assert.ok('full_name' in (rs.schema.getType('author') as GraphQLObjectType).getFields());
   assert.ok('full_name' in (rs.schema.getType('author_bool_exp') as GraphQLInputObjectType).getFields());

@@ -12,6 +12,7 @@ import { checkScalarInput, isUuidText } from '../../../src/graphql/request/scala
 import { checkDateTimeText, checkIntervalText } from '../../../src/graphql/request/dateTimeText.js';
 import { JsonBigNumber, parseJsonExact } from '../../../src/lib/index.js';
 import { makeCache } from './fixtures.js';
+import { ENGINE_PARTS } from '../../../src/appState.js';
 
 const scalar = (name: string, ext?: Record<string, unknown>) => new GraphQLScalarType({ name, extensions: ext });
 
@@ -163,7 +164,7 @@ test('through validation: variables at $.variableValues.<name>[...], literals at
   const sc = makeCache();
   const run = (query: string, variables?: Record<string, unknown>) => {
     try {
-      validateRequest(getRoleSchema(sc, 'admin'), { query, variables });
+      validateRequest(getRoleSchema(sc, 'admin', ENGINE_PARTS.schema), { query, variables });
     } catch (e) {
       assert.ok(e instanceof ApiError);
       return { code: e.code, path: e.path, message: e.message };

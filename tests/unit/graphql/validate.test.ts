@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/core/index.js';
 import { getRoleSchema, validateRequest, type NField } from '../../../src/graphql/index.js';
 import { makeCache } from './fixtures.js';
+import { ENGINE_PARTS } from '../../../src/appState.js';
 
 const sc = makeCache();
 
 function errorOf(query: string, opts: { role?: string; variables?: Record<string, unknown>; operationName?: string } = {}) {
   try {
-    validateRequest(getRoleSchema(sc, opts.role ?? 'admin'), { query, variables: opts.variables, operationName: opts.operationName });
+    validateRequest(getRoleSchema(sc, opts.role ?? 'admin', ENGINE_PARTS.schema), { query, variables: opts.variables, operationName: opts.operationName });
   } catch (e) {
     assert.ok(e instanceof ApiError, String(e));
     return { path: e.path, code: e.code, message: e.message };
@@ -17,7 +18,7 @@ function errorOf(query: string, opts: { role?: string; variables?: Record<string
 }
 
 const ok = (query: string, opts: { role?: string; variables?: Record<string, unknown> } = {}) =>
-  validateRequest(getRoleSchema(sc, opts.role ?? 'admin'), { query, variables: opts.variables });
+  validateRequest(getRoleSchema(sc, opts.role ?? 'admin', ENGINE_PARTS.schema), { query, variables: opts.variables });
 
 const shape = (fs: NField[]): unknown => fs.map((f) => (f.selection ? { [f.alias]: shape(f.selection) } : f.alias));
 

@@ -10,6 +10,7 @@ import { planOperation, type MutationFieldPlan } from '../../../src/planner/inde
 import type { InsertIR, UpdateIR, DeleteIR, BoolExp } from '../../../src/ir/index.js';
 import type { SchemaCache } from '../../../src/metadata/schemaCache/types.js';
 import { makeCache, userIdFilter } from '../graphql/fixtures.js';
+import { ENGINE_PARTS } from '../../../src/appState.js';
 
 function cacheWithMutations(): SchemaCache {
   const sc = makeCache();
@@ -29,12 +30,12 @@ function cacheWithMutations(): SchemaCache {
 const sc = cacheWithMutations();
 
 function plan(query: string, role = 'user'): MutationFieldPlan[] {
-  const op = validateRequest(getRoleSchema(sc, role), { query });
-  return planOperation(op, { cache: sc, role, stringifyNumericTypes: true }).fields.map((f) => (f as { plan: MutationFieldPlan }).plan);
+  const op = validateRequest(getRoleSchema(sc, role, ENGINE_PARTS.schema), { query });
+  return planOperation(op, { cache: sc, role, stringifyNumericTypes: true, planners: ENGINE_PARTS.planners }).fields.map((f) => (f as { plan: MutationFieldPlan }).plan);
 }
 
 test('a role gets the mutation fields and arguments of its permissions', () => {
-  const root = getRoleSchema(sc, 'user').mutationRoot!;
+  const root = getRoleSchema(sc, 'user', ENGINE_PARTS.schema).mutationRoot!;
   assert.deepEqual(Object.keys(root.getFields()).sort(), [
     'delete_article', 'delete_article_by_pk', 'insert_article', 'insert_article_one', 'insert_author', 'insert_author_one',
     'update_article', 'update_article_by_pk',
@@ -43,8 +44,8 @@ test('a role gets the mutation fields and arguments of its permissions', () => {
   assert.deepEqual(root.getFields().insert_author.args.map((a) => a.name), ['objects']);
   assert.deepEqual(root.getFields().update_article.args.map((a) => a.name).sort(),
     ['_append', '_delete_at_path', '_delete_elem', '_delete_key', '_inc', '_prepend', '_set', 'where']);
-  assert.equal(getRoleSchema(sc, 'anon').mutationRoot, null);
-  const admin = getRoleSchema(sc, 'admin').mutationRoot!;
+  assert.equal(getRoleSchema(sc, 'anon', ENGINE_PARTS.schema).mutationRoot, null);
+  const admin = getRoleSchema(sc, 'admin', ENGINE_PARTS.schema).mutationRoot!;
   assert.ok(admin.getFields().update_author_by_pk && admin.getFields().delete_author);
 });
 

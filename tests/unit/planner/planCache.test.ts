@@ -4,9 +4,10 @@ import { ApiError } from '../../../src/core/index.js';
 import { getRoleSchema } from '../../../src/graphql/index.js';
 import { getCompiledOperation } from '../../../src/planner/index.js';
 import { makeCache } from '../graphql/fixtures.js';
+import { ENGINE_PARTS } from '../../../src/appState.js';
 
 function compiled(sc: ReturnType<typeof makeCache>, query: string, variables?: Record<string, unknown>, role = 'admin') {
-  return getCompiledOperation({ cache: sc, roleSchema: getRoleSchema(sc, role), request: { query, variables }, stringifyNumericTypes: false });
+  return getCompiledOperation({ cache: sc, roleSchema: getRoleSchema(sc, role, ENGINE_PARTS.schema), request: { query, variables }, stringifyNumericTypes: false, planners: ENGINE_PARTS.planners });
 }
 
 test('the same query with new scalar values reuses the compiled plan', () => {

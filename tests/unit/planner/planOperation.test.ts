@@ -5,13 +5,14 @@ import { getRoleSchema, validateRequest } from '../../../src/graphql/index.js';
 import { planOperation, parseJsonPath, type RootFieldPlan } from '../../../src/planner/index.js';
 import type { SelectIR, AggregateIR, BoolExp } from '../../../src/ir/index.js';
 import { makeCache, userIdFilter } from '../graphql/fixtures.js';
+import { ENGINE_PARTS } from '../../../src/appState.js';
 
 const sc = makeCache();
 
 function plan(query: string, opts: { role?: string; variables?: Record<string, unknown>; stringify?: boolean } = {}) {
   const role = opts.role ?? 'admin';
-  const op = validateRequest(getRoleSchema(sc, role), { query, variables: opts.variables });
-  return planOperation(op, { cache: sc, role, stringifyNumericTypes: opts.stringify ?? false });
+  const op = validateRequest(getRoleSchema(sc, role, ENGINE_PARTS.schema), { query, variables: opts.variables });
+  return planOperation(op, { cache: sc, role, stringifyNumericTypes: opts.stringify ?? false, planners: ENGINE_PARTS.planners });
 }
 const selectOf = (f: RootFieldPlan): SelectIR => {
   assert.ok(f.kind === 'select' || f.kind === 'select_by_pk');
