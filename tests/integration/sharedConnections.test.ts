@@ -11,7 +11,7 @@ import { roleSession } from '../../src/core/index.js';
 import { ApiError } from '../../src/core/index.js';
 import { createDb, type Db } from '../../src/execution/index.js';
 import { createTestDatabase } from './harness.js';
-import { startPgMessageProxy, type PgMessageProxy } from '../support/pgMessageProxy.js';
+import { pipelinedSomewhere, startPgMessageProxy, type PgMessageProxy } from '../support/pgMessageProxy.js';
 
 let testDb: Awaited<ReturnType<typeof createTestDatabase>>;
 let proxy: PgMessageProxy;
@@ -36,19 +36,6 @@ after(async () => {
   await proxy?.close();
   await testDb?.drop();
 });
-
-/** Whether some connection sent a Sync while an earlier one of its Syncs was still unanswered. */
-function pipelinedSomewhere(p: PgMessageProxy): boolean {
-  const unanswered = new Map<number, number>();
-  for (const e of p.flow) {
-    const n = unanswered.get(e.connection) ?? 0;
-    if (e.type === 'S') {
-      if (n > 0) return true;
-      unanswered.set(e.connection, n + 1);
-    } else unanswered.set(e.connection, Math.max(0, n - 1));
-  }
-  return false;
-}
 
 const Q = `SELECT json_build_object('id', $1::int, 'square', $1::int * $1::int)::text`;
 

@@ -112,3 +112,16 @@ export async function startPgMessageProxy(targetUrl: string): Promise<PgMessageP
     }),
   };
 }
+
+/** Whether some connection sent a Sync while an earlier one of its Syncs was still unanswered. */
+export function pipelinedSomewhere(p: PgMessageProxy): boolean {
+  const unanswered = new Map<number, number>();
+  for (const e of p.flow) {
+    const n = unanswered.get(e.connection) ?? 0;
+    if (e.type === 'S') {
+      if (n > 0) return true;
+      unanswered.set(e.connection, n + 1);
+    } else unanswered.set(e.connection, Math.max(0, n - 1));
+  }
+  return false;
+}
