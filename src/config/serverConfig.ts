@@ -57,6 +57,12 @@ export interface ServerConfig {
   embeddedPgPort?: number;
   /** Use named prepared statements for generated queries (default true, as Hasura). */
   usePreparedStatements: boolean;
+  /** Serve plain HTTP/1.1 requests on the engine's own fast path (server/fastConnection.ts); false: node:http only. */
+  httpFastPath: boolean;
+  /** Read Postgres sockets into one reused buffer per connection (execution/messageReader.ts); false: pg's own socket. */
+  pgReadBuffer: boolean;
+  /** Units on one shared connection at most when the pool is busy (execution/sharedConnections.ts); 1: no pipelining. */
+  pgPipelineDepth: number;
   /** Event delivery: max concurrent webhook calls (default 100). */
   eventsHttpPoolSize: number;
   /** Event delivery: poll interval for new events in ms (default 1000). */

@@ -43,6 +43,10 @@ export interface CreateDbOptions {
   connectionTimeoutMs?: number;
   /** Milliseconds before an idle connection is closed (default 180 s, as Hasura). */
   idleTimeoutMs?: number;
+  /** Read into one reused buffer per connection (messageReader.ts; default true); false: pg's own socket. */
+  readBuffer?: boolean;
+  /** Units on one shared connection at most (sharedConnections.ts; default 2); 1: no pipelining of units. */
+  pipelineDepth?: number;
 }
 
 const APPLICATION_NAME = 'svc-graphql-engine';
@@ -197,7 +201,7 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     application_name: APPLICATION_NAME,
     idleTimeoutMillis: options.idleTimeoutMs ?? 180_000,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 60_000,
-    stream: messageReaderSocket,
+    ...(options.readBuffer === false ? {} : { stream: messageReaderSocket }),
   });
   let closing = false;
   pool.on('error', (err) => {
@@ -266,7 +270,7 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     available: () => pool.idleCount + poolSize - pool.totalCount - pool.waitingCount,
     waiting: () => pool.waitingCount,
     usable: (c) => !broken.has(c),
-  });
+  }, { maxDepth: options.pipelineDepth });
 
   /** The GraphQL hot path: one prepared statement on a (possibly shared) connection. */
   const preparedJson = (text: string, values: unknown[], frame?: JsonFrame): Promise<string | Buffer | null> =>

@@ -93,8 +93,12 @@ class MessageReader {
  * pg's `stream` option: a socket whose reads go through a `MessageReader` (a plain socket for
  * TLS connections, whose first byte is the answer to the SSL request and not a message).
  */
+/** Sockets made with a read buffer since start (tests read it to see which socket a pool uses). */
+export const messageReaderSockets = { count: 0 };
+
 export function messageReaderSocket(config?: { ssl?: unknown }): net.Socket {
   if (config?.ssl) return new net.Socket();
+  messageReaderSockets.count++;
   const reader = new MessageReader();
   // `onread` is a constructor option too (node's net.Socket reads it there); the types list it for connect()
   const options: net.SocketConstructorOpts & { onread: net.OnReadOpts } = { onread: { buffer: reader.next, callback: reader.onRead } };

@@ -190,7 +190,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
 
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, (req, res) => void onRequest(req.method ?? 'GET', req.url ?? '/', req.headers, req, nodeWriter(res)));
   // Plain requests skip node:http's request and response objects (fastConnection.ts).
-  const fast = installFastPath(server, (req, body, reply) => {
+  const fast = config.httpFastPath === false ? undefined : installFastPath(server, (req, body, reply) => {
     void onRequest(req.method, req.url, req.headers, body, {
       write(r, headers) {
         const released = typeof r.body === 'string' ? undefined : releaseOf(r.body);

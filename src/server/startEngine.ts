@@ -97,6 +97,8 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await checkConnection(databaseUrl);
     let lastFailure = { message: '', at: 0 };
     const db = createDb(databaseUrl, config.pgConnections, {
+      readBuffer: config.pgReadBuffer,
+      pipelineDepth: config.pgPipelineDepth,
       onError: (err) => logger.warn({ type: 'pg-pool', err }, 'idle Postgres connection failed'),
       // While the database is down every request fails the same way: log each cause once per 10 s.
       onConnectFailure: (message) => {
