@@ -6,7 +6,8 @@
  *  - no admin secret: every request is admin; `x-svc-role` may pick another role;
  *  - admin secret: the right `X-Svc-Admin-Secret` gives admin (a role header then picks the role),
  *    a wrong one is 401; without it → JWT, the auth webhook, or the unauthorized role;
- *  - JWT: `Authorization: Bearer <token>` (verifyJwt + jwtClaims);
+ *  - JWT: `Authorization: Bearer <token>` (verifyJwt + jwtClaims); with several configurations
+ *    (`--jwt-secrets`), the first whose issuer, audience and key fit the token and that verifies it;
  *  - webhook: authWebhook.
  * JWT or the webhook without an admin secret, both together, or an unauthorized role with the
  * webhook refuse to start (`AuthConfigError`, one line).
@@ -77,7 +78,8 @@ const SECRET_HEADERS = ['x-svc-admin-secret', 'x-svc-access-key'] as const;
 /** Validates the auth part of the config and builds the authenticator; throws `AuthConfigError`. */
 export async function createAuthenticator(config: ServerConfig, logger: AuthLogger = silentLogger, opts: AuthenticatorOptions = {}): Promise<Authenticator> {
   const hasSecret = config.adminSecret !== undefined && config.adminSecret !== '';
-  const hasJwt = config.jwtSecret !== undefined && config.jwtSecret !== null;
+  const jwtConfigs = config.jwtSecrets ?? (config.jwtSecret !== undefined && config.jwtSecret !== null ? [config.jwtSecret] : []);
+  const hasJwt = jwtConfigs.length > 0;
   const hasHook = config.authHook !== undefined && config.authHook !== '';
   const needsSecret = ' requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set';
   if (hasJwt && hasHook) throw new AuthConfigError('Fatal Error: Both webhook and JWT mode cannot be enabled at the same time');
@@ -92,11 +94,12 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
 
   const now = opts.now ?? Date.now;
   const adminSecret = hasSecret ? config.adminSecret! : undefined;
-  let jwt: { settings: JwtSettings; resolve: KeyResolver; store?: JwkStore } | undefined;
+  const jwts: JwtVerifier[] = [];
   let hook: WebhookSettings | undefined;
 
-  if (hasJwt) {
-    const settings = parseJwtSettings(config.jwtSecret, config.jwtLeewaySeconds ?? 0, (m) => logger.warn({ type: 'startup' }, m));
+  for (const [i, raw] of jwtConfigs.entries()) {
+    const source = config.jwtSecrets ? `--jwt-secrets (SVC_GRAPHQL_JWT_SECRETS) item ${i}` : undefined;
+    const settings = parseJwtSettings(raw, config.jwtLeewaySeconds ?? 0, (m) => logger.warn({ type: 'startup' }, m), source);
     if (settings.keySource.kind === 'static') {
       const { alg, key } = settings.keySource;
       const resolve: KeyResolver = (h) => {
@@ -104,12 +107,13 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
         if (h.alg !== alg) throw new JwtError('JWSError JWSInvalidSignature', `the token is signed with ${h.alg} but the configured type is ${alg}`);
         return [key];
       };
-      jwt = { settings, resolve };
+      jwts.push({ settings, resolve });
     } else {
       const store = await JwkStore.start(settings.keySource.url, logger, { retryMs: opts.jwkRetryMs, minRefreshMs: opts.jwkMinRefreshMs });
-      jwt = { settings, resolve: store.resolve, store };
+      jwts.push({ settings, resolve: store.resolve, store });
     }
   }
+  const jwt = jwts[0];
   if (hasHook) {
     const mode = String(config.authHookMode ?? 'GET').toUpperCase();
     if (mode !== 'GET' && mode !== 'POST') throw new AuthConfigError(`Fatal Error: --auth-hook-mode (SVC_GRAPHQL_AUTH_HOOK_MODE) must be GET or POST, not "${config.authHookMode}"`);
@@ -137,14 +141,13 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
       }
       return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
     }
-    if (jwt) return fromJwt(jwt, headers, vars, requestedRole);
+    if (jwt) return fromJwt(headers, vars, requestedRole);
     if (hook) return sessionFromWebhook(hook, headers as IncomingHttpHeaders, clientRequestJson(clientRequest), logger);
     if (config.unauthorizedRole !== undefined) return { session: roleSession(config.unauthorizedRole, vars) };
     throw new ApiError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', { status: 401 });
   }
 
   function fromJwt(
-    j: NonNullable<typeof jwt>,
     headers: IncomingHttpHeaders | Record<string, string>,
     vars: Record<string, string>,
     requestedRole: string | undefined,
@@ -156,16 +159,27 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     }
     const words = authz.trim().split(/\s+/);
     if (words.length !== 2 || words[0] !== 'Bearer') throw new ApiError('invalid-headers', 'Malformed Authorization header');
-    const s = j.settings;
-    let verified;
-    try {
-      verified = verifyJwt(words[1]!, j.resolve, { audience: s.audience, issuer: s.issuer, leewaySeconds: s.leewaySeconds, now: now() / 1000 });
-    } catch (e) {
-      if (!(e instanceof JwtError)) throw e;
-      throw new ApiError('invalid-jwt', `Could not verify JWT: ${e.reason}`, { status: e.expired ? expiredStatus : 400, internal: e.detail ? { detail: e.detail } : undefined });
+    const token = words[1]!;
+    const candidates = jwts.length === 1 ? jwts : candidateVerifiers(jwts, token);
+    if (candidates.length === 0) {
+      // As Hasura: a token no configuration is for (by issuer or audience) is unauthenticated.
+      if (config.unauthorizedRole !== undefined) return { session: roleSession(config.unauthorizedRole, vars) };
+      throw new ApiError('invalid-jwt', 'Could not verify JWT: JWTNotInIssuer', { internal: { detail: 'no configuration of --jwt-secrets is for the issuer and audience of this token' } });
     }
-    const claims = extractClaims(verified.payload, s.claims);
-    return { session: sessionFromClaims(claims, requestedRole), expiresAt: verified.expiresAt };
+    let firstError: JwtError | undefined;
+    for (const j of candidates) {
+      const s = j.settings;
+      try {
+        const verified = verifyJwt(token, j.resolve, { audience: s.audience, issuer: s.issuer, leewaySeconds: s.leewaySeconds, now: now() / 1000 });
+        const claims = extractClaims(verified.payload, s.claims);
+        return { session: sessionFromClaims(claims, requestedRole), expiresAt: verified.expiresAt };
+      } catch (e) {
+        if (!(e instanceof JwtError)) throw e;
+        firstError ??= e;
+      }
+    }
+    const e = firstError!;
+    throw new ApiError('invalid-jwt', `Could not verify JWT: ${e.reason}`, { status: e.expired ? expiredStatus : 400, internal: e.detail ? { detail: e.detail } : undefined });
   }
 
   return {
@@ -173,8 +187,36 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     info,
     authenticate,
     resolveSession: async (headers, clientRequest) => (await authenticate(headers, clientRequest)).session,
-    close: () => jwt?.store?.close(),
+    close: () => jwts.forEach((j) => j.store?.close()),
   };
+}
+
+/** One JWT configuration, ready to verify: its settings and where its keys come from. */
+interface JwtVerifier {
+  settings: JwtSettings;
+  resolve: KeyResolver;
+  store?: JwkStore;
+}
+
+/**
+ * The configurations a token may be for, in their order: an issuer that matches the token's `iss`
+ * (or is absent on either side: Hasura's rule for several secrets), and an audience that the token's
+ * `aud` names (or is absent on either side). Key ids are checked by the verification itself (a JWK set
+ * without the token's `kid` does not verify it). An undecodable token leaves every configuration in.
+ */
+function candidateVerifiers(jwts: readonly JwtVerifier[], token: string): JwtVerifier[] {
+  let payload: { iss?: unknown; aud?: unknown };
+  try {
+    payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) ?? {};
+    if (typeof payload !== 'object') return [...jwts];
+  } catch {
+    return [...jwts];
+  }
+  const iss = typeof payload.iss === 'string' ? payload.iss : undefined;
+  const auds = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter((a): a is string => typeof a === 'string') : undefined;
+  return jwts.filter(({ settings: s }) =>
+    (s.issuer === undefined || iss === undefined || s.issuer === iss)
+    && (s.audience === undefined || auds === undefined || auds.some((a) => s.audience!.includes(a))));
 }
 
 function headerValue(headers: IncomingHttpHeaders | Record<string, string>, name: string): string | undefined {

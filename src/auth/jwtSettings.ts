@@ -50,9 +50,11 @@ const KNOWN_KEYS = new Set(['type', 'key', 'jwk_url', 'claims_namespace', 'claim
  * Parses the raw setting (already-parsed JSON, or its text). `defaultLeeway` comes from the
  * server config; an `allowed_skew` key in the object (Hasura v2 spelling) overrides it.
  */
-export function parseJwtSettings(raw: unknown, defaultLeeway: number, warn: (msg: string) => void = () => {}): JwtSettings {
+export function parseJwtSettings(
+  raw: unknown, defaultLeeway: number, warn: (msg: string) => void = () => {}, source = '--jwt-secret (SVC_GRAPHQL_JWT_SECRET)',
+): JwtSettings {
   const fail = (msg: string): never => {
-    throw new AuthConfigError(`Fatal Error: --jwt-secret (SVC_GRAPHQL_JWT_SECRET): ${msg}`);
+    throw new AuthConfigError(`Fatal Error: ${source}: ${msg}`);
   };
   let o = raw;
   if (typeof o === 'string') {
@@ -64,7 +66,7 @@ export function parseJwtSettings(raw: unknown, defaultLeeway: number, warn: (msg
   }
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return fail('expected a JSON object like {"type":"HS256","key":"<at least 32 characters>"}');
   const c = o as Record<string, unknown>;
-  for (const k of Object.keys(c)) if (!KNOWN_KEYS.has(k)) warn(`--jwt-secret: unknown key "${k}" is ignored`);
+  for (const k of Object.keys(c)) if (!KNOWN_KEYS.has(k)) warn(`${source.split(' ')[0]}: unknown key "${k}" is ignored`);
 
   const str = (k: string): string | undefined => {
     const v = c[k];

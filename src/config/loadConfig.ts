@@ -62,14 +62,16 @@ export function loadConfig(argv: readonly string[] = [], env: Env = {}): ServerC
     ...rest,
     liveQueries: Object.freeze({ batchSize: liveQueriesBatchSize as number, refetchIntervalMs: liveQueriesRefetchIntervalMs as number }),
   } as unknown as ServerConfig;
-  if (config.jwtSecret !== undefined && config.adminSecret === undefined) {
-    throw new ConfigError('--jwt-secret: requires an admin secret (--admin-secret / SVC_GRAPHQL_ADMIN_SECRET)');
+  const jwtFlag = config.jwtSecrets !== undefined ? '--jwt-secrets' : '--jwt-secret';
+  const hasJwt = config.jwtSecret !== undefined || config.jwtSecrets !== undefined;
+  if (hasJwt && config.adminSecret === undefined) {
+    throw new ConfigError(`${jwtFlag}: requires an admin secret (--admin-secret / SVC_GRAPHQL_ADMIN_SECRET)`);
   }
   if (config.authHook !== undefined && config.adminSecret === undefined) {
     throw new ConfigError('--auth-hook: requires an admin secret (--admin-secret / SVC_GRAPHQL_ADMIN_SECRET)');
   }
-  if (config.jwtSecret !== undefined && config.authHook !== undefined) {
-    throw new ConfigError('--jwt-secret: cannot be used together with --auth-hook');
+  if (hasJwt && config.authHook !== undefined) {
+    throw new ConfigError(`${jwtFlag}: cannot be used together with --auth-hook`);
   }
   return Object.freeze(config);
 }

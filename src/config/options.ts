@@ -39,6 +39,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   opt({ key: 'adminSecret', flag: '--admin-secret', env: 'SVC_GRAPHQL_ADMIN_SECRET', help: 'Admin secret (X-Svc-Admin-Secret); unset → every request is admin', parse: p.secret }),
   opt({ key: 'unauthorizedRole', flag: '--unauthorized-role', env: 'SVC_GRAPHQL_UNAUTHORIZED_ROLE', help: 'Role for requests without credentials', parse: p.str }),
   opt({ key: 'jwtSecret', flag: '--jwt-secret', env: 'SVC_GRAPHQL_JWT_SECRET', help: 'JWT configuration (JSON object: type+key or jwk_url, claims_namespace, audience, issuer, ...)', parse: p.jwtSecret }),
+  opt({ key: 'jwtSecrets', flag: '--jwt-secrets', env: 'SVC_GRAPHQL_JWT_SECRETS', help: 'Several JWT configurations (a JSON list of --jwt-secret objects); a token is accepted by the first whose issuer, audience and key (kid) fit and that verifies it; wins over --jwt-secret', parse: p.jwtSecrets }),
   opt({ key: 'jwtLeewaySeconds', flag: '--jwt-leeway-seconds', env: 'SVC_GRAPHQL_JWT_LEEWAY_SECONDS', default: '5', help: 'Clock leeway for JWT exp/nbf/iat, in seconds (at most 60)', parse: p.int(0, 60) }),
   opt({ key: 'jwtExpiredStatus', flag: '--jwt-expired-status', env: 'SVC_GRAPHQL_JWT_EXPIRED_STATUS', default: '200', help: 'HTTP status for an expired JWT on /v1/graphql (200 as Hasura, or 401)', parse: (raw, name) => Number(p.oneOf(['200', '401'] as const)(raw, name)) }),
   opt({ key: 'authHook', flag: '--auth-hook', env: 'SVC_GRAPHQL_AUTH_HOOK', help: 'Authentication webhook URL', parse: p.httpUrl }),

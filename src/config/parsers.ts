@@ -103,6 +103,21 @@ export const corsDomain: Parser<string[] | '*'> = (raw, name) => {
   return items;
 };
 
+/** A non-empty JSON list of JWT configuration objects (`--jwt-secrets`). */
+export const jwtSecrets: Parser<JwtSecretConfig[]> = (raw, name) => {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch (err) {
+    throw new ConfigError(`${name}: expected a JSON list of objects (${(err as Error).message})`);
+  }
+  if (!Array.isArray(v) || v.length === 0) throw new ConfigError(`${name}: expected a non-empty JSON list of objects like [{"type":"HS256","key":"..."}]`);
+  v.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new ConfigError(`${name}: item ${i} is not a JSON object`);
+  });
+  return v as JwtSecretConfig[];
+};
+
 export const jwtSecret: Parser<JwtSecretConfig> = (raw, name) => {
   let v: unknown;
   try {

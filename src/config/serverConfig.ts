@@ -30,6 +30,8 @@ export interface ServerConfig {
   /** Pool size (default 50 as Hasura; tune for speed). */
   pgConnections: number;
   jwtSecret?: JwtSecretConfig;
+  /** Several JWT configurations (`--jwt-secrets`, a JSON list); when set, `jwtSecret` is not used. */
+  jwtSecrets?: JwtSecretConfig[];
   authHook?: string;
   authHookMode: 'GET' | 'POST';
   enabledApis: ReadonlySet<EnabledApi>;
