@@ -41,7 +41,7 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
-import { set_api_limits, remove_api_limits } from './ops/apiLimits.js';
+import { set_api_limits, remove_api_limits, set_graphql_schema_introspection_options } from './ops/apiLimits.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import {
   set_custom_types,
@@ -100,6 +100,7 @@ export const OP_TYPES = [
   'drop_collection_from_allowlist',
   'set_api_limits',
   'remove_api_limits',
+  'set_graphql_schema_introspection_options',
   'create_event_trigger',
   'delete_event_trigger',
   'redeliver_event',
@@ -167,6 +168,7 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_collection_from_allowlist,
   set_api_limits,
   remove_api_limits,
+  set_graphql_schema_introspection_options,
   create_event_trigger,
   delete_event_trigger,
   redeliver_event,

@@ -27,6 +27,8 @@ const isRemoteField = (def: GraphQLField<unknown, unknown>): boolean => {
 export interface WalkContext {
   schema: GraphQLSchema;
   queryRoot: GraphQLObjectType;
+  /** False for a role listed in the metadata's `graphql_schema_introspection.disabled_for_roles`: no `__schema` / `__type`. */
+  introspection?: boolean;
   vars: ReadonlyMap<string, VariableInfo>;
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   /**
@@ -87,7 +89,7 @@ function walkFragment(
 
 function fieldDef(ctx: WalkContext, parentType: GraphQLObjectType, name: string): GraphQLField<unknown, unknown> | undefined {
   if (name === '__typename') return TypeNameMetaFieldDef;
-  if (parentType === ctx.queryRoot) {
+  if (parentType === ctx.queryRoot && ctx.introspection !== false) {
     if (name === '__schema') return SchemaMetaFieldDef;
     if (name === '__type') return TypeMetaFieldDef;
   }

@@ -118,7 +118,7 @@ export function checkVariables(prepared: PreparedOperation, variables: Record<st
 export function normalizeOperation(rs: RoleSchema, prepared: PreparedOperation, coerced: CoercedVariables): NormalizedOperation {
   const fragments = checkFragments(rs, prepared.fragments);
   const fields = walkSelectionSet(
-    { schema: rs.schema, queryRoot: rs.queryRoot, vars: coerced.infos, fragments, budget: { left: HARD_BOUNDS.work } },
+    { schema: rs.schema, queryRoot: rs.queryRoot, introspection: introspectionAllowed(rs), vars: coerced.infos, fragments, budget: { left: HARD_BOUNDS.work } },
     prepared.rootType, prepared.operation.selectionSet, '$', [],
   );
   if (prepared.kind === 'subscription' && fields.length !== 1) {
@@ -140,4 +140,10 @@ export function normalizeOperation(rs: RoleSchema, prepared: PreparedOperation, 
 export function validateRequest(rs: RoleSchema, req: GraphqlRequest, limits?: RoleLimits): NormalizedOperation {
   const prepared = prepareOperation(rs, parseQuery(req.query), req.operationName, limits);
   return normalizeOperation(rs, prepared, checkVariables(prepared, req.variables));
+}
+
+/** Whether the role may introspect: not listed in `graphql_schema_introspection.disabled_for_roles`. */
+function introspectionAllowed(rs: RoleSchema): boolean {
+  const disabled = rs.cache.metadata.graphql_schema_introspection?.disabled_for_roles;
+  return disabled === undefined || !disabled.includes(rs.role);
 }

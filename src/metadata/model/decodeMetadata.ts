@@ -4,6 +4,7 @@
  * `{function, configuration}`. Actions and custom types are decoded (decodeActions.ts); sections owned by other
  * features (remote schemas, cron triggers) are kept as given JSON; query collections and the allow-list are decoded.
  */
+import { decodeIntrospectionOptions } from './decodeIntrospectionOptions.js';
 import { ApiError, displayName, parseQualifiedName, qualifiedKey } from '../../core/index.js';
 import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js';
 import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
@@ -44,6 +45,8 @@ export function decodeMetadata(v: unknown, path = '$'): Metadata {
   if (allowlist) md.allowlist = allowlist;
   const apiLimits = optional(o, 'api_limits', path, decodeApiLimits);
   if (apiLimits) md.api_limits = apiLimits;
+  const introspection = optional(o, 'graphql_schema_introspection', path, decodeIntrospectionOptions);
+  if (introspection && introspection.disabled_for_roles.length > 0) md.graphql_schema_introspection = introspection;
   return md;
 }
 

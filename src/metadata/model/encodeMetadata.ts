@@ -3,6 +3,7 @@
  * version 2): keys in Hasura's order, empty lists / defaults / null comments left out. Also the
  * JSON shapes used as `definition` of inconsistent objects, which keep defaults in.
  */
+import { encodeIntrospectionOptions } from './decodeIntrospectionOptions.js';
 import type { QualifiedTable } from '../../core/index.js';
 import type {
   ComputedFieldMetadata,
@@ -171,6 +172,8 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   nonEmpty(o, 'cron_triggers', md.cron_triggers);
   const apiLimits = encodeApiLimits(md.api_limits);
   if (apiLimits) o.api_limits = apiLimits;
+  const introspection = encodeIntrospectionOptions(md.graphql_schema_introspection);
+  if (introspection) o.graphql_schema_introspection = introspection;
   return o;
 }
 

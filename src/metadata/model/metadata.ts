@@ -17,6 +17,13 @@ export interface Metadata {
   cron_triggers?: unknown[];
   /** Hasura v2's API limits (issue 17): maximum depth / node count / batch size, globally and per role. */
   api_limits?: ApiLimits;
+  /** Hasura v2's introspection options: roles that may not introspect the schema. */
+  graphql_schema_introspection?: IntrospectionOptions;
+}
+
+/** `graphql_schema_introspection`: the roles whose schema has no `__schema` / `__type`. */
+export interface IntrospectionOptions {
+  disabled_for_roles: string[];
 }
 
 /** One API limit: `global` applies to every role without a `per_role` entry (admin excepted). */

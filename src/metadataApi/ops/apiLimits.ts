@@ -4,7 +4,7 @@
  * value is a 400 and changes nothing); `remove_api_limits` deletes it. Both adopt the draft through
  * `work.change`, so the new schema cache (and with it every cached plan) carries the new limits.
  */
-import { asObject, decodeApiLimits, encodeApiLimits } from '../../metadata/index.js';
+import { asObject, decodeApiLimits, decodeIntrospectionOptions, encodeApiLimits, encodeIntrospectionOptions } from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
 export const set_api_limits = op({
@@ -27,6 +27,23 @@ export const remove_api_limits = op({
   async run(ctx) {
     const md = await ctx.work.draft();
     delete md.api_limits;
+    await ctx.work.change(md);
+    return SUCCESS;
+  },
+});
+
+/**
+ * `set_graphql_schema_introspection_options` (Hasura v2): replaces `graphql_schema_introspection`
+ * with its args; the roles listed lose `__schema` / `__type` from the next request on.
+ */
+export const set_graphql_schema_introspection_options = op({
+  adminOnly: true,
+  mutates: true,
+  decode: (args, path) => decodeIntrospectionOptions(args ?? {}, path),
+  async run(ctx, options) {
+    const md = await ctx.work.draft();
+    if (encodeIntrospectionOptions(options)) md.graphql_schema_introspection = options;
+    else delete md.graphql_schema_introspection;
     await ctx.work.change(md);
     return SUCCESS;
   },
