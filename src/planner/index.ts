@@ -17,5 +17,5 @@ export { getCompiledOperation, compileOperation, type CompiledOperation, type Co
 export { TABLE_PLANNERS } from './planners.js';
 // Mutations: the planner of the ext:insert/update/delete kinds, and their executor.
 export {
-  planMutationField, mutationRootPlanner, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationFieldPlan,
+  planMutationField, mutationRootPlanner, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationFieldPlan, type StatementPlan,
 } from './mutation.js';

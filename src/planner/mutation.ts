@@ -16,8 +16,8 @@ import { planInsert, planInsertOne } from './mutationInsert.js';
 import { planDelete, planUpdate } from './mutationUpdate.js';
 import { emptyResponse } from './mutationOutput.js';
 
-/** The plan of one mutation root field. */
-export interface MutationFieldPlan {
+/** The plan of one statement of a mutation root field. */
+export interface StatementPlan {
   ir: MutationIR;
   /** Path reported with database errors of this field. */
   errorPath: string;
@@ -25,7 +25,14 @@ export interface MutationFieldPlan {
   constant?: string;
 }
 
-export const MUTATION_PLAN_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:delete', 'ext:delete_by_pk']);
+/**
+ * The plan of one mutation root field: one statement, or for `update_<t>_many` one per update, run in
+ * order in the same transaction (each sees the rows the ones before it changed), the field answering
+ * the list of their responses.
+ */
+export type MutationFieldPlan = StatementPlan | { parts: StatementPlan[] };
+
+export const MUTATION_PLAN_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:update_many', 'ext:delete', 'ext:delete_by_pk']);
 
 /** Plans one mutation root field (the schema tagged it with `meta`). */
 export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: PlanContext): MutationFieldPlan {
@@ -40,6 +47,16 @@ export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: P
       const plan: MutationFieldPlan = { ir, errorPath: '$' };
       if (empty) plan.constant = emptyResponse(ir.output);
       return plan;
+    }
+    case 'ext:update_many': {
+      const updates = field.args.get('updates');
+      const items = updates?.kind === 'list' ? updates.items : [];
+      const parts = items.map((item, i): StatementPlan => {
+        const args = new Map(item.kind === 'object' ? item.fields : []);
+        const { ir, empty } = planUpdate(ctx, meta.table, { ...field, args, path: `${field.path}.args.updates[${i}]` });
+        return empty ? { ir, errorPath: '$', constant: emptyResponse(ir.output) } : { ir, errorPath: '$' };
+      });
+      return { parts };
     }
     case 'ext:delete':
       return { ir: planDelete(ctx, meta.table, field), errorPath: '$' };
@@ -68,8 +85,20 @@ export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & 
  * explicit transaction.
  */
 export async function executeMutations(
-  db: Db, plans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
+  db: Db, fieldPlans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
   opts: { prepare?: boolean } = {},
+): Promise<Array<string | null>> {
+  if (!fieldPlans.some((p) => 'parts' in p)) return executeStatements(db, fieldPlans as StatementPlan[], session, variables, opts);
+  // update_<t>_many: its updates run as statements of their own; its answer is the list of theirs.
+  const plans = fieldPlans.flatMap((p) => ('parts' in p ? p.parts : [p]));
+  const results = await executeStatements(db, plans, session, variables, opts);
+  let k = 0;
+  return fieldPlans.map((p) => ('parts' in p ? `[${p.parts.map(() => results[k++] ?? 'null').join(',')}]` : results[k++]!));
+}
+
+async function executeStatements(
+  db: Db, plans: readonly StatementPlan[], session: Session, variables: Record<string, unknown> | undefined,
+  opts: { prepare?: boolean },
 ): Promise<Array<string | null>> {
   const statements = plans.map((p) => (p.constant !== undefined ? undefined : singleStatement(p.ir)));
   if (plans.every((p, i) => p.constant !== undefined || statements[i] !== undefined)) {

@@ -5,13 +5,14 @@
  *   insert_<t>_one(object: <t>_insert_input!, on_conflict: <t>_on_conflict): <t>
  *   update_<t>(where: <t>_bool_exp!, _set, _inc, _append, _prepend, _delete_key, _delete_elem, _delete_at_path): <t>_mutation_response
  *   update_<t>_by_pk(pk_columns: <t>_pk_columns_input!, _set, _inc, ...): <t>
+ *   update_<t>_many(updates: [<t>_updates!]!): [<t>_mutation_response]   (Hasura v2: each update in turn)
  *   delete_<t>(where: <t>_bool_exp!): <t>_mutation_response
  *   delete_<t>_by_pk(<pk columns>): <t>
  *
  * each present when the role has the permission (and a view is insertable/updatable/deletable);
  * the `_one`/`_by_pk` forms also need select permission (they return the table's object), the
  * `_by_pk` forms a primary key; `on_conflict` appears only when upserts are possible. Custom root
- * field names apply. Registered with the schema builder at module load.
+ * field names apply (`update_many` too, as Hasura v2).
  */
 import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
 import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
@@ -21,7 +22,7 @@ import { boolExp } from './inputTypes.js';
 import { isGraphqlName, quoted } from './names.js';
 import { outField, tableObject } from './tableTypes.js';
 import { deleteView, insertView, updateView } from './mutationView.js';
-import { insertInput, mutationResponse, onConflictInput, pkColumnsInput, updateOperatorArgs } from './mutationTypes.js';
+import { insertInput, mutationResponse, onConflictInput, pkColumnsInput, updateOperatorArgs, updatesInput } from './mutationTypes.js';
 
 /** Tags on mutation root fields (and `<t>_mutation_response` fields), read by the mutation planner. */
 export type MutationFieldMeta =
@@ -29,10 +30,11 @@ export type MutationFieldMeta =
   | { kind: 'ext:insert_one'; table: TableInfo }
   | { kind: 'ext:update'; table: TableInfo }
   | { kind: 'ext:update_by_pk'; table: TableInfo; pkColumns: ColumnInfo[] }
+  | { kind: 'ext:update_many'; table: TableInfo }
   | { kind: 'ext:delete'; table: TableInfo }
   | { kind: 'ext:delete_by_pk'; table: TableInfo; pkColumns: ColumnInfo[] };
 
-export const MUTATION_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:delete', 'ext:delete_by_pk']);
+export const MUTATION_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:update_many', 'ext:delete', 'ext:delete_by_pk']);
 
 /** Root field names, honouring `custom_root_fields`. */
 export const mutationFieldNames = (t: TableInfo) => ({
@@ -40,6 +42,7 @@ export const mutationFieldNames = (t: TableInfo) => ({
   insertOne: t.customRootFields.insert_one ?? `insert_${t.gqlName}_one`,
   update: t.customRootFields.update ?? `update_${t.gqlName}`,
   updateByPk: t.customRootFields.update_by_pk ?? `update_${t.gqlName}_by_pk`,
+  updateMany: t.customRootFields.update_many ?? `update_${t.gqlName}_many`,
   delete: t.customRootFields.delete ?? `delete_${t.gqlName}`,
   deleteByPk: t.customRootFields.delete_by_pk ?? `delete_${t.gqlName}_by_pk`,
 });
@@ -82,6 +85,10 @@ export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
       entries.push([names.update, outField(mutationResponse(ctx, table), { kind: 'ext:update', table }, {
         description: `update data of the table: ${quoted(table.name)}`,
         args: { ...ops, where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' } },
+      })]);
+      entries.push([names.updateMany, outField(new GraphQLList(mutationResponse(ctx, table)), { kind: 'ext:update_many', table }, {
+        description: `update multiples rows of table: ${quoted(table.name)}`,
+        args: { updates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(updatesInput(ctx, table, ops)))), description: 'updates to execute, in order' } },
       })]);
       if (canSelect && pk) {
         entries.push([names.updateByPk, outField(tableObject(ctx, table), { kind: 'ext:update_by_pk', table, pkColumns: pk }, {

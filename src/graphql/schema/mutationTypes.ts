@@ -192,3 +192,15 @@ export function mutationResponse(ctx: SchemaContext, table: TableInfo): GraphQLO
     },
   }));
 }
+
+/** `<t>_updates` (Hasura v2's `update_<t>_many`): one update — its `where` and its operators. */
+export function updatesInput(ctx: SchemaContext, table: TableInfo, ops: ReturnType<typeof updateOperatorArgs>): GraphQLInputObjectType {
+  const name = `${table.gqlName}_updates`;
+  return ctx.memo(name, () => new GraphQLInputObjectType({
+    name,
+    fields: () => ({
+      ...ops,
+      where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' },
+    }),
+  }));
+}

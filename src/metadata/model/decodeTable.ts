@@ -24,6 +24,7 @@ export const ROOT_FIELD_KEYS = [
   'insert_one',
   'update',
   'update_by_pk',
+  'update_many',
   'delete',
   'delete_by_pk',
 ] as const;

@@ -48,6 +48,8 @@ export interface CustomRootFields {
   insert_one?: string | null;
   update?: string | null;
   update_by_pk?: string | null;
+  /** Hasura v2's `update_<t>_many`. */
+  update_many?: string | null;
   delete?: string | null;
   delete_by_pk?: string | null;
 }

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getRoleSchema, validateRequest } from '../../../src/graphql/index.js';
-import { planOperation, type MutationFieldPlan } from '../../../src/planner/index.js';
+import { planOperation, type StatementPlan } from '../../../src/planner/index.js';
 import type { InsertIR, UpdateIR, DeleteIR, BoolExp } from '../../../src/ir/index.js';
 import type { SchemaCache } from '../../../src/metadata/schemaCache/types.js';
 import { makeCache, userIdFilter } from '../graphql/fixtures.js';
@@ -29,16 +29,16 @@ function cacheWithMutations(): SchemaCache {
 
 const sc = cacheWithMutations();
 
-function plan(query: string, role = 'user'): MutationFieldPlan[] {
+function plan(query: string, role = 'user'): StatementPlan[] {
   const op = validateRequest(getRoleSchema(sc, role, ENGINE_PARTS.schema), { query });
-  return planOperation(op, { cache: sc, role, stringifyNumericTypes: true, planners: ENGINE_PARTS.planners }).fields.map((f) => (f as { plan: MutationFieldPlan }).plan);
+  return planOperation(op, { cache: sc, role, stringifyNumericTypes: true, planners: ENGINE_PARTS.planners }).fields.map((f) => (f as { plan: StatementPlan }).plan);
 }
 
 test('a role gets the mutation fields and arguments of its permissions', () => {
   const root = getRoleSchema(sc, 'user', ENGINE_PARTS.schema).mutationRoot!;
   assert.deepEqual(Object.keys(root.getFields()).sort(), [
     'delete_article', 'delete_article_by_pk', 'insert_article', 'insert_article_one', 'insert_author', 'insert_author_one',
-    'update_article', 'update_article_by_pk',
+    'update_article', 'update_article_by_pk', 'update_article_many',
   ]);
   assert.deepEqual(root.getFields().insert_article.args.map((a) => a.name), ['objects', 'on_conflict']);
   assert.deepEqual(root.getFields().insert_author.args.map((a) => a.name), ['objects']);
