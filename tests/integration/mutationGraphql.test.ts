@@ -249,7 +249,7 @@ describe('schema per role', () => {
     const fields = Object.fromEntries(data.m.mutationType.fields.map((f: { name: string; args: Array<{ name: string }> }) => [f.name, f.args.map((a) => a.name).sort()]));
     assert.deepEqual(Object.keys(fields).sort(), [
       'delete_article', 'delete_article_by_pk', 'insert_article', 'insert_article_one', 'insert_author', 'insert_author_one',
-      'update_article', 'update_article_by_pk',
+      'update_article', 'update_article_by_pk', 'update_article_many',
     ]);
     assert.deepEqual(fields.insert_author, ['objects']);
     assert.deepEqual(fields.insert_article, ['objects', 'on_conflict']);
