@@ -2,7 +2,8 @@
  * Decoders for relationship definitions (object and array), as written in metadata and in
  * `create_object_relationship` / `create_array_relationship`. Table names are normalised to
  * `{schema, name}`; the `using` forms follow Hasura v1.3:
- *   object: `{foreign_key_constraint_on: "col"}` | `{manual_configuration: {remote_table, column_mapping}}`
+ *   object: `{foreign_key_constraint_on: "col"}` | `{foreign_key_constraint_on: {table, column}}` (Hasura v2: the
+ *           foreign key is on the other table, pointing here — a one-to-one) | `{manual_configuration: {remote_table, column_mapping}}`
  *   array:  `{foreign_key_constraint_on: {table, column}}` | `{manual_configuration: …}`
  */
 import { parseQualifiedName, pathKey } from '../../core/index.js';
@@ -43,7 +44,7 @@ export function decodeRelUsing(type: RelType, v: unknown, path: string): Relatio
   if (fk !== undefined && manual !== undefined) throw parseError(`only ${frag}`, path);
   if (fk !== undefined) {
     const p = pathKey(path, 'foreign_key_constraint_on');
-    return { foreign_key_constraint_on: type === 'object' ? asString(fk, p) : decodeArrayFk(fk, p) };
+    return { foreign_key_constraint_on: type === 'object' && typeof fk === 'string' ? fk : decodeArrayFk(fk, p) };
   }
   return { manual_configuration: decodeManual(manual, pathKey(path, 'manual_configuration')) };
 }

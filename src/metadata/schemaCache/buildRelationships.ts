@@ -2,6 +2,7 @@
  * Relationship metadata → `RelationshipInfo` (the join columns), checked against the database:
  *   object, foreign_key_constraint_on: "col"          → the FK on that local column
  *   array,  foreign_key_constraint_on: {table, column} → the FK on the remote column pointing here
+ *   object, foreign_key_constraint_on: {table, column} → the same, one row (Hasura v2: a one-to-one)
  *   manual_configuration {remote_table, column_mapping} → the mapping as given
  * The remote table must be tracked. Failures are BuildErrors carrying Hasura's reason.
  */
