@@ -8,7 +8,9 @@
 import { isApiError, type Session } from '../core/index.js';
 import type { Db } from '../execution/index.js';
 import type { MutationIR } from '../ir/index.js';
-import { resolveParams, runMutation, singleStatement } from '../sql/index.js';
+import { compile, compileSelect, resolveParams, runMutation, singleStatement, type CompiledStatement } from '../sql/index.js';
+import { planSelect } from './select.js';
+import { functionSource } from './functionSource.js';
 import type { MutationFieldMeta, NField, OutputFieldMeta } from '../graphql/index.js';
 import type { PlanContext } from './context.js';
 import type { RootFieldPlan, RootFieldPlanner } from './planOperation.js';
@@ -16,14 +18,19 @@ import { planInsert, planInsertOne } from './mutationInsert.js';
 import { planDelete, planUpdate } from './mutationUpdate.js';
 import { emptyResponse } from './mutationOutput.js';
 
-/** The plan of one statement of a mutation root field. */
-export interface StatementPlan {
-  ir: MutationIR;
+/**
+ * The plan of one statement of a mutation root field: a table mutation's IR, or (a function exposed
+ * as a mutation) a ready select statement over the function.
+ */
+export type StatementPlan = (
+  | { ir: MutationIR; statement?: undefined }
+  | { statement: CompiledStatement; ir?: undefined }
+) & {
   /** Path reported with database errors of this field. */
   errorPath: string;
   /** When set, the field changes nothing and answers this JSON without touching the database. */
   constant?: string;
-}
+};
 
 /**
  * The plan of one mutation root field: one statement, or for `update_<t>_many` one per update, run in
@@ -32,7 +39,7 @@ export interface StatementPlan {
  */
 export type MutationFieldPlan = StatementPlan | { parts: StatementPlan[] };
 
-export const MUTATION_PLAN_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:update_many', 'ext:delete', 'ext:delete_by_pk']);
+export const MUTATION_PLAN_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:update_many', 'ext:delete', 'ext:delete_by_pk', 'ext:function_mutation']);
 
 /** Plans one mutation root field (the schema tagged it with `meta`). */
 export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: PlanContext): MutationFieldPlan {
@@ -57,6 +64,10 @@ export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: P
         return empty ? { ir, errorPath: '$', constant: emptyResponse(ir.output) } : { ir, errorPath: '$' };
       });
       return { parts };
+    }
+    case 'ext:function_mutation': {
+      const ir = { ...planSelect(ctx, meta.table, field), source: functionSource(meta.fn, field) };
+      return { statement: compile(compileSelect(ir)), errorPath: '$' };
     }
     case 'ext:delete':
       return { ir: planDelete(ctx, meta.table, field), errorPath: '$' };
@@ -100,7 +111,7 @@ async function executeStatements(
   db: Db, plans: readonly StatementPlan[], session: Session, variables: Record<string, unknown> | undefined,
   opts: { prepare?: boolean },
 ): Promise<Array<string | null>> {
-  const statements = plans.map((p) => (p.constant !== undefined ? undefined : singleStatement(p.ir)));
+  const statements = plans.map((p) => (p.constant !== undefined ? undefined : p.statement ?? singleStatement(p.ir)));
   if (plans.every((p, i) => p.constant !== undefined || statements[i] !== undefined)) {
     const sent: Array<{ text: string; values: unknown[] }> = [];
     const fieldOf: number[] = [];
@@ -127,7 +138,9 @@ async function executeStatements(
         continue;
       }
       try {
-        out.push(await runMutation(plan.ir, { query: (text, values) => client.queryJsonText(text, values), session, variables }));
+        out.push(plan.statement
+          ? await client.queryJsonText(plan.statement.text, resolveParams(plan.statement.params, variables, session))
+          : await runMutation(plan.ir, { query: (text, values) => client.queryJsonText(text, values), session, variables }));
       } catch (e) {
         throw isApiError(e) && e.path === '$' ? e.withPathPrefix(plan.errorPath) : e;
       }

@@ -2,14 +2,15 @@
  * A validated operation → one plan per root field, in response order:
  * `select` / `select_by_pk` (SelectIR; by-pk is a single row) / `aggregate` (AggregateIR) /
  * `typename` (a constant) / `introspection` (run by graphql-js). Root fields tagged `ext:*`
- * (mutations and other later work) go to the planner registered for their kind.
+ * (mutations, actions, remote fields) go to the planner named for their kind (`RootFieldPlanners`).
  */
-import { andAll, type AggregateIR, type BoolExp, type FunctionSource, type SelectField, type SelectIR } from '../ir/index.js';
+import { andAll, type AggregateIR, type BoolExp, type SelectField, type SelectIR } from '../ir/index.js';
 import { outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
-import type { FunctionInfo, SchemaCache } from '../metadata/index.js';
+import type { SchemaCache } from '../metadata/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
-import { functionArgs, planAggregate, planSelect } from './select.js';
+import { functionSource } from './functionSource.js';
+import { planAggregate, planSelect } from './select.js';
 import { compile, compileAggregate, compileSelect, type Param } from '../sql/index.js';
 
 export type RootFieldPlan =
@@ -70,13 +71,6 @@ export function planOperation(op: NormalizedOperation, opts: PlanOptions): Opera
   const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes);
   const fields = op.fields.map((f) => withRemoteJoins(ctx, op, planRootField(ctx, op, f, opts.planners)));
   return { kind: op.kind, fields, staticVars: [...ctx.staticVars], checks: ctx.checks };
-}
-
-/** `FROM fn(args)`: the session argument, when configured, is passed by name as the session JSON. */
-function functionSource(fn: FunctionInfo, f: NField): FunctionSource {
-  const args = functionArgs(fn.inputArgs, f.args.get('args'), fn.sessionArgument !== undefined);
-  if (fn.sessionArgument) args.push({ name: fn.sessionArgument, value: { source: { kind: 'sessionJson' }, pgType: 'json' } });
-  return { function: fn.name, args };
 }
 
 /** A select root field with remote relationships becomes an `ext:remote_join` (see RemoteJoinPlan). */

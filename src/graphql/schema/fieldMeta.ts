@@ -35,7 +35,7 @@ export type OutputFieldMeta =
   | { kind: 'agg_op'; table: TableInfo; op: AggregateOpName }
   /** Fields of `<t>_<op>_fields`. */
   | { kind: 'agg_op_column'; table: TableInfo; op: AggregateOpName; column: ColumnInfo }
-  /** Anything contributed by later work (mutations...): planned by whoever registered it. */
+  /** Kinds planned by a planner of `RootFieldPlanners` (mutations, actions, remote fields...). */
   | { kind: `ext:${string}`; [key: string]: unknown };
 
 /** Tags on input fields of `<t>_bool_exp`, `<t>_order_by`, `<t>_aggregate_order_by`... */

@@ -8,6 +8,7 @@
  *   update_<t>_many(updates: [<t>_updates!]!): [<t>_mutation_response]   (Hasura v2: each update in turn)
  *   delete_<t>(where: <t>_bool_exp!): <t>_mutation_response
  *   delete_<t>_by_pk(<pk columns>): <t>
+ *   <fn>(args, where, order_by, …): [<t>!]!   (a tracked function with exposed_as: "mutation", Hasura v2)
  *
  * each present when the role has the permission (and a view is insertable/updatable/deletable);
  * the `_one`/`_by_pk` forms also need select permission (they return the table's object), the
@@ -15,9 +16,9 @@
  * field names apply (`update_many` too, as Hasura v2).
  */
 import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
-import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
+import type { ColumnInfo, FunctionInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
-import type { FieldEntry } from './queryRoot.js';
+import { functionField, type FieldEntry } from './queryRoot.js';
 import { boolExp } from './inputTypes.js';
 import { isGraphqlName, quoted } from './names.js';
 import { outField, tableObject } from './tableTypes.js';
@@ -32,9 +33,10 @@ export type MutationFieldMeta =
   | { kind: 'ext:update_by_pk'; table: TableInfo; pkColumns: ColumnInfo[] }
   | { kind: 'ext:update_many'; table: TableInfo }
   | { kind: 'ext:delete'; table: TableInfo }
-  | { kind: 'ext:delete_by_pk'; table: TableInfo; pkColumns: ColumnInfo[] };
+  | { kind: 'ext:delete_by_pk'; table: TableInfo; pkColumns: ColumnInfo[] }
+  | { kind: 'ext:function_mutation'; table: TableInfo; fn: FunctionInfo };
 
-export const MUTATION_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:update_many', 'ext:delete', 'ext:delete_by_pk']);
+export const MUTATION_KINDS: ReadonlySet<string> = new Set(['ext:insert', 'ext:insert_one', 'ext:update', 'ext:update_by_pk', 'ext:update_many', 'ext:delete', 'ext:delete_by_pk', 'ext:function_mutation']);
 
 /** Root field names, honouring `custom_root_fields`. */
 export const mutationFieldNames = (t: TableInfo) => ({
@@ -112,6 +114,11 @@ export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
         })]);
       }
     }
+  }
+  // Hasura v2: tracked functions with `exposed_as: "mutation"` (VOLATILE ones may only be these).
+  for (const fn of ctx.sc.functions.values()) {
+    const field = fn.exposedAs === 'mutation' ? functionField(ctx, fn, 'ext:function_mutation') : undefined;
+    if (field) entries.push(field.entry);
   }
   return entries;
 }

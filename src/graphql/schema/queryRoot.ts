@@ -41,7 +41,7 @@ export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
       })]);
     }
   }
-  for (const fn of ctx.sc.functions.values()) entries.push(...functionFields(ctx, fn));
+  for (const fn of ctx.sc.functions.values()) if (fn.exposedAs === 'query') entries.push(...functionFields(ctx, fn));
   return entries;
 }
 
@@ -55,18 +55,10 @@ function primaryKeyColumns(
 }
 
 function functionFields(ctx: SchemaContext, fn: FunctionInfo): FieldEntry[] {
-  const table = ctx.tableByName(fn.returnTable);
-  if (!table || !isGraphqlName(fn.gqlName)) return [];
-  const view = ctx.view(table);
-  if (!view) return [];
-  const argsType = functionArgsType(ctx, fn.gqlName, fn.inputArgs);
-  const args: GraphQLFieldConfigArgumentMap = {};
-  if (argsType) args.args = { type: new GraphQLNonNull(argsType), description: `input parameters for function ${quoted(fn.name)}` };
-  Object.assign(args, selectArgs(ctx, table));
-  const out: FieldEntry[] = [[fn.gqlName, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))), { kind: 'function', fn, table }, {
-    description: fn.description ?? `execute function ${quoted(fn.name)} which returns ${quoted(table.name)}`,
-    args,
-  })]];
+  const field = functionField(ctx, fn, 'function');
+  if (!field) return [];
+  const out: FieldEntry[] = [field.entry];
+  const { table, view, args } = field;
   if (view.allowAggregations) {
     out.push([`${fn.gqlName}_aggregate`, outField(new GraphQLNonNull(aggregateObject(ctx, table)), { kind: 'function_aggregate', fn, table }, {
       description: `execute function ${quoted(fn.name)} and query aggregates on result of table type ${quoted(table.name)}`,
@@ -74,6 +66,27 @@ function functionFields(ctx: SchemaContext, fn: FunctionInfo): FieldEntry[] {
     })]);
   }
   return out;
+}
+
+/**
+ * The root field of a tracked function the role may select from: `<fn>(args, where, order_by,
+ * limit, offset, distinct_on): [<table>!]!`, tagged `function` (query root) or `ext:function_mutation`
+ * (mutation root, Hasura v2's `exposed_as: "mutation"`). Undefined when the role cannot select its table.
+ */
+export function functionField(ctx: SchemaContext, fn: FunctionInfo, kind: 'function' | 'ext:function_mutation') {
+  const table = ctx.tableByName(fn.returnTable);
+  if (!table || !isGraphqlName(fn.gqlName)) return undefined;
+  const view = ctx.view(table);
+  if (!view) return undefined;
+  const argsType = functionArgsType(ctx, fn.gqlName, fn.inputArgs);
+  const args: GraphQLFieldConfigArgumentMap = {};
+  if (argsType) args.args = { type: new GraphQLNonNull(argsType), description: `input parameters for function ${quoted(fn.name)}` };
+  Object.assign(args, selectArgs(ctx, table));
+  const entry: FieldEntry = [fn.gqlName, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))), (kind === 'function' ? { kind, fn, table } : { kind, fn, table }), {
+    description: fn.description ?? `execute function ${quoted(fn.name)} which returns ${quoted(table.name)}`,
+    args,
+  })];
+  return { entry, table, view, args };
 }
 
 export const sortEntries = (entries: FieldEntry[]): GraphQLFieldConfigMap<unknown, unknown> =>

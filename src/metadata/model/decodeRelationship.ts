@@ -44,7 +44,7 @@ export function decodeRelUsing(type: RelType, v: unknown, path: string): Relatio
   if (fk !== undefined && manual !== undefined) throw parseError(`only ${frag}`, path);
   if (fk !== undefined) {
     const p = pathKey(path, 'foreign_key_constraint_on');
-    return { foreign_key_constraint_on: type === 'object' && typeof fk === 'string' ? fk : decodeArrayFk(fk, p) };
+    return { foreign_key_constraint_on: type === 'object' && !isObject(fk) ? asString(fk, p) : decodeArrayFk(fk, p) };
   }
   return { manual_configuration: decodeManual(manual, pathKey(path, 'manual_configuration')) };
 }

@@ -89,8 +89,14 @@ export function decodeFunctionMetadata(v: unknown, path: string): FunctionMetada
   const out: FunctionMetadata = { function: required(o, 'function', path, parseQualifiedName) };
   const config = optional(o, 'configuration', path, asObject);
   if (config !== undefined) {
-    const sessionArgument = optional(config, 'session_argument', pathKey(path, 'configuration'), asString);
+    const cpath = pathKey(path, 'configuration');
+    const sessionArgument = optional(config, 'session_argument', cpath, asString);
     out.configuration = sessionArgument !== undefined ? { session_argument: sessionArgument } : {};
+    const exposedAs = optional(config, 'exposed_as', cpath, asString);
+    if (exposedAs !== undefined) {
+      if (exposedAs !== 'query' && exposedAs !== 'mutation') throw parseError(`expected "query" or "mutation", encountered ${JSON.stringify(exposedAs)}`, pathKey(cpath, 'exposed_as'));
+      out.configuration.exposed_as = exposedAs;
+    }
   }
   return out;
 }

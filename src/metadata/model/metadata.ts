@@ -124,7 +124,8 @@ export interface DeletePermission {
 
 export interface FunctionMetadata {
   function: QualifiedFunction;
-  configuration?: { session_argument?: string };
+  /** `exposed_as` (Hasura v2): where the function's root field goes; a VOLATILE function only as a mutation. */
+  configuration?: { session_argument?: string; exposed_as?: 'query' | 'mutation' };
 }
 
 export interface QueryCollection {

@@ -1,7 +1,8 @@
 /**
  * Tracked function metadata → `FunctionInfo`, validated as Hasura v1.3's `track_function`: it must
  * exist and not be overloaded, return SETOF a tracked table, not be VOLATILE nor VARIADIC, and a
- * configured `session_argument` must be a json input argument.
+ * configured `session_argument` must be a json input argument. Hasura v2's `exposed_as: "mutation"`
+ * puts its root field on `mutation_root` instead, and then a VOLATILE function is accepted.
  */
 import { graphqlName, qualifiedKey } from '../../core/index.js';
 import type { FunctionMetadata } from '../model/metadata.js';
@@ -20,7 +21,8 @@ export function resolveFunction(state: Pick<BuildState, 'snapshot' | 'tables'>, 
   if (fn.returnTypeKind !== 'c') errors.push('the function does not return a "COMPOSITE" type');
   if (!fn.returnsSet) errors.push('the function does not return a SETOF');
   if (!fn.returnTable) errors.push('the function does not return a SETOF table');
-  if (fn.volatility === 'VOLATILE') errors.push('function of type "VOLATILE" is not supported now');
+  const exposedAs = fm.configuration?.exposed_as ?? 'query';
+  if (fn.volatility === 'VOLATILE' && exposedAs !== 'mutation') errors.push('function of type "VOLATILE" is not supported now');
   const sessionArgument = fm.configuration?.session_argument;
   if (sessionArgument !== undefined) {
     const arg = fn.args.find((a) => a.name === sessionArgument);
@@ -41,6 +43,7 @@ export function resolveFunction(state: Pick<BuildState, 'snapshot' | 'tables'>, 
     description: fn.comment,
     returnTable: { ...returnTable },
     volatility: fn.volatility,
+    exposedAs,
     inputArgs: fn.args.filter((a) => a.name !== sessionArgument).map((a, i) => ({ name: a.name ?? `arg_${i + 1}`, pgType: a.type, hasDefault: a.hasDefault })),
   };
   if (sessionArgument !== undefined) info.sessionArgument = sessionArgument;

@@ -196,6 +196,8 @@ export interface FunctionInfo {
   /** The tracked table it returns SETOF. */
   returnTable: QualifiedTable;
   volatility: 'IMMUTABLE' | 'STABLE' | 'VOLATILE';
+  /** Which root its field is on (`configuration.exposed_as`, default query). */
+  exposedAs: 'query' | 'mutation';
   inputArgs: Array<{ name: string; pgType: string; hasDefault: boolean }>;
   sessionArgument?: string;
 }
