@@ -46,11 +46,20 @@ for (let c = 32; c <= 126; c++) FIELD[c] = 1;
 for (let c = 128; c <= 255; c++) FIELD[c] = 1;
 
 /**
+ * `Content-Length` and `Connection` values taken here, raw (trailing whitespace included): the
+ * forms llhttp (node's parser) reads the same way. After the digits or a token llhttp allows
+ * spaces but not a tab (`5\t` is a 400 there, `close\t` is not `close`), so a tab anywhere is
+ * left to node:http, as is every other form.
+ */
+const CONTENT_LENGTH = /^\d{1,15} *$/;
+const CONNECTION = /^(?:close|keep-alive)(?: *, *(?:close|keep-alive))* *$/i;
+
+/**
  * Parses the request starting at `start` in `buf`. `'incomplete'` when the head has not fully
  * arrived yet (the body is not waited for here: `bodyStart + bodyLength` may lie beyond the buffer).
+ * `headEnd`, when the caller already knows it (headScanner.ts), is the offset of the head's CRLFCRLF.
  */
-export function parsePlainRequest(buf: Buffer, start: number, maxHead: number, maxBody: number): PlainParse {
-  const headEnd = buf.indexOf(CRLFCRLF, start);
+export function parsePlainRequest(buf: Buffer, start: number, maxHead: number, maxBody: number, headEnd = buf.indexOf(CRLFCRLF, start)): PlainParse {
   if (headEnd < 0) return buf.length - start > maxHead ? 'other' : 'incomplete';
   if (headEnd - start > maxHead) return 'other';
 
@@ -110,15 +119,12 @@ export function parsePlainRequest(buf: Buffer, start: number, maxHead: number, m
     headers[name] = value;
     switch (name) {
       case 'content-length':
-        if (!/^\d{1,15}$/.test(value)) return 'other';
+        if (!CONTENT_LENGTH.test(buf.toString('latin1', valueStart, p - 2))) return 'other';
         contentLength = Number(value);
         break;
       case 'connection':
-        for (const token of value.split(',')) {
-          const t = token.trim().toLowerCase();
-          if (t === 'close') close = true;
-          else if (t !== 'keep-alive') return 'other';
-        }
+        if (!CONNECTION.test(buf.toString('latin1', valueStart, p - 2))) return 'other';
+        close = /close/i.test(value);
         break;
       case 'host':
         host = true;
