@@ -16,11 +16,17 @@
  * requests wait in order, and wait for a client that does not read its answers), keep-alive as
  * node's (`Connection`/`Keep-Alive` headers, idle timeout), `Connection: close` from either side
  * ends the connection after the response, a half-closed client still gets its answer, and a
- * request whose head takes over 60 s or whole over 300 s to arrive is cut (node's defaults).
+ * request whose head takes over 60 s or whole over 300 s to arrive gets node's 408 and is cut
+ * (node's defaults). A head trickled in small reads is scanned once (headScanner.ts), not once per
+ * read. Bytes after a `Connection: close` request get node's answer: there already, the
+ * connection goes to node:http (which answers 400 and closes); arriving while that request is
+ * in flight, node's 400 and the end of the connection; after its answer, nothing (the socket is
+ * destroyed once the answer is written).
  */
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { parsePlainRequest, type PlainRequest } from './plainRequest.js';
+import { HeadScanner } from './headScanner.js';
 
 /** What the engine answers; `content-length` is always among the headers. */
 export interface PlainResponse {
@@ -40,6 +46,9 @@ export interface FastPathOptions {
   maxHead: number;
   /** Largest body served here; a larger one goes to node:http (and its 413). */
   maxBody: number;
+  /** The longest a request head, a whole request, may take to arrive (node:http's headersTimeout and requestTimeout; their defaults). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export interface FastPath {
@@ -54,6 +63,10 @@ export interface FastPath {
 /** node:http's headersTimeout and requestTimeout defaults: the longest a request head, a whole request, may take to arrive. */
 const HEADERS_MS = 60_000;
 const REQUEST_MS = 300_000;
+
+/** What node:http writes for a request that takes too long to arrive, and for bytes after `Connection: close`. */
+const REQUEST_TIMEOUT = Buffer.from(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`, 'latin1');
+const BAD_REQUEST = Buffer.from(`HTTP/1.1 400 ${STATUS_CODES[400]}\r\nConnection: close\r\n\r\n`, 'latin1');
 
 /** Bodies up to this size are copied behind the head into one buffer: one write, no writev. */
 const COPY_BODY = 16 * 1024;
@@ -120,6 +133,8 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
   server.removeListener('connection', nodeListener);
   const open = new Set<FastConnection>();
   const keepAliveSeconds = Math.floor(opts.keepAliveMs / 1000);
+  const headersMs = opts.headersTimeoutMs ?? HEADERS_MS;
+  const requestMs = opts.requestTimeoutMs ?? REQUEST_MS;
   let closing = false;
 
   class FastConnection {
@@ -128,12 +143,26 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
     private size = 0;
     /** The head of a request whose body is still arriving. */
     private head: PlainRequest | undefined;
+    /** Finds the end of the next request's head in the pending bytes, each byte scanned once. */
+    private readonly scanner = new HeadScanner();
+    /** Pending chunks already fed to the scanner, and the head's end it found (-1: not yet). */
+    private fed = 0;
+    private headEnd = -1;
+    /** The request in flight asked for `Connection: close`. */
+    private closeInFlight = false;
     /** When the first byte of the request being received arrived (0: none is). */
     private started = 0;
     busy = false;
     private ended = false;
     private gone = false;
     private readonly onData = (chunk: Buffer): void => {
+      if (this.closeInFlight) {
+        // node:http's parser: data after `Connection: close` is an error, answered with a 400
+        // while the response has not started; the connection ends either way.
+        if (this.busy) this.socket.write(BAD_REQUEST);
+        this.socket.destroy();
+        return;
+      }
       this.chunks.push(chunk);
       this.size += chunk.length;
       if (!this.busy) this.pump();
@@ -176,13 +205,16 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       while (!this.busy && !this.gone && this.size > 0) {
         if (this.started === 0) this.started = Date.now();
         if (this.head === undefined) {
-          const parsed = parsePlainRequest(this.joined(), 0, opts.maxHead, opts.maxBody);
-          if (parsed === 'other') {
-            this.handOff();
+          while (this.headEnd < 0 && this.fed < this.chunks.length) this.headEnd = this.scanner.feed(this.chunks[this.fed++]!);
+          if (this.headEnd < 0) {
+            // node:http answers a head over its limit (431).
+            if (this.size > opts.maxHead) this.handOff();
+            else this.tooSlow(headersMs);
             return;
           }
-          if (parsed === 'incomplete') {
-            this.tooSlow(HEADERS_MS);
+          const parsed = parsePlainRequest(this.joined(), 0, opts.maxHead, opts.maxBody, this.headEnd);
+          if (parsed === 'other' || parsed === 'incomplete') {
+            this.handOff();
             return;
           }
           this.head = parsed;
@@ -190,7 +222,12 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
         const req = this.head;
         const end = req.bodyStart + req.bodyLength;
         if (this.size < end) {
-          this.tooSlow(REQUEST_MS);
+          this.tooSlow(requestMs);
+          return;
+        }
+        // Bytes after a `Connection: close` request: node:http's answer, from node:http.
+        if (req.close && this.size > end) {
+          this.handOff();
           return;
         }
         const buf = this.joined();
@@ -198,17 +235,26 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
         this.started = 0;
         this.chunks = buf.length > end ? [buf.subarray(end)] : [];
         this.size = buf.length - end;
+        this.scanner.reset();
+        this.fed = 0;
+        this.headEnd = -1;
         this.busy = true;
-        this.socket.pause();
+        this.closeInFlight = req.close;
+        // Paused while the engine works: pipelined requests wait. Not after `Connection: close`,
+        // whose followers are refused at once, as node:http refuses them.
+        if (!req.close) this.socket.pause();
         this.socket.setTimeout(0);
         handler(req, buf.subarray(req.bodyStart, end), (r) => this.reply(r, req.close));
       }
       if (this.ended && !this.busy && !this.gone) this.socket.end();
     }
 
-    /** node:http's headersTimeout / requestTimeout: a request may not take longer to arrive. */
+    /** node:http's headersTimeout / requestTimeout: a request may not take longer to arrive (node's 408). */
     private tooSlow(limitMs: number): void {
-      if (Date.now() - this.started > limitMs) this.socket.destroy();
+      if (limitMs > 0 && Date.now() - this.started > limitMs) {
+        this.socket.write(REQUEST_TIMEOUT);
+        this.socket.destroy();
+      }
     }
 
     private reply(r: PlainResponse, clientClose: boolean): void {
@@ -229,7 +275,11 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       }
       this.write(head, r);
       if (close || closing) {
-        this.socket.end();
+        // As node:http: the socket ends, and is destroyed once the answer is written.
+        const { socket } = this;
+        socket.end();
+        if (socket.writableFinished) socket.destroy();
+        else socket.once('finish', () => socket.destroy());
         return;
       }
       this.socket.setTimeout(opts.keepAliveMs);

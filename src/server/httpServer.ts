@@ -200,7 +200,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
         // reply() destroyed the socket before it threw
       },
     });
-  }, { keepAliveMs: KEEP_ALIVE_MS, maxHead: MAX_HEAD, maxBody: BODY_LIMIT });
+  }, { keepAliveMs: KEEP_ALIVE_MS, maxHead: MAX_HEAD, maxBody: BODY_LIMIT, headersTimeoutMs: server.headersTimeout, requestTimeoutMs: server.requestTimeout });
 
   const wss = wsHandler
     ? new WebSocketServer({

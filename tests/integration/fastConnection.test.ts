@@ -15,6 +15,23 @@ import { installFastPath } from '../../src/server/fastConnection.js';
 import type { Handler } from '../../src/server/index.js';
 import { listenerContext } from '../support/listenerContext.js';
 
+/** What a raw client receives until the server closes (Date and request ids blanked), and after how many bytes. */
+async function exchange(port: number, steps: Array<string | number>): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  let out = '';
+  socket.on('data', (d) => (out += d.toString('latin1')));
+  socket.on('error', () => {});
+  const closed = once(socket, 'close');
+  for (const step of steps) {
+    if (typeof step === 'number') await new Promise((r) => setTimeout(r, step));
+    else if (!socket.destroyed) socket.write(step);
+  }
+  const timer = setTimeout(() => socket.destroy(), 5000);
+  await closed;
+  clearTimeout(timer);
+  return out.replace(/^Date: .*$/gm, 'Date: -').replace(/^x-request-id: .*$/gim, 'x-request-id: -');
+}
+
 interface Response {
   status: number;
   headers: Record<string, string>;
@@ -171,9 +188,10 @@ test('Connection: close from the client, and a client that half-closes after its
   const { server, port } = await echoServer();
   try {
     const c = new RawClient(port);
-    c.write(post('/v1/query', '"a"', 'Connection: close\r\n') + post('/v1/query', '"never read"'));
+    c.write(post('/v1/query', '"a"', 'Connection: close\r\n'));
     await c.closedByServer();
     assert.equal(c.responses.length, 1);
+    assert.equal(JSON.parse(c.responses[0]!.body).body, '"a"');
     assert.equal(c.responses[0]!.headers.connection, 'close');
     assert.equal(c.responses[0]!.headers['keep-alive'], undefined);
 
@@ -275,4 +293,62 @@ test('a connection idle for the keep-alive time, or stuck inside a request head,
   } finally {
     server.close();
   }
+});
+
+test('bytes pipelined after Connection: close get node:http\'s answer, with or without the fast path', async () => {
+  // The same exchanges against the engine served by node:http alone and with the fast path in
+  // front: what the client receives must be byte for byte the same (node: a 400 and the end of
+  // the connection when more bytes follow a `Connection: close` request before its answer).
+  const closeReq = post('/v1/query', '"a"', 'Connection: close\r\n');
+  const scenarios: Record<string, Array<string | number>> = {
+    'in the same write': [closeReq + post('/v1/query', '"b"')],
+    'while the request is in flight': [closeReq, 50, post('/v1/query', '"b"')],
+    'after its answer': [closeReq, 400, post('/v1/query', '"b"')],
+    'a GET after a GET with close': ['GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'],
+  };
+  const results: Record<string, string[]> = {};
+  for (const fastPath of [false, true]) {
+    const ctx = listenerContext();
+    ctx.config.httpFastPath = fastPath;
+    const slow: Handler = async (req) => {
+      await new Promise((r) => setTimeout(r, 200));
+      return { status: 200, body: JSON.stringify({ body: req.body.toString() }) };
+    };
+    const server = createEngineServer(ctx, { v1Query: slow, healthz: async () => ({ status: 200, body: 'OK' }) });
+    const port = await server.listen(0, '127.0.0.1');
+    try {
+      for (const [name, steps] of Object.entries(scenarios)) (results[name] ??= []).push(await exchange(port, steps));
+    } finally {
+      await server.close(1000);
+    }
+  }
+  for (const [name, [node, fast]] of Object.entries(results)) assert.equal(fast, node, name);
+  assert.equal(results['in the same write']![0], 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  assert.equal(results['while the request is in flight']![0], 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  assert.match(results['after its answer']![0]!, /^HTTP\/1\.1 200 OK\r\n[^]*\{"body":"\\"a\\""\}$/);
+});
+
+test('a request head that takes too long to arrive gets node:http\'s 408, as from node:http', async () => {
+  // A head trickled a byte at a time, each byte well within the idle timeout, the whole slower
+  // than headersTimeout: the same bytes to node:http alone and to the fast path.
+  const head = 'GET /x HTTP/1.1\r\nHost: x\r\nX-Slow: abcdefghijklmnopqrstuvwxyz\r\n\r\n';
+  const steps: Array<string | number> = [];
+  for (const ch of head) steps.push(ch, 40);
+  const answers: string[] = [];
+  for (const fastPath of [false, true]) {
+    const server = createServer({ headersTimeout: 400, requestTimeout: 800, connectionsCheckingInterval: 50, keepAliveTimeout: 1000 }, (_req, res) => res.end('served'));
+    const fast = fastPath ? installFastPath(server, (_req, body, reply) => reply({ status: 200, headers: { 'content-length': 6 }, body: 'served' }), {
+      keepAliveMs: 1000, maxHead: 16 * 1024, maxBody: 1024, headersTimeoutMs: server.headersTimeout, requestTimeoutMs: server.requestTimeout,
+    }) : undefined;
+    assert.equal(fastPath, fast !== undefined);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      answers.push(await exchange((server.address() as net.AddressInfo).port, steps));
+    } finally {
+      server.close();
+    }
+  }
+  assert.equal(answers[0], 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n', 'node:http alone');
+  assert.equal(answers[1], answers[0], 'the fast path');
 });
