@@ -96,7 +96,10 @@ function connectionFields(ctx: PlanContext, table: TableInfo, selection: NField[
         fields: (f.selection ?? []).map((e): EdgeField => {
           if (e.name === '__typename') return { alias: e.alias, kind: 'typename', name: e.parentType.name };
           if (outputMeta(e.def)?.kind === 'ext:relay_cursor') return { alias: e.alias, kind: 'cursor' };
-          return { alias: e.alias, kind: 'node', fields: planFields(ctx, table, e.selection ?? []) };
+          const fields = planFields(ctx, table, e.selection ?? []);
+          const computed = fields.find((x) => x.kind === 'computed_scalar' || x.kind === 'computed_table');
+          if (computed) throw vf(`computed fields are not supported on the nodes of a connection: ${JSON.stringify(computed.alias)}`, e.path);
+          return { alias: e.alias, kind: 'node', fields };
         }),
       };
     }
