@@ -10,8 +10,8 @@ import type { SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';
-import { TABLE_SCHEMA_PARTS, type SchemaParts } from './graphql/index.js';
-import { TABLE_PLANNERS, type RootFieldPlanners } from './planner/index.js';
+import { RELAY_SCHEMA_PARTS, TABLE_SCHEMA_PARTS, type SchemaParts } from './graphql/index.js';
+import { RELAY_PLANNERS, TABLE_PLANNERS, type RootFieldPlanners } from './planner/index.js';
 import { actionMutationFields, actionQueryFields, planActionAsyncResult, planActionField } from './actions/index.js';
 import { fetchRemoteInputs, planRemoteField } from './remoteSchemas/index.js';
 
@@ -20,7 +20,13 @@ import { fetchRemoteInputs, planRemoteField } from './remoteSchemas/index.js';
  * the builders of each role schema's root fields and table fields, and the planner of each `ext:`
  * root-field kind. What then runs each kind of compiled root field is api/executors.ts.
  */
-export const ENGINE_PARTS: { readonly schema: SchemaParts; readonly planners: RootFieldPlanners } = {
+/** A GraphQL API: the parts of its role schemas and the planners of its `ext:` root fields. */
+export interface ApiParts {
+  readonly schema: SchemaParts;
+  readonly planners: RootFieldPlanners;
+}
+
+export const ENGINE_PARTS: ApiParts = {
   schema: {
     query: [...TABLE_SCHEMA_PARTS.query, actionQueryFields],
     mutation: [...TABLE_SCHEMA_PARTS.mutation, actionMutationFields],
@@ -32,6 +38,15 @@ export const ENGINE_PARTS: { readonly schema: SchemaParts; readonly planners: Ro
     'ext:action': planActionField,
     'ext:action_async_result': planActionAsyncResult,
   },
+};
+
+/**
+ * The Relay API (/v1beta1/relay): its own role schemas (Node, connections; the tables' mutations)
+ * and planners; role schemas and plans are cached apart from the GraphQL API's.
+ */
+export const RELAY_PARTS: ApiParts = {
+  schema: RELAY_SCHEMA_PARTS,
+  planners: { ...TABLE_PLANNERS, ...RELAY_PLANNERS },
 };
 
 export interface AppState {

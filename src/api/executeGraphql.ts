@@ -11,7 +11,7 @@
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
-import { ENGINE_PARTS, type EngineContext } from '../appState.js';
+import { ENGINE_PARTS, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -65,6 +65,8 @@ export interface ExecuteOptions {
   forbidMutations?: boolean;
   /** HTTP request extras (client headers; Set-Cookie values to pass back), when the transport has them. */
   extras?: RequestExtras;
+  /** The API the request is for: the GraphQL API (default) or the Relay API. */
+  parts?: ApiParts;
 }
 
 /** Parse, validate and plan (cached per document) in a `graphql.compile` span. */
@@ -87,8 +89,9 @@ export async function executeGraphql(
   try {
     const cache = ctx.state.current;
     assertQueryAllowed(cache, ctx.config, session, request.query);
-    const roleSchema = getRoleSchema(cache, session.role, ENGINE_PARTS.schema);
-    const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config, planners: ENGINE_PARTS.planners };
+    const parts = opts.parts ?? ENGINE_PARTS;
+    const roleSchema = getRoleSchema(cache, session.role, parts.schema);
+    const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config, planners: parts.planners };
     const { compiled, variables } = tracingOn() ? tracedCompile(args) : getCompiledOperation(args);
     if (compiled.kind === 'mutation' && opts.forbidMutations) throw mutationByGet();
     if (compiled.kind === 'subscription' && transport === 'http') {

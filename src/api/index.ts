@@ -9,7 +9,7 @@ export { consoleAssets, consoleRedirect } from './consoleAssets.js';
 export { version } from './version.js';
 export { v1alpha1Config } from './v1alpha1Config.js';
 export { v1alpha1PgDump } from './v1alpha1PgDump.js';
-export { v1Graphql } from './v1Graphql.js';
+export { v1Graphql, v1beta1Relay } from './v1Graphql.js';
 // What runs each kind of root field (the one table) and the executors' contract.
 export { EXECUTORS, type Executors } from './executors.js';
 export type { ExecutorArgs, MutationFieldExecutor, OperationExecutor, QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
@@ -21,7 +21,7 @@ export { v1Query } from './v1Query.js';
 export { v1Metadata } from './v1Metadata.js';
 export { v1Metrics } from './v1Metrics.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
-export { v1GraphqlWs } from './v1GraphqlWs.js';
+export { v1GraphqlWs, v1beta1RelayWs } from './v1GraphqlWs.js';
 // Background workers (event-trigger delivery), started by server/startEngine.ts.
 export { startWorkers } from './startWorkers.js';
 // The contract between the listener (server/) and these handlers.

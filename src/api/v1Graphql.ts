@@ -11,6 +11,7 @@ import { ApiError, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
+import { ENGINE_PARTS, RELAY_PARTS, type ApiParts } from '../appState.js';
 import type { Handler, HttpResponse } from './handlerTypes.js';
 import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } from './executeGraphql.js';
 import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
@@ -34,7 +35,8 @@ const DATA_PREFIX = '{"data"';
 const hasData = (body: string | Buffer): boolean =>
   typeof body === 'string' ? body.startsWith(DATA_PREFIX) : body.subarray(0, DATA_PREFIX.length).toString() === DATA_PREFIX;
 
-export const v1Graphql: Handler = async (req, ctx) => {
+/** The handler of a GraphQL endpoint over `parts`: /v1/graphql (the GraphQL API) or /v1beta1/relay (the Relay API). */
+const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
   const realStatus = req.path.startsWith('/v1alpha1/');
   const isGet = req.method === 'GET';
   const spec = negotiateMediaType(typeof req.headers.accept === 'string' ? req.headers.accept : undefined) === GRAPHQL_RESPONSE_JSON;
@@ -105,7 +107,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
       // documents never holds the event loop for the whole batch (issue 17).
       if (parts.length > 0) await yieldToEventLoop();
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
-      const { body } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers });
+      const { body } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers }, 'http', { parts: api });
       parts.push(typeof body === 'string' ? Buffer.from(body) : body);
     }
     parts.push(parts.length === 0 ? EMPTY_BATCH : CLOSE_BRACKET);
@@ -129,7 +131,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
       },
       setCookie: [],
     };
-    const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras });
+    const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras, parts: api });
     if (request.operationName !== null) log.operationName = request.operationName;
     if (extras.setCookie.length === 0) return respond(result, log, result.headers);
     // Set-Cookie of actions and of remote schemas, together.
@@ -139,6 +141,10 @@ export const v1Graphql: Handler = async (req, ctx) => {
     return { ...res, headers: { ...res.headers, 'set-cookie': cookies } };
   }
 };
+
+export const v1Graphql: Handler = graphqlEndpoint(ENGINE_PARTS);
+/** POST /v1beta1/relay: the Relay API (beta in Hasura v1.3), the same pipeline over the Relay schemas. */
+export const v1beta1Relay: Handler = graphqlEndpoint(RELAY_PARTS);
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

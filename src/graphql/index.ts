@@ -11,7 +11,7 @@ export { TABLE_SCHEMA_PARTS } from './schema/schemaParts.js';
 export { boolExp, comparisonExp, orderBy, aggregateOrderBy, selectColumnEnum, opColumns, availableOps, visibleColumns } from './schema/inputTypes.js';
 export { lastField as remoteRelLastField } from './schema/remoteTypes.js';
 export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, selectArgs, outField, functionArgsType } from './schema/tableTypes.js';
-export type { FieldEntry } from './schema/queryRoot.js';
+export { type FieldEntry, primaryKeyColumns } from './schema/queryRoot.js';
 export { getRoleSchema, buildRoleSchema, type RoleSchema } from './schema/roleSchema.js';
 export * from './request/types.js';
 export { vf, showName, showNames, showNamedTy, showGT } from './request/messages.js';
@@ -32,3 +32,4 @@ export {
   HARD_BOUNDS, limitsForRole, checkOperationCost, checkBatchSize, type RoleLimits, type LimitDefaults,
 } from './request/operationLimits.js';
 export { duplicateRootFields, assertNoRootFieldConflicts, remoteRootFields, databaseRootFields } from './schema/rootFieldConflicts.js';
+export { RELAY_SCHEMA_PARTS, relayKey } from './schema/relaySchema.js';

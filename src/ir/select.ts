@@ -48,7 +48,10 @@ export type SelectField =
    * A remote relationship: the row's join columns as a JSON object (`{"id":1}`) at the field's
    * place; the executor replaces it with the remote's answer. `join` is the executor's (opaque here).
    */
-  | { alias: string; kind: 'remote_rel_keys'; columns: Array<{ key: string; column: string; pgType: string }>; join: unknown };
+  | { alias: string; kind: 'remote_rel_keys'; columns: Array<{ key: string; column: string; pgType: string }>; join: unknown }
+  /** Relay: the row's global id, and an array relationship as a connection. */
+  | RelayIdField
+  | { alias: string; kind: 'connection'; join: RelationshipJoin; connection: ConnectionIR };
 
 /** A positional or named argument to a SQL function. */
 export interface FunctionArg {
@@ -100,3 +103,46 @@ export type OrderByTarget =
   | { kind: 'object_rel'; join: RelationshipJoin; filter: BoolExp; target: OrderByTarget }
   /** By an aggregate of an array relationship: count, or op(column). */
   | { kind: 'array_agg'; join: RelationshipJoin; filter: BoolExp; agg: { op: 'count' } | { op: 'sum' | 'avg' | 'min' | 'max' | 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance'; column: string } };
+
+/**
+ * The Relay connection IR (`<t>_connection`, `<rel>_connection`): the rows of `select` (where with the
+ * permission filter, order with the primary key last as tie-break) numbered in that order, the page
+ * cut by the `after`/`before` cursors (located by their primary-key values) and `first`/`last`, and
+ * the JSON the client asked for: `edges { cursor node }` and `pageInfo`.
+ */
+export interface ConnectionIR {
+  /** The rows; `select.fields` are unused (nodes carry their own), `limit`/`offset` never set. */
+  select: SelectIR;
+  /** The primary key: locates cursors and ends every cursor object. */
+  pk: Array<{ column: string; pgType: string }>;
+  /** The keys of each cursor object, in order: the ordering columns, then the primary key. */
+  cursorColumns: string[];
+  first?: number;
+  last?: number;
+  /** The primary-key values the `after` / `before` cursor names. */
+  after?: IrValue[];
+  before?: IrValue[];
+  fields: ConnectionField[];
+}
+
+export type ConnectionField =
+  | { alias: string; kind: 'typename'; name: string }
+  | { alias: string; kind: 'edges'; fields: EdgeField[] }
+  | { alias: string; kind: 'page_info'; fields: PageInfoField[] };
+
+export type EdgeField =
+  | { alias: string; kind: 'typename'; name: string }
+  | { alias: string; kind: 'cursor' }
+  | { alias: string; kind: 'node'; fields: SelectField[] };
+
+export type PageInfoField =
+  | { alias: string; kind: 'typename'; name: string }
+  | { alias: string; kind: 'hasNextPage' | 'hasPreviousPage' | 'startCursor' | 'endCursor' };
+
+/** A Relay global id: `base64([1, schema, table, pk values...])`, the JSON as Postgres writes it. */
+export interface RelayIdField {
+  alias: string;
+  kind: 'relay_id';
+  table: QualifiedTable;
+  columns: string[];
+}

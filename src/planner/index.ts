@@ -19,3 +19,4 @@ export { TABLE_PLANNERS } from './planners.js';
 export {
   planMutationField, mutationRootPlanner, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationFieldPlan, type StatementPlan,
 } from './mutation.js';
+export { RELAY_PLANNERS } from './relay.js';

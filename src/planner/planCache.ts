@@ -48,7 +48,8 @@ const DOCS_PER_CACHE = 2000;
 const PLANS_PER_DOC = 64;
 /** Query texts longer than this are validated every time rather than kept (2000 × 50 MB would not fit in memory). */
 const MAX_CACHED_QUERY_CHARS = 64 * 1024;
-const caches = new WeakMap<SchemaCache, Lru<string, DocEntry>>();
+/** Per set of planners (the GraphQL API, the Relay API), per schema cache: the same text means other fields in each. */
+const caches = new WeakMap<RootFieldPlanners, WeakMap<SchemaCache, Lru<string, DocEntry>>>();
 
 export interface PlanRequest {
   cache: SchemaCache;
@@ -63,8 +64,10 @@ export interface PlanRequest {
 
 /** The compiled operation for this request, and the variable values to bind (defaults filled in). */
 export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOperation; variables: Record<string, unknown> } {
-  let docs = caches.get(req.cache);
-  if (!docs) caches.set(req.cache, (docs = new Lru(DOCS_PER_CACHE)));
+  let byCache = caches.get(req.planners);
+  if (!byCache) caches.set(req.planners, (byCache = new WeakMap()));
+  let docs = byCache.get(req.cache);
+  if (!docs) byCache.set(req.cache, (docs = new Lru(DOCS_PER_CACHE)));
   const { request, roleSchema } = req;
   const key = `${roleSchema.role}\u0000${request.operationName ?? ''}\u0000${request.query}`;
   let entry = docs.get(key);

@@ -5,12 +5,16 @@
  */
 import { andAll, type AggregateField, type AggregateIR, type AggregateOp, type BoolExp, type FunctionArg, type IrValue, type SelectField, type SelectIR } from '../ir/index.js';
 import { isBigNumType, outputMeta, vf, type AnnValue, type NField, type SelectView } from '../graphql/index.js';
-import type { ComputedFieldInfo, RemoteRelInfo, TableInfo } from '../metadata/index.js';
+import type { ColumnInfo, ComputedFieldInfo, RelationshipInfo, RemoteRelInfo, TableInfo } from '../metadata/index.js';
+import { planConnection } from './connection.js';
 import { pathKey } from '../core/index.js';
 import { planBoolExp } from './boolExp.js';
 import { irValue, type PlanContext } from './context.js';
 import { parseJsonPath } from './jsonPath.js';
 import { planDistinctOn, planOrderBy } from './orderBy.js';
+import { checkLimitValue, checkOffsetValue } from './rowCount.js';
+
+export { checkLimitValue, checkOffsetValue };
 
 /** The row-set part shared by selects and aggregates: where, order_by, distinct_on, limit, offset. */
 interface RowSet {
@@ -35,32 +39,6 @@ function planRowSet(ctx: PlanContext, table: TableInfo, view: SelectView, field:
   if (limit !== undefined) rs.limit = limit;
   if (offset !== undefined) rs.offset = offset;
   return rs;
-}
-
-const NEGATIVE = 'expected a non-negative 32-bit integer for type "Int", but found an integer';
-
-const outOfBounds = (value: unknown, path: string) =>
-  vf(`The value ${String(value).trim()} lies outside the bounds or is not an integer. Maybe it is a float, or is there integer overflow?`, path);
-
-/** Checks a limit value (literal or variable value): a non-negative 32-bit integer; returns it as a number. */
-export function checkLimitValue(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw vf('expecting Integer value for "limit"', path);
-  if (value < 0) throw vf(NEGATIVE, path);
-  if (value > 2147483647) throw outOfBounds(value, path);
-  return value;
-}
-
-/**
- * Checks an offset value: a non-negative integer, or a string of digits (Hasura passes those
- * through), within Postgres' bigint range (Hasura v2 reads offsets as 64-bit integers).
- */
-export function checkOffsetValue(value: unknown, path: string): number {
-  const digits = typeof value === 'string' && /^\s*\d+\s*$/.test(value);
-  const n = digits ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw vf('expecting Integer value for "offset"', path);
-  if (n < 0) throw vf(NEGATIVE, path);
-  if (digits ? BigInt((value as string).trim()) > 9223372036854775807n : n > 9223372036854775807) throw outOfBounds(value, path);
-  return n;
 }
 
 function planLimit(ctx: PlanContext, v: AnnValue | undefined, permLimit: number | null, path: string): number | IrValue | undefined {
@@ -185,6 +163,12 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
         };
         if (meta.field.sessionArgIndex !== undefined) out.sessionArg = meta.field.sessionArgIndex;
         return out;
+      }
+      case 'ext:relay_id':
+        return { alias: f.alias, kind: 'relay_id', table: table.name, columns: (meta.pkColumns as ColumnInfo[]).map((c) => c.name) };
+      case 'ext:relay_rel_connection': {
+        const rel = meta.rel as RelationshipInfo;
+        return { alias: f.alias, kind: 'connection', join: rel.join, connection: planConnection(ctx, meta.remote as TableInfo, f, planFields) };
       }
       case 'ext:remote_rel': {
         // The join columns at the field's place; the remote-join executor swaps in the remote's answer.

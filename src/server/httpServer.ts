@@ -21,7 +21,7 @@ import { corsPolicy, originAllowed, PREFLIGHT_MAX_AGE } from './cors.js';
 import { readBody, BODY_LIMIT } from './readBody.js';
 import { installFastPath } from './fastConnection.js';
 import { writeHttpLog } from './httpLog.js';
-import { buildRouteTable, lookupRoute, wsHandlerOf, WS_PATHS } from './routes.js';
+import { buildRouteTable, lookupRoute, wsHandlersOf } from './routes.js';
 import type { HttpResponse, RequestContext } from '../api/index.js';
 import { tracedRequest, tracingOn } from '../tracing/index.js';
 
@@ -70,7 +70,7 @@ function defaultKind(endpoint: string): string {
 export function createEngineServer(ctx: EngineContext, api: Readonly<Record<string, unknown>>): EngineServer {
   const { config, logger, metrics } = ctx;
   const routes = buildRouteTable(api, config.enabledApis);
-  const wsHandler = wsHandlerOf(api, config.enabledApis);
+  const wsHandlers = wsHandlersOf(api, config.enabledApis);
   const cors = corsPolicy(config.corsDomain, config.disableCors);
   let inFlight = 0;
   let closing = false;
@@ -202,7 +202,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
     });
   }, { keepAliveMs: KEEP_ALIVE_MS, maxHead: MAX_HEAD, maxBody: BODY_LIMIT, headersTimeoutMs: server.headersTimeout, requestTimeoutMs: server.requestTimeout });
 
-  const wss = wsHandler
+  const wss = wsHandlers.size > 0
     ? new WebSocketServer({
         noServer: true,
         maxPayload: BODY_LIMIT,
@@ -212,7 +212,8 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
 
   server.on('upgrade', (req: IncomingMessage, socket, head) => {
     const path = pathOf(req.url ?? '/');
-    if (!wss || !wsHandler || closing || !WS_PATHS.includes(path)) {
+    const wsHandler = wsHandlers.get(path);
+    if (!wss || !wsHandler || closing) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }

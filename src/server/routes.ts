@@ -31,14 +31,19 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/graphql', handler: 'v1Graphql', api: 'graphql' },
   { method: 'POST', path: '/v1alpha1/graphql', handler: 'v1Graphql', api: 'graphql' },
   { method: 'GET', path: '/v1alpha1/graphql', handler: 'v1Graphql', api: 'graphql' },
+  // The Relay API (beta): its own schema per role, the same pipeline.
+  { method: 'POST', path: '/v1beta1/relay', handler: 'v1beta1Relay', api: 'graphql' },
   { method: 'POST', path: '/v1/graphql/explain', handler: 'v1GraphqlExplain', api: 'metadata' },
   { method: 'GET', path: '/v1alpha1/config', handler: 'v1alpha1Config', api: 'config' },
   { method: 'POST', path: '/v1alpha1/pg_dump', handler: 'v1alpha1PgDump', api: 'pgdump' },
 ];
 
-/** WebSocket endpoints (GraphQL subscriptions), served by the `v1GraphqlWs` export when present. */
-export const WS_PATHS: readonly string[] = ['/v1/graphql', '/v1alpha1/graphql'];
-export const WS_HANDLER = 'v1GraphqlWs';
+/** WebSocket endpoints (GraphQL subscriptions): path → export name in api/index.ts (served when present). */
+export const WS_ROUTES: Readonly<Record<string, string>> = {
+  '/v1/graphql': 'v1GraphqlWs',
+  '/v1alpha1/graphql': 'v1GraphqlWs',
+  '/v1beta1/relay': 'v1beta1RelayWs',
+};
 
 /** path → method → handler (a `/*` path holds its prefix's routes). */
 export type RouteTable = ReadonlyMap<string, ReadonlyMap<string, Handler>>;
@@ -68,8 +73,13 @@ export function buildRouteTable(api: Readonly<Record<string, unknown>>, enabled:
   return table;
 }
 
-/** The subscription handler, when it exists and the GraphQL API is enabled. */
-export function wsHandlerOf(api: Readonly<Record<string, unknown>>, enabled: ReadonlySet<EnabledApi>): WsHandler | undefined {
-  const h = api[WS_HANDLER];
-  return typeof h === 'function' && enabled.has('graphql') ? (h as WsHandler) : undefined;
+/** path → subscription handler, for the handlers that exist, when the GraphQL API is enabled (empty otherwise). */
+export function wsHandlersOf(api: Readonly<Record<string, unknown>>, enabled: ReadonlySet<EnabledApi>): ReadonlyMap<string, WsHandler> {
+  const out = new Map<string, WsHandler>();
+  if (!enabled.has('graphql')) return out;
+  for (const [path, name] of Object.entries(WS_ROUTES)) {
+    const h = api[name];
+    if (typeof h === 'function') out.set(path, h as WsHandler);
+  }
+  return out;
 }

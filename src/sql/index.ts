@@ -12,3 +12,4 @@ export { runMutation, mutationSqlText, singleStatement, type CompiledStatement, 
 export { CHECK_VIOLATION_FUNCTION_SQL } from './mutationOutput.js';
 export { compileCount } from './count.js';
 export { mapParamRefs } from './mapParamRefs.js';
+export { compileConnection } from './nodes.js';

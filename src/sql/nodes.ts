@@ -15,8 +15,9 @@
  * aggregates. In `scalar` mode (mutation output, where the FROM belongs to someone else) the same
  * nodes are written as correlated scalar subqueries instead of joins.
  */
-import type { AggregateIR, AggregateOp, RelationshipJoin, SelectField, SelectIR } from '../ir/index.js';
-import type { Aliases } from './aliases.js';
+import type { AggregateIR, AggregateOp, ConnectionIR, RelationshipJoin, SelectField, SelectIR } from '../ir/index.js';
+import { Aliases } from './aliases.js';
+import { connectionNode, relayIdSql, type NodeSelection } from './connection.js';
 import { aggregateCall } from './aggregateOps.js';
 import { columnSql, joinCondition, valueSql } from './boolExp.js';
 import { columnValue, functionCallSql, toJsonable } from './columns.js';
@@ -64,6 +65,10 @@ export function selection(fields: readonly SelectField[], alias: SqlFragment, al
         return { key: f.alias, value: toJsonable(functionCallSql(f, alias), f.pgType, f.stringify) };
       case 'computed_table':
         return { key: f.alias, value: nested(() => arrayNode(f.select, { from: functionCallSql(f, alias) }, aliases)) };
+      case 'relay_id':
+        return { key: f.alias, value: relayIdSql(f, alias) };
+      case 'connection':
+        return { key: f.alias, value: nested(() => connectionNode(f.connection, relSource(f.connection.select, f.join, alias), aliases, nodeRow(f.connection, aliases))) };
       case 'remote_rel_keys':
         return {
           key: f.alias,
@@ -72,6 +77,21 @@ export function selection(fields: readonly SelectField[], alias: SqlFragment, al
     }
   });
   return { row: rowObject(entries), joins };
+}
+
+/** The JSON of a connection's nodes over the page's rows (edges.node). */
+function nodeRow(ir: ConnectionIR, aliases: Aliases): NodeSelection {
+  const fields = ir.fields.flatMap((f) => (f.kind === 'edges' ? f.fields.flatMap((e) => (e.kind === 'node' ? e.fields : [])) : []));
+  return (alias) => {
+    const sel = selection(fields, alias, aliases);
+    return { row: sel.row.json ? sel.row.expr : sql`row_to_json(${sel.row.expr})`, joins: sel.joins };
+  };
+}
+
+/** A root `<t>_connection`: one statement, one row, one json column. */
+export function compileConnection(ir: ConnectionIR, column: string): SqlFragment {
+  const aliases = new Aliases();
+  return connectionNode(ir, { from: sourceSql(ir.select) }, aliases, nodeRow(ir, aliases), column);
 }
 
 function relSource(ir: SelectIR | AggregateIR, join: RelationshipJoin, parent: SqlFragment): NodeSource {

@@ -24,7 +24,7 @@ import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { authenticate } from '../auth/index.js';
-import { ENGINE_PARTS, type EngineContext } from '../appState.js';
+import type { ApiParts, EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation } from '../planner/index.js';
 import type { Subscriber } from './cohort.js';
@@ -55,8 +55,8 @@ const DROPPED_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', '
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Serves one accepted socket until it closes. */
-export function serveGraphqlSocket(socket: WebSocket, req: IncomingMessage, ctx: EngineContext, execute: WsExecute): void {
-  new GraphqlSocket(socket, req, ctx, execute);
+export function serveGraphqlSocket(socket: WebSocket, req: IncomingMessage, ctx: EngineContext, execute: WsExecute, parts: ApiParts): void {
+  new GraphqlSocket(socket, req, ctx, execute, parts);
 }
 
 class GraphqlSocket {
@@ -72,7 +72,11 @@ class GraphqlSocket {
   private closed = false;
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(private readonly socket: WebSocket, req: IncomingMessage, private readonly ctx: EngineContext, private readonly execute: WsExecute) {
+  constructor(
+    private readonly socket: WebSocket, req: IncomingMessage, private readonly ctx: EngineContext, private readonly execute: WsExecute,
+    /** The API the socket serves (the GraphQL API or the Relay API). */
+    private readonly parts: ApiParts,
+  ) {
     this.protocol = socket.protocol === 'graphql-transport-ws' ? 'graphql-transport-ws' : 'graphql-ws';
     this.legacyErrors = (req.url ?? '').startsWith('/v1alpha1/');
     this.handshakeHeaders = handshakeHeaders(req, ctx);
@@ -233,8 +237,8 @@ class GraphqlSocket {
       const cache = this.ctx.state.current;
       assertQueryAllowed(cache, this.ctx.config, session, request.query);
       const { compiled, variables } = getCompiledOperation({
-        cache, roleSchema: getRoleSchema(cache, session.role, ENGINE_PARTS.schema), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
-        limits: this.ctx.config, planners: ENGINE_PARTS.planners,
+        cache, roleSchema: getRoleSchema(cache, session.role, this.parts.schema), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
+        limits: this.ctx.config, planners: this.parts.planners,
       });
       if (compiled.kind !== 'subscription') {
         const r = await this.execute(session, request);

@@ -46,6 +46,8 @@ function spend(ctx: WalkContext): void {
 /** The merged fields of `selectionSet` on `parentType` (the set itself sits at `path`). */
 export function walkSelectionSet(
   ctx: WalkContext, parentType: GraphQLObjectType, selectionSet: SelectionSetNode, path: string, visited: readonly string[],
+  /** Walking one possible type of an abstract field: fragments on other object types are left out. */
+  lenient = false,
 ): NField[] {
   const here = `${path}.selectionSet`;
   const collected: NField[] = [];
@@ -62,12 +64,12 @@ export function walkSelectionSet(
       const frag = ctx.fragments.get(name);
       if (!frag) throw vf(`fragment '${name}' not found`, here);
       const fragPath = pathKey(here, name);
-      const fields = walkFragment(ctx, parentType, frag.typeCondition.name.value, sel.directives, frag.selectionSet, fragPath, [name, ...visited]);
+      const fields = walkFragment(ctx, parentType, frag.typeCondition.name.value, sel.directives, frag.selectionSet, fragPath, [name, ...visited], lenient);
       if (fields) collected.push(...fields);
     } else {
       const typeName = sel.typeCondition?.name.value ?? parentType.name;
       if (!ctx.schema.getType(typeName)) throw vf(`no such type exists in the schema: ${showNamedTy(typeName)}`, here);
-      const fields = walkFragment(ctx, parentType, typeName, sel.directives, sel.selectionSet, `${here}.inlineFragment`, visited);
+      const fields = walkFragment(ctx, parentType, typeName, sel.directives, sel.selectionSet, `${here}.inlineFragment`, visited, lenient);
       if (fields) collected.push(...fields);
     }
   }
@@ -76,15 +78,31 @@ export function walkSelectionSet(
 
 function walkFragment(
   ctx: WalkContext, parentType: GraphQLObjectType, typeName: string, directives: readonly DirectiveNode[] | undefined,
-  selectionSet: SelectionSetNode, path: string, visited: readonly string[],
+  selectionSet: SelectionSetNode, path: string, visited: readonly string[], lenient: boolean,
 ): NField[] | null {
   const fragType = ctx.schema.getType(typeName);
   if (!(fragType instanceof GraphQLObjectType) || fragType.name !== parentType.name) {
-    const shown = fragType ? fragType.name : typeName;
-    throw vf(`cannot spread fragment  defined on ${showNamedTy(shown)} when selecting fields of type ${showNamedTy(parentType.name)}`, path);
+    const implemented = fragType instanceof GraphQLInterfaceType && parentType.getInterfaces().includes(fragType);
+    if (!implemented) {
+      if (lenient && fragType instanceof GraphQLObjectType) return null;
+      const shown = fragType ? fragType.name : typeName;
+      throw vf(`cannot spread fragment  defined on ${showNamedTy(shown)} when selecting fields of type ${showNamedTy(parentType.name)}`, path);
+    }
   }
   if (!includeByDirectives(ctx, directives, path)) return null;
-  return walkSelectionSet(ctx, parentType, selectionSet, path, visited);
+  return walkSelectionSet(ctx, parentType, selectionSet, path, visited, lenient);
+}
+
+/**
+ * A selection on an interface whose implementations are tables (the Relay `Node`): walked once per
+ * possible object type, each walk keeping the fields and fragments that apply to that type.
+ */
+function walkAbstract(
+  ctx: WalkContext, named: GraphQLInterfaceType, selectionSet: SelectionSetNode, path: string, visited: readonly string[],
+): Map<string, NField[]> {
+  const byType = new Map<string, NField[]>();
+  for (const t of ctx.schema.getPossibleTypes(named)) byType.set(t.name, walkSelectionSet(ctx, t, selectionSet, path, visited, true));
+  return byType;
 }
 
 function fieldDef(ctx: WalkContext, parentType: GraphQLObjectType, name: string): GraphQLField<unknown, unknown> | undefined {
@@ -113,13 +131,18 @@ function walkField(
   const args = walkArguments(ctx, def.args, node.arguments ?? [], `${path}.args`);
   const named = getNamedType(def.type);
   let selection: NField[] | null = null;
+  let byType: Map<string, NField[]> | undefined;
   const hasSel = !!node.selectionSet && node.selectionSet.selections.length > 0;
   if (named instanceof GraphQLObjectType) {
     if (!hasSel) throw vf(`field ${showName(name)} of type ${showGT(def.type)} must have a selection of subfields`, path);
     selection = walkSelectionSet(ctx, named, node.selectionSet!, path, visited);
   } else if (named instanceof GraphQLInterfaceType || named instanceof GraphQLUnionType) {
     if (!hasSel) throw vf(`field ${showName(name)} of type ${showGT(def.type)} must have a selection of subfields`, path);
-    throw vf(`selections on abstract type ${showNamedTy(named.name)} are not supported`, path);
+    if (!(named instanceof GraphQLInterfaceType) || outputMeta(def)?.kind !== 'ext:relay_node') {
+      throw vf(`selections on abstract type ${showNamedTy(named.name)} are not supported`, path);
+    }
+    byType = walkAbstract(ctx, named, node.selectionSet!, path, visited);
+    selection = [];
   } else if (named instanceof GraphQLScalarType || named instanceof GraphQLEnumType) {
     if (hasSel) throw vf(`field ${showName(name)} must not have a selection since type ${showGT(def.type)} has no subfields`, path);
   }
@@ -133,6 +156,7 @@ function walkField(
     selection,
     path,
     nodes: [node],
+    ...(byType ? { byType } : {}),
   };
 }
 
@@ -201,7 +225,11 @@ function mergeFields(fields: NField[], path: string): NField[] {
     if (argKeys.size > 1) throw vf(`cannot merge fields with different arguments under the same alias: ${showName(alias)}`, path);
     const first = group[0];
     const selection = first.selection === null ? null : mergeFields(group.flatMap((f) => f.selection ?? []), path);
-    out.push({ ...first, selection, nodes: group.flatMap((f) => f.nodes) });
+    const merged: NField = { ...first, selection, nodes: group.flatMap((f) => f.nodes) };
+    if (first.byType) {
+      merged.byType = new Map([...first.byType.keys()].map((t) => [t, mergeFields(group.flatMap((f) => f.byType?.get(t) ?? []), path)]));
+    }
+    out.push(merged);
   }
   return out;
 }

@@ -38,6 +38,8 @@ export interface NField {
   path: string;
   /** The AST nodes merged into this field (introspection fields are executed from them). */
   nodes: FieldNode[];
+  /** On a field of interface type (the Relay `node`): the selection per possible object type. */
+  byType?: ReadonlyMap<string, NField[]>;
 }
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';

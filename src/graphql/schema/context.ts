@@ -6,7 +6,7 @@
  */
 import {
   GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString,
-  type GraphQLFieldConfig, type GraphQLNamedType,
+  type GraphQLFieldConfig, type GraphQLInterfaceType, type GraphQLNamedType,
 } from 'graphql';
 import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
 import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
@@ -32,6 +32,8 @@ export interface SchemaParts {
   readonly query: readonly RootFieldsBuilder[];
   readonly mutation: readonly RootFieldsBuilder[];
   readonly tableFields: readonly TableFieldsBuilder[];
+  /** The interfaces a table's object type implements (the Relay schema's `Node`); absent → none. */
+  readonly tableInterfaces?: (ctx: SchemaContext, table: TableInfo) => GraphQLInterfaceType[];
 }
 
 const BUILTINS: Record<string, GraphQLScalarType> = {

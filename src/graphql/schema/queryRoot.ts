@@ -45,7 +45,8 @@ export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
   return entries;
 }
 
-function primaryKeyColumns(
+/** The primary-key columns when the role sees every one of them (by-pk fields, Relay ids), else null. */
+export function primaryKeyColumns(
   pk: string[] | null, byName: Map<string, ColumnInfo>, visible: ColumnInfo[],
 ): ColumnInfo[] | null {
   if (!pk || pk.length === 0) return null;

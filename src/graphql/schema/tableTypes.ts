@@ -91,6 +91,7 @@ export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObject
   return ctx.memo(typeNames(table).object, () => new GraphQLObjectType({
     name: typeNames(table).object,
     description: describeWith(table.description, `columns and relationships of ${quoted(table.name)}`),
+    interfaces: ctx.parts.tableInterfaces ? () => ctx.parts.tableInterfaces!(ctx, table) : undefined,
     fields: () => {
       const view = ctx.view(table);
       const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
@@ -128,7 +129,8 @@ export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObject
         if (f) fields[cf.name] = f;
       }
       for (const b of ctx.parts.tableFields) {
-        for (const [name, f] of b(ctx, table, view)) if (!fields[name]) fields[name] = f;
+        // A builder's field wins over a column of the same name (the Relay `id`); metadata keeps the rest apart.
+        for (const [name, f] of b(ctx, table, view)) fields[name] = f;
       }
       return sortedByName(fields);
     },
