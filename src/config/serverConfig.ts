@@ -75,6 +75,8 @@ export interface ServerConfig {
   asyncActionsFetchIntervalMs: number;
   /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */
   shutdownTimeoutMs: number;
+  /** Worker processes on one port (server/cluster.ts); 1: the engine runs in this process. `auto` is resolved to the usable cores. */
+  workers: number;
   /** API limits (issue 17): default maximum query depth for non-admin roles; unset → none (metadata `api_limits` may set one). */
   queryDepthLimit?: number;
   /** API limits (issue 17): default maximum number of fields per operation for non-admin roles; unset → none. */

@@ -14,6 +14,8 @@ import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './ca
 export interface SchemaSync {
   /** Resolves once the first LISTEN succeeded. */
   ready: Promise<void>;
+  /** Rebuilds now if the stored version is newer than the live one (a hint from elsewhere, e.g. a sibling worker process). */
+  wake(reason: string): void;
   stop(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export function startSchemaSync(databaseUrl: string, db: Db, state: SyncedState,
 
   return {
     ready: listener.ready,
+    wake: (reason) => rebuild(reason, true),
     async stop() {
       stopped = true;
       await listener.close();

@@ -1,6 +1,7 @@
 export type { Handler, HttpResponse, RequestContext, WsHandler } from '../api/index.js';
 export { jsonResponse } from '../api/index.js';
 export { startEngine } from './startEngine.js';
+export { clusterWorkerLink, isClusterWorker, runClusterPrimary } from './cluster.js';
 export type { EngineHandle, StartEngineOptions } from './startEngine.js';
 export { createEngineServer } from './httpServer.js';
 export type { EngineServer } from './httpServer.js';

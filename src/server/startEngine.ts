@@ -36,6 +36,8 @@ export interface StartEngineOptions {
   embeddedPostgresFlags?: string[];
   /** Reconnect delays of the schema-sync listener (tests shorten them). */
   schemaSync?: SchemaSyncOptions;
+  /** Called after a metadata change made through this engine is live, with its resource version (cluster workers relay it). */
+  onLocalSchemaChange?: (resourceVersion: number | undefined) => void;
 }
 
 export interface EngineHandle {
@@ -45,6 +47,8 @@ export interface EngineHandle {
   ctx: EngineContext;
   /** The database URL in use (the embedded one when started). */
   databaseUrl: string;
+  /** Told that another process changed the metadata: rebuilds if the stored version is newer than the live one. */
+  syncSchema(reason: string): void;
   /** Graceful shutdown; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -117,6 +121,14 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await sync.ready;
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
+    const onLocalSchemaChange = options.onLocalSchemaChange;
+    if (onLocalSchemaChange) {
+      const install = state.install.bind(state);
+      state.install = (cache, resourceVersion) => {
+        install(cache, resourceVersion);
+        onLocalSchemaChange(resourceVersion);
+      };
+    }
 
     const startWorkers = (api as Record<string, unknown>).startWorkers as StartWorkers | undefined;
     if (typeof startWorkers === 'function') {
@@ -149,6 +161,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       port,
       ctx,
       databaseUrl,
+      syncSchema: (reason) => sync.wake(reason),
       stop: () =>
         (stopping ??= (async () => {
           logger.info({ type: 'shutdown', in_flight: server.inFlight }, 'shutting down');

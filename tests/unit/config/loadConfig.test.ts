@@ -123,3 +123,11 @@ test('API limit flags (issue 17): unset by default, flags and env twins, bad val
   assert.throws(() => loadConfig([], { SVC_GRAPHQL_QUERY_NODE_LIMIT: 'many' }), configError(/query-node-limit|QUERY_NODE_LIMIT/));
   assert.match(helpText(), /--query-depth-limit[\s\S]*SVC_GRAPHQL_QUERY_DEPTH_LIMIT/);
 });
+
+test('--workers: a count, or auto = the cores this process may use', async () => {
+  const { availableParallelism } = await import('node:os');
+  assert.equal(defaultConfig().workers, 1);
+  assert.equal(loadConfig(['--workers', '3'], {}).workers, 3);
+  assert.equal(loadConfig([], { SVC_GRAPHQL_WORKERS: 'auto' }).workers, availableParallelism());
+  assert.throws(() => loadConfig(['--workers', '0'], {}), (e: unknown) => e instanceof ConfigError && /--workers: expected 'auto' or an integer between 1 and 1024, got "0"/.test(e.message));
+});
