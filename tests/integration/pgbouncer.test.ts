@@ -66,3 +66,25 @@ test('through PgBouncer: a webhook slower than the heartbeat timeout is called o
   const tries = (await a.runSql(`SELECT DISTINCT tries FROM hdb_catalog.event_log`)).result.slice(1);
   assert.deepEqual(tries, [['1']]);
 });
+
+test('through PgBouncer: pipelined units on shared connections (2 connections, 400 concurrent requests, some failing) each get their own answer', { timeout: 60_000 }, async (t) => {
+  const [a] = await engines(t, 1, { pgConnections: 2, pgPipelineDepth: 4 });
+  await a.runSql(`CREATE TABLE num (id int PRIMARY KEY, sq int NOT NULL); INSERT INTO num SELECT g, g * g FROM generate_series(1, 400) g`);
+  await a.query({ type: 'track_table', args: { table: 'num' } });
+  const results = await Promise.all(Array.from({ length: 400 }, async (_, i) => {
+    const id = i + 1;
+    if (id % 7 === 0) {
+      // A unit Postgres fails (duplicate key) between the others.
+      const r = await a.graphql('mutation($id: Int!) { insert_num(objects: [{id: $id, sq: 0}]) { affected_rows } }', { id });
+      return r.body.errors?.[0]?.extensions?.code === 'constraint-violation' ? 'error' : JSON.stringify(r.body);
+    }
+    if (id % 5 === 0) {
+      const r = await a.graphql('mutation($id: Int!) { update_num(where: {id: {_eq: $id}}, _inc: {sq: 1}) { returning { id sq } } }', { id });
+      return JSON.stringify(r.body) === JSON.stringify({ data: { update_num: { returning: [{ id, sq: id * id + 1 }] } } }) ? 'ok' : JSON.stringify(r.body);
+    }
+    const r = await a.graphql('query($id: Int!) { num(where: {id: {_eq: $id}}) { id sq } }', { id });
+    return JSON.stringify(r.body) === JSON.stringify({ data: { num: [{ id, sq: id * id }] } }) ? 'ok' : JSON.stringify(r.body);
+  }));
+  const wrong = results.filter((r, i) => r !== ((i + 1) % 7 === 0 ? 'error' : 'ok'));
+  assert.deepEqual(wrong, []);
+});
