@@ -38,7 +38,7 @@ let arrivals = new Map();
 const bench = await startWebhookBench({
   prefix: 'bench_events',
   admin: ADMIN,
-  engineEnv: { SVC_GRAPHQL_EVENTS_LEASE_SECONDS: '5' },
+  engineEnv: { SVC_GRAPHQL_INSTANCE_HEARTBEAT_TIMEOUT: '5' },
   onBody: (body, at) => {
     const id = body.event.data.new.id;
     const list = arrivals.get(id);

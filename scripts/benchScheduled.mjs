@@ -34,7 +34,7 @@ let lateness = new Map();
 const bench = await startWebhookBench({
   prefix: 'bench_sched',
   admin: ADMIN,
-  engineEnv: { SVC_GRAPHQL_EVENTS_LEASE_SECONDS: '30' },
+  engineEnv: { SVC_GRAPHQL_INSTANCE_HEARTBEAT_TIMEOUT: '5' },
   onBody: (body, at) => {
     const list = arrivals.get(body.id);
     if (list) list.push(at);

@@ -72,6 +72,8 @@ export interface EngineContext {
   version: string;
   /** The database URL in use: the configured one, or the embedded Postgres's (pg_dump needs it). */
   databaseUrl: string;
+  /** Where the workers LISTEN for wake-ups (--listen-database-url, else `databaseUrl`): a session connection. */
+  listenDatabaseUrl: string;
   /** Prometheus metrics; undefined when disabled (--enable-metrics=false). */
   metrics?: EngineMetrics;
   /** The web console at /console (--enable-console; by default on with the embedded Postgres only). */

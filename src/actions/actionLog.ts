@@ -64,7 +64,8 @@ export interface ActionWorkerOptions {
   instanceId: string;
   /** Poll interval when idle (ms). */
   fetchIntervalMs: number;
-  leaseSeconds: number;
+  /** Seconds without a heartbeat after which another engine's claims are taken over. */
+  heartbeatTimeoutSeconds: number;
   /** Handler calls in flight at most. */
   concurrency: number;
   /** LISTEN on this channel (at `databaseUrl`) and wake on each notification: rows created by other engines. */
@@ -119,7 +120,6 @@ export function actionLogQueue(cache: () => SchemaCache): QueueAdapter {
     },
     claimFilter: () => undefined,
     execute: (job) => execute(cache, job),
-    maxTimeoutMs: () => HANDLER_TIMEOUT_MS,
   };
 }
 
@@ -132,7 +132,7 @@ export function startActionWorker(o: ActionWorkerOptions): DeliveryWorker {
     instanceId: o.instanceId,
     concurrency: o.concurrency,
     fetchIntervalMs: o.fetchIntervalMs,
-    leaseSeconds: o.leaseSeconds,
+    heartbeatTimeoutSeconds: o.heartbeatTimeoutSeconds,
     batchSize: 20,
     channel: o.channel,
     databaseUrl: o.databaseUrl,

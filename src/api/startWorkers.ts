@@ -1,7 +1,7 @@
 /**
  * Background work of one engine, started by server/startEngine.ts after the schema cache is built
- * and stopped at shutdown: the event-trigger delivery worker (its lease: `--events-lease-seconds`),
- * the scheduled-trigger workers (cron occurrences and one-off events, same lease and pool size), and
+ * and stopped at shutdown: the event-trigger delivery worker, the scheduled-trigger workers (cron occurrences and one-off
+ * events, same pool size; all keep their claims while this engine's heartbeat is fresh), and
  * the async-action worker (actions/actionLog.ts, unless its fetch interval is 0) with the NOTIFY its
  * mutations send: all three are queues of the one delivery engine (delivery/).
  */
@@ -9,13 +9,12 @@ import type { EngineContext } from '../appState.js';
 import { startEventWorker } from '../events/index.js';
 import { startScheduledWorker } from '../scheduled/index.js';
 import { closeWebhookAgents } from '../webhooks/index.js';
-import { INSTANCE_ID } from '../metadata/index.js';
 import { ACTION_LOG_CHANNEL, createActionLogTable, startActionWorker } from '../actions/index.js';
 import { createNotifier, queueDepth, type DeliveryWorker } from '../delivery/index.js';
 import { setActionWaker } from './executeAction.js';
 
 export async function startWorkers(ctx: EngineContext): Promise<() => Promise<void>> {
-  const events = startEventWorker(ctx, { leaseSeconds: ctx.config.eventsLeaseSeconds });
+  const events = startEventWorker(ctx);
   const scheduled = await startScheduledWorker(ctx);
   await createActionLogTable(ctx.db);
   // --async-actions-fetch-interval 0 disables async-action processing in this engine (others may do it).
@@ -31,9 +30,9 @@ export async function startWorkers(ctx: EngineContext): Promise<() => Promise<vo
     };
   }
   const actions = startActionWorker({
-    db: ctx.db, cache: () => ctx.state.current, logger: ctx.logger, instanceId: INSTANCE_ID,
-    fetchIntervalMs: ctx.config.asyncActionsFetchIntervalMs, leaseSeconds: 300, concurrency: 20,
-    channel: ACTION_LOG_CHANNEL, databaseUrl: ctx.databaseUrl, userAgent: `svc-graphql-engine/${ctx.version}`,
+    db: ctx.db, cache: () => ctx.state.current, logger: ctx.logger, instanceId: ctx.state.instanceId ?? '',
+    fetchIntervalMs: ctx.config.asyncActionsFetchIntervalMs, heartbeatTimeoutSeconds: ctx.config.instanceHeartbeatTimeoutSeconds, concurrency: 20,
+    channel: ACTION_LOG_CHANNEL, databaseUrl: ctx.listenDatabaseUrl, userAgent: `svc-graphql-engine/${ctx.version}`,
   });
   queues.push(actions);
   // After an async mutation: wake this engine's worker now and the others through NOTIFY.

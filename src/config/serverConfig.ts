@@ -69,8 +69,12 @@ export interface ServerConfig {
   eventsHttpPoolSize: number;
   /** Event delivery: poll interval for new events in ms (default 1000). */
   eventsFetchIntervalMs: number;
-  /** Event delivery: lease of a claimed event in seconds (default 300; a crashed instance's claims expire after it). */
-  eventsLeaseSeconds: number;
+  /** Seconds without a heartbeat after which an engine's claims (events, scheduled events, async actions) are claimable by others (default 20). */
+  instanceHeartbeatTimeoutSeconds: number;
+  /** Poll interval of the metadata version in ms (default 1000; 0: LISTEN only). */
+  schemaSyncIntervalMs: number;
+  /** Session connection for LISTEN wake-ups; unset → the database URL. */
+  listenDatabaseUrl?: string;
   /** Async actions: poll interval in ms; 0 disables the processor (default 1000). */
   asyncActionsFetchIntervalMs: number;
   /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */

@@ -5,10 +5,13 @@
  *   statement per flush (group commit: a flush takes everything buffered since the last one)
  *
  * It claims when woken (`wake()`: a local write committed, or NOTIFY on `channel` from another
- * instance), every `fetchIntervalMs` as a backstop, and again as slots free up while the last claim
- * came back full. Claimed rows carry a lease (`locked_at` + this instance's id): a crashed instance's
- * rows become claimable after `leaseSeconds` (kept longer than the longest webhook timeout); nothing
- * is unlocked at startup, so several instances never deliver a row twice in normal operation.
+ * instance), every `fetchIntervalMs` as a backstop (the notification is only a wake-up: through a
+ * transaction pooler none may arrive), and again as slots free up while the last claim came back
+ * full. Claimed rows carry `locked_at` + this instance's id; they stay claimed while the instance's
+ * heartbeat in `hdb_catalog.svc_instances` is fresh (however long a webhook takes: a slow call is
+ * never made twice) and become claimable by others as soon as it is older than
+ * `heartbeatTimeoutSeconds` (a crashed or stopped instance). Nothing is unlocked at startup, so
+ * several instances never deliver a row twice in normal operation.
  * One structured log line per attempt (`type: "<queue>-delivery"`: event id, status, latency, try).
  */
 import type { Logger } from 'pino';
@@ -29,8 +32,8 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** Poll interval when idle (ms). */
   fetchIntervalMs: number;
-  /** A claim older than this is claimable again (raised to the longest timeout + 5 s). */
-  leaseSeconds: number;
+  /** Claims of an instance whose heartbeat (hdb_catalog.svc_instances) is older than this are claimable again. */
+  heartbeatTimeoutSeconds: number;
   /** Rows per claim (default 100, as Hasura). */
   batchSize?: number;
   /** LISTEN here for wake-ups from other instances (needs `databaseUrl`; a payload equal to `instanceId` is our own). */
@@ -68,12 +71,10 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   let flushing: Promise<void> | undefined;
   let flushRetryTimer: NodeJS.Timeout | undefined;
 
-  const leaseSeconds = () => Math.max(o.leaseSeconds, Math.ceil(queue.maxTimeoutMs() / 1000) + 5);
-
   async function claim(limit: number): Promise<Job[]> {
     const filter = queue.claimFilter();
     if (filter === null) return [];
-    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, leaseSeconds: leaseSeconds(), filter }));
+    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, heartbeatTimeoutSeconds: o.heartbeatTimeoutSeconds, filter }));
     return r.rows.map((row) => ({ id: String(row.id), tries: Number(row.tries), row }));
   }
 

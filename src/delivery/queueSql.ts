@@ -1,7 +1,8 @@
 /**
  * The SQL of a queue, built from its `QueueTable` (DECISIONS 18):
  * - claim: one READ COMMITTED statement, a CTE selecting due rows `FOR UPDATE SKIP LOCKED`, then an
- *   UPDATE stamping `locked_at`/`locked_by`. A lock older than the lease is claimable again.
+ *   UPDATE stamping `locked_at`/`locked_by`. A row locked by an instance without a fresh heartbeat
+ *   in `hdb_catalog.svc_instances` (crashed, stopped, or never registered) is claimable again.
  * - finish: a batch of attempt outcomes over `unnest`: `tries + 1`, the lease dropped, delivered /
  *   failed-for-good / retry at `now() + coalesce(retry_after, interval)` decided in SQL (Hasura's
  *   retryOrSetError: retries exhausted and no Retry-After → error); only rows this instance still
@@ -11,18 +12,24 @@
 import { sql, type SqlFragment } from '../sql/index.js';
 import type { QueueTable } from './queueTable.js';
 
-export function claimStatement(q: QueueTable, opts: { instanceId: string; limit: number; leaseSeconds: number; filter?: SqlFragment }): SqlFragment {
+export function claimStatement(q: QueueTable, opts: { instanceId: string; limit: number; heartbeatTimeoutSeconds: number; filter?: SqlFragment }): SqlFragment {
   const t = sql.table(q.table);
   const filter = opts.filter ? sql` AND ${opts.filter}` : sql.empty;
   return sql`WITH due AS (
   SELECT t.id FROM ${t} AS t
   WHERE ${q.pending} AND (t.next_retry_at IS NULL OR t.next_retry_at <= now())
-    AND (t.locked_at IS NULL OR t.locked_at < now() - make_interval(secs => ${sql.value(opts.leaseSeconds, 'float8')}))${filter}
+    AND (t.locked_at IS NULL OR NOT ${liveHolder(sql`t.locked_by`, opts.heartbeatTimeoutSeconds)})${filter}
   ORDER BY ${q.orderBy} LIMIT ${sql.int(opts.limit)}
   FOR UPDATE SKIP LOCKED)
 UPDATE ${t} AS t SET locked_at = now(), locked_by = ${sql.value(opts.instanceId, 'text')}${q.claimSet ? sql`, ${q.claimSet}` : sql.empty}
 FROM due WHERE t.id = due.id
 RETURNING t.id::text AS id, t.tries, ${q.returning}`;
+}
+
+/** True when `holder` names an instance whose heartbeat is younger than `timeoutSeconds` (database clock). */
+export function liveHolder(holder: SqlFragment, timeoutSeconds: number): SqlFragment {
+  return sql`EXISTS (SELECT 1 FROM hdb_catalog.svc_instances AS i
+      WHERE i.instance_id = ${holder} AND i.heartbeat_at > now() - make_interval(secs => ${sql.value(timeoutSeconds, 'float8')}))`;
 }
 
 export interface FinishRow {

@@ -77,8 +77,6 @@ export interface QueueAdapter {
   plan?(job: Job): DeliveryPlan | { dead: string } | undefined;
   /** Instead of `plan`: runs the job itself (never rejects) and says how it went. */
   execute?(job: Job): Promise<JobResult>;
-  /** The longest timeout of any current configuration, in ms (the lease is kept longer). */
-  maxTimeoutMs(): number;
 }
 
 /** What a queue's own `execute` did with a job (no retries: a failed one is failed for good). */

@@ -36,17 +36,14 @@ export function eventQueue(current: () => SchemaCache, userAgent: string): Queue
   /** Deliverable trigger names of the cache last seen (recomputed when the cache is swapped). */
   let seen: SchemaCache | undefined;
   let names: string[] = [];
-  let maxTimeout = 60_000;
   const refresh = () => {
     const cache = current();
     if (cache === seen) return;
     seen = cache;
     names = [];
-    maxTimeout = 0;
     for (const t of cache.eventTriggers?.values() ?? []) {
       if ('error' in t.delivery) continue;
       names.push(t.name);
-      maxTimeout = Math.max(maxTimeout, t.definition.retry_conf.timeout_sec * 1000);
     }
   };
   return {
@@ -69,10 +66,6 @@ export function eventQueue(current: () => SchemaCache, userAgent: string): Queue
         intervalSec: rc.interval_sec,
         log: { trigger: t.name },
       };
-    },
-    maxTimeoutMs() {
-      refresh();
-      return maxTimeout;
     },
   };
 }

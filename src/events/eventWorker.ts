@@ -21,13 +21,8 @@ export function eventsWritten(engine: Pick<EngineContext, 'db' | 'state'>): void
   if (triggers && triggers.size > 0) n.notify();
 }
 
-export interface EventWorkerOptions {
-  /** Lease of a claimed event in seconds (default 300; raised to the longest timeout + 5 s). */
-  leaseSeconds?: number;
-}
-
 /** Starts delivering events; resolves to its stop function. */
-export function startEventWorker(ctx: EngineContext, opts: EventWorkerOptions = {}): { worker: DeliveryWorker; stop: () => Promise<void> } {
+export function startEventWorker(ctx: EngineContext): { worker: DeliveryWorker; stop: () => Promise<void> } {
   const userAgent = `svc-graphql-engine/${ctx.version}`;
   const instanceId = ctx.state.instanceId ?? randomUUID();
   const worker = startDeliveryWorker({
@@ -37,9 +32,9 @@ export function startEventWorker(ctx: EngineContext, opts: EventWorkerOptions = 
     instanceId,
     concurrency: ctx.config.eventsHttpPoolSize,
     fetchIntervalMs: ctx.config.eventsFetchIntervalMs,
-    leaseSeconds: opts.leaseSeconds ?? 300,
+    heartbeatTimeoutSeconds: ctx.config.instanceHeartbeatTimeoutSeconds,
     channel: EVENTS_CHANNEL,
-    databaseUrl: ctx.databaseUrl,
+    databaseUrl: ctx.listenDatabaseUrl,
     userAgent,
   });
   const notifier = createNotifier(ctx.db, EVENTS_CHANNEL, { payload: instanceId, onError: (err) => ctx.logger.warn({ type: 'event-delivery', err }, 'events NOTIFY failed') });

@@ -46,7 +46,8 @@ export { findTable, isTracked, removeObject, renameTable, renameColumn, renameRe
 export type { Removable, RelationshipResolver } from './model/edit.js';
 
 export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
-export type { StoredMetadata } from './catalog/index.js';
+export type { StoredMetadata, Heartbeat } from './catalog/index.js';
+export { startHeartbeat } from './catalog/index.js';
 
 export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspection/index.js';
 export type { DbSnapshot, DbTable, DbColumn, DbFunction, DbFunctionArg, DbForeignKey, EnumTableValues } from './introspection/index.js';

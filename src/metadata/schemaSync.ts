@@ -1,18 +1,21 @@
 /**
  * Multi-instance schema sync: every metadata or schema change commits a new `resource_version`
  * and a `svc_schema_update` notification carrying the writer's instance id (catalog/metadataStore).
- * Each engine LISTENs on that channel over a dedicated connection; a notification from another
- * instance with a newer version makes it reload metadata and rebuild its schema cache. Its own
- * notifications are ignored. After (re)connecting it compares the stored version with its own, so
- * changes made while the connection was down are not missed. Rebuilds never overlap: requests
- * arriving during one are coalesced into one more rebuild.
+ * Each engine polls the version row every `pollMs` (one tiny autocommitted SELECT on a pooled
+ * connection, so it works through any pooler, PgBouncer in transaction mode included) and rebuilds
+ * when the stored version is newer than its own. The notification is only a wake-up: a dedicated
+ * session connection (`listenUrl`: Postgres itself, not a transaction pooler) LISTENs on the channel,
+ * and a notification from another instance with a newer version rebuilds at once; its own are
+ * ignored; losing that connection costs nothing but latency (it reconnects, catching up on
+ * reconnect). Rebuilds never overlap: requests arriving during one are coalesced into one more.
+ * A failed poll (database or pooler down) logs one line until a poll succeeds again, which logs one.
  */
 import type { Logger } from 'pino';
 import { listenChannel, type Db } from '../execution/index.js';
 import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './catalog/index.js';
 
 export interface SchemaSync {
-  /** Resolves once the first LISTEN succeeded. */
+  /** Resolves once the first LISTEN succeeded (at once when polling is on). */
   ready: Promise<void>;
   /** Rebuilds now if the stored version is newer than the live one (a hint from elsewhere, e.g. a sibling worker process). */
   wake(reason: string): void;
@@ -30,13 +33,18 @@ export interface SyncedState {
 }
 
 export interface SchemaSyncOptions {
+  /** Poll interval of the version row in ms (0: no polling, the LISTEN wake-up only). Default 1000. */
+  pollMs?: number;
+  /** Where to LISTEN (a session connection); undefined: no LISTEN, polling only. */
+  listenUrl?: string;
   /** Reconnect delays of the listener (tests shorten them). */
   retryMs?: number;
   maxRetryMs?: number;
 }
 
-/** Starts listening for other instances' schema updates on `databaseUrl` (see the module header). */
-export function startSchemaSync(databaseUrl: string, db: Db, state: SyncedState, logger: Logger, options: SchemaSyncOptions = {}): SchemaSync {
+/** Starts following other instances' schema updates (see the module header). */
+export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, options: SchemaSyncOptions = {}): SchemaSync {
+  const pollMs = options.pollMs ?? 1000;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -72,7 +80,26 @@ export function startSchemaSync(databaseUrl: string, db: Db, state: SyncedState,
     })();
   };
 
-  const listener = listenChannel(databaseUrl, SCHEMA_UPDATE_CHANNEL, {
+  let pollFailing = false;
+  const poll = async (): Promise<void> => {
+    try {
+      const isBehind = await behind();
+      if (pollFailing) logger.info({ type: 'schema-sync' }, 'metadata version poll works again');
+      pollFailing = false;
+      if (isBehind) rebuild('poll', true);
+    } catch (err) {
+      if (!pollFailing && !stopped) logger.warn({ type: 'schema-sync', err: err instanceof Error ? err.message : String(err) }, 'metadata version poll failed; retrying every interval');
+      pollFailing = true;
+    }
+  };
+  let polling: Promise<void> | undefined;
+  const pollTimer = pollMs > 0 ? setInterval(() => {
+    if (!polling && !running && !stopped) polling = poll().finally(() => (polling = undefined));
+  }, pollMs) : undefined;
+  pollTimer?.unref();
+  if (pollMs > 0) rebuild('start', true);
+
+  const listener = options.listenUrl === undefined ? undefined : listenChannel(options.listenUrl, SCHEMA_UPDATE_CHANNEL, {
     retryMs: options.retryMs,
     maxRetryMs: options.maxRetryMs,
     onNotify(payload) {
@@ -93,16 +120,19 @@ export function startSchemaSync(databaseUrl: string, db: Db, state: SyncedState,
       rebuild(reconnected ? 'reconnect' : 'start', true);
     },
     onError(err, retryInMs) {
-      if (!stopped) logger.warn({ type: 'schema-sync', err: err.message, retry_in_ms: retryInMs }, 'schema-update listener lost its connection');
+      if (!stopped) logger.warn({ type: 'schema-sync', err: err.message, retry_in_ms: retryInMs, polling: pollMs > 0 }, 'schema-update listener lost its connection');
     },
   });
 
   return {
-    ready: listener.ready,
+    // With polling on, a LISTEN that cannot be had (e.g. through a pooler that refuses it) is not fatal.
+    ready: listener === undefined || pollMs > 0 ? Promise.resolve() : listener.ready,
     wake: (reason) => rebuild(reason, true),
     async stop() {
       stopped = true;
-      await listener.close();
+      if (pollTimer) clearInterval(pollTimer);
+      await listener?.close();
+      await polling;
       await running;
     },
   };

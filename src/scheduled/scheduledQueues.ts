@@ -97,7 +97,7 @@ function planFor(job: Job, name: string | undefined, o: QueueOptions): DeliveryP
   if (url.missing.length > 0) return { dead: `environment variable '${url.missing[0]}' not set` };
   const headers = resolveHeaders(conf.headers ?? [], o.env);
   if (headers.missing.length > 0) return { dead: `environment variable '${headers.missing[0]}' not set` };
-  const timeoutMs = Math.min(rc.timeout_seconds, o.maxTimeoutSeconds) * 1000;
+  const timeoutMs = rc.timeout_seconds * 1000;
   o.onAttempt?.(timeoutMs);
   return {
     url: url.url,
@@ -112,8 +112,6 @@ function planFor(job: Job, name: string | undefined, o: QueueOptions): DeliveryP
 
 export interface QueueOptions {
   env: NodeJS.ProcessEnv;
-  /** Webhook timeouts are capped here (kept below the claim lease, so a slow call is never claimed twice). */
-  maxTimeoutSeconds: number;
   /** Told of every attempt about to start (the scheduler watches for retries while calls are in flight). */
   onAttempt?: (timeoutMs: number) => void;
 }
@@ -124,7 +122,6 @@ export function cronEventQueue(o: QueueOptions): QueueAdapter {
     table: CRON_EVENTS_QUEUE,
     claimFilter: () => CRON_DUE,
     plan: (job) => planFor(job, String(job.row.trigger_name), o),
-    maxTimeoutMs: () => o.maxTimeoutSeconds * 1000,
   };
 }
 
@@ -134,6 +131,5 @@ export function scheduledEventQueue(o: QueueOptions): QueueAdapter {
     table: SCHEDULED_EVENTS_QUEUE,
     claimFilter: () => ONE_OFF_DUE,
     plan: (job) => planFor(job, undefined, o),
-    maxTimeoutMs: () => o.maxTimeoutSeconds * 1000,
   };
 }

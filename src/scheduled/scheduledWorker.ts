@@ -39,10 +39,9 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
   await ctx.db.transaction({}, (c) => ensureScheduledTables(c));
   const userAgent = `svc-graphql-engine/${ctx.version}`;
   const instanceId = ctx.state.instanceId ?? randomUUID();
-  const lease = ctx.config.eventsLeaseSeconds;
   /** Until when attempts may still be storing outcomes (retry times to pick up). */
   let busyUntil = 0;
-  const qo = { env: process.env, maxTimeoutSeconds: Math.max(1, lease - 5), onAttempt: (ms: number) => (busyUntil = Math.max(busyUntil, Date.now() + ms + 1000)) };
+  const qo = { env: process.env, onAttempt: (ms: number) => (busyUntil = Math.max(busyUntil, Date.now() + ms + 1000)) };
   const log = ctx.logger.child({ type: 'scheduled-trigger' });
   const common = {
     db: ctx.db,
@@ -50,9 +49,9 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     instanceId,
     concurrency: ctx.config.eventsHttpPoolSize,
     fetchIntervalMs: ctx.config.eventsFetchIntervalMs,
-    leaseSeconds: lease,
+    heartbeatTimeoutSeconds: ctx.config.instanceHeartbeatTimeoutSeconds,
     channel: SCHEDULED_CHANNEL,
-    databaseUrl: ctx.databaseUrl,
+    databaseUrl: ctx.listenDatabaseUrl,
     userAgent,
   };
   const cron = startDeliveryWorker({ ...common, queue: cronEventQueue(qo) });

@@ -5,8 +5,9 @@
  *   config → authenticator (validates admin secret / JWT / webhook settings, fetches JWKs) →
  *   (no databaseUrl: embedded Postgres in dataDir) → one test connection (a failure names its
  *   cause and host:port) → pg pool → migrateCatalog →
- *   createAppState (loads metadata, builds the schema cache) → schema sync (LISTEN for other
- *   instances' metadata changes) → optional background workers →
+ *   createAppState (loads metadata, builds the schema cache) → instance heartbeat
+ *   (hdb_catalog.svc_instances) → schema sync (polls the metadata version; LISTEN as a wake-up) →
+ *   optional background workers →
  *   listen.
  *
  * `stop()` reverses it: stop accepting and drain in-flight requests (bounded by
@@ -21,7 +22,7 @@ import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
+import { INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
 import { EngineMetrics } from '../metrics/index.js';
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
@@ -34,7 +35,7 @@ export interface StartEngineOptions {
   logger?: Logger;
   /** Extra flags for the embedded Postgres (e.g. `['-c', 'fsync=off']`). */
   embeddedPostgresFlags?: string[];
-  /** Reconnect delays of the schema-sync listener (tests shorten them). */
+  /** Schema-sync settings over the config's (tests shorten the listener's reconnect delays). */
   schemaSync?: SchemaSyncOptions;
   /** Called after a metadata change made through this engine is live, with its resource version (cluster workers relay it). */
   onLocalSchemaChange?: (resourceVersion: number | undefined) => void;
@@ -115,11 +116,15 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     undo.push(() => db.close());
     await migrateCatalog(db);
     const state = await createAppState(db, config, logger);
-    // Other engines on the same database announce metadata changes; rebuild when they do.
-    const sync = startSchemaSync(databaseUrl, db, state, logger, options.schemaSync);
+    // Registered (and heartbeating) before the workers start; deregistered after they stopped.
+    const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger);
+    undo.push(() => heartbeat.stop());
+    // Other engines change metadata: poll the version row, and LISTEN for the wake-up on a session connection.
+    const listenDatabaseUrl = config.listenDatabaseUrl ?? databaseUrl;
+    const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
-    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
+    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     const onLocalSchemaChange = options.onLocalSchemaChange;
     if (onLocalSchemaChange) {

@@ -298,12 +298,12 @@ test('two engines on one database deliver every event exactly once', { timeout: 
   assert.deepEqual(await sqlRows(a, 'SELECT count(*) FILTER (WHERE delivered AND tries = 1) FROM hdb_catalog.event_log'), [[String(N)]]);
 });
 
-test('events claimed by a SIGKILLed engine are delivered by another engine after the lease', { timeout: 120_000 }, async (t) => {
+test('events claimed by a SIGKILLed engine are delivered by another engine once its heartbeat is stale', { timeout: 120_000 }, async (t) => {
   const rx = await startEventReceiver(() => ({ status: 200, hold: true }));
   const db = await createTestDatabase('eventskill');
   const port = await freePort();
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--server-port', String(port), '--server-host', '127.0.0.1', '--events-lease-seconds', '1', '--events-fetch-interval', '100'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--server-port', String(port), '--server-host', '127.0.0.1', '--instance-heartbeat-timeout', '2', '--events-fetch-interval', '100'], {
     env: { ...process.env, SVC_GRAPHQL_DATABASE_URL: db.url },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -334,11 +334,11 @@ test('events claimed by a SIGKILLed engine are delivered by another engine after
   const killedAt = Date.now();
   const held = new Set(rx.deliveries.map((d) => d.body.id));
   rx.setReply(() => ({ status: 200 }));
-  b = await startTestEngine({ databaseUrl: db.url, eventsFetchIntervalMs: 100, eventsLeaseSeconds: 1 });
-  await eventually(() => rx.deliveries.length, (n) => n >= 40, 30_000, 'redelivery after the lease');
+  b = await startTestEngine({ databaseUrl: db.url, eventsFetchIntervalMs: 100, instanceHeartbeatTimeoutSeconds: 2 });
+  await eventually(() => rx.deliveries.length, (n) => n >= 40, 30_000, 'redelivery after the heartbeat timeout');
   const again = rx.deliveries.slice(20);
   assert.deepEqual(new Set(again.map((d) => d.body.id)), held);
-  // The lease is 3 s (timeout) + 5 s: nothing was taken over before it expired.
-  assert.ok(again[0]!.at - killedAt >= 2000, `taken over ${again[0]!.at - killedAt} ms after the kill`);
+  // Timeout 2 s, beats every 500 ms: nothing was taken over while the last heartbeat was fresh.
+  assert.ok(again[0]!.at - killedAt >= 1000, `taken over ${again[0]!.at - killedAt} ms after the kill`);
   assert.deepEqual(await sqlRows(b, 'SELECT count(*) FILTER (WHERE delivered) FROM hdb_catalog.event_log'), [['20']]);
 });

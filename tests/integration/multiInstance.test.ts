@@ -1,7 +1,7 @@
 /**
  * Several engines on ONE database: metadata and schema changes made through one engine reach the
- * others through the `svc_schema_update` LISTEN channel (no request to their /v1/query), a lost
- * listener connection catches up after reconnecting, and engines starting together on an empty
+ * others (version-row polling, `svc_schema_update` LISTEN as a wake-up; no request to their
+ * /v1/query), a lost listener connection is re-established and catches up, and engines starting together on an empty
  * database create `hdb_catalog` once, under the catalog advisory lock.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Shared by the gated conformance scripts (authConformance.mjs, allowlistConformance.mjs): their
+ * Shared by the conformance scripts (mainConformance.mjs and the gated ones): their
  * command-line arguments, and one run of the conformance runner against an engine started for it
  * on a database of its own (created on the given Postgres server, dropped afterwards).
  */
@@ -56,7 +56,8 @@ async function waitHealthy(url, child, ms = 60_000) {
 }
 
 /**
- * Creates a fresh database on `pgUrl`, starts `src/main.ts` on it at `port` with the admin secret,
+ * Creates a fresh database on `pgUrl`, starts `src/main.ts` on it at `port` (its database URL through
+ * SVC_TEST_ENGINE_PG_VIA=host:port when set: a pooler in front of that server) with the admin secret,
  * stringified numerics and `env`, runs `node <runner> --url … --admin-secret … <runnerArgs>`, prints
  * its output under `--- <name>`, stops the engine and drops the database. Resolves to true when the
  * runner exited 0 and printed its summary (and, when `strict`, reported no failed case).
@@ -66,6 +67,9 @@ export async function runOnFreshEngine({ name, pgUrl, port, runner, env, runnerA
   await withAdmin(pgUrl, (c) => c.query(`CREATE DATABASE ${db}`));
   const u = new URL(pgUrl);
   u.pathname = `/${db}`;
+  // Through a pooler (scripts/withPgbouncer.mjs): the engine connects there, this script stays direct.
+  const via = process.env.SVC_TEST_ENGINE_PG_VIA;
+  if (via) u.host = via;
   const log = [];
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,

@@ -2,3 +2,5 @@ export { migrateCatalog, CATALOG_VERSION } from './migrateCatalog.js';
 export { loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './metadataStore.js';
 export type { StoredMetadata } from './metadataStore.js';
 export { CATALOG_LOCK_KEY, METADATA_LOCK_KEY } from './locks.js';
+export { startHeartbeat, INSTANCE_STEPS } from './instances.js';
+export type { Heartbeat } from './instances.js';

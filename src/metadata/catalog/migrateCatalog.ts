@@ -1,6 +1,6 @@
 /**
  * Creates or upgrades the engine's own schema `hdb_catalog` at start: `hdb_version` (one row),
- * `hdb_metadata` (the one metadata JSON document) and `svc_check_violation` (permission checks). Idempotent; runs under a transaction-level
+ * `hdb_metadata` (the one metadata JSON document) and `svc_check_violation` (permission checks), and the engine registry `svc_instances` (instances.ts). Idempotent; runs under a transaction-level
  * advisory lock so engines starting together against one database do not race.
  *
  * Like Hasura, it also creates the `pgcrypto` extension (in `public`) when the server has it and
@@ -10,6 +10,7 @@
 import type { Db, DbClient } from '../../execution/index.js';
 import { CHECK_VIOLATION_FUNCTION_SQL } from '../../sql/index.js';
 import { CATALOG_LOCK_KEY } from './locks.js';
+import { INSTANCE_STEPS } from './instances.js';
 
 /** The catalog layout this engine writes. */
 export const CATALOG_VERSION = '1';
@@ -40,6 +41,7 @@ export async function migrateCatalog(db: Db): Promise<void> {
   await db.transaction({}, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock($1)', [CATALOG_LOCK_KEY]);
     for (const step of STEPS) await c.query(step);
+    for (const step of INSTANCE_STEPS) await c.query(step);
     await createPgcrypto(c);
     const r = await c.query('SELECT version FROM hdb_catalog.hdb_version');
     if (r.rows.length === 0) {

@@ -44,14 +44,14 @@ test('a network error is status 1000 with a client_error response; env header va
   assert.equal(badUrl.status, 1001);
 });
 
-test('claim: due rows only, expired leases claimable, SKIP LOCKED, stamped with the instance', () => {
-  const { text, params } = compile(claimStatement(EVENT_LOG_QUEUE, { instanceId: 'me', limit: 100, leaseSeconds: 60 }));
+test('claim: due rows only, rows of instances without a fresh heartbeat claimable, SKIP LOCKED, stamped with the instance', () => {
+  const { text, params } = compile(claimStatement(EVENT_LOG_QUEUE, { instanceId: 'me', limit: 100, heartbeatTimeoutSeconds: 20 }));
   assert.match(text, /FOR UPDATE SKIP LOCKED/);
   assert.match(text, /LIMIT 100/);
-  assert.match(text, /t\.locked_at IS NULL OR t\.locked_at < now\(\) - make_interval\(secs => \$1::"float8"\)/);
+  assert.match(text, /t\.locked_at IS NULL OR NOT EXISTS \(SELECT 1 FROM hdb_catalog\.svc_instances AS i\s+WHERE i\.instance_id = t\.locked_by AND i\.heartbeat_at > now\(\) - make_interval\(secs => \$1::"float8"\)\)/);
   assert.match(text, /next_retry_at IS NULL OR t\.next_retry_at <= now\(\)/);
   assert.match(text, /NOT t\.delivered AND NOT t\.error AND NOT t\.archived/);
-  assert.deepEqual(params.map((p) => (p.source as { value: unknown }).value), [60, 'me']);
+  assert.deepEqual(params.map((p) => (p.source as { value: unknown }).value), [20, 'me']);
 });
 
 test('finish: one statement for a batch; retries and errors decided in SQL; only rows this instance holds', () => {
