@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { CliError } from './cliError.js';
 
-export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
 export const CONNECTION_FLAGS: FlagSpec = {
   endpoint: { type: 'string' },
@@ -16,7 +16,7 @@ export const CONNECTION_FLAGS: FlagSpec = {
 };
 
 export interface Parsed {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 

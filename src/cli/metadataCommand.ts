@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { connectionOf, parseFlags, str } from './args.js';
 import type { FlagSpec, Parsed } from './args.js';
 import { CliError } from './cliError.js';
-import { EngineClient } from './client.js';
+import { EngineClient, ServerError } from './client.js';
 import { importHasuraMetadata } from './hasuraImport.js';
 import { lineDiff } from './lineDiff.js';
 import { filesToMetadata, metadataToFiles, readMetadataDir, writeMetadataDir } from './metadataDir.js';
@@ -32,11 +32,29 @@ Flags:
   --file FILE               (apply) a JSON export instead of a directory (Hasura v1.3/v2, version 2 or 3)
   --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
   --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
+  --allow-inconsistent-metadata
+                            (apply) apply even when objects are inconsistent (Hasura v2's
+                            allow_inconsistent_metadata), listing them; without it nothing changes
   --no-color                (diff) plain text
   -h, --help                this help
 `;
 
-const FLAGS: FlagSpec = { dir: { type: 'string' }, file: { type: 'string' }, format: { type: 'string' } };
+const FLAGS: FlagSpec = { dir: { type: 'string' }, file: { type: 'string' }, format: { type: 'string' }, 'allow-inconsistent-metadata': { type: 'boolean' } };
+
+/**
+ * Metadata without its null-valued keys (`insertion_order: null`, `check: null`, `comment: null`):
+ * a null key means its default, so Hasura's CLI exports and the engine's exports compare equal.
+ */
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
+}
+
+/** One line per inconsistent object: its type, its definition, the reason. */
+function inconsistencyLines(objs: J[]): string {
+  return objs.map((o) => `${o.type}\t${JSON.stringify(o.definition)}\t${o.reason}\n`).join('');
+}
 
 /** The layout to write: --format, else the one the directory already has, else v2. */
 async function layoutOf(p: Parsed, dir: string): Promise<(md: J) => Map<string, string>> {
@@ -104,14 +122,28 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
     case 'apply': {
       const md = await loadLocal(p, io);
       io.progress(`applying metadata (${(md.tables ?? []).length} tables) to ${client.conn.endpoint} …`);
-      await client.query({ type: 'replace_metadata', args: md });
+      const allow = p.values['allow-inconsistent-metadata'] === true;
+      let r: J;
+      try {
+        r = (await client.query({ type: 'replace_metadata', args: { allow_inconsistent_metadata: allow, metadata: md } })) as J;
+      } catch (e) {
+        const internal = e instanceof ServerError ? (e.body as J | undefined)?.internal : undefined;
+        if (!Array.isArray(internal) || internal.length === 0) throw e;
+        io.out(inconsistencyLines(internal as J[]));
+        throw new CliError(`${(e as Error).message}: ${internal.length} inconsistent object${internal.length === 1 ? '' : 's'} (listed on stdout); nothing was applied`);
+      }
+      const objs = (r.inconsistent_objects ?? []) as J[];
+      if (objs.length > 0) {
+        io.out(inconsistencyLines(objs));
+        io.err(`metadata applied with ${objs.length} inconsistent object${objs.length === 1 ? '' : 's'} (listed on stdout; see metadata inconsistency list)`);
+      }
       io.progress(`metadata applied (${took()})`);
       return 0;
     }
     case 'diff': {
       const layout = await layoutOf(p, dir);
-      const local = layout(await loadLocal(p, io));
-      const server = layout(await exportMetadata(client));
+      const local = layout(withoutNulls(await loadLocal(p, io)) as J);
+      const server = layout(withoutNulls(await exportMetadata(client)) as J);
       const color = p.values['no-color'] !== true && io.color;
       let differs = false;
       for (const name of [...new Set([...server.keys(), ...local.keys()])].sort()) {
@@ -136,7 +168,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
           io.progress('metadata is consistent');
           return 0;
         }
-        for (const o of objs) io.out(`${o.type}\t${JSON.stringify(o.definition)}\t${o.reason}\n`);
+        io.out(inconsistencyLines(objs));
         return 1;
       }
       if (action === 'drop') {

@@ -6,11 +6,13 @@
  * transaction: a failure leaves nothing behind and is reported with the file and the statement's line.
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { connectionOf, intFlag, parseFlags, str } from './args.js';
 import type { FlagSpec } from './args.js';
 import { CliError } from './cliError.js';
-import { EngineClient, ServerError, describeError } from './client.js';
+import { databaseFolder } from './databaseFolder.js';
+import { EngineClient, ServerError, bulkFailure } from './client.js';
 import type { CliIo } from './io.js';
 import { splitSql } from './sqlStatements.js';
 
@@ -25,7 +27,10 @@ Commands:
   status                    list migrations: present in the directory, applied in the database
 
 Flags:
-  --dir DIR                 migrations directory (default: migrations)
+  --dir DIR                 migrations directory (default: migrations); a Hasura CLI config-v3
+                            project keeps them in DIR/<database>/ (found by itself)
+  --database-name NAME      the database folder of a config-v3 project (default: default, or the
+                            only folder there is)
   --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
   --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
   -h, --help                this help
@@ -33,6 +38,7 @@ Flags:
 
 const FLAGS: FlagSpec = {
   dir: { type: 'string' },
+  'database-name': { type: 'string' },
   up: { type: 'string' },
   down: { type: 'string' },
   version: { type: 'string' },
@@ -60,6 +66,8 @@ async function localMigrations(dir: string): Promise<Migration[]> {
   }
   return out.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
 }
+
+const isMigration = (d: Dirent) => d.isDirectory() && /^\d+_/.test(d.name);
 
 const ENSURE_TABLE = 'CREATE TABLE IF NOT EXISTS hdb_catalog.schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL)';
 
@@ -101,12 +109,10 @@ async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down'): P
     await client.query({ type: 'bulk', args });
   } catch (e) {
     if (!(e instanceof ServerError)) throw e;
-    const body = e.body as { path?: string; internal?: { error?: { message?: string } } } | undefined;
-    const idx = /^\$\.args\[(\d+)\]/.exec(body?.path ?? '');
-    const stmt = idx ? stmts[Number(idx[1]) - 1] : undefined;
+    const f = bulkFailure(e);
+    const stmt = f.index !== undefined ? stmts[f.index - 1] : undefined;
     const where = stmt ? `${file}:${stmt.line}` : file;
-    const pgMessage = body?.internal?.error?.message;
-    throw new CliError(`${where}: ${pgMessage !== undefined ? `postgres error: ${pgMessage}` : describeError(e.status, e.body)} (migration ${m.version} ${dir} not applied)`);
+    throw new CliError(`${where}: ${f.message} (migration ${m.version} ${dir} not applied)`);
   }
 }
 
@@ -121,8 +127,10 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     io.out(MIGRATE_HELP);
     return 0;
   }
-  const dir = str(p, 'dir') ?? 'migrations';
+  const root = str(p, 'dir') ?? 'migrations';
+  const dbName = str(p, 'database-name');
   if (sub === 'create') {
+    const dir = dbName !== undefined ? join(root, dbName) : await databaseFolder(root, undefined, isMigration);
     const name = p.positionals[0];
     if (name === undefined || !/^[A-Za-z0-9_-]+$/.test(name)) throw new CliError('migrate create needs a NAME of letters, digits, _ or -');
     const folder = join(dir, `${Date.now()}_${name}`);
@@ -132,6 +140,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     io.out(`${folder}\n`);
     return 0;
   }
+  const dir = await databaseFolder(root, dbName, isMigration);
   const client = new EngineClient(connectionOf(p, io.env));
   if (sub === 'status') {
     const local = await localMigrations(dir);

@@ -13,7 +13,8 @@
  * | dml       | 42704 undefined object            | 400 constraint-error "<pg message>"                   |
  * | raw       | any                               | 400 database-error "query execution failed"           |
  * | dml/def.  | 40xxx (serialization, deadlock)   | 400 concurrent-update "<pg message>"                  |
- * | any       | anything else                     | 500 database-error "database query error"             |
+ * | any       | anything else (a trigger's RAISE  | 500 unexpected "database query error" (Hasura's        |
+ * |           | EXCEPTION P0001, 42703, …)        | `internalError`; the message only in `internal`)      |
  * | any       | no SQLSTATE (network, closed)     | 500 database-error "database connection error"        |
  *
  * The statement, its arguments and the Postgres error fields go to `internal`, in the shape of
@@ -107,5 +108,5 @@ export function pgErrorToApiError(err: unknown, opts: PgErrorOptions = {}): ApiE
     if (code === '42P10') return bad('constraint-error', 'there is no unique or exclusion constraint on target column(s)');
     if (code === '42704') return bad('constraint-error', err.message);
   }
-  return new ApiError('database-error', 'database query error', { status: 500, internal });
+  return new ApiError('unexpected', 'database query error', { status: 500, internal });
 }

@@ -67,8 +67,7 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
     throw new ApiError('parse-failed', `unknown metadata command ${JSON.stringify(type)}`, { path });
   }
   if (op === 'replace_metadata' && isObject(a)) {
-    const inner = 'metadata' in a && isObject(a.metadata) ? a.metadata : a;
-    a = metadataFromV3(inner, `${path}.args${inner === a ? '' : '.metadata'}`);
+    a = 'metadata' in a && isObject(a.metadata) ? { ...a, metadata: metadataFromV3(a.metadata, `${path}.args.metadata`) } : metadataFromV3(a, `${path}.args`);
   }
   const out: J = { type: op, args: a ?? {} };
   if (VERSION_2.has(op) && isObject(a) && ('table' in a || 'function' in a)) out.version = 2;

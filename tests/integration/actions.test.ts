@@ -223,6 +223,15 @@ test('actions and custom types in export / replace / clear metadata; a missing e
     const dropped = await e.query({ type: 'drop_action', args: { name: 'missing' } });
     assert.equal(dropped.status, 400);
     assert.equal(dropped.body.code, 'not-exists');
+    // drop_action_permission takes {action, role} (other keys ignored, as Hasura's parser does) and words a missing one as Hasura v1.3.
+    const action = md.actions[0].name as string;
+    const noPerm = await e.query({ type: 'drop_action_permission', args: { action, role: 'nobody', comment: 'ignored' } });
+    assert.deepEqual([noPerm.status, noPerm.body.code, noPerm.body.error], [400, 'not-exists', `permission for role: "nobody" is not defined on "${action}"`]);
+    assert.equal((await e.query({ type: 'create_action_permission', args: { action, role: 'nobody' } })).status, 200);
+    const again = await e.query({ type: 'create_action_permission', args: { action, role: 'nobody' } });
+    assert.deepEqual([again.status, again.body.code, again.body.error], [400, 'already-exists', `permission for role: "nobody"is already defined on "${action}"`]);
+    assert.equal((await e.query({ type: 'drop_action_permission', args: { action, role: 'nobody', comment: 'ignored' } })).status, 200);
+    assert.deepEqual((await e.query({ type: 'export_metadata', args: {} })).body, md);
     assert.equal((await e.request('GET', '/healthz')).status, 200);
   } finally {
     await e.stop();

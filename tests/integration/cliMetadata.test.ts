@@ -249,3 +249,67 @@ test('a Hasura CLI config-v3 directory (databases/, !include) applies, and expor
   assert.match(bad.err[0]!, /databases\/default\/tables\/tables\.yaml: !include public_nope\.yaml: cannot read .*ENOENT/);
   assert.deepEqual((await e.query({ type: 'export_metadata', args: {} })).body.cron_triggers.map((t: any) => t.name), ['nightly']);
 });
+
+test('an inconsistent project: apply lists the failing objects and changes nothing; --allow-inconsistent-metadata applies and lists them; diff after apply is clean', async () => {
+  const before = (await e.query({ type: 'export_metadata', args: {} })).body;
+  const dir = join(tmp, 'v3incons');
+  const authorFile = [
+    'table:', '  name: author', '  schema: public',
+    // As Hasura's CLI writes them: explicit nulls for the defaults.
+    'object_relationships:', '- name: first_article', '  using:', '    manual_configuration:', '      column_mapping:', '        id: author_id', '      insertion_order: null', '      remote_table:', '        name: article', '        schema: public',
+    'update_permissions:', '- role: user', '  permission:', '    columns:', '    - name', '    filter:', '      id:', '        _eq: X-Hasura-User-Id', '    check: null',
+    '',
+  ].join('\n');
+  await writeTree(dir, {
+    'version.yaml': 'version: 3\n',
+    'databases/databases.yaml': '- name: default\n  kind: postgres\n  configuration:\n    connection_info:\n      database_url:\n        from_env: HASURA_GRAPHQL_DATABASE_URL\n  tables: "!include default/tables/tables.yaml"\n',
+    'databases/default/tables/tables.yaml': '- "!include public_author.yaml"\n- "!include public_article.yaml"\n- "!include public_ghost.yaml"\n',
+    'databases/default/tables/public_author.yaml': authorFile,
+    'databases/default/tables/public_article.yaml': 'table:\n  name: article\n  schema: public\nobject_relationships:\n- name: writer\n  using:\n    foreign_key_constraint_on: writer_id\n',
+    'databases/default/tables/public_ghost.yaml': 'table:\n  name: ghost\n  schema: public\n',
+  });
+  const strict = io();
+  assert.equal(await runCli('metadata', ['apply', '--dir', dir], strict.io), 1);
+  const listed = strict.out.join('');
+  assert.match(listed, /^table\t\{"schema":"public","name":"ghost"\}\tno such table\/view exists in postgres: "ghost"$/m, 'the missing table is listed');
+  assert.match(listed, /^object_relation\t.*"writer".*$/m, 'the relationship on a missing column is listed');
+  assert.match(strict.err.join('\n'), /cannot continue due to inconsistent metadata.*2 inconsistent objects .*nothing was applied/);
+  assert.deepEqual((await e.query({ type: 'export_metadata', args: {} })).body, before, 'nothing changed');
+
+  const allowed = io();
+  assert.equal(await runCli('metadata', ['apply', '--dir', dir, '--allow-inconsistent-metadata'], allowed.io), 0, allowed.err.join('\n'));
+  assert.equal(allowed.out.join('').trim().split('\n').length, 2);
+  assert.match(allowed.err.join('\n'), /metadata applied with 2 inconsistent objects/);
+  const inc = (await e.query({ type: 'get_inconsistent_metadata', args: {} })).body;
+  assert.equal(inc.is_consistent, false);
+  assert.deepEqual(inc.inconsistent_objects.map((o: any) => o.type).sort(), ['object_relation', 'table']);
+  const rel = await e.graphql('{ author(where: {id: {_eq: 1}}) { first_article { id } } }');
+  assert.deepEqual(rel.body, { data: { author: [{ first_article: null }] } }, 'the consistent part is served');
+
+  // Hasura v2's /v1/metadata form answers with the inconsistencies.
+  const md = { version: 3, sources: [{ name: 'default', kind: 'postgres', tables: [{ table: { schema: 'public', name: 'author' } }, { table: { schema: 'public', name: 'nowhere' } }], configuration: {} }] };
+  const v2 = await e.request('POST', '/v1/metadata', { type: 'replace_metadata', version: 2, args: { allow_inconsistent_metadata: true, metadata: md } }, { 'x-svc-admin-secret': 'sekret' });
+  assert.equal(v2.status, 200, v2.text);
+  assert.equal(v2.body.is_consistent, false);
+  assert.deepEqual(v2.body.inconsistent_objects.map((o: any) => [o.type, o.definition.name]), [['table', 'nowhere']]);
+  const v2strict = await e.request('POST', '/v1/metadata', { type: 'replace_metadata', version: 2, args: { metadata: md } }, { 'x-svc-admin-secret': 'sekret' });
+  assert.equal(v2strict.status, 400);
+  assert.equal(v2strict.body.error, 'cannot continue due to inconsistent metadata');
+
+  // The consistent project: apply, then diff reports nothing (explicit nulls are the defaults).
+  await rm(join(dir, 'databases/default/tables/public_ghost.yaml'));
+  await writeFile(join(dir, 'databases/default/tables/tables.yaml'), '- "!include public_author.yaml"\n- "!include public_article.yaml"\n');
+  await writeFile(join(dir, 'databases/default/tables/public_article.yaml'), 'table:\n  name: article\n  schema: public\nobject_relationships:\n- name: writer\n  using:\n    foreign_key_constraint_on: author_id\n');
+  const ok = io();
+  assert.equal(await runCli('metadata', ['apply', '--dir', dir], ok.io), 0, ok.err.join('\n'));
+  assert.equal(ok.out.join(''), '');
+  const d = io();
+  assert.equal(await runCli('metadata', ['diff', '--dir', dir], d.io), 0, d.out.join(''));
+  assert.equal(d.out.join(''), '');
+  // …and still sees a real change.
+  await writeFile(join(dir, 'databases/default/tables/public_author.yaml'), authorFile.replace('    - name', '    - id\n    - name'));
+  const d2 = io();
+  assert.equal(await runCli('metadata', ['diff', '--dir', dir], d2.io), 1);
+  assert.match(d2.out.join(''), /^\+ +- id$/m);
+  assert.equal((await e.query({ type: 'replace_metadata', args: before })).status, 200);
+});

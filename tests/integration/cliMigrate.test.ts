@@ -98,6 +98,67 @@ test('a failing migration leaves nothing behind and names the file and line of t
   await runCli('migrate', ['apply', '--down', '1', '--dir', dir], io().io);
 });
 
+test('a Hasura CLI config-v3 project (migrations/<database>/…): apply and status find the database folder, --database-name picks one', async () => {
+  const root = join(tmp, 'v3');
+  await migration(join(root, 'default'), '7000', 'init', 'CREATE TABLE v3_one (id int);', 'DROP TABLE v3_one;');
+  await migration(join(root, 'default'), '7100', 'more', 'CREATE TABLE v3_two (id int);', 'DROP TABLE v3_two;');
+  const c = io();
+  assert.equal(await runCli('migrate', ['apply', '--dir', root], c.io), 0, c.err.join('\n'));
+  assert.deepEqual(await tables(), ['v3_one', 'v3_two']);
+  assert.deepEqual(await versions(), ['7000', '7100']);
+  const s = io();
+  assert.equal(await runCli('migrate', ['status', '--dir', root, '--database-name', 'default'], s.io), 0);
+  assert.match(s.out.join(''), /^7100\tmore\tPresent\tApplied$/m);
+  assert.equal(await runCli('migrate', ['apply', '--down', '2', '--dir', root, '--database-name', 'default'], io().io), 0);
+  assert.deepEqual(await tables(), []);
+
+  // Two database folders: the flag decides; without it (and no "default") one line names them.
+  const two = join(tmp, 'v3two');
+  await migration(join(two, 'pg_main'), '8000', 'a', 'CREATE TABLE v3_main (id int);', 'DROP TABLE v3_main;');
+  await migration(join(two, 'pg_other'), '8100', 'b', 'CREATE TABLE v3_other (id int);', 'DROP TABLE v3_other;');
+  const amb = io();
+  assert.equal(await runCli('migrate', ['apply', '--dir', two], amb.io), 1);
+  assert.match(amb.err[0]!, /several databases \(pg_main, pg_other\): choose one with --database-name/);
+  assert.deepEqual(await tables(), [], 'nothing applied');
+  assert.equal(await runCli('migrate', ['apply', '--dir', two, '--database-name', 'pg_other'], io().io), 0);
+  assert.deepEqual(await tables(), ['v3_other']);
+  const missing = io();
+  assert.equal(await runCli('migrate', ['apply', '--dir', two, '--database-name', 'nope'], missing.io), 1);
+  assert.match(missing.err[0]!, /no folder for database "nope" in .*found: pg_main, pg_other/);
+  assert.equal(await runCli('migrate', ['apply', '--down', '1', '--dir', two, '--database-name', 'pg_other'], io().io), 0);
+  assert.deepEqual(await tables(), []);
+});
+
+test('seed create and apply (seeds/<database>/*.sql, name order, one transaction, --file picks)', async () => {
+  await e.runSql('CREATE TABLE seed_t (id int PRIMARY KEY, note text)');
+  const root = join(tmp, 'seeds');
+  const made = io();
+  assert.equal(await runCli('seed', ['create', 'first', '--dir', root], made.io), 0);
+  assert.match(made.out.join(''), /seeds\/default\/\d{13}_first\.sql\n$/);
+  const created = made.out.join('').trim();
+  await writeFile(created, "INSERT INTO seed_t VALUES (1, 'one');\n");
+  await writeFile(join(root, 'default', '9999999999999_second.sql'), "INSERT INTO seed_t VALUES (2, 'two');\nUPDATE seed_t SET note = note || '!' WHERE id = 1;\n");
+  const seeded = async () => ((await e.runSql('SELECT id::text, note FROM seed_t ORDER BY id')).result as string[][]).slice(1);
+  assert.equal(await runCli('seed', ['apply', '--dir', root], io().io), 0);
+  assert.deepEqual(await seeded(), [['1', 'one!'], ['2', 'two']], 'both files, in name order');
+
+  await e.runSql('TRUNCATE seed_t');
+  assert.equal(await runCli('seed', ['apply', '--dir', root, '--database-name', 'default', '--file', created.split('/').pop()!], io().io), 0);
+  assert.deepEqual(await seeded(), [['1', 'one']], '--file: only that file');
+
+  // A failing statement: nothing from any file stays; the file and line are named.
+  await writeFile(join(root, 'default', '9999999999999_second.sql'), "INSERT INTO seed_t VALUES (3, 'three');\n\nINSERT INTO seed_nope VALUES (1);\n");
+  await e.runSql('TRUNCATE seed_t');
+  const bad = io();
+  assert.equal(await runCli('seed', ['apply', '--dir', root], bad.io), 1);
+  assert.match(bad.err[0]!, /9999999999999_second\.sql:3: postgres error: relation "seed_nope" does not exist \(no seed applied\)/);
+  assert.deepEqual(await seeded(), [], 'the first file and the third row were rolled back');
+  const nofile = io();
+  assert.equal(await runCli('seed', ['apply', '--dir', root, '--file', 'nope.sql'], nofile.io), 1);
+  assert.match(nofile.err[0]!, /no seed file nope\.sql/);
+  await e.runSql('DROP TABLE seed_t');
+});
+
 test('bad flags give one line and exit 1', async () => {
   for (const argv of [['apply', '--up', 'x'], ['apply', '--up', '1', '--down', '1'], ['frob'], ['create'], ['apply', '--nope']]) {
     const c = io();

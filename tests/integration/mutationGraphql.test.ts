@@ -142,6 +142,27 @@ describe('insert', () => {
     assert.deepEqual(art.insert_article_one, { views: 7, author_id: 50 });
   });
 
+  it("a trigger's RAISE EXCEPTION: unexpected \"database query error\" as Hasura answers, the message only in internal for the admin, no row left", async () => {
+    await e.runSql(`
+      CREATE TABLE guarded (id int PRIMARY KEY, note text);
+      CREATE FUNCTION guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'only the owner may write %', NEW.id; END $$;
+      CREATE TRIGGER guarded_guard BEFORE INSERT ON guarded FOR EACH ROW EXECUTE FUNCTION guard();`);
+    await bulk([
+      { type: 'track_table', args: { name: 'guarded' } },
+      { type: 'create_insert_permission', args: { table: 'guarded', role: 'guard', permission: { check: {}, columns: ['id', 'note'] } } },
+    ]);
+    const asAdmin = await fails('mutation { insert_guarded(objects: [{id: 7}]) { affected_rows } }');
+    assert.equal(asAdmin.extensions.code, 'unexpected');
+    assert.equal(asAdmin.message, 'database query error');
+    // The admin reads Postgres's message in `internal` on /v1/query (GraphQL shows it in dev mode).
+    const q = await e.query({ type: 'insert', args: { table: 'guarded', objects: [{ id: 7 }] } });
+    assert.deepEqual([q.status, q.body.code, q.body.error], [500, 'unexpected', 'database query error']);
+    assert.deepEqual([q.body.internal.error.message, q.body.internal.error.status_code], ['only the owner may write 7', 'P0001']);
+    const asUser = await fails('mutation { insert_guarded(objects: [{id: 8}]) { affected_rows } }', { 'x-svc-role': 'guard' });
+    assert.deepEqual([asUser.extensions.code, asUser.message, asUser.extensions.internal], ['unexpected', 'database query error', undefined]);
+    assert.equal(await count('guarded'), 0);
+  });
+
   it('upsert needs the update permission: on_conflict is offered only where the role may update', async () => {
     const err = await fails('mutation { insert_author(objects: [{id: 50, name: "x"}], on_conflict: {constraint: author_pkey, update_columns: []}) { affected_rows } }', user(50));
     assert.equal(err.extensions.code, 'validation-failed');

@@ -41,6 +41,8 @@ test('bad scheduled-trigger requests get 400 with a clear message and change not
     [cron('c1', { retry_conf: { num_retries: -1 } }), 'parse-failed', /non-negative/],
     [cron('keep'), 'already-exists', /cron trigger with name: keep already exists/],
     [{ type: 'delete_cron_trigger', args: { name: 'nope' } }, 'not-exists', /does not exist/],
+    // replace: true only updates (Hasura v1.3's updateCronTrigger checks that the trigger exists).
+    [cron('nope', { replace: true }), 'not-exists', /^cron trigger with name: nope does not exist$/],
     [{ type: 'create_scheduled_event', args: { webhook: 'http://127.0.0.1:9/', schedule_at: 'tomorrow' } }, 'parse-failed', /could not parse timestamp/],
     [{ type: 'create_scheduled_event', args: { webhook: 'http://127.0.0.1:9/', schedule_at: '2030-13-45T00:00:00Z' } }, 'parse-failed', /timestamp/],
     [{ type: 'create_scheduled_event', args: { webhook: 'http://127.0.0.1:9/' } }, 'parse-failed', /schedule_at/],

@@ -112,7 +112,8 @@ export const create_action_permission = op({
     const md = await ctx.work.draft();
     const a = actionEntry(md, p.action, '$.args.action');
     if ((a.permissions ?? []).some((x) => x.role === p.role)) {
-      throw new ApiError('already-exists', `permission for role ${quote(p.role)} is already defined on ${quote(p.action)}`, { path: '$.args' });
+      // Hasura v1.3's wording, the missing space after the role included.
+      throw new ApiError('already-exists', `permission for role: ${quote(p.role)}is already defined on ${quote(p.action)}`, { path: '$.args' });
     }
     a.permissions = [...(a.permissions ?? []), p.comment === undefined ? { role: p.role } : { role: p.role, comment: p.comment }];
     await ctx.work.change(md, { kind: 'action', name: p.action });
@@ -123,12 +124,16 @@ export const create_action_permission = op({
 export const drop_action_permission = op({
   adminOnly: true,
   mutates: true,
-  decode: decodePermArgs,
+  // Hasura's DropActionPermission is {action, role}; other keys are ignored, as aeson's derived parser does.
+  decode: (args, path) => {
+    const o = asObject(args, path);
+    return { action: required(o, 'action', path, asString), role: required(o, 'role', path, asString) };
+  },
   async run(ctx, p) {
     const md = await ctx.work.draft();
     const a = actionEntry(md, p.action, '$.args.action');
     if (!(a.permissions ?? []).some((x) => x.role === p.role)) {
-      throw new ApiError('not-exists', `permission for role: ${p.role} is not defined on ${quote(p.action)}`, { path: '$.args' });
+      throw new ApiError('not-exists', `permission for role: ${quote(p.role)} is not defined on ${quote(p.action)}`, { path: '$.args' });
     }
     a.permissions = (a.permissions ?? []).filter((x) => x.role !== p.role);
     if (a.permissions.length === 0) delete a.permissions;

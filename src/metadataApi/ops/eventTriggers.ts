@@ -74,9 +74,10 @@ export const redeliver_event = op({
     return { eventId: required(asObject(args, path), 'event_id', path, asString) };
   },
   async run(ctx, args) {
-    if (!(await redeliverEvent(ctx.client, args.eventId))) {
-      throw new ApiError('not-exists', `event ${JSON.stringify(args.eventId)} does not exist`, { path: '$.args' });
-    }
+    // Hasura v1.3's wording (checkEvent).
+    const r = await redeliverEvent(ctx.client, args.eventId);
+    if (r === 'missing') throw new ApiError('not-exists', 'event not found', { path: '$.args' });
+    if (r === 'busy') throw new ApiError('busy', 'event is already being processed', { path: '$.args' });
     return SUCCESS;
   },
 });

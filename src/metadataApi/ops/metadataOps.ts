@@ -30,16 +30,22 @@ export const replace_metadata = op({
   adminOnly: true,
   mutates: true,
   // Metadata the engine would not act on (actions, remote schemas…) is refused, never stored silently.
-  decode(args, path) {
-    assertSupportedMetadata(args, `${path}.args`);
-    const md = decodeMetadata(args, path);
+  // `{metadata, allow_inconsistent_metadata}` (Hasura v2's second form) answers with the inconsistencies.
+  decode(raw, path) {
+    const wrapped = isObject(raw) && 'metadata' in raw;
+    const args = wrapped ? raw.metadata : raw;
+    const argsPath = wrapped ? `${path}.args.metadata` : `${path}.args`;
+    const allow = wrapped ? raw.allow_inconsistent_metadata ?? false : false;
+    if (typeof allow !== 'boolean') throw new ApiError('parse-failed', `expected Boolean, encountered ${allow === null ? 'Null' : typeof allow}`, { path: `${path}.args.allow_inconsistent_metadata` });
+    assertSupportedMetadata(args, argsPath);
+    const md = decodeMetadata(args, wrapped ? pathKey(path, 'metadata') : path);
     const crons: CronTriggerDef[] = (md.cron_triggers === undefined ? [] : arrayOf((v, p) => decodeCronTrigger(v, p))(md.cron_triggers, pathKey(path, 'cron_triggers'))).map(
       ({ replace: _replace, ...t }) => ({ ...t, include_in_metadata: true }),
     );
     delete md.cron_triggers;
-    return { md, crons };
+    return { md, crons, wrapped, allow };
   },
-  async run(ctx, { md, crons }) {
+  async run(ctx, { md, crons, wrapped, allow }) {
     const seen = new Set<string>();
     for (const t of crons) {
       if (seen.has(t.name)) throw new ApiError('already-exists', `cron trigger with name: ${t.name} already exists`, { path: '$.args.cron_triggers' });
@@ -48,7 +54,7 @@ export const replace_metadata = op({
     assertNoDuplicates(md);
     assertQueryCollectionsValid(md);
     const built = await ctx.work.buildFor(md);
-    if (built.inconsistent.length > 0) {
+    if (built.inconsistent.length > 0 && !allow) {
       throw new ApiError('unexpected', 'cannot continue due to inconsistent metadata', {
         path: '$.args',
         internal: built.inconsistent.map((i) => i.object),
@@ -57,7 +63,9 @@ export const replace_metadata = op({
     ctx.work.adopt(md, built);
     await deleteCronTriggersInMetadata(ctx.client);
     for (const t of crons) await upsertCronTrigger(ctx.client, t);
-    return SUCCESS;
+    if (!wrapped) return SUCCESS;
+    const objects = built.inconsistent.map((i) => withSource(i.object));
+    return { is_consistent: objects.length === 0, inconsistent_objects: objects };
   },
 });
 

@@ -26,6 +26,8 @@ export const create_cron_trigger = op({
     const { replace, ...def } = args;
     const exists = await cronTriggerExists(ctx.client, def.name);
     if (exists && !replace) throw new ApiError('already-exists', `cron trigger with name: ${def.name} already exists`, { path: '$.args' });
+    // `replace: true` updates an existing trigger only, as Hasura v1.3's updateCronTrigger (checkExists).
+    if (!exists && replace) throw new ApiError('not-exists', `cron trigger with name: ${def.name} does not exist`, { path: '$.args' });
     await upsertCronTrigger(ctx.client, def);
     return SUCCESS;
   },

@@ -58,17 +58,19 @@ test('program limits (a request too deep or too big for Postgres) are 400 bad-re
   assert.equal(map('54001', 'stack depth limit exceeded', 'raw').message, 'query execution failed');
 });
 
-test('anything else is a 500 database-error with the details only in internal', () => {
+test('anything else is a 500 unexpected "database query error" (Hasura\'s internalError) with the details only in internal', () => {
   const e = map('42703', 'column "nope" does not exist');
-  assert.deepEqual([e.code, e.status, e.message], ['database-error', 500, 'database query error']);
+  assert.deepEqual([e.code, e.status, e.message], ['unexpected', 500, 'database query error']);
   assert.deepEqual(e.internal, {
     statement: 'INSERT …',
     prepared: false,
     arguments: ['1', 'x'],
     error: { exec_status: 'FatalError', hint: null, message: 'column "nope" does not exist', status_code: '42703', description: 'Key (name)=(x) already exists.' },
   });
-  assert.deepEqual(e.toQueryBody(false), { path: '$', error: 'database query error', code: 'database-error' });
-  assert.equal(map('23505', 'dup', 'default').code, 'database-error');
+  assert.deepEqual(e.toQueryBody(false), { path: '$', error: 'database query error', code: 'unexpected' });
+  assert.equal(map('23505', 'dup', 'default').code, 'unexpected');
+  const raised = map('P0001', 'only the owner may edit');
+  assert.deepEqual([raised.code, raised.status, raised.message, (raised.internal as any).error.message], ['unexpected', 500, 'database query error', 'only the owner may edit']);
 });
 
 test('run_sql errors are 400 database-error "query execution failed"', () => {
