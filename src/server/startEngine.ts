@@ -23,6 +23,7 @@ import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgres
 import { packageInfo } from '../lib/index.js';
 import { migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
+import { syncEventTriggers } from '../events/index.js';
 import { EngineMetrics } from '../metrics/index.js';
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
@@ -109,8 +110,18 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       },
     });
     undo.push(() => db.close());
-    await migrateCatalog(db);
+    const catalog = await migrateCatalog(db, { adoptHasura: config.adoptHasuraCatalog });
+    if (catalog.adoption) {
+      const a = catalog.adoption;
+      const counts = Object.entries(a.imported).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+      logger.info(
+        { type: 'startup', kind: 'hasura-adoption', ...a },
+        `adopted ${a.adopted_from}: imported ${counts || 'nothing'}; not imported: ${a.not_imported.length === 0 ? 'nothing' : a.not_imported.join('; ')} (kept in hdb_catalog.svc_catalog.adoption_report)`,
+      );
+    }
     const state = await createAppState(db, config, logger);
+    // Adopted metadata was written straight to the catalog: install the capture of its event triggers.
+    if (catalog.adoption) await db.transaction({}, (c) => syncEventTriggers(c, state.current));
     // Other engines on the same database announce metadata changes; rebuild when they do.
     const sync = startSchemaSync(databaseUrl, db, state, logger, options.schemaSync);
     undo.push(() => sync.stop());

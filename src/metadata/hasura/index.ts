@@ -1,0 +1,5 @@
+export { importHasuraMetadata, toV3 } from './mapHasuraMetadata.js';
+export type { ImportResult } from './mapHasuraMetadata.js';
+export { readHasuraV1Catalog } from './readHasuraV1Catalog.js';
+export { adoptHasuraV1Catalog } from './adoptHasuraCatalog.js';
+export type { AdoptionReport } from './adoptHasuraCatalog.js';
