@@ -49,7 +49,7 @@ export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResou
 export type { StoredMetadata } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
 export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
-export { importHasuraMetadata, toV3, readHasuraV1Catalog } from './hasura/index.js';
+export { importHasuraMetadata, toV3, readHasuraV1Catalog, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders } from './hasura/index.js';
 export type { ImportResult, AdoptionReport } from './hasura/index.js';
 
 export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspection/index.js';

@@ -21,7 +21,7 @@ import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
+import { findHasuraSessionReaders, hasuraSessionWarning, migrateCatalog, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
 import { syncEventTriggers } from '../events/index.js';
 import { EngineMetrics } from '../metrics/index.js';
@@ -119,6 +119,8 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
         `adopted ${a.adopted_from}: imported ${counts || 'nothing'}; not imported: ${a.not_imported.length === 0 ? 'nothing' : a.not_imported.join('; ')} (kept in hdb_catalog.svc_catalog.adoption_report)`,
       );
     }
+    const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
+    if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
     const state = await createAppState(db, config, logger);
     // Adopted metadata was written straight to the catalog: install the capture of its event triggers.
     if (catalog.adoption) await db.transaction({}, (c) => syncEventTriggers(c, state.current));
