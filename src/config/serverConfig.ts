@@ -44,6 +44,8 @@ export interface ServerConfig {
   /** Opt-in: answer 401 instead of 200 when a JWT has expired. */
   jwtExpiredStatus: 200 | 401;
   /** Show `internal` error details to admin (Hasura's dev mode / admin internal errors). */
+  /** Consent to take over a Hasura v1.3 catalog (import its metadata); off: refuse to start on it. */
+  adoptHasuraCatalog: boolean;
   devMode: boolean;
   /** GET /v1/metrics and the counters behind it (default true). */
   enableMetrics: boolean;

@@ -16,7 +16,8 @@
  *
  * `syncEventTriggers` makes the database match a schema cache inside the metadata transaction:
  * functions whose text changed are replaced, triggers moved/created, stale ones dropped, the
- * `hdb_catalog.event_triggers` rows rewritten, events of removed triggers archived.
+ * `hdb_catalog.event_triggers` rows rewritten where they changed (eventTriggerRows.ts), events of
+ * removed triggers archived.
  */
 import { createHash } from 'node:crypto';
 import type { DbClient } from '../execution/index.js';
@@ -24,6 +25,7 @@ import { encodeEventTrigger, EVENT_OPS, type EventOp, type EventTriggerInfo, typ
 import { compile, sql, type SqlFragment } from '../sql/index.js';
 import { runFragment } from '../delivery/index.js';
 import { createEventTables, dropEventTables } from './eventTables.js';
+import { sharesHasuraCatalog, writeTriggerRows } from './eventTriggerRows.js';
 
 const PREFIX = 'notify_svc_';
 const TAG = '$svc$';
@@ -146,7 +148,8 @@ export async function syncEventTriggers(client: DbClient, cache: SchemaCache): P
 
   if (triggers.length === 0) {
     // The last trigger is gone (delete_event_trigger, clear_metadata, untrack, drop): so are the tables.
-    if (tables) await dropEventTables(client);
+    // On a catalog adopted from Hasura the event tables are Hasura's too: they stay.
+    if (tables && !(await sharesHasuraCatalog(client))) await dropEventTables(client);
     return;
   }
   const rows = triggers.map((t) => ({ name: t.name, schema_name: t.table.schema, table_name: t.table.name, configuration: encodeEventTrigger(t.definition) }));
@@ -157,11 +160,5 @@ export async function syncEventTriggers(client: DbClient, cache: SchemaCache): P
         WHERE NOT archived AND NOT delivered AND NOT error
           AND trigger_name IN (SELECT name FROM hdb_catalog.event_triggers WHERE NOT (name = ANY(${sql.value(names, 'text[]')})))`,
   );
-  await runFragment(client, sql`DELETE FROM hdb_catalog.event_triggers`);
-  await runFragment(
-    client,
-    sql`INSERT INTO hdb_catalog.event_triggers (name, type, schema_name, table_name, configuration)
-        SELECT r.name, 'table', r.schema_name, r.table_name, r.configuration
-        FROM json_to_recordset(${sql.value(JSON.stringify(rows), 'json')}) AS r(name text, schema_name text, table_name text, configuration json)`,
-  );
+  await writeTriggerRows(client, rows);
 }

@@ -48,6 +48,10 @@ export type { Removable, RelationshipResolver } from './model/edit.js';
 export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
 export type { StoredMetadata, Heartbeat } from './catalog/index.js';
 export { startHeartbeat } from './catalog/index.js';
+export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
+export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
+export { importHasuraMetadata, toV3, readHasuraV1Catalog, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders } from './hasura/index.js';
+export type { ImportResult, AdoptionReport } from './hasura/index.js';
 
 export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspection/index.js';
 export type { DbSnapshot, DbTable, DbColumn, DbFunction, DbFunctionArg, DbForeignKey, EnumTableValues } from './introspection/index.js';

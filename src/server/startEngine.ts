@@ -22,8 +22,9 @@ import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
+import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
+import { syncEventTriggers } from '../events/index.js';
 import { EngineMetrics } from '../metrics/index.js';
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
@@ -114,8 +115,20 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       },
     });
     undo.push(() => db.close());
-    await migrateCatalog(db);
+    const catalog = await migrateCatalog(db, { adoptHasura: config.adoptHasuraCatalog });
+    if (catalog.adoption) {
+      const a = catalog.adoption;
+      const counts = Object.entries(a.imported).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+      logger.info(
+        { type: 'startup', kind: 'hasura-adoption', ...a },
+        `adopted ${a.adopted_from}: imported ${counts || 'nothing'}; not imported: ${a.not_imported.length === 0 ? 'nothing' : a.not_imported.join('; ')} (kept in hdb_catalog.svc_catalog.adoption_report)`,
+      );
+    }
+    const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
+    if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
     const state = await createAppState(db, config, logger);
+    // Adopted metadata was written straight to the catalog: install the capture of its event triggers.
+    if (catalog.adoption) await db.transaction({}, (c) => syncEventTriggers(c, state.current));
     // Registered (and heartbeating) before the workers start; deregistered after they stopped.
     const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger);
     undo.push(() => heartbeat.stop());

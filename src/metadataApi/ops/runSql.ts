@@ -17,7 +17,9 @@ import {
   allRelationships,
   asString,
   findTable,
+  hasuraSessionWarning,
   optional,
+  readsHasuraSession,
   removeObject,
   renameColumn,
   renameTable,
@@ -72,6 +74,7 @@ export const run_sql = op({
     };
   },
   async run(ctx, args) {
+    if (readsHasuraSession(args.sql)) ctx.engine.logger.warn({ type: 'hasura-session', path: ctx.path }, hasuraSessionWarning('run_sql'));
     const check = !args.readOnly && (args.checkMetadataConsistency ?? SCHEMA_CHANGING.test(args.sql));
     if (!check) {
       const results = await execute(ctx, args.sql);

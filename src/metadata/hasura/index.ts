@@ -1,0 +1,6 @@
+export { importHasuraMetadata, toV3 } from './mapHasuraMetadata.js';
+export type { ImportResult } from './mapHasuraMetadata.js';
+export { readHasuraV1Catalog } from './readHasuraV1Catalog.js';
+export { adoptHasuraV1Catalog } from './adoptHasuraCatalog.js';
+export type { AdoptionReport } from './adoptHasuraCatalog.js';
+export { readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders } from './hasuraSessionSql.js';

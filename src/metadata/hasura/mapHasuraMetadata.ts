@@ -1,0 +1,91 @@
+/**
+ * Hasura metadata as this engine takes it: a v1.3/v2 export (version 2), a v2 export (version 3,
+ * `sources`) flattened to the default Postgres source, and brand words mapped (`X-Hasura-*`
+ * session variables in permissions, presets and headers → `x-svc-*`). Every mapping and every
+ * part this engine does not support is reported as a note, never dropped silently.
+ */
+type J = Record<string, any>;
+
+export interface ImportResult {
+  metadata: J;
+  /** What was changed (brand mapping, flattening). */
+  mapped: string[];
+  /** What could not be kept, and was left out. */
+  unsupported: string[];
+}
+
+/** Version-3 top-level sections with no equivalent here. */
+const V3_ONLY = ['inherited_roles', 'rest_endpoints', 'network', 'metrics_config', 'backend_configs', 'opentelemetry'];
+
+const HASURA_VAR = /^x-hasura-/i;
+
+/** Replaces x-hasura-* in string values and object keys below `v`, recording each path. */
+function mapBrand(v: unknown, path: string, mapped: string[]): unknown {
+  if (typeof v === 'string') {
+    if (HASURA_VAR.test(v)) {
+      const to = 'x-svc-' + v.slice('x-hasura-'.length).toLowerCase();
+      mapped.push(`${path}: ${v} → ${to}`);
+      return to;
+    }
+    return v;
+  }
+  if (Array.isArray(v)) return v.map((x, i) => mapBrand(x, `${path}[${i}]`, mapped));
+  if (v === null || typeof v !== 'object') return v;
+  const out: J = {};
+  for (const [k, x] of Object.entries(v)) {
+    let key = k;
+    if (HASURA_VAR.test(k)) {
+      key = 'x-svc-' + k.slice('x-hasura-'.length).toLowerCase();
+      mapped.push(`${path}.${k}: key → ${key}`);
+    }
+    out[key] = mapBrand(x, `${path}.${k}`, mapped);
+  }
+  return out;
+}
+
+/** Flattens a version-3 export to version 2 on its `default` Postgres source. */
+function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
+  const out: J = { version: 2 };
+  const sources = (md.sources ?? []) as J[];
+  const pg = sources.find((s) => s.name === 'default') ?? sources.find((s) => (s.kind ?? 'postgres') === 'postgres');
+  for (const s of sources) {
+    if (s !== pg) unsupported.push(`source "${s.name}" (${s.kind ?? 'postgres'}): only one Postgres source is served; left out`);
+  }
+  if (pg) {
+    if ((pg.kind ?? 'postgres') !== 'postgres') unsupported.push(`source "${pg.name}" is ${pg.kind}, not postgres`);
+    mapped.push(`sources["${pg.name}"] → tables/functions of the engine's database (its configuration is not used)`);
+    out.tables = pg.tables ?? [];
+    if (pg.functions?.length) out.functions = pg.functions;
+    for (const k of Object.keys(pg)) {
+      if (!['name', 'kind', 'tables', 'functions', 'configuration', 'customization'].includes(k)) unsupported.push(`sources["${pg.name}"].${k}: left out`);
+    }
+  } else out.tables = [];
+  for (const [k, v] of Object.entries(md)) {
+    if (k === 'version' || k === 'sources') continue;
+    if (V3_ONLY.includes(k)) unsupported.push(`${k}: not supported; left out`);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Normalises any accepted metadata (v2, v3) for replace_metadata. */
+export function importHasuraMetadata(input: J): ImportResult {
+  const mapped: string[] = [];
+  const unsupported: string[] = [];
+  let md = input;
+  if (md.version === 3 || Array.isArray(md.sources)) md = flattenV3(md, mapped, unsupported);
+  else if (md.version === undefined || md.version === 1) {
+    md = { ...md, version: 2 };
+  }
+  md = mapBrand(md, '$', mapped) as J;
+  return { metadata: md, mapped, unsupported };
+}
+
+/** The v3 (`sources`) shape of a version-2 metadata document, as Hasura v2's export_metadata answers. */
+export function toV3(md: J): J {
+  const { version: _v, tables, functions, ...rest } = md;
+  const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
+  if (functions?.length) source.functions = functions;
+  source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: true } };
+  return { version: 3, sources: [source], ...rest };
+}
