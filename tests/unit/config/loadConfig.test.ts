@@ -123,3 +123,15 @@ test('API limit flags (issue 17): unset by default, flags and env twins, bad val
   assert.throws(() => loadConfig([], { SVC_GRAPHQL_QUERY_NODE_LIMIT: 'many' }), configError(/query-node-limit|QUERY_NODE_LIMIT/));
   assert.match(helpText(), /--query-depth-limit[\s\S]*SVC_GRAPHQL_QUERY_DEPTH_LIMIT/);
 });
+
+test('body limit flags: defaults, flags and env twins, bad values refused', () => {
+  const d = defaultConfig();
+  assert.deepEqual(
+    [d.maxUnauthenticatedBodySize, d.maxNonAdminJsonValues, d.maxAdminBodySize, d.wsMaxQueuedMessages, d.wsInitOverridesHeaders],
+    [65536, 100000, 52428800, 64, undefined],
+  );
+  const c = loadConfig(['--max-unauthenticated-body-size', '2048', '--ws-init-overrides-headers', '--ws-max-queued-messages=3'], { SVC_GRAPHQL_MAX_NON_ADMIN_JSON_VALUES: '500', SVC_GRAPHQL_MAX_ADMIN_BODY_SIZE: '1048576' });
+  assert.deepEqual([c.maxUnauthenticatedBodySize, c.maxNonAdminJsonValues, c.maxAdminBodySize, c.wsMaxQueuedMessages, c.wsInitOverridesHeaders], [2048, 500, 1048576, 3, true]);
+  assert.throws(() => loadConfig(['--max-unauthenticated-body-size', '10'], {}), configError(/--max-unauthenticated-body-size/));
+  assert.throws(() => loadConfig(['--ws-max-queued-messages', '0'], {}), configError(/--ws-max-queued-messages/));
+});
