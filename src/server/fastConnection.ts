@@ -16,7 +16,8 @@
  * requests wait in order, and wait for a client that does not read its answers), keep-alive as
  * node's (`Connection`/`Keep-Alive` headers, idle timeout), `Connection: close` from either side
  * ends the connection after the response, a half-closed client still gets its answer, and a
- * request whose head takes over 60 s or whole over 300 s to arrive is cut (node's defaults).
+ * request whose head takes over 60 s or whole over 300 s to arrive gets node's 408 and is cut
+ * (node's defaults). A head that arrives in pieces is searched for its end once, piece by piece.
  */
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -40,6 +41,8 @@ export interface FastPathOptions {
   maxHead: number;
   /** Largest body served here; a larger one goes to node:http (and its 413). */
   maxBody: number;
+  /** node:http's headersTimeout (default 60 s): a head that takes longer to arrive gets node's 408. */
+  headersTimeoutMs?: number;
 }
 
 export interface FastPath {
@@ -54,6 +57,10 @@ export interface FastPath {
 /** node:http's headersTimeout and requestTimeout defaults: the longest a request head, a whole request, may take to arrive. */
 const HEADERS_MS = 60_000;
 const REQUEST_MS = 300_000;
+
+/** What node:http writes when a request takes too long to arrive (before anything else was written). */
+const REQUEST_TIMEOUT_RESPONSE = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+const CRLFCRLF = [13, 10, 13, 10];
 
 /** Bodies up to this size are copied behind the head into one buffer: one write, no writev. */
 const COPY_BODY = 16 * 1024;
@@ -108,6 +115,12 @@ function responseHead(r: PlainResponse, keepAliveSeconds: number, clientClose: b
   return { head, close };
 }
 
+/** The CRLFCRLF bytes matched after `byte`, `matched` having been matched before it. */
+function nextMatch(matched: number, byte: number): number {
+  if (byte === CRLFCRLF[matched]) return matched + 1;
+  return byte === 13 ? 1 : 0;
+}
+
 /**
  * Puts the fast path in front of `server`'s own connection listener (node:http's), which keeps
  * serving whatever is handed to it. Undefined when node:http's listener is not where expected
@@ -120,6 +133,7 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
   server.removeListener('connection', nodeListener);
   const open = new Set<FastConnection>();
   const keepAliveSeconds = Math.floor(opts.keepAliveMs / 1000);
+  const headersMs = opts.headersTimeoutMs ?? HEADERS_MS;
   let closing = false;
 
   class FastConnection {
@@ -130,6 +144,14 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
     private head: PlainRequest | undefined;
     /** When the first byte of the request being received arrived (0: none is). */
     private started = 0;
+    /**
+     * A head found incomplete: only the chunks that arrive after it are searched for its end
+     * (`scanned` chunks done, `matched` bytes of CRLFCRLF at their end), so a head trickled a byte
+     * at a time is scanned once, not on every read; it is parsed when it has ended.
+     */
+    private partial = false;
+    private scanned = 0;
+    private matched = 0;
     busy = false;
     private ended = false;
     private gone = false;
@@ -176,13 +198,25 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       while (!this.busy && !this.gone && this.size > 0) {
         if (this.started === 0) this.started = Date.now();
         if (this.head === undefined) {
-          const parsed = parsePlainRequest(this.joined(), 0, opts.maxHead, opts.maxBody);
+          if (this.partial && !this.headEnded()) {
+            // Still no end of head: parsePlainRequest would say 'other' past maxHead, else 'incomplete'.
+            if (this.size > opts.maxHead) this.handOff();
+            else this.tooSlow(headersMs);
+            return;
+          }
+          const buf = this.joined();
+          const parsed = parsePlainRequest(buf, 0, opts.maxHead, opts.maxBody);
+          this.partial = false;
           if (parsed === 'other') {
             this.handOff();
             return;
           }
           if (parsed === 'incomplete') {
-            this.tooSlow(HEADERS_MS);
+            this.partial = true;
+            this.scanned = 1;
+            this.matched = 0;
+            for (let k = Math.max(0, buf.length - 3); k < buf.length; k++) this.matched = nextMatch(this.matched, buf[k]!);
+            this.tooSlow(headersMs);
             return;
           }
           this.head = parsed;
@@ -206,9 +240,26 @@ export function installFastPath(server: Server, handler: PlainHandler, opts: Fas
       if (this.ended && !this.busy && !this.gone) this.socket.end();
     }
 
-    /** node:http's headersTimeout / requestTimeout: a request may not take longer to arrive. */
+    /** Whether the chunks not yet searched complete the head's CRLFCRLF. */
+    private headEnded(): boolean {
+      for (; this.scanned < this.chunks.length; this.scanned++) {
+        const chunk = this.chunks[this.scanned]!;
+        for (let k = 0; k < chunk.length; k++) {
+          this.matched = nextMatch(this.matched, chunk[k]!);
+          if (this.matched === 4) return true;
+        }
+      }
+      return false;
+    }
+
+    /**
+     * node:http's headersTimeout / requestTimeout: a request may not take longer to arrive. As node,
+     * a 408 is written when nothing was written on the connection yet, then the socket is destroyed.
+     */
     private tooSlow(limitMs: number): void {
-      if (Date.now() - this.started > limitMs) this.socket.destroy();
+      if (Date.now() - this.started <= limitMs) return;
+      if (this.socket.bytesWritten === 0) this.socket.write(REQUEST_TIMEOUT_RESPONSE);
+      this.socket.destroy();
     }
 
     private reply(r: PlainResponse, clientClose: boolean): void {

@@ -276,3 +276,47 @@ test('a connection idle for the keep-alive time, or stuck inside a request head,
     server.close();
   }
 });
+
+test("a head that takes longer than headersTimeout gets node:http's 408 on both paths; a trickled head is served", async () => {
+  /** The status and Connection header each side answers to a head still unfinished after the timeout. */
+  const timedOut = async (port: number, wake: boolean): Promise<{ status: number; connection: string | undefined; served: number }> => {
+    const c = new RawClient(port);
+    c.write('POST /x HTTP/1.1\r\nHost: x\r\nContent-Le');
+    const t0 = Date.now();
+    // The fast path checks the time when bytes arrive (node:http on its own timer): keep trickling.
+    while (!c.closed && Date.now() - t0 < 3000) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (wake && !c.closed) c.write('n');
+    }
+    await c.closedByServer();
+    return { status: c.responses[0]?.status ?? 0, connection: c.responses[0]?.headers.connection, served: c.responses.length };
+  };
+  const fastServer = createServer(() => assert.fail('node:http should not see plain requests'));
+  const fast = installFastPath(fastServer, (_req, body, reply) => reply({ status: 200, headers: { 'content-length': body.length }, body }), {
+    keepAliveMs: 10_000, maxHead: 16 * 1024, maxBody: 1024, headersTimeoutMs: 200,
+  });
+  assert.ok(fast);
+  const nodeServer = createServer({ headersTimeout: 200, requestTimeout: 1000, connectionsCheckingInterval: 50 }, (_req, res) => res.end());
+  for (const s of [fastServer, nodeServer]) {
+    s.listen(0, '127.0.0.1');
+    await once(s, 'listening');
+  }
+  try {
+    const fromFast = await timedOut((fastServer.address() as net.AddressInfo).port, true);
+    const fromNode = await timedOut((nodeServer.address() as net.AddressInfo).port, true);
+    assert.deepEqual(fromNode, { status: 408, connection: 'close', served: 1 });
+    assert.deepEqual(fromFast, fromNode);
+
+    // A head arriving a few bytes at a time within the timeout is served.
+    const c = new RawClient((fastServer.address() as net.AddressInfo).port);
+    const bytes = Buffer.from(post('/x', 'trickled', `X-Pad: ${'p'.repeat(2000)}\r\n`));
+    for (let i = 0; i < bytes.length; i += 7) c.write(bytes.subarray(i, i + 7));
+    await c.responsesCount(1);
+    assert.equal(c.responses[0]!.body, 'trickled');
+    c.socket.destroy();
+  } finally {
+    fastServer.close();
+    nodeServer.close();
+    fast.destroyAll();
+  }
+});
