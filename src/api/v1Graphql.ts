@@ -9,7 +9,7 @@
  */
 import { ApiError, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
-import { graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
+import { checkNonAdminBody, graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
 import { ENGINE_PARTS, RELAY_PARTS, type ApiParts } from '../appState.js';
 import type { Handler, HttpResponse } from './handlerTypes.js';
@@ -80,10 +80,16 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
     if (fromUrl instanceof ApiError) return respond(errorResult(ctx, fromUrl), log);
     return runOne(fromUrl, session, log);
   }
-  // Parsing JSON blocks the event loop (~30 ms per MB): non-admin bodies are kept small (issue 17).
-  if (!session.isAdmin && req.body.length > ctx.config.maxNonAdminBodySize) {
-    const err = new ApiError('invalid-params', `request body is larger than ${ctx.config.maxNonAdminBodySize} bytes (the limit for non-admin roles)`, { status: 413 });
-    return respond(errorResult(ctx, err), log, undefined, 413);
+  // Parsing JSON blocks the event loop: a non-admin body is bounded by its size and by the values
+  // it holds, counted before it is parsed (auth/bodyLimits.ts); a batch's length is checked then too.
+  if (!session.isAdmin) {
+    try {
+      const shape = checkNonAdminBody(ctx.config, req.body);
+      if (shape.topLength >= 0) checkBatchSize(shape.topLength, limitsForRole(ctx.state.current.metadata.api_limits, ctx.config, session.role));
+    } catch (e) {
+      const r = errorResult(ctx, e);
+      return respond(r, log, undefined, r.status === 413 ? 413 : undefined);
+    }
   }
 
   let parsed: unknown;

@@ -5,7 +5,7 @@
  */
 import { errors, isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
-import { resolveSession } from '../auth/index.js';
+import { checkUnauthenticatedBody, resolveSession } from '../auth/index.js';
 import { decodeQuery, encodeQueryResult, runQuery, translateV2Metadata, v2MetadataResult } from '../metadataApi/index.js';
 import { jsonResponse } from './handlerTypes.js';
 import type { Handler } from './handlerTypes.js';
@@ -15,6 +15,8 @@ export const v1Metadata: Handler = async (req, ctx) => {
   let session: Session | undefined;
   try {
     session = await resolveSession(req.headers, ctx.config, req.body);
+    // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
+    if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
     let body: unknown;
     try {
       body = JSON.parse(req.body.toString('utf8'));

@@ -6,7 +6,7 @@
  */
 import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
-import { resolveSession } from '../auth/index.js';
+import { checkUnauthenticatedBody, resolveSession } from '../auth/index.js';
 import { decodeQuery, encodeQueryResult, runQuery } from '../metadataApi/index.js';
 import { jsonResponse } from './handlerTypes.js';
 import type { Handler, HttpResponse } from './handlerTypes.js';
@@ -34,6 +34,8 @@ export const v1Query: Handler = async (req, ctx) => {
   let session: Session | undefined;
   try {
     session = await resolveSession(req.headers, ctx.config, req.body);
+    // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
+    if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
     const query = decodeQuery(parseBody(req.body));
     const result = await runQuery(ctx, session, query);
     const res = jsonResponse(200, null);

@@ -20,6 +20,7 @@ import { silentLogger } from './authLogger.js';
 import { secretEquals } from './secretEquals.js';
 import type { AuthLogger } from './authLogger.js';
 import { sessionFromWebhook } from './authWebhook.js';
+import { checkUnauthenticatedBody } from './bodyLimits.js';
 import type { WebhookSettings } from './authWebhook.js';
 import { JwkStore } from './jwkStore.js';
 import { extractClaims, sessionFromClaims } from './jwtClaims.js';
@@ -142,7 +143,11 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
       return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
     }
     if (jwt) return fromJwt(headers, vars, requestedRole);
-    if (hook) return sessionFromWebhook(hook, headers as IncomingHttpHeaders, clientRequestJson(clientRequest), logger);
+    if (hook) {
+      // The POST-mode hook gets the request, parsed: only a small one, before anyone vouched for it.
+      if (hook.mode === 'POST') checkUnauthenticatedBody(config, rawSize(clientRequest), 'before the auth webhook has answered');
+      return sessionFromWebhook(hook, headers as IncomingHttpHeaders, clientRequestJson(clientRequest), logger);
+    }
     if (config.unauthorizedRole !== undefined) return { session: roleSession(config.unauthorizedRole, vars) };
     throw new ApiError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', { status: 401 });
   }
@@ -224,6 +229,11 @@ function headerValue(headers: IncomingHttpHeaders | Record<string, string>, name
     if (k.toLowerCase() === name && v !== undefined) return Array.isArray(v) ? v.join(',') : v;
   }
   return undefined;
+}
+
+/** Bytes of a raw request body (0 for one already parsed). */
+function rawSize(body: unknown): number {
+  return Buffer.isBuffer(body) ? body.length : typeof body === 'string' ? Buffer.byteLength(body) : 0;
 }
 
 /** The client's request as JSON for the POST-mode webhook; undefined when it is not JSON. */

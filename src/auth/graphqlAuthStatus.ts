@@ -15,5 +15,7 @@ export function graphqlAuthFailureHttp(err: ApiError): AuthFailureHttp {
   if (err.code === 'invalid-jwt' && err.status === 401) {
     return { status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="JWT expired"' } };
   }
+  // A body too large to be read before authentication (POST-mode webhook): 413, as everywhere.
+  if (err.status === 413) return { status: 413, headers: {} };
   return { status: 200, headers: {} };
 }

@@ -5,3 +5,4 @@ export { graphqlAuthFailureHttp } from './graphqlAuthStatus.js';
 export type { AuthFailureHttp } from './graphqlAuthStatus.js';
 export type { AuthLogger } from './authLogger.js';
 export { secretEquals } from './secretEquals.js';
+export { bodyTooLarge, checkNonAdminBody, checkUnauthenticatedBody, MAX_NON_ADMIN_JSON_DEPTH } from './bodyLimits.js';

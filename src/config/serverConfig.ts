@@ -91,4 +91,14 @@ export interface ServerConfig {
   queryBatchLimit?: number;
   /** Largest /v1/graphql request body of a non-admin role, in bytes (parsing JSON blocks the event loop: ~30 ms per MB). */
   maxNonAdminBodySize: number;
+  /** Most JSON values (objects, arrays, members) a non-admin body may hold, counted before parsing (each costs parse time). */
+  maxNonAdminJsonValues: number;
+  /** Largest body read before the caller is known to be allowed (POST-mode webhook, WebSocket before connection_init, non-admin /v1/query and /v1/metadata). */
+  maxUnauthenticatedBodySize: number;
+  /** Largest admin request body or WebSocket message, in bytes. */
+  maxAdminBodySize: number;
+  /** WebSocket messages received but not yet handled, per connection. */
+  wsMaxQueuedMessages: number;
+  /** Whether connection_init's payload headers may replace the upgrade request's headers; unset → only without an admin secret. */
+  wsInitOverridesHeaders?: boolean;
 }

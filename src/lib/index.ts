@@ -3,3 +3,4 @@ export * from './freePort.js';
 export * from './packageInfo.js';
 export { JsonBigNumber, parseJsonExact } from './exactJson.js';
 export { acquireBuffer, releaseBuffer, pooledFreeBytes } from './bufferPool.js';
+export { jsonShape, type JsonShape } from './jsonShape.js';

@@ -18,7 +18,7 @@ import { ApiError } from '../core/index.js';
 import { releaseBuffer } from '../lib/index.js';
 import type { EngineContext } from '../appState.js';
 import { corsPolicy, originAllowed, PREFLIGHT_MAX_AGE } from './cors.js';
-import { readBody, BODY_LIMIT } from './readBody.js';
+import { readBody } from './readBody.js';
 import { installFastPath } from './fastConnection.js';
 import { writeHttpLog } from './httpLog.js';
 import { buildRouteTable, lookupRoute, wsHandlersOf } from './routes.js';
@@ -107,7 +107,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
     if (!methods) return { status: 404, body: NOT_FOUND_BODY };
     const handler = methods.get(method);
     if (!handler) return { status: 405, headers: { allow: [...methods.keys()].join(', ') }, body: METHOD_NOT_ALLOWED_BODY };
-    const body = Buffer.isBuffer(source) ? source : method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(source, BODY_LIMIT);
+    const body = Buffer.isBuffer(source) ? source : method === 'GET' || method === 'HEAD' ? EMPTY : await readBody(source, config.maxAdminBodySize);
     const q = url.indexOf('?');
     let query: URLSearchParams | undefined;
     const rc: RequestContext = {
@@ -200,12 +200,12 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
         // reply() destroyed the socket before it threw
       },
     });
-  }, { keepAliveMs: KEEP_ALIVE_MS, maxHead: MAX_HEAD, maxBody: BODY_LIMIT, headersTimeoutMs: server.headersTimeout, requestTimeoutMs: server.requestTimeout });
+  }, { keepAliveMs: KEEP_ALIVE_MS, maxHead: MAX_HEAD, maxBody: config.maxAdminBodySize, headersTimeoutMs: server.headersTimeout, requestTimeoutMs: server.requestTimeout });
 
   const wss = wsHandlers.size > 0
     ? new WebSocketServer({
         noServer: true,
-        maxPayload: BODY_LIMIT,
+        maxPayload: config.maxAdminBodySize,
         handleProtocols: (offered: Set<string>) => WS_PROTOCOLS.find((p) => offered.has(p)) ?? false,
       })
     : undefined;

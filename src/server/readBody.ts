@@ -2,13 +2,12 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/index.js';
 
-export const BODY_LIMIT = 50 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
 
 const tooLarge = (limit: number) =>
   new ApiError('invalid-params', `request body is larger than ${limit} bytes`, { status: 413 });
 
-export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {

@@ -10,8 +10,10 @@
  *                                         | error (invalid request; graphql-ws then sends complete)
  *   stop / complete {id}            →     (the operation ends, nothing is sent)
  *
- * Authentication reads `payload.headers` (over the handshake's headers) exactly like an HTTP
- * request; a credential's expiry (JWT `exp`) closes the socket. Queries and mutations go to the
+ * Authentication reads `payload.headers` with the handshake's headers exactly like an HTTP
+ * request (a header the handshake already has is replaced only with `--ws-init-overrides-headers`,
+ * on by default without an admin secret); until connection_init is accepted, messages are held to
+ * `--max-unauthenticated-body-size`, and at most `--ws-max-queued-messages` wait to be handled; a credential's expiry (JWT `exp`) closes the socket. Queries and mutations go to the
  * injected `execute` (the /v1/graphql pipeline); subscriptions become live queries (liveQueries.ts).
  * Messages are handled in arrival order; only `connection_init` is awaited before the next one, so
  * a slow query never holds up a `stop`. Sends are bounded: a client that does not read past
@@ -23,8 +25,8 @@ import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
-import { authenticate } from '../auth/index.js';
-import type { ApiParts, EngineContext } from '../appState.js';
+import { authenticate, checkNonAdminBody } from '../auth/index.js';
+import { ENGINE_PARTS, type ApiParts, type EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation } from '../planner/index.js';
 import type { Subscriber } from './cohort.js';
@@ -71,6 +73,8 @@ class GraphqlSocket {
   private expiryTimer: TimerHandle | undefined;
   private closed = false;
   private chain: Promise<void> = Promise.resolve();
+  /** Messages received and not yet handled. */
+  private queued = 0;
 
   constructor(
     private readonly socket: WebSocket, req: IncomingMessage, private readonly ctx: EngineContext, private readonly execute: WsExecute,
@@ -88,28 +92,47 @@ class GraphqlSocket {
   }
 
   private onMessage(data: RawData): void {
-    const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
+    if (this.closed) return;
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+    // Bounded before anything is decoded (auth/bodyLimits.ts): until connection_init is accepted,
+    // a small message; then the session's own bound. Messages wait, undecoded, in a bounded queue.
+    const config = this.ctx.config;
+    if (this.state.kind !== 'ready') {
+      if (bytes.length > config.maxUnauthenticatedBodySize) {
+        return this.close(1009, `message larger than ${config.maxUnauthenticatedBodySize} bytes (the limit before connection_init is accepted)`);
+      }
+    } else if (!this.state.session.isAdmin && bytes.length > config.maxNonAdminBodySize) {
+      return this.close(1009, `message larger than ${config.maxNonAdminBodySize} bytes`);
+    }
+    if (this.queued >= config.wsMaxQueuedMessages) {
+      return this.close(1008, `more than ${config.wsMaxQueuedMessages} messages waiting to be handled`);
+    }
+    this.queued++;
     // A macrotask between messages: many costly messages in one TCP read never hold the event
-    // loop together (issue 17); the order of messages is kept.
+    // loop together; the order of messages is kept.
     this.chain = this.chain
       .then(yieldToEventLoop)
-      .then(() => this.handle(text))
+      .then(() => this.handle(bytes))
       .catch((err: unknown) => {
         this.ctx.logger.error({ type: 'websocket-log', err }, 'websocket message failed');
         this.close(1011, 'internal error');
-      });
+      })
+      .finally(() => this.queued--);
   }
 
-  private async handle(text: string): Promise<void> {
+  private async handle(bytes: Buffer): Promise<void> {
     if (this.closed) return;
-    // Parsing JSON blocks the event loop: a non-admin session may not send big messages (issue 17).
-    // (Before connection_init the role is unknown; those messages keep the socket's 50 MB bound.)
-    if (text.length > this.ctx.config.maxNonAdminBodySize && this.state.kind === 'ready' && !this.state.session.isAdmin) {
-      return this.close(1009, `message larger than ${this.ctx.config.maxNonAdminBodySize} bytes`);
+    // Parsing JSON blocks the event loop: a non-admin message is bounded by the values it holds too.
+    if (this.state.kind === 'ready' && !this.state.session.isAdmin) {
+      try {
+        checkNonAdminBody(this.ctx.config, bytes);
+      } catch (e) {
+        return this.close(1009, (e as Error).message);
+      }
     }
     let msg: Record<string, unknown>;
     try {
-      const parsed: unknown = parseJsonExact(text);
+      const parsed: unknown = parseJsonExact(bytes.toString('utf8'));
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return this.badMessage('expected Object');
       msg = parsed as Record<string, unknown>;
     } catch (e) {
@@ -177,8 +200,13 @@ class GraphqlSocket {
     const headers = { ...this.handshakeHeaders };
     const given = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>).headers : undefined;
     if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
+      // Hasura lets the payload replace the upgrade request's headers; with an admin secret set the
+      // upgrade request's headers (set by a proxy, say) win unless --ws-init-overrides-headers.
+      const config = this.ctx.config;
+      const override = config.wsInitOverridesHeaders ?? (config.adminSecret === undefined || config.adminSecret === '');
       for (const [k, v] of Object.entries(given as Record<string, unknown>)) {
-        if (typeof v === 'string') headers[k.toLowerCase()] = v;
+        const key = k.toLowerCase();
+        if (typeof v === 'string' && (override || !(key in this.handshakeHeaders))) headers[key] = v;
       }
     }
     let auth: Awaited<ReturnType<typeof authenticate>>;

@@ -131,3 +131,15 @@ test('--workers: a count, or auto = the cores this process may use', async () =>
   assert.equal(loadConfig([], { SVC_GRAPHQL_WORKERS: 'auto' }).workers, availableParallelism());
   assert.throws(() => loadConfig(['--workers', '0'], {}), (e: unknown) => e instanceof ConfigError && /--workers: expected 'auto' or an integer between 1 and 1024, got "0"/.test(e.message));
 });
+
+test('body limit flags: defaults, flags and env twins, bad values refused', () => {
+  const d = defaultConfig();
+  assert.deepEqual(
+    [d.maxUnauthenticatedBodySize, d.maxNonAdminJsonValues, d.maxAdminBodySize, d.wsMaxQueuedMessages, d.wsInitOverridesHeaders],
+    [65536, 100000, 52428800, 64, undefined],
+  );
+  const c = loadConfig(['--max-unauthenticated-body-size', '2048', '--ws-init-overrides-headers', '--ws-max-queued-messages=3'], { SVC_GRAPHQL_MAX_NON_ADMIN_JSON_VALUES: '500', SVC_GRAPHQL_MAX_ADMIN_BODY_SIZE: '1048576' });
+  assert.deepEqual([c.maxUnauthenticatedBodySize, c.maxNonAdminJsonValues, c.maxAdminBodySize, c.wsMaxQueuedMessages, c.wsInitOverridesHeaders], [2048, 500, 1048576, 3, true]);
+  assert.throws(() => loadConfig(['--max-unauthenticated-body-size', '10'], {}), configError(/--max-unauthenticated-body-size/));
+  assert.throws(() => loadConfig(['--ws-max-queued-messages', '0'], {}), configError(/--ws-max-queued-messages/));
+});
