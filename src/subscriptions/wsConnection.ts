@@ -26,7 +26,7 @@ import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { authenticate, checkNonAdminBody } from '../auth/index.js';
-import { ENGINE_PARTS, type ApiParts, type EngineContext } from '../appState.js';
+import type { ApiParts, EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation } from '../planner/index.js';
 import type { Subscriber } from './cohort.js';
