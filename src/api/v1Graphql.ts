@@ -78,7 +78,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
     if (fromUrl instanceof ApiError) return respond(errorResult(ctx, fromUrl), log);
     return runOne(fromUrl, session, log);
   }
-  // Parsing JSON blocks the event loop (~30 ms per MB): non-admin bodies are kept small (issue 17).
+  // Parsing JSON blocks the event loop (~30 ms per MB): non-admin bodies are kept small.
   if (!session.isAdmin && req.body.length > ctx.config.maxNonAdminBodySize) {
     const err = new ApiError('invalid-params', `request body is larger than ${ctx.config.maxNonAdminBodySize} bytes (the limit for non-admin roles)`, { status: 413 });
     return respond(errorResult(ctx, err), log, undefined, 413);
@@ -102,7 +102,7 @@ export const v1Graphql: Handler = async (req, ctx) => {
     const parts: Buffer[] = [];
     for (const r of requests) {
       // Each member may be refused synchronously: yield between members so a batch of costly
-      // documents never holds the event loop for the whole batch (issue 17).
+      // documents never holds the event loop for the whole batch.
       if (parts.length > 0) await yieldToEventLoop();
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
       const { body } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers });

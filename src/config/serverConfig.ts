@@ -75,11 +75,11 @@ export interface ServerConfig {
   asyncActionsFetchIntervalMs: number;
   /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */
   shutdownTimeoutMs: number;
-  /** API limits (issue 17): default maximum query depth for non-admin roles; unset → none (metadata `api_limits` may set one). */
+  /** API limits: default maximum query depth for non-admin roles; unset → none (metadata `api_limits` may set one). */
   queryDepthLimit?: number;
-  /** API limits (issue 17): default maximum number of fields per operation for non-admin roles; unset → none. */
+  /** API limits: default maximum number of fields per operation for non-admin roles; unset → none. */
   queryNodeLimit?: number;
-  /** API limits (issue 17): default maximum operations per batched request for non-admin roles; unset → none. */
+  /** API limits: default maximum operations per batched request for non-admin roles; unset → none. */
   queryBatchLimit?: number;
   /** Largest /v1/graphql request body of a non-admin role, in bytes (parsing JSON blocks the event loop: ~30 ms per MB). */
   maxNonAdminBodySize: number;

@@ -86,7 +86,7 @@ class GraphqlSocket {
   private onMessage(data: RawData): void {
     const text = (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8');
     // A macrotask between messages: many costly messages in one TCP read never hold the event
-    // loop together (issue 17); the order of messages is kept.
+    // loop together; the order of messages is kept.
     this.chain = this.chain
       .then(yieldToEventLoop)
       .then(() => this.handle(text))
@@ -98,7 +98,7 @@ class GraphqlSocket {
 
   private async handle(text: string): Promise<void> {
     if (this.closed) return;
-    // Parsing JSON blocks the event loop: a non-admin session may not send big messages (issue 17).
+    // Parsing JSON blocks the event loop: a non-admin session may not send big messages.
     // (Before connection_init the role is unknown; those messages keep the socket's 50 MB bound.)
     if (text.length > this.ctx.config.maxNonAdminBodySize && this.state.kind === 'ready' && !this.state.session.isAdmin) {
       return this.close(1009, `message larger than ${this.ctx.config.maxNonAdminBodySize} bytes`);
