@@ -11,7 +11,8 @@
  *                               after it in the file talk to it, until the next server block or the
  *                               end of the file stops it (SIGTERM to its process group)
  *   <!-- not run: reason -->    not run (docker, kubectl, a placeholder host…); the reason is required
- * Any other ```sh block fails the run, so every command in the docs is either run or says why not.
+ * Any other ```sh block fails the run, so every command in the docs is either run or says why not;
+ * so does a relative link to a file that does not exist.
  *
  * Each file gets a fresh engine (`node dist/src/main.js serve`, no admin secret, console on) on its own database of
  * one embedded Postgres, on a free port: `localhost:8080` in a block is rewritten to that port, or to
@@ -20,7 +21,7 @@
  * temporary folder.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,6 +49,17 @@ export function shBlocks(text) {
     i = j;
   }
   return blocks;
+}
+
+/** Relative links of a markdown text (`[x](path#anchor)`) whose file does not exist, seen from `dir`. */
+export function brokenLinks(text, dir) {
+  const out = [];
+  for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    const target = m[1].split('#')[0];
+    if (!target || /^[a-z]+:/i.test(target)) continue;
+    if (!existsSync(resolve(dir, target))) out.push(m[1]);
+  }
+  return out;
 }
 
 /** The `# → text` expectations of a block. */
@@ -118,6 +130,7 @@ async function main() {
   const problems = [];
   const plan = files.map((file) => ({ file, blocks: shBlocks(readFileSync(join(root, file), 'utf8')) }));
   for (const { file, blocks } of plan) {
+    for (const link of brokenLinks(readFileSync(join(root, file), 'utf8'), dirname(join(root, file)))) problems.push(`${file}: link to a missing file: ${link}`);
     for (const b of blocks.filter((x) => x.mode === 'unmarked')) problems.push(`${file}:${b.line}: a sh block with neither <!-- doctest --> nor <!-- not run: reason -->`);
   }
   const runnable = plan.filter((p) => p.blocks.some((b) => b.mode === 'run' || b.mode === 'server'));
@@ -127,6 +140,9 @@ async function main() {
       if (spawnSync(process.execPath, [script], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
     }
     const work = mkdtempSync(join(tmpdir(), 'svc-doctest-'));
+    // As root, Postgres runs as `postgres`, which must be able to enter the folder, or the data would go
+    // to /var/lib/svc-graphql-engine (docs/getting-started.md) and outlive the run.
+    chmodSync(work, 0o755);
     const server = await startEmbeddedPostgres({ dataDir: join(work, 'pg'), database: 'postgres', onLog: () => undefined, postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] });
     const admin = new pg.Client({ connectionString: server.maintenanceUrl });
     await admin.connect();

@@ -32,9 +32,9 @@ export function renderOptions(options) {
 
 /** The endpoint table: one row per route. */
 export function renderRoutes(routes, wsPaths) {
-  const rows = routes.map((r) => `| ${r.method} | ${code(r.path)} | ${r.api ? code(r.api) : 'always'} |`);
+  const rows = routes.map((r) => `| ${r.method} | ${code(r.path)} | ${r.api ? code(r.api) : '—'} |`);
   for (const p of wsPaths) rows.push(`| WebSocket | ${code(p)} | ${code('graphql')} |`);
-  return ['| Method | Path | Served when `--enabled-apis` has |', '|---|---|---|', ...rows].join('\n');
+  return ['| Method | Path | Needs in `--enabled-apis` |', '|---|---|---|', ...rows].join('\n');
 }
 
 /**
@@ -79,6 +79,7 @@ export const ARGS = {
   drop_collection_from_allowlist: '`collection`',
   set_api_limits: '`disabled?`, `depth_limit?`, `node_limit?`, `batch_limit?` (each `{global?, per_role?}`)',
   remove_api_limits: '`{}`',
+  set_graphql_schema_introspection_options: '`disabled_for_roles` (a list of roles whose query root has no `__schema`/`__type`)',
   create_event_trigger: '`name`, `table`, `webhook` or `webhook_from_env`, `insert?`/`update?`/`delete?` (`{columns}`), `enable_manual?`, `retry_conf?`, `headers?`, `replace?`',
   delete_event_trigger: '`name`',
   redeliver_event: '`event_id`',
