@@ -61,7 +61,7 @@ export const ARGS = {
   drop_update_permission: '`table`, `role`',
   drop_delete_permission: '`table`, `role`',
   set_permission_comment: '`table`, `role`, `type` (insert, select, update, delete), `comment?`',
-  track_function: '`function` (`{schema, name}` or a name); version 2: `{function, configuration: {session_argument?}}`',
+  track_function: '`function` (`{schema, name}` or a name); version 2: `{function, configuration: {session_argument?, exposed_as?}}`',
   untrack_function: '`function`',
   add_computed_field: '`table`, `name`, `definition: {function, table_argument?, session_argument?}`, `comment?`',
   drop_computed_field: '`table`, `name`, `cascade?`',
