@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench`: our engine side by side with PostGraphile v5 and the raw-SQL floor, using the
-# shared harness in ../shared/bench (see its README and docs/BENCHMARKS.md).
+# shared harness in ../shared/bench (see its README and docs/benchmarks.md).
 #
 #   build (incremental tsc) → bench Postgres up (pg-up.sh, 127.0.0.1:55432, dataset loaded) →
 #   `node --max-semi-space-size=4 dist/src/main.js` (as `npm start` runs it) on the bench database (admin secret, production mode) → clear_metadata +
@@ -9,8 +9,8 @@
 #   the campaign log is checked again for MISMATCH/ERROR → summary copied to docs/bench/<campaign>.md.
 #
 # Environment (defaults): ROUNDS=3 WARMUP=5 DURATION=10 SHAPES=(all) CONNS=32
-#   TARGETS="engine postgraphile rawsql"   CAMPAIGN=svc-<UTC timestamp>
-#   BENCH_ENGINE_PORT=18621   BENCH_POOL=8 (engine pool size, see docs/BENCHMARKS.md; the references use 16)
+#   TARGETS="engine postgraphile rawsql"   CAMPAIGN=bench-<UTC timestamp>
+#   BENCH_ENGINE_PORT=18621   BENCH_POOL=8 (engine pool size, see docs/benchmarks.md; the references use 16)
 #   BENCH_ADMIN_SECRET=bench-admin-secret   BENCH_DIR=../shared/bench
 #   BENCH_LOCK=.tmp/measure.lock (flock'ed around the load; BENCH_LOCK= to skip)
 #   BENCH_NODE_FLAGS= (extra node flags for the engine, e.g. --cpu-prof)
@@ -21,7 +21,7 @@ BENCH_DIR="${BENCH_DIR:-$(cd "$ROOT/../shared/bench" 2>/dev/null && pwd || true)
 
 export ROUNDS="${ROUNDS:-3}" WARMUP="${WARMUP:-5}" DURATION="${DURATION:-10}"
 TARGETS="${TARGETS:-engine postgraphile rawsql}"
-CAMPAIGN="${CAMPAIGN:-svc-$(date -u +%Y%m%dT%H%M%SZ)}"
+CAMPAIGN="${CAMPAIGN:-bench-$(date -u +%Y%m%dT%H%M%SZ)}"
 PORT="${BENCH_ENGINE_PORT:-18621}"
 POOL="${BENCH_POOL:-8}"
 export BENCH_ADMIN_SECRET="${BENCH_ADMIN_SECRET:-bench-admin-secret}"

@@ -2,7 +2,7 @@
 /**
  * `node scripts/withPostgres.mjs node scripts/benchActions.mjs` (after `npm run build`)
  *
- * Overhead of a synchronous action over calling its handler directly (issue 15 "Measured"). Three
+ * Overhead of a synchronous action over calling its handler directly (docs/benchmarks.md). Three
  * processes: the handler (node:http, keep-alive, answers `{id, name}`), the engine (dist/src/main.js
  * on a fresh database of SVC_TEST_DATABASE_URL's server) and this load generator: a closed loop of
  * CONNS keep-alive connections for DURATION s per target after WARMUP s, targets interleaved

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:events`: event-trigger delivery figures (issue 13, docs/BENCHMARKS.md).
+ * `npm run bench:events`: event-trigger delivery figures (docs/benchmarks.md).
  *
  *   build → Postgres (SVC_GRAPHQL_DATABASE_URL as a maintenance URL, else a throwaway embedded one) →
  *   engine(s) `node --max-semi-space-size=4 dist/src/main.js` on a fresh database → table `bench_item`

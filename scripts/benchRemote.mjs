@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Remote-schema figures for docs/BENCHMARKS.md (issue 16, "Measured"):
+ * Remote-schema figures for docs/benchmarks.md:
  *  1. a query over 1,000 rows with a remote relationship: remote requests per query (goal 1) and its
  *     latency against the same query without the relationship plus one direct call to the remote
  *     carrying the same batched request (goal ≤ 1.2×);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:scheduled`: scheduled-trigger delivery figures (issue 14, docs/BENCHMARKS.md).
+ * `npm run bench:scheduled`: scheduled-trigger delivery figures (docs/benchmarks.md).
  *
  *   build → Postgres (SVC_GRAPHQL_DATABASE_URL as a maintenance URL, else a throwaway embedded one) →
  *   engine(s) `dist/src/main.js` on a fresh database → webhook on 127.0.0.1 answering 200 (in this

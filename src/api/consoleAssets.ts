@@ -1,5 +1,5 @@
 /**
- * The web console (issue 18): `GET /console` answers the page, `GET /console/assets/<file>` the
+ * The web console: `GET /console` answers the page, `GET /console/assets/<file>` the
  * files `npm run build` bundled into dist/console (scripts/buildConsole.mjs; nothing is loaded from
  * the network), `GET /` redirects to the console. All three are 404 unless the console is enabled
  * (`--enable-console`; by default on only with the embedded Postgres). The files are read once and

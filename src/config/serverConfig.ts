@@ -83,11 +83,11 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Worker processes on one port (server/cluster.ts); 1: the engine runs in this process. `auto` is resolved to the usable cores. */
   workers: number;
-  /** API limits (issue 17): default maximum query depth for non-admin roles; unset → none (metadata `api_limits` may set one). */
+  /** API limits: default maximum query depth for non-admin roles; unset → none (metadata `api_limits` may set one). */
   queryDepthLimit?: number;
-  /** API limits (issue 17): default maximum number of fields per operation for non-admin roles; unset → none. */
+  /** API limits: default maximum number of fields per operation for non-admin roles; unset → none. */
   queryNodeLimit?: number;
-  /** API limits (issue 17): default maximum operations per batched request for non-admin roles; unset → none. */
+  /** API limits: default maximum operations per batched request for non-admin roles; unset → none. */
   queryBatchLimit?: number;
   /** Largest /v1/graphql request body of a non-admin role, in bytes (parsing JSON blocks the event loop: ~30 ms per MB). */
   maxNonAdminBodySize: number;

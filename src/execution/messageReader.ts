@@ -7,7 +7,7 @@
  * read), and pg-protocol's parser allocates again to join a message that spans reads. That memory
  * lives outside V8's heap until a scavenge frees it, and V8 counts it against the old generation's
  * limit: on e_large_1000 (106 kB answers at ~400 req/s) the dead read buffers between two scavenges
- * reached 35 MB and V8 ran a full mark-compact every 200–300 ms (docs/BENCHMARKS.md, session 11).
+ * reached 35 MB and V8 ran a full mark-compact every 200–300 ms (measured with the engine under wrk; docs/benchmarks.md).
  *
  * How: node's `onread` option (`buffer` as a function: node reads into whatever it returns, and
  * calls `callback(nread)` after each read). The reader keeps `[start, end)` of bytes not yet handed

@@ -8,7 +8,7 @@
  * error ends its own unit only, and each mutation pipeline is its own implicit transaction.
  * Why it is faster: a Postgres backend that finds the next unit already in its socket buffer does
  * not sleep and wake between units, and the engine skips the pool's checkout and release: fewer
- * wake-ups, reads and context switches on both sides (docs/BENCHMARKS.md, session 9).
+ * wake-ups, reads and context switches on both sides (docs/benchmarks.md).
  *
  * Rules:
  *  - A connection the pool can hand out at once (idle, or room to open one) comes first: parallel
@@ -69,7 +69,7 @@ export interface SharedConnectionsOptions {
    * Units on one connection at most (default 2: the running one and the next, so a backend never
    * waits for work, while the rest wait here for whichever connection finishes first. Deeper lanes
    * measured no faster and had worse tails: a unit written behind several slow ones waits for all
-   * of them even when another connection frees up first; docs/BENCHMARKS.md, session 10).
+   * of them even when another connection frees up first).
    */
   maxDepth?: number;
   /** A connection that finished nothing for this long takes no more units (default 50 ms). */

@@ -22,7 +22,7 @@ export {
   parseQuery, selectOperation, prepareOperation, checkVariables, normalizeOperation, validateRequest,
   type GraphqlRequest, type PreparedOperation,
 } from './request/validate.js';
-// Mutations (mutations engineer): input/response types, per-role views, and the mutation_root builder (registered on load).
+// Mutations: input/response types, per-role views, and the mutation_root builder (registered on load).
 export * from './schema/mutationView.js';
 export * from './schema/mutationTypes.js';
 export * from './schema/mutationRoot.js';

@@ -9,6 +9,6 @@ export type { OpType } from './operations.js';
 export type { OpContext, OperationHandler } from './types.js';
 export { op, SUCCESS } from './types.js';
 export { WorkingState } from './workingState.js';
-// v1 DML results carry Postgres-built JSON as RawJson (mutations engineer); encode results with encodeQueryResult.
+// v1 DML results carry Postgres-built JSON as RawJson; encode results with encodeQueryResult.
 export { RawJson, encodeQueryResult } from './dml/index.js';
 export { translateV2Metadata, v2MetadataResult, metadataFromV3, metadataToV3 } from './v2Metadata.js';

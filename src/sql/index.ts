@@ -4,7 +4,7 @@ export { Aliases } from './aliases.js';
 export { compileBoolExp, type BoolExpContext } from './boolExp.js';
 export { compileSelect, compileAggregate, compileRowJson, ROOT_COLUMN } from './select.js';
 export { explain } from './explain.js';
-// Mutations (mutations engineer): insert/update/delete compilers and the runner of a mutation IR.
+// Mutations: insert/update/delete compilers and the runner of a mutation IR.
 export { compileInsert, hasNestedInserts } from './insert.js';
 export { compileUpdate } from './update.js';
 export { compileDelete } from './delete.js';

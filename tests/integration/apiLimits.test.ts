@@ -1,5 +1,5 @@
 /**
- * API limits (issue 17, Hasura v2's metadata shape): `set_api_limits` / `remove_api_limits` on
+ * API limits (Hasura v2's metadata shape): `set_api_limits` / `remove_api_limits` on
  * /v1/query (alone and in `bulk`), bad args refused with 400 leaving metadata as it was,
  * `api_limits` in `export_metadata`, restored by `replace_metadata`, removed by `clear_metadata`;
  * depth / node / batch limits applied per role (admin only when configured for admin) to queries,

@@ -136,7 +136,7 @@ test('deep nesting is a clear validation error, never a crash', async (t) => {
     const err = gqlError('5000 root fields', big);
     assert.ok(
       err.message === 'the request is nested too deeply' || err.message === 'the request is too large or too complex for the database: stack depth limit exceeded'
-        || err.message.startsWith('the query is too large'), // issue 17's bounds (tokens, work) refuse it before SQL
+        || err.message.startsWith('the query is too large'), // the hard bounds (tokens, work) refuse it before SQL
       err.message,
     );
     assert.equal(err.extensions.internal, undefined);

@@ -1,5 +1,5 @@
 /**
- * GraphQL over HTTP on /v1/graphql (issue 17): queries sent by GET with `query`, `variables` and
+ * GraphQL over HTTP on /v1/graphql: queries sent by GET with `query`, `variables` and
  * `operationName` in the URL (urql's default), never a mutation by GET (405, `Allow: POST`, nothing
  * written), and `application/graphql-response+json` with its status codes when the client's Accept
  * asks for it (Hasura's HTTP 200 + errors stays the answer for `application/json`). The allow-list,

@@ -1,5 +1,5 @@
 /**
- * GraphQL input is checked before any SQL runs (issue 17): variables and literals of every scalar
+ * GraphQL input is checked before any SQL runs: variables and literals of every scalar
  * the engine exposes are coerced per the GraphQL spec (Int is 32-bit, Boolean is a boolean...) and
  * the Postgres scalars are checked the way Postgres would parse them (uuid, dates and times,
  * numeric, bigint, arrays...), so bad input is `validation-failed` at the variable's path, never a

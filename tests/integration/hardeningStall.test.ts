@@ -1,5 +1,5 @@
 /**
- * Issue 17, "no request may stall the engine": hostile documents (fragment bombs, deep nesting,
+ * No request may stall the engine: hostile documents (fragment bombs, deep nesting,
  * thousands of aliases / directives / operations / variables, giant literals, deep variables,
  * batches of bombs, the bomb over WebSocket) sent by an ordinary role next to a stream of ordinary
  * queries. Each hostile request must get a clear error quickly, the ordinary stream must keep being

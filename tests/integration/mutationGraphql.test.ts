@@ -177,7 +177,7 @@ describe('insert', () => {
     assert.equal(notNull.extensions.code, 'constraint-violation');
     assert.equal(notNull.extensions.path, '$.selectionSet.insert_article.args.objects');
     assert.match(notNull.message, /^Not-NULL violation\. null value in column "title"/);
-    // checked before any SQL (issue 17): validation-failed at the value, not a data-exception from Postgres
+    // checked before any SQL: validation-failed at the value, not a data-exception from Postgres
     const wrongType = await fails('mutation { insert_article(objects: [{title: "x"}, {title: "y", published_on: "not a date"}]) { affected_rows } }');
     assert.equal(wrongType.extensions.code, 'validation-failed');
     assert.equal(wrongType.extensions.path, '$.selectionSet.insert_article.args.objects[1].published_on');

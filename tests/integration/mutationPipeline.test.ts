@@ -1,5 +1,5 @@
 /**
- * Mutations cost one round trip to Postgres (issue 20): the session variables and every root
+ * Mutations cost one round trip to Postgres: the session variables and every root
  * field's prepared statement go as one pipeline with one Sync, parsed once per connection; and
  * the semantics of a transaction hold — the session variables are visible to database triggers,
  * a failed permission check in a later root field keeps nothing of the earlier ones.

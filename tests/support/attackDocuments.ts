@@ -4,7 +4,7 @@
  * They run against a table `t (id, parent_id)` with relationships `parent` / `children`.
  */
 
-/** Issue 17's bomb: `fragment F0 on t { id ...A1 ...B1 }`, A_i and B_i spread F_i, `levels` deep (2^levels expansions). */
+/** A fragment bomb: `fragment F0 on t { id ...A1 ...B1 }`, A_i and B_i spread F_i, `levels` deep (2^levels expansions). */
 export function fragmentBomb(levels = 24, onType = 't'): string {
   const frags: string[] = [];
   for (let i = 0; i < levels; i++) {

@@ -1,6 +1,6 @@
 /**
  * Would Postgres read this text as a date, timestamp, time or interval? Checked in the GraphQL
- * layer so a bad value is `validation-failed` before any SQL runs (issue 17) rather than a
+ * layer so a bad value is `validation-failed` before any SQL runs rather than a
  * `data-exception` from the statement. The grammar is ISO 8601 (what clients and Hasura send)
  * with the variations Postgres' datetime parser also takes: a blank instead of `T`, fractional
  * seconds, `Z`/`±HH[:MM]`/zone names, `BC`, and the special words (`now`, `today`, `epoch`,

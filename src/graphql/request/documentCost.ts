@@ -1,7 +1,7 @@
 /**
  * What an operation costs once its fragments are expanded, measured WITHOUT expanding them: each
  * fragment is measured once and its figures reused at every spread (memoised), so a document
- * whose fragments spread each other exponentially (issue 17's bomb: 24 levels, 2^24 expansions)
+ * whose fragments spread each other exponentially (a fragment bomb: 24 levels, 2^24 expansions)
  * is measured in time linear in its text. This runs before anything walks the selection set, so
  * the bounds below hold for everything downstream (validation, planning, SQL).
  *

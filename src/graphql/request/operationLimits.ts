@@ -1,5 +1,5 @@
 /**
- * The bounds on what one GraphQL document may cost (issue 17), checked on the figures of
+ * The bounds on what one GraphQL document may cost, checked on the figures of
  * `measureOperation` before the selection set is walked:
  *
  * - `HARD_BOUNDS` protect the engine and apply to every role, admin included: parse tokens

@@ -1,6 +1,6 @@
 /**
  * Input coercion for every scalar the engine exposes, run on variables (JSON) and on literals in
- * the query text before any SQL is built or sent (issue 17): GraphQL's built-ins per the spec
+ * the query text before any SQL is built or sent: GraphQL's built-ins per the spec
  * (`Int` is a 32-bit integer, `Float` a finite number, `String`/`Boolean` only strings/booleans,
  * `ID` a string or an integer), and the Postgres scalars the way Postgres' input functions would
  * read them (uuid, dates and times, interval, numeric/bigint/smallint, arrays, pg enums), so bad

@@ -33,7 +33,7 @@ export interface WalkContext {
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   /**
    * Selections (fields, spreads, inline fragments) the walk may still visit: a second guard behind
-   * `measureOperation` (issue 17), so no document, cyclic ones included, makes the walk expand
+   * `measureOperation`, so no document, cyclic ones included, makes the walk expand
    * fragments without end.
    */
   budget?: { left: number };

@@ -38,7 +38,7 @@ const TOO_MANY_TOKENS = /Document contains more tha[nt] \d+ tokens/;
 
 /**
  * Parses the query text; a syntax error is Hasura's `not a valid graphql query` at `$.query`.
- * Parsing stops after `HARD_BOUNDS.tokens` tokens (issue 17), with an error that says so.
+ * Parsing stops after `HARD_BOUNDS.tokens` tokens, with an error that says so.
  */
 export function parseQuery(query: string): DocumentNode {
   try {

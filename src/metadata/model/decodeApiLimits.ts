@@ -1,5 +1,5 @@
 /**
- * `api_limits` (Hasura v2's metadata shape, issue 17): `{disabled?, depth_limit?, node_limit?,
+ * `api_limits` (Hasura v2's metadata shape): `{disabled?, depth_limit?, node_limit?,
  * batch_limit?}`, each limit `{global?, per_role?: {role: n}}` with non-negative integers. Hasura's
  * `time_limit` and `rate_limit` are refused as not-supported with a clear message rather than
  * stored and ignored. Used by `set_api_limits` and by `replace_metadata` / the catalog decoder.

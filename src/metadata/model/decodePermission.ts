@@ -56,7 +56,7 @@ export function decodeInsertPermission(v: unknown, path: string): InsertPermissi
   const columns = optional(o, 'columns', path, decodeColumns);
   if (columns !== undefined) out.columns = columns;
   out.backend_only = optional(o, 'backend_only', path, asBool) ?? false;
-  // Pre-1.0 `allow_upsert` (mutations engineer): kept so old metadata keeps its upserts.
+  // Pre-1.0 `allow_upsert`: kept so old metadata keeps its upserts.
   if (optional(o, 'allow_upsert', path, asBool)) out.allow_upsert = true;
   return out;
 }

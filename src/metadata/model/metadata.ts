@@ -15,7 +15,7 @@ export interface Metadata {
   custom_types?: unknown;
   actions?: unknown[];
   cron_triggers?: unknown[];
-  /** Hasura v2's API limits (issue 17): maximum depth / node count / batch size, globally and per role. */
+  /** Hasura v2's API limits: maximum depth / node count / batch size, globally and per role. */
   api_limits?: ApiLimits;
   /** Hasura v2's introspection options: roles that may not introspect the schema. */
   graphql_schema_introspection?: IntrospectionOptions;

@@ -1,6 +1,4 @@
 /**
- * (Owned by the mutations engineer: please leave this folder to them; the registry imports `DML_OPERATIONS`.)
- *
  * The v1 DML operations of `/v1/query`: `select`, `count`, `insert`, `update`, `delete`, as
  * Hasura v1.3 runs them, for any role (`X-Svc-Role` with the admin secret selects it) under that
  * role's permissions. Each handler decodes its args, resolves names and permissions against the

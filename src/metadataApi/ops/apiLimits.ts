@@ -1,5 +1,5 @@
 /**
- * `set_api_limits` / `remove_api_limits` (Hasura v2's metadata API, issue 17). `set_api_limits`
+ * `set_api_limits` / `remove_api_limits` (Hasura v2's metadata API). `set_api_limits`
  * replaces the whole `api_limits` object of the metadata with its args (decoded first: a bad
  * value is a 400 and changes nothing); `remove_api_limits` deletes it. Both adopt the draft through
  * `work.change`, so the new schema cache (and with it every cached plan) carries the new limits.

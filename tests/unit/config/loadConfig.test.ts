@@ -114,7 +114,7 @@ test('--help lists every flag with its environment twin and default', () => {
   }
 });
 
-test('API limit flags (issue 17): unset by default, flags and env twins, bad values refused', () => {
+test('API limit flags: unset by default, flags and env twins, bad values refused', () => {
   const d = defaultConfig();
   assert.deepEqual([d.queryDepthLimit, d.queryNodeLimit, d.queryBatchLimit, d.maxNonAdminBodySize], [undefined, undefined, undefined, 2097152]);
   const c = loadConfig(['--query-depth-limit', '5', '--query-batch-limit=3'], { SVC_GRAPHQL_QUERY_NODE_LIMIT: '100', SVC_GRAPHQL_MAX_NON_ADMIN_BODY_SIZE: '4096' });

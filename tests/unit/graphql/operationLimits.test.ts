@@ -1,5 +1,5 @@
 /**
- * The document cost counters and limits of issue 17: figures after fragment expansion computed
+ * The document cost counters and limits: figures after fragment expansion computed
  * without expanding (a 60-level fragment bomb is measured, not walked), saturation, cycles, the
  * hard bounds (tokens, work, depth, introspection nesting), per-role limit resolution and the
  * walker's own budget.

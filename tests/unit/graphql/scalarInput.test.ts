@@ -1,5 +1,5 @@
 /**
- * Scalar input coercion (issue 17): every scalar the engine exposes refuses what GraphQL or
+ * Scalar input coercion: every scalar the engine exposes refuses what GraphQL or
  * Postgres would refuse, as `validation-failed` at the value's path, for variables and literals;
  * what is accepted is passed on unchanged (numeric/bigint text keeps its digits).
  */

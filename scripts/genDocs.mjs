@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+/**
+ * `node scripts/genDocs.mjs [--check]`: writes the generated parts of the docs from the one
+ * definition each has in src/ —
+ *   docs/configuration.md  the option table      ← src/config/options.ts (OPTIONS)
+ *   docs/api.md            the endpoint table    ← src/server/routes.ts (ROUTES)
+ *   docs/api.md            the operation table   ← src/metadataApi/operations.ts (OP_TYPES, OPERATIONS)
+ *                                                   and the /v1/metadata names translateV2Metadata accepts
+ * Each part sits between `<!-- generated: NAME -->` and `<!-- end generated: NAME -->`; the text
+ * around it is written by hand. `--check` changes nothing and exits 1 naming each stale part
+ * (tests/unit/docs/generatedDocs.test.ts runs the same check).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const REGENERATE = 'node scripts/genDocs.mjs';
+
+const code = (s) => `\`${s}\``;
+const cell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The option table: one row per entry of OPTIONS, in its order. */
+export function renderOptions(options) {
+  const rows = options.map((o) => {
+    const def = o.default !== undefined ? code(o.default) : o.defaultHelp ?? 'unset';
+    const kind = o.boolean ? 'boolean' : '';
+    return `| ${code(o.flag)} | ${code(o.env)} | ${cell(def)} | ${cell(o.help)}${kind ? ' (boolean)' : ''} |`;
+  });
+  return ['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The endpoint table: one row per route. */
+export function renderRoutes(routes, wsPaths) {
+  const rows = routes.map((r) => `| ${r.method} | ${code(r.path)} | ${r.api ? code(r.api) : '—'} |`);
+  for (const p of wsPaths) rows.push(`| WebSocket | ${code(p)} | ${code('graphql')} |`);
+  return ['| Method | Path | Needs in `--enabled-apis` |', '|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * What each operation takes (Hasura v1.3's argument shapes); every operation of the registry must
+ * have an entry, and every entry must be an operation, or the docs are not generated.
+ */
+export const ARGS = {
+  run_sql: '`sql`, `cascade?`, `check_metadata_consistency?`, `read_only?`',
+  track_table: '`table` (`{schema, name}` or a name), `is_enum?`; version 2: `{table, configuration: {custom_root_fields, custom_column_names}}`',
+  untrack_table: '`table`, `cascade?`',
+  set_table_is_enum: '`table`, `is_enum`',
+  set_table_custom_fields: '`table`, `custom_root_fields?`, `custom_column_names?`',
+  create_object_relationship: '`table`, `name`, `using: {foreign_key_constraint_on} | {manual_configuration}`, `comment?`',
+  create_array_relationship: '`table`, `name`, `using: {foreign_key_constraint_on: {table, column}} | {manual_configuration}`, `comment?`',
+  drop_relationship: '`table`, `relationship`, `cascade?`',
+  rename_relationship: '`table`, `name`, `new_name`',
+  set_relationship_comment: '`table`, `name`, `comment?`',
+  create_insert_permission: '`table`, `role`, `permission: {check, set?, columns?, backend_only?}`, `comment?`',
+  create_select_permission: '`table`, `role`, `permission: {columns, filter, limit?, allow_aggregations?, computed_fields?}`, `comment?`',
+  create_update_permission: '`table`, `role`, `permission: {columns, filter, check?, set?}`, `comment?`',
+  create_delete_permission: '`table`, `role`, `permission: {filter}`, `comment?`',
+  drop_insert_permission: '`table`, `role`',
+  drop_select_permission: '`table`, `role`',
+  drop_update_permission: '`table`, `role`',
+  drop_delete_permission: '`table`, `role`',
+  set_permission_comment: '`table`, `role`, `type` (insert, select, update, delete), `comment?`',
+  track_function: '`function` (`{schema, name}` or a name); version 2: `{function, configuration: {session_argument?, exposed_as?}}`',
+  untrack_function: '`function`',
+  add_computed_field: '`table`, `name`, `definition: {function, table_argument?, session_argument?}`, `comment?`',
+  drop_computed_field: '`table`, `name`, `cascade?`',
+  export_metadata: '`{}`',
+  replace_metadata: 'a metadata document (version 1, 2 or 3), or `{metadata, allow_inconsistent_metadata?}`',
+  reload_metadata: '`{}`',
+  clear_metadata: '`{}`',
+  get_inconsistent_metadata: '`{}`',
+  drop_inconsistent_metadata: '`{}`',
+  create_query_collection: '`name`, `definition: {queries: [{name, query}]}`, `comment?`',
+  drop_query_collection: '`collection`, `cascade`',
+  add_query_to_collection: '`collection_name`, `query_name`, `query`',
+  drop_query_from_collection: '`collection_name`, `query_name`',
+  add_collection_to_allowlist: '`collection`',
+  drop_collection_from_allowlist: '`collection`',
+  set_api_limits: '`disabled?`, `depth_limit?`, `node_limit?`, `batch_limit?` (each `{global?, per_role?}`)',
+  remove_api_limits: '`{}`',
+  set_graphql_schema_introspection_options: '`disabled_for_roles` (a list of roles whose query root has no `__schema`/`__type`)',
+  create_event_trigger: '`name`, `table`, `webhook` or `webhook_from_env`, `insert?`/`update?`/`delete?` (`{columns}`), `enable_manual?`, `retry_conf?`, `headers?`, `replace?`',
+  delete_event_trigger: '`name`',
+  redeliver_event: '`event_id`',
+  invoke_event_trigger: '`name`, `payload`',
+  set_custom_types: '`input_objects?`, `objects?`, `scalars?`, `enums?`',
+  create_action: '`name`, `definition: {kind?, arguments, output_type, handler, headers?, forward_client_headers?, timeout?}`, `comment?`',
+  update_action: '`name`, `definition`, `comment?`',
+  drop_action: '`name`, `clear_data?`',
+  create_action_permission: '`action`, `role`, `comment?`',
+  drop_action_permission: '`action`, `role`',
+  add_remote_schema: '`name`, `definition: {url | url_from_env, headers?, forward_client_headers?, timeout_seconds?}`, `comment?`',
+  remove_remote_schema: '`name`',
+  reload_remote_schema: '`name`',
+  create_remote_relationship: '`name`, `table`, `hasura_fields`, `remote_schema`, `remote_field`',
+  update_remote_relationship: '`name`, `table`, `hasura_fields`, `remote_schema`, `remote_field`',
+  delete_remote_relationship: '`name`, `table`',
+  create_cron_trigger: '`name`, `webhook`, `schedule`, `payload?`, `headers?`, `retry_conf?`, `include_in_metadata`, `comment?`, `replace?`',
+  delete_cron_trigger: '`name`',
+  create_scheduled_event: '`webhook`, `schedule_at`, `payload?`, `headers?`, `retry_conf?`, `comment?`',
+  select: '`table`, `columns`, `where?`, `order_by?`, `limit?`, `offset?`',
+  insert: '`table`, `objects`, `returning?`, `on_conflict?`',
+  update: '`table`, `where`, `$set?`/`$inc?`/`$append?`/`$prepend?`/`$delete_key?`/`$delete_elem?`/`$delete_at_path?`, `returning?`',
+  delete: '`table`, `where`, `returning?`',
+  count: '`table`, `where?`, `distinct?`',
+};
+
+/** The /v1/metadata names of `op`: asked of the translation the endpoint runs. */
+function metadataNames(op, translate) {
+  const accepts = (type) => {
+    try {
+      const out = translate({ type, args: {} });
+      return out?.type === op || (op === 'set_table_custom_fields' && out?.type === op);
+    } catch {
+      return false;
+    }
+  };
+  const names = [`pg_${op}`, op].filter(accepts);
+  if (op === 'set_table_custom_fields' && accepts('pg_set_table_customization')) names.unshift('pg_set_table_customization');
+  return names.length ? names.map(code).join(', ') : 'not served';
+}
+
+/** The operation table: every type of the closed registry, in its order. */
+export function renderOperations(opTypes, operations, translate) {
+  const known = new Set(opTypes);
+  const extra = Object.keys(ARGS).filter((k) => !known.has(k));
+  const missing = opTypes.filter((t) => !(t in ARGS));
+  if (extra.length || missing.length) {
+    throw new Error(`scripts/genDocs.mjs ARGS is out of step with the registry: missing ${missing.join(', ') || '-'}; not operations ${extra.join(', ') || '-'}`);
+  }
+  const rows = opTypes.map((t) => {
+    const h = operations[t];
+    return `| ${code(t)} | ${metadataNames(t, translate)} | ${h.adminOnly ? 'admin' : 'any role'} | ${h.mutates ? 'yes' : 'no'} | ${ARGS[t]} |`;
+  });
+  return ['| `/v1/query` type | `/v1/metadata` type | Who | Changes metadata or schema | Arguments (`?`: optional) |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** Loads the definitions from src/ (through tsx) and renders every generated part. */
+export async function generatedParts() {
+  const { tsImport } = await import('tsx/esm/api');
+  const { OPTIONS } = await tsImport('../src/config/index.ts', import.meta.url);
+  const { ROUTES, WS_ROUTES } = await tsImport('../src/server/routes.ts', import.meta.url);
+  const { OP_TYPES, OPERATIONS, translateV2Metadata } = await tsImport('../src/metadataApi/index.ts', import.meta.url);
+  return [
+    { file: 'docs/configuration.md', name: 'options', text: renderOptions(OPTIONS) },
+    { file: 'docs/api.md', name: 'endpoints', text: renderRoutes(ROUTES, Object.keys(WS_ROUTES)) },
+    { file: 'docs/api.md', name: 'operations', text: renderOperations(OP_TYPES, OPERATIONS, translateV2Metadata) },
+  ];
+}
+
+/** `doc` with the part `name` replaced by `text`; throws when the markers are missing. */
+export function fillPart(doc, name, text, file) {
+  const begin = `<!-- generated: ${name} (${REGENERATE}) -->`;
+  const end = `<!-- end generated: ${name} -->`;
+  const i = doc.indexOf(begin);
+  const j = doc.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`${file}: markers "${begin}" … "${end}" not found`);
+  return `${doc.slice(0, i + begin.length)}\n${text}\n${doc.slice(j)}`;
+}
+
+/** Files whose generated parts differ from the definitions (after writing them, unless `check`). */
+export async function syncDocs({ check = false, dir = root } = {}) {
+  const parts = await generatedParts();
+  const stale = [];
+  for (const file of [...new Set(parts.map((p) => p.file))]) {
+    const path = join(dir, file);
+    const before = readFileSync(path, 'utf8');
+    let after = before;
+    for (const p of parts.filter((q) => q.file === file)) after = fillPart(after, p.name, p.text, file);
+    if (after !== before) {
+      stale.push(file);
+      if (!check) writeFileSync(path, after);
+    }
+  }
+  return stale;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const check = process.argv.includes('--check');
+  const stale = await syncDocs({ check });
+  if (check && stale.length) {
+    console.error(`out of date: ${stale.join(', ')}; run: ${REGENERATE}`);
+    process.exit(1);
+  }
+  console.log(stale.length ? `${check ? 'stale' : 'wrote'}: ${stale.join(', ')}` : 'generated docs are up to date');
+}
