@@ -110,7 +110,7 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
     const parts: Buffer[] = [];
     for (const r of requests) {
       // Each member may be refused synchronously: yield between members so a batch of costly
-      // documents never holds the event loop for the whole batch (issue 17).
+      // documents never holds the event loop for the whole batch.
       if (parts.length > 0) await yieldToEventLoop();
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
       const { body } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers }, 'http', { parts: api });
