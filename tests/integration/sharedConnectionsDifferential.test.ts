@@ -15,6 +15,7 @@ import { ApiError, roleSession } from '../../src/core/index.js';
 import { createDb, type Db, type PipelinedStatement } from '../../src/execution/index.js';
 import { createTestDatabase } from './harness.js';
 import { pipelinedSomewhere, startPgMessageProxy, type PgMessageProxy } from '../support/pgMessageProxy.js';
+import { prng } from '../support/prng.js';
 
 type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>;
 let shared: TestDatabase;
@@ -50,17 +51,6 @@ after(async () => {
   await shared?.drop();
   await plain?.drop();
 });
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Unit =
   | { kind: 'query'; text: string; values: unknown[]; prepare: boolean }

@@ -13,18 +13,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { parse } from 'pg-protocol';
 import { messageReaderSocket } from '../../../src/execution/messageReader.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../support/prng.js';
 
 function frame(code: string, body: Buffer): Buffer {
   const head = Buffer.alloc(5);
