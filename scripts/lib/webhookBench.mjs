@@ -3,7 +3,7 @@
  * Postgres server (SVC_GRAPHQL_DATABASE_URL as a maintenance URL, else a throwaway embedded one), a
  * webhook on 127.0.0.1 answering 200 that hands each JSON body and its arrival time to the caller,
  * engines run as `npm start` runs them (`dist/src/main.js`, `NODE_ENV=production`) on that database,
- * an admin POST helper and percentiles. `close()` stops all of it.
+ * an admin POST function and percentiles. `close()` stops all of it.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

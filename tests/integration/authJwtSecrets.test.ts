@@ -93,7 +93,7 @@ test('an engine with SVC_GRAPHQL_JWT_SECRETS serves the users of both providers 
   assert.equal((await engine.query({ type: 'track_table', args: { schema: 'public', name: 'note' } }, admin)).status, 200);
   const perm = await engine.query({ type: 'create_select_permission', args: { table: 'note', role: 'user', permission: { columns: ['id', 'body'], filter: { owner: { _eq: 'X-Svc-User-Id' } } } } }, admin);
   assert.equal(perm.status, 200, JSON.stringify(perm.body));
-  // Straight to the endpoint: the harness's helpers add the admin secret.
+  // Straight to the endpoint: the harness's request functions add the admin secret.
   const notes = async (token: string) => (await fetch(`${engine.url}/v1/graphql`, {
     method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ query: '{ note { body } }' }),
   })).json() as Promise<any>;

@@ -7,7 +7,7 @@
  *   await e.stop(); // stops the engine and drops its database
  *
  * Needs SVC_TEST_DATABASE_URL (set by `npm test`, scripts/test.mjs): a Postgres server on which
- * each engine gets its own `CREATE DATABASE t_<random>`. Requests made through the helpers carry
+ * each engine gets its own `CREATE DATABASE t_<random>`. Requests made through these functions carry
  * the admin secret when one is configured, unless the given headers say otherwise.
  */
 import { randomBytes } from 'node:crypto';

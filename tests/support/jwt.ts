@@ -1,6 +1,6 @@
 /**
  * Test-side JWT signing with node:crypto: HS* with a shared secret, RS* with an RSA private key,
- * plus key-pair and JWK helpers for the JWKS server. Tokens are built by hand so tests can also
+ * plus key-pair and JWK functions for the JWKS server. Tokens are built by hand so tests can also
  * forge bad ones (alg none, wrong alg, broken signature).
  */
 import { createHmac, createPrivateKey, generateKeyPairSync, sign as rsaSign } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * An HTTP request with exactly the given headers (the harness helpers add the admin secret;
+ * An HTTP request with exactly the given headers (the harness request functions add the admin secret;
  * auth tests need requests without it).
  */
 export interface RawResult {

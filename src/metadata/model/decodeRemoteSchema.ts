@@ -1,6 +1,6 @@
 /**
  * Remote schemas and remote relationships in metadata: their types and decoders. The metadata
- * document keeps `remote_schemas` and `tables[].remote_relationships` as JSON lists; these helpers
+ * document keeps `remote_schemas` and `tables[].remote_relationships` as JSON lists; these functions
  * read them typed (`remoteSchemasOf`, `remoteRelationshipsOf`) and decode `/v1/query` arguments.
  * Definition rules as Hasura v1.3's `validateRemoteSchemaDef` (DECISIONS.md item 7).
  */

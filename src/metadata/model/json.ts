@@ -1,5 +1,5 @@
 /**
- * Small JSON decoding helpers with Hasura's (aeson's) error wording and precise paths:
+ * Small JSON decoding functions with Hasura's (aeson's) error wording and precise paths:
  * `expected Object, encountered String`, `key "table" not found`. Every decoder takes the JSON
  * path of the value it reads and throws a `parse-failed` ApiError pointing there.
  */

@@ -1,5 +1,5 @@
 /**
- * Helpers shared by the metadata operations: decoding `{table, ...}` arguments, finding a tracked
+ * Functions shared by the metadata operations: decoding `{table, ...}` arguments, finding a tracked
  * table (Hasura's `table "x" does not exist`), and removing objects with their dependents.
  */
 import { ApiError, displayName, parseQualifiedName } from '../../core/index.js';

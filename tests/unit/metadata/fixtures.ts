@@ -1,6 +1,6 @@
 /**
  * Builds DbSnapshots for the pure schema-cache / boolExp tests: a small author/article schema
- * (article.author_id → author.id), plus helpers to describe more tables tersely.
+ * (article.author_id → author.id), plus functions to describe more tables tersely.
  */
 import type { DbColumn, DbSnapshot, DbTable, DbFunction } from '../../../src/metadata/index.js';
 

@@ -1,4 +1,4 @@
-/** GraphQL document helpers of delegation and remote joins (remoteSchemas/documents.ts). */
+/** GraphQL document functions of delegation and remote joins (remoteSchemas/documents.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kind, parse, print, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';

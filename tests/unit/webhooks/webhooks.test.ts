@@ -1,5 +1,5 @@
 /**
- * The outbound HTTP client and its configuration helpers (src/webhooks): env resolution of URLs and
+ * The outbound HTTP client and its configuration functions (src/webhooks): env resolution of URLs and
  * headers (SVC_GRAPHQL_* never read), redaction, and postJson against a real local server (status,
  * capped body, timeout, connection refused).
  */
