@@ -15,17 +15,17 @@ import { RELAY_PLANNERS, TABLE_PLANNERS, type RootFieldPlanners } from './planne
 import { actionMutationFields, actionQueryFields, planActionAsyncResult, planActionField } from './actions/index.js';
 import { fetchRemoteInputs, planRemoteField } from './remoteSchemas/index.js';
 
-/**
- * What the engine's GraphQL API is made of, in one place (nothing registers itself on import):
- * the builders of each role schema's root fields and table fields, and the planner of each `ext:`
- * root-field kind. What then runs each kind of compiled root field is api/executors.ts.
- */
 /** A GraphQL API: the parts of its role schemas and the planners of its `ext:` root fields. */
 export interface ApiParts {
   readonly schema: SchemaParts;
   readonly planners: RootFieldPlanners;
 }
 
+/**
+ * What the engine's GraphQL API is made of, in one place (nothing registers itself on import):
+ * the builders of each role schema's root fields and table fields, and the planner of each `ext:`
+ * root-field kind. What then runs each kind of compiled root field is api/executors.ts.
+ */
 export const ENGINE_PARTS: ApiParts = {
   schema: {
     query: [...TABLE_SCHEMA_PARTS.query, actionQueryFields],
