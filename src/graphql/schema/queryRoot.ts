@@ -7,6 +7,7 @@
 import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
 import type { ColumnInfo, FunctionInfo } from '../../metadata/index.js';
 import type { FieldEntry, SchemaContext } from './context.js';
+import type { OutputFieldMeta } from './fieldMeta.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
 import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';
 
@@ -83,7 +84,8 @@ export function functionField(ctx: SchemaContext, fn: FunctionInfo, kind: 'funct
   const args: GraphQLFieldConfigArgumentMap = {};
   if (argsType) args.args = { type: new GraphQLNonNull(argsType), description: `input parameters for function ${quoted(fn.name)}` };
   Object.assign(args, selectArgs(ctx, table));
-  const entry: FieldEntry = [fn.gqlName, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))), (kind === 'function' ? { kind, fn, table } : { kind, fn, table }), {
+  const meta: OutputFieldMeta = { kind, fn, table };
+  const entry: FieldEntry = [fn.gqlName, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))), meta, {
     description: fn.description ?? `execute function ${quoted(fn.name)} which returns ${quoted(table.name)}`,
     args,
   })];
