@@ -3,10 +3,10 @@
  * /v1/query operations (metadataApi/v2Metadata) and run the same way, atomically; export_metadata
  * answers in the version-3 (`sources`) format. Errors keep the `{path, error, code}` shape.
  */
-import { errors, isApiError, isStackOverflow } from '../core/index.js';
+import { isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import { checkUnauthenticatedBody, resolveSession } from '../auth/index.js';
-import { decodeQuery, encodeQueryResult, runQuery, translateV2Metadata, v2MetadataResult } from '../metadataApi/index.js';
+import { decodeBody, encodeQueryResult, runQuery, v2MetadataResult } from '../metadataApi/index.js';
 import { jsonResponse } from './handlerTypes.js';
 import type { Handler } from './handlerTypes.js';
 import { errorResponse } from './v1Query.js';
@@ -17,16 +17,11 @@ export const v1Metadata: Handler = async (req, ctx) => {
     session = await resolveSession(req.headers, ctx.config, req.body);
     // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
     if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
-    let body: unknown;
-    try {
-      body = JSON.parse(req.body.toString('utf8'));
-    } catch {
-      throw errors.invalidJson();
-    }
-    const translated = translateV2Metadata(body);
-    const result = await runQuery(ctx, session, decodeQuery(translated));
+    // A large (admin) body is decoded off the main thread (metadataApi/decodeBody.ts).
+    const { query, shape } = await decodeBody(req.body, 'metadata');
+    const result = await runQuery(ctx, session, query);
     const res = jsonResponse(200, null);
-    res.body = encodeQueryResult(v2MetadataResult(translated, result));
+    res.body = encodeQueryResult(v2MetadataResult(shape, result));
     res.log = { role: session.role };
     return res;
   } catch (e) {

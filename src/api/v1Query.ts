@@ -7,17 +7,9 @@
 import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import { checkUnauthenticatedBody, resolveSession } from '../auth/index.js';
-import { decodeQuery, encodeQueryResult, runQuery } from '../metadataApi/index.js';
+import { decodeBody, encodeQueryResult, runQuery } from '../metadataApi/index.js';
 import { jsonResponse } from './handlerTypes.js';
 import type { Handler, HttpResponse } from './handlerTypes.js';
-
-function parseBody(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    throw errors.invalidJson();
-  }
-}
 
 export function errorResponse(e: unknown, showInternal: boolean, session?: Session): HttpResponse {
   const err = isApiError(e)
@@ -36,7 +28,8 @@ export const v1Query: Handler = async (req, ctx) => {
     session = await resolveSession(req.headers, ctx.config, req.body);
     // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
     if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
-    const query = decodeQuery(parseBody(req.body));
+    // A large (admin) body is decoded off the main thread (metadataApi/decodeBody.ts).
+    const { query } = await decodeBody(req.body, 'query');
     const result = await runQuery(ctx, session, query);
     const res = jsonResponse(200, null);
     res.body = encodeQueryResult(result); // v1 DML answers are JSON text built by Postgres (RawJson)

@@ -49,8 +49,17 @@ export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 /** Appends a key to a JSON path the way Hasura prints it: `$.a.b`, `$.a[0]`, `$.a['odd key']`. */
 export function pathKey(path: string, key: string | number): string {
   if (typeof key === 'number') return `${path}[${key}]`;
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}['${key}']`;
+  let plain = PLAIN_KEYS.get(key);
+  if (plain === undefined) {
+    plain = /^[A-Za-z_][A-Za-z0-9_]*$/.test(key);
+    if (PLAIN_KEYS.size >= 10_000) PLAIN_KEYS.clear();
+    PLAIN_KEYS.set(key, plain);
+  }
+  return plain ? `${path}.${key}` : `${path}['${key}']`;
 }
+
+/** Whether a key prints plainly (`.key`), per key: decoders build a path for every value they read. */
+const PLAIN_KEYS = new Map<string, boolean>();
 
 // Small constructors for the codes used across the engine (see SPEC.md "Errors").
 export const errors = {

@@ -4,3 +4,5 @@ export * from './packageInfo.js';
 export { JsonBigNumber, parseJsonExact } from './exactJson.js';
 export { acquireBuffer, releaseBuffer, pooledFreeBytes } from './bufferPool.js';
 export { jsonShape, type JsonShape } from './jsonShape.js';
+export { duplicateValues } from './duplicateValues.js';
+export { offThreadRunner, serveOffThread, type OffThreadRunner } from './offThread.js';

@@ -4,6 +4,8 @@
 export { decodeQuery, mutates } from './envelope.js';
 export type { Query } from './envelope.js';
 export { runQuery } from './runQuery.js';
+export { decodeBody, decodeBodyInline, decodeBodyOffThread, offThreadDecodeCounts, OFF_THREAD_MIN_BYTES } from './decodeBody.js';
+export type { BodyEndpoint, DecodedBody } from './decodeBody.js';
 export { OPERATIONS, OP_TYPES, isOpType } from './operations.js';
 export type { OpType } from './operations.js';
 export type { OpContext, OperationHandler } from './types.js';

@@ -65,9 +65,9 @@ export class WorkingState {
     private readonly live: AppState,
   ) {}
 
-  /** The current metadata (loaded from the catalog on first use; a private copy). */
+  /** The current metadata (loaded from the catalog on first use: decoded afresh, so a private copy). */
   async metadata(): Promise<Metadata> {
-    if (!this.md) this.md = cloneJson((await loadMetadata(this.client)).metadata);
+    if (!this.md) this.md = (await loadMetadata(this.client)).metadata;
     return this.md;
   }
 

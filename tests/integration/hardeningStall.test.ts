@@ -338,3 +338,25 @@ test("connection_init's payload may not replace the upgrade request's headers un
   const hasura = await run(true);
   assert.deepEqual(hasura, { type: 'data', id: '1', payload: { data: { secret_t: [{ id: 7 }] } } });
 });
+
+test('a replace_metadata of several MB from an admin is decoded off the main thread: the event loop keeps answering', async (t) => {
+  const e = await setup(t);
+  const queries = Array.from({ length: 60_000 }, (_, i) => ({ name: `q${i}`, query: `query q${i} { t { id name parent { id } } }` }));
+  const body = JSON.stringify({ type: 'replace_metadata', args: { ...(await e.query({ type: 'export_metadata', args: {} })).body, query_collections: [{ name: 'big', definition: { queries } }] } });
+  assert.ok(body.length > 4_000_000, `${body.length} bytes`);
+  const admin = { 'x-svc-admin-secret': 'stall-secret', 'content-type': 'application/json' };
+  // The first request also starts the decoding thread; the stall is measured on the ones after it.
+  assert.equal((await e.request('POST', '/v1/query', body, admin)).status, 200);
+  const r = await leastStall(() => e.request('POST', '/v1/query', body, admin));
+  assert.equal(r.value.status, 200, r.value.text.slice(0, 300));
+  assert.ok(r.stallMs < MAX_BODY_STALL_MS, `event loop stalled ${r.stallMs.toFixed(0)} ms`);
+  const exported = (await e.query({ type: 'export_metadata', args: {} })).body;
+  assert.equal(exported.query_collections[0].definition.queries.length, 60_000);
+  assert.equal(exported.query_collections[0].definition.queries[59_999].name, 'q59999');
+  // A broken query text deep inside is still refused, with its path, and nothing changes.
+  queries[41_000].query = 'query broken {';
+  const bad = await e.request('POST', '/v1/query', JSON.stringify({ type: 'replace_metadata', args: { version: 2, tables: [], query_collections: [{ name: 'big', definition: { queries } }] } }), admin);
+  assert.equal(bad.status, 400);
+  assert.deepEqual(bad.body, { path: '$.query_collections[0].definition.queries[41000].query', error: 'parsing the graphql query failed', code: 'parse-failed' });
+  assert.deepEqual((await e.graphql('{ t(order_by: {id: asc}) { id } }', undefined, USER)).body, { data: { t: [{ id: 1 }, { id: 2 }] } });
+});

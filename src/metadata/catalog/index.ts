@@ -7,3 +7,4 @@ export type { StoredMetadata } from './metadataStore.js';
 export { CATALOG_LOCK_KEY, METADATA_LOCK_KEY } from './locks.js';
 export { startHeartbeat, INSTANCE_STEPS } from './instances.js';
 export type { Heartbeat } from './instances.js';
+export { decodeStoredMetadata, encodeStoredMetadata, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, OFF_THREAD_MIN } from './storedDocument.js';

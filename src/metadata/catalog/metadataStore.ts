@@ -7,8 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { DbClient } from '../../execution/index.js';
 import type { Metadata } from '../model/metadata.js';
 import { emptyMetadata } from '../model/metadata.js';
-import { decodeMetadata } from '../model/decodeMetadata.js';
-import { encodeMetadata } from '../model/encodeMetadata.js';
+import { decodeStoredMetadata, encodeStoredMetadata } from './storedDocument.js';
 import { METADATA_LOCK_KEY } from './locks.js';
 
 /** This process's id in schema-update notifications (each engine's AppState has its own). */
@@ -25,7 +24,7 @@ export async function loadMetadata(c: DbClient): Promise<StoredMetadata> {
   const r = await c.query('SELECT metadata::text AS metadata, resource_version FROM hdb_catalog.hdb_metadata WHERE id = 1');
   if (r.rows.length === 0) return { metadata: emptyMetadata(), resourceVersion: 0 };
   const row = r.rows[0] as { metadata: string; resource_version: number };
-  return { metadata: decodeMetadata(JSON.parse(row.metadata)), resourceVersion: Number(row.resource_version) };
+  return { metadata: await decodeStoredMetadata(row.metadata), resourceVersion: Number(row.resource_version) };
 }
 
 /**
@@ -33,7 +32,7 @@ export async function loadMetadata(c: DbClient): Promise<StoredMetadata> {
  * AppState.instanceId; this process's by default); returns the new resource_version.
  */
 export async function saveMetadata(c: DbClient, md: Metadata, instanceId: string = INSTANCE_ID): Promise<number> {
-  const text = JSON.stringify(encodeMetadata(md, { storage: true }));
+  const text = await encodeStoredMetadata(md);
   const r = await c.query(
     `INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version) VALUES (1, $1::json, 1)
      ON CONFLICT (id) DO UPDATE SET metadata = EXCLUDED.metadata, resource_version = hdb_catalog.hdb_metadata.resource_version + 1

@@ -9,9 +9,10 @@ import { ApiError, displayName, parseQualifiedName, qualifiedKey } from '../../c
 import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js';
 import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
-import { decodeCollectionReq, decodeQueryCollection } from './decodeQueryCollection.js';
+import { asGraphqlQueryText, asStoredQueryText, decodeCollectionReq, decodeQueryCollection } from './decodeQueryCollection.js';
 import { decodeApiLimits } from './decodeApiLimits.js';
 import { decodeAction, decodeCustomTypes } from './decodeActions.js';
+import { duplicateValues } from '../../lib/index.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -20,8 +21,12 @@ function decodeVersion(v: unknown, path: string): 1 | 2 {
 
 const raw = (v: unknown): unknown => cloneJson(v);
 
-/** Decodes a metadata document (v1 or v2 export format) into the normalised version-2 model. */
-export function decodeMetadata(v: unknown, path = '$'): Metadata {
+/**
+ * Decodes a metadata document (v1 or v2 export format) into the normalised version-2 model.
+ * `stored`: the document comes from the catalog, where only checked documents are written, so the
+ * costly checks of its parts (GraphQL query texts) are skipped.
+ */
+export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean } = {}): Metadata {
   const o = asObject(v, path);
   const version = optional(o, 'version', path, decodeVersion) ?? 1;
   const tables = required(o, 'tables', path, arrayOf(decodeTableMetadata));
@@ -39,7 +44,12 @@ export function decodeMetadata(v: unknown, path = '$'): Metadata {
   const customTypes = optional(o, 'custom_types', path, decodeCustomTypes);
   if (customTypes) md.custom_types = customTypes;
   keep('cron_triggers');
-  const collections: QueryCollection[] | undefined = optional(o, 'query_collections', path, arrayOf(decodeQueryCollection));
+  const collections: QueryCollection[] | undefined = optional(
+    o,
+    'query_collections',
+    path,
+    arrayOf((c, p) => decodeQueryCollection(c, p, opts.stored ? asStoredQueryText : asGraphqlQueryText)),
+  );
   if (collections) md.query_collections = collections;
   const allowlist = optional(o, 'allowlist', path, arrayOf(decodeCollectionReq));
   if (allowlist) md.allowlist = allowlist;
@@ -50,9 +60,6 @@ export function decodeMetadata(v: unknown, path = '$'): Metadata {
   return md;
 }
 
-function dups(items: string[]): string[] {
-  return [...new Set(items.filter((x, i) => items.indexOf(x) !== i))];
-}
 
 /**
  * Refuses a document that declares something twice (a table, a relationship or computed field of a
@@ -62,24 +69,24 @@ export function assertNoDuplicates(md: Metadata, path = '$.args'): void {
   const fail = (what: string, names: string[]) => {
     throw new ApiError('already-exists', `multiple declarations exist for the following ${what}: ${names.join(', ')}`, { path });
   };
-  const tableDups = dups(md.tables.map((t) => qualifiedKey(t.table)));
+  const tableDups = duplicateValues(md.tables.map((t) => qualifiedKey(t.table)));
   if (tableDups.length) fail('tables', tableDups.map((k) => displayName(md.tables.find((t) => qualifiedKey(t.table) === k)!.table)));
   for (const t of md.tables) {
     const fields = [...(t.object_relationships ?? []), ...(t.array_relationships ?? [])].map((r) => r.name);
-    const relDups = dups(fields);
+    const relDups = duplicateValues(fields);
     if (relDups.length) fail('relationships', relDups);
-    const cfDups = dups((t.computed_fields ?? []).map((c) => c.name));
+    const cfDups = duplicateValues((t.computed_fields ?? []).map((c) => c.name));
     if (cfDups.length) fail('computed fields', cfDups);
     for (const kind of ['insert', 'select', 'update', 'delete'] as const) {
       const perms = t[`${kind}_permissions`] ?? [];
-      const roleDups = dups(perms.map((p) => p.role));
+      const roleDups = duplicateValues(perms.map((p) => p.role));
       if (roleDups.length) fail(`${kind} permissions`, roleDups);
     }
   }
-  const triggerDups = dups(md.tables.flatMap((t) => (t.event_triggers ?? []).map((e) => e.name)));
+  const triggerDups = duplicateValues(md.tables.flatMap((t) => (t.event_triggers ?? []).map((e) => e.name)));
   if (triggerDups.length) fail('event triggers', triggerDups);
-  const fnDups = dups((md.functions ?? []).map((f) => qualifiedKey(f.function)));
+  const fnDups = duplicateValues((md.functions ?? []).map((f) => qualifiedKey(f.function)));
   if (fnDups.length) fail('functions', fnDups);
-  const actionDups = dups((md.actions ?? []).map((a) => (a as { name: string }).name));
+  const actionDups = duplicateValues((md.actions ?? []).map((a) => (a as { name: string }).name));
   if (actionDups.length) fail('actions', actionDups);
 }

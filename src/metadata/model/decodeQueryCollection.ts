@@ -8,6 +8,7 @@ import { parse } from 'graphql';
 import { ApiError, pathKey } from '../../core/index.js';
 import type { Metadata, QueryCollection } from './metadata.js';
 import { arrayOf, asObject, asString, optional, parseError, required } from './json.js';
+import { duplicateValues } from '../../lib/index.js';
 
 /** Hasura's NonEmptyText (collection and query names). */
 export function asNonEmptyText(v: unknown, path: string): string {
@@ -27,19 +28,30 @@ export function asGraphqlQueryText(v: unknown, path: string): string {
   return v;
 }
 
+/**
+ * A query text read back from the catalog: it parsed when it was stored, so only its type is
+ * checked (parsing 25,000 stored queries again on every metadata operation took ~300 ms).
+ */
+export function asStoredQueryText(v: unknown, path: string): string {
+  if (typeof v !== 'string') throw parseError('expecting a string for query', path);
+  return v;
+}
+
+type QueryTextDecoder = (v: unknown, path: string) => string;
+
 /** One `{name, query}` of a collection's definition. */
-export function decodeListedQuery(v: unknown, path: string): { name: string; query: string } {
+export function decodeListedQuery(v: unknown, path: string, queryText: QueryTextDecoder = asGraphqlQueryText): { name: string; query: string } {
   const o = asObject(v, path);
-  return { name: required(o, 'name', path, asNonEmptyText), query: required(o, 'query', path, asGraphqlQueryText) };
+  return { name: required(o, 'name', path, asNonEmptyText), query: required(o, 'query', path, queryText) };
 }
 
 /** `{name, definition: {queries}, comment?}`, keys in export order. */
-export function decodeQueryCollection(v: unknown, path: string): QueryCollection {
+export function decodeQueryCollection(v: unknown, path: string, queryText: QueryTextDecoder = asGraphqlQueryText): QueryCollection {
   const o = asObject(v, path);
   const name = required(o, 'name', path, asNonEmptyText);
   const definition = required(o, 'definition', path, (d, p) => {
     const dobj = asObject(d, p);
-    return { queries: required(dobj, 'queries', p, arrayOf(decodeListedQuery)) };
+    return { queries: required(dobj, 'queries', p, arrayOf((q, qp) => decodeListedQuery(q, qp, queryText))) };
   });
   const comment = optional(o, 'comment', path, asString);
   return comment === undefined ? { name, definition } : { name, definition, comment };
@@ -51,12 +63,9 @@ export function decodeCollectionReq(v: unknown, path: string): { collection: str
   return { collection: required(o, 'collection', path, asNonEmptyText) };
 }
 
-function duplicates(items: readonly string[]): string[] {
-  return [...new Set(items.filter((x, i) => items.indexOf(x) !== i))];
-}
 
 /** Query names that occur twice in one collection (Hasura refuses these on create). */
-export const duplicateQueryNames = (c: QueryCollection): string[] => duplicates(c.definition.queries.map((q) => q.name));
+export const duplicateQueryNames = (c: QueryCollection): string[] => duplicateValues(c.definition.queries.map((q) => q.name));
 
 /**
  * `replace_metadata`'s checks for these sections: no collection or allow-list entry declared twice,
@@ -65,11 +74,11 @@ export const duplicateQueryNames = (c: QueryCollection): string[] => duplicates(
 export function assertQueryCollectionsValid(md: Metadata, path = '$.args'): void {
   const collections = md.query_collections ?? [];
   const allowlist = md.allowlist ?? [];
-  const collDups = duplicates(collections.map((c) => c.name));
+  const collDups = duplicateValues(collections.map((c) => c.name));
   if (collDups.length) {
     throw new ApiError('already-exists', `multiple declarations exist for the following query collections: ${collDups.join(', ')}`, { path: pathKey(path, 'query_collections') });
   }
-  const allowDups = duplicates(allowlist.map((a) => a.collection));
+  const allowDups = duplicateValues(allowlist.map((a) => a.collection));
   if (allowDups.length) {
     throw new ApiError('already-exists', `multiple declarations exist for the following allow list: ${allowDups.join(', ')}`, { path: pathKey(path, 'allowlist') });
   }

@@ -15,6 +15,7 @@ import { arrayOf, asBool, asObject, asString, cloneJson, optional, parseError, r
 import { decodeRelationship } from './decodeRelationship.js';
 import { decodePermissionDef } from './decodePermission.js';
 import { decodeEventTriggerMetadata } from './decodeEventTrigger.js';
+import { duplicateValues } from '../../lib/index.js';
 
 export const ROOT_FIELD_KEYS = [
   'select',
@@ -45,7 +46,7 @@ export function decodeCustomRootFields(v: unknown, path: string): CustomRootFiel
     if (name !== undefined) out[key] = name;
   }
   const names = Object.values(out).filter((x): x is string => typeof x === 'string');
-  const dups = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
+  const dups = duplicateValues(names);
   if (dups.length > 0) throw parseError(`the following custom root field names are duplicated: ${dups.map((d) => JSON.stringify(d)).join(', ')}`, path);
   return out;
 }

@@ -15,6 +15,7 @@ import type { Metadata } from '../model/metadata.js';
 import type { ActionInfo, CustomObjectInfo, CustomTypesInfo, TypeRef } from './actionTypes.js';
 import { quoted, quotedTable, type BuildState } from './buildState.js';
 import type { TableInfo } from './types.js';
+import { duplicateValues } from '../../lib/index.js';
 
 const DEFAULT_SCALARS = ['Int', 'Float', 'String', 'Boolean', 'ID'];
 /** Postgres base types a custom type may name (besides any type of a tracked column). */
@@ -63,7 +64,7 @@ function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg
   const inputs = new Set((ct.input_objects ?? []).map((i) => i.name));
   const objects = new Set((ct.objects ?? []).map((o) => o.name));
   const all = [...(ct.scalars ?? []).map((s) => s.name), ...enums, ...(ct.input_objects ?? []).map((i) => i.name), ...(ct.objects ?? []).map((o) => o.name)];
-  const dupTypes = [...new Set(all.filter((n, i) => all.indexOf(n) !== i))];
+  const dupTypes = duplicateValues(all);
   if (dupTypes.length) errs.push(`duplicate type names: ${dupTypes.map(quoted).join(', ')}`);
   const generated = new Map<string, TableInfo>();
   for (const t of tables.values()) for (const sfx of TABLE_TYPE_SUFFIXES) generated.set(t.gqlName + sfx, t);
@@ -73,7 +74,7 @@ function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg
   }
   for (const e of ct.enums ?? []) {
     const vals = e.values.map((v) => v.value);
-    const d = [...new Set(vals.filter((v, i) => vals.indexOf(v) !== i))];
+    const d = duplicateValues(vals);
     if (d.length) errs.push(`the enum type ${quoted(e.name)} has duplicate values: ${d.map(quoted).join(', ')}`);
   }
   const pgUse = (name: string) => {
@@ -83,7 +84,7 @@ function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg
   };
   for (const io of ct.input_objects ?? []) {
     const names = io.fields.map((f) => f.name);
-    const d = [...new Set(names.filter((v, i) => names.indexOf(v) !== i))];
+    const d = duplicateValues(names);
     if (d.length) errs.push(`the input object ${quoted(io.name)} has duplicate fields: ${d.map(quoted).join(', ')}`);
     for (const f of io.fields) {
       const t = parseTypeRef(f.type);
@@ -104,7 +105,7 @@ function validateObject(
   const errs: string[] = [];
   const rels = o.relationships ?? [];
   const names = [...o.fields.map((f) => f.name), ...rels.map((r) => r.name)];
-  const d = [...new Set(names.filter((v, i) => names.indexOf(v) !== i))];
+  const d = duplicateValues(names);
   if (d.length) errs.push(`the object ${quoted(o.name)} has duplicate fields: ${d.map(quoted).join(', ')}`);
   const scalarFields = new Map<string, { list: boolean }>();
   for (const f of o.fields) {

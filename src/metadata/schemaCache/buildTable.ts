@@ -8,6 +8,7 @@ import type { TableMetadata } from '../model/metadata.js';
 import type { DbTable } from '../introspection/types.js';
 import type { ColumnInfo, TableInfo } from './types.js';
 import { BuildError, quoted, quotedTable, type BuildState } from './buildState.js';
+import { duplicateValues } from '../../lib/index.js';
 
 /** Builds the base TableInfo; throws BuildError with Hasura's reason when it cannot. */
 export function buildTableInfo(state: BuildState, tm: TableMetadata): TableInfo {
@@ -67,7 +68,7 @@ function validateCustomColumnNames(db: DbTable, names: Record<string, string>): 
     }
   }
   const values = Object.values(names);
-  const dups = [...new Set(values.filter((v, i) => values.indexOf(v) !== i))];
+  const dups = duplicateValues(values);
   if (dups.length > 0) throw new BuildError(`the following names are duplicated: ${dups.map(quoted).join(', ')}`);
 }
 

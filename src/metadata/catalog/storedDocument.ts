@@ -1,0 +1,50 @@
+/**
+ * The stored metadata document, decoded from its text and encoded into it. Every metadata operation
+ * and every schema-sync reload reads the whole document, and every change writes it: for a document
+ * of several MB (a query collection of 60,000 queries is 7 MB) that is 100–200 ms of JSON.parse or
+ * JSON.stringify in one event-loop turn. From `OFF_THREAD_MIN` on, both run in a worker thread
+ * (lib/offThread.ts); the main thread pays for handing the value over (V8's structured clone,
+ * ~30 ms there). A failure of the thread does the work inline.
+ */
+import { offThreadRunner } from '../../lib/index.js';
+import type { Metadata } from '../model/metadata.js';
+import { decodeMetadata } from '../model/decodeMetadata.js';
+import { encodeMetadata } from '../model/encodeMetadata.js';
+
+/** Texts from this length on (and documents estimated at it) are handled off the main thread. */
+export const OFF_THREAD_MIN = 256 * 1024;
+
+/** The decoding itself (the document was checked when it was stored: see decodeMetadata's `stored`). */
+export const decodeStoredInline = (text: string): Metadata => decodeMetadata(JSON.parse(text), '$', { stored: true });
+
+/** The encoding itself. */
+export const encodeStoredInline = (md: Metadata): string => JSON.stringify(encodeMetadata(md, { storage: true }));
+
+export type StoredJob = { decode: string } | { encode: Metadata };
+
+/** The worker side's job. */
+export const storedJob = (job: StoredJob): Metadata | string => ('decode' in job ? decodeStoredInline(job.decode) : encodeStoredInline(job.encode));
+
+const thread = offThreadRunner<StoredJob, Metadata | string>(new URL('./storedDocumentWorker.js', import.meta.url));
+
+export async function decodeStoredMetadata(text: string): Promise<Metadata> {
+  if (text.length < OFF_THREAD_MIN) return decodeStoredInline(text);
+  const md = await thread.run({ decode: text });
+  return typeof md === 'object' ? md : decodeStoredInline(text);
+}
+
+export async function encodeStoredMetadata(md: Metadata): Promise<string> {
+  if (estimatedLength(md) < OFF_THREAD_MIN) return encodeStoredInline(md);
+  const text = await thread.run({ encode: md });
+  return typeof text === 'string' ? text : encodeStoredInline(md);
+}
+
+/** A cheap lower estimate of the document's text length: its query texts and ~300 characters a table. */
+function estimatedLength(md: Metadata): number {
+  let n = md.tables.length * 300;
+  for (const c of md.query_collections ?? []) for (const q of c.definition.queries) n += q.query.length + q.name.length;
+  return n;
+}
+
+/** How many jobs the thread answered, and how many it could not (done inline instead). */
+export const storedDocumentThreadCounts = (): { answered: number; failed: number } => thread.counts();

@@ -1,0 +1,92 @@
+/**
+ * A `/v1/query` or `/v1/metadata` body, decoded into operations. A body under
+ * `OFF_THREAD_MIN_BYTES` is decoded here, inline: microseconds to a few milliseconds. A larger
+ * one (only an admin may send one: the limits of auth/bodyLimits come first) is decoded in a
+ * worker thread, so that parsing it — the JSON, every operation's arguments, and for a query
+ * collection of 25,000 queries 25,000 GraphQL documents, 100–300 ms of one event-loop turn — does
+ * not stall the other clients; the main thread pays only for receiving the decoded operations
+ * (V8's structured clone, ~13 ms for a 2.7 MB replace_metadata). Any failure of the worker path
+ * (a value that does not clone, a thread that dies) decodes inline instead (lib/offThread.ts), so the answer is
+ * always the inline one; tests/integration/metadataDecodeOffThread.test.ts compares the two.
+ */
+import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
+import { offThreadRunner } from '../lib/index.js';
+import { decodeQuery } from './envelope.js';
+import type { Query } from './envelope.js';
+import { translateV2Metadata } from './v2Metadata.js';
+
+/** Which endpoint's body: `/v1/metadata` bodies are rewritten into /v1/query operations first. */
+export type BodyEndpoint = 'query' | 'metadata';
+
+/**
+ * The decoded body. `shape` is the `/v1/metadata` request reduced to what its answer depends on
+ * (`type`, and a bulk's items): see v2MetadataResult.
+ */
+export interface DecodedBody {
+  query: Query;
+  shape: unknown;
+}
+
+/** Bodies from this size on are decoded off the main thread. */
+export const OFF_THREAD_MIN_BYTES = 256 * 1024;
+
+/** The decoding itself, the same on either thread. */
+export function decodeBodyInline(body: Buffer | Uint8Array, endpoint: BodyEndpoint): DecodedBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+  } catch {
+    throw errors.invalidJson();
+  }
+  if (endpoint === 'query') return { query: decodeQuery(json), shape: undefined };
+  const translated = translateV2Metadata(json);
+  return { query: decodeQuery(translated), shape: resultShape(translated) };
+}
+
+/** The part of a translated `/v1/metadata` request its answer depends on. */
+function resultShape(translated: unknown): unknown {
+  if (typeof translated !== 'object' || translated === null) return translated;
+  const t = translated as { type?: unknown; args?: unknown };
+  if (t.type === 'bulk' && Array.isArray(t.args)) return { type: 'bulk', args: t.args.map(resultShape) };
+  return { type: t.type };
+}
+
+/** A decoded body, or what went wrong, as the worker answers. */
+export type DecodeAnswer =
+  | { ok: true; decoded: DecodedBody }
+  | { ok: false; error: { code: string; message: string; status: number; path: string; internal?: unknown } }
+  | { ok: false; stackOverflow: true };
+
+/** The worker side's job: decode, and turn a failure into data. Other errors: the caller decodes inline. */
+export function decodeAnswer(job: { body: Uint8Array; endpoint: BodyEndpoint }): DecodeAnswer {
+  try {
+    return { ok: true, decoded: decodeBodyInline(job.body, job.endpoint) };
+  } catch (e) {
+    if (isApiError(e)) return { ok: false, error: { code: e.code, message: e.message, status: e.status, path: e.path, internal: e.internal } };
+    if (isStackOverflow(e)) return { ok: false, stackOverflow: true };
+    throw e;
+  }
+}
+
+const decoder = offThreadRunner<{ body: Uint8Array; endpoint: BodyEndpoint }, DecodeAnswer>(new URL('./decodeBodyWorker.js', import.meta.url));
+
+/** Decodes `body`, off the main thread when it is large. Throws what the inline decoding throws. */
+export async function decodeBody(body: Buffer, endpoint: BodyEndpoint): Promise<DecodedBody> {
+  return body.length < OFF_THREAD_MIN_BYTES ? decodeBodyInline(body, endpoint) : decodeBodyOffThread(body, endpoint);
+}
+
+/** Decodes `body` in the worker thread; the same answer (or error) as `decodeBodyInline`. */
+export async function decodeBodyOffThread(body: Buffer, endpoint: BodyEndpoint): Promise<DecodedBody> {
+  // A copy of the body goes to the thread (the request's buffer may be pooled).
+  const answer = await decoder.run({ body: new Uint8Array(body), endpoint });
+  if (answer === undefined) return decodeBodyInline(body, endpoint);
+  if (answer.ok) return answer.decoded;
+  if ('stackOverflow' in answer) throw new RangeError('Maximum call stack size exceeded');
+  const { code, message, status, path, internal } = answer.error;
+  throw new ApiError(code, message, { status, path, internal });
+}
+
+/** How many bodies the worker thread decoded, and how many it could not (decoded inline instead). */
+export function offThreadDecodeCounts(): { answered: number; failed: number } {
+  return decoder.counts();
+}
