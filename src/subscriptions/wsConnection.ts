@@ -21,6 +21,7 @@
  * operation, cohort membership and timer of the connection. After a metadata change a running
  * subscription is planned again; if its role may no longer run it, it ends with an `error`.
  */
+import { setReceiveLimit } from './receiveLimit.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
@@ -86,6 +87,7 @@ class GraphqlSocket {
     this.handshakeHeaders = handshakeHeaders(req, ctx);
     this.live = liveQueriesFor(ctx);
     this.release = this.live.openConnection(this.protocol === 'graphql-ws' ? () => this.send(keepAliveMessage) : undefined);
+    setReceiveLimit(socket, ctx.config.maxUnauthenticatedBodySize);
     socket.on('message', (data) => this.onMessage(data));
     socket.on('close', () => this.onClose());
     socket.on('error', (err) => ctx.logger.debug({ type: 'websocket-log', err }, 'websocket error'));
@@ -222,6 +224,7 @@ class GraphqlSocket {
     }
     if (this.closed) return;
     this.state = { kind: 'ready', session: auth.session };
+    setReceiveLimit(this.socket, auth.session.isAdmin ? this.ctx.config.maxAdminBodySize : this.ctx.config.maxNonAdminBodySize);
     this.live.timers.clear(this.expiryTimer);
     this.expiryTimer = undefined;
     if (auth.expiresAt) {
