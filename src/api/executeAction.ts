@@ -78,7 +78,7 @@ export const actionQueryExecutor: OperationExecutor = async (args) => {
     }
   }
   if (hasIntrospection && args.compiled.introspection) {
-    const schema = getRoleSchema(args.ctx.state.current, args.session.role, ENGINE_PARTS.schema).schema;
+    const schema = getRoleSchema(args.ctx.state.current, args.session.role, ENGINE_PARTS.schema, args.session.backendOnly).schema;
     const result = await execute({ schema, document: args.compiled.introspection, variableValues: args.variables });
     if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
     const data = (result.data ?? {}) as Record<string, unknown>;

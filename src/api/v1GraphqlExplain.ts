@@ -52,7 +52,7 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
     const cache = ctx.state.current;
     const { compiled, variables } = getCompiledOperation({
       cache,
-      roleSchema: getRoleSchema(cache, session.role, ENGINE_PARTS.schema),
+      roleSchema: getRoleSchema(cache, session.role, ENGINE_PARTS.schema, session.backendOnly),
       request,
       stringifyNumericTypes: ctx.config.stringifyNumericTypes,
       limits: ctx.config,

@@ -9,6 +9,7 @@
  *  - JWT: `Authorization: Bearer <token>` (verifyJwt + jwtClaims); with several configurations
  *    (`--jwt-secrets`), the first whose issuer, audience and key fit the token and that verifies it;
  *  - webhook: authWebhook.
+ * Only the first two may ask for `backend_only` permissions (backendOnlyHeader.ts).
  * JWT or the webhook without an admin secret, both together, or an unauthorized role with the
  * webhook refuse to start (`AuthConfigError`, one line).
  */
@@ -21,6 +22,7 @@ import { secretEquals } from './secretEquals.js';
 import type { AuthLogger } from './authLogger.js';
 import { sessionFromWebhook } from './authWebhook.js';
 import { checkUnauthenticatedBody } from './bodyLimits.js';
+import { withBackendOnly } from './backendOnlyHeader.js';
 import type { WebhookSettings } from './authWebhook.js';
 import { JwkStore } from './jwkStore.js';
 import { extractClaims, sessionFromClaims } from './jwtClaims.js';
@@ -135,12 +137,12 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     const { vars, apart } = splitSessionHeaders(headers, SECRET_HEADERS);
     const sentSecret = apart['x-svc-admin-secret'] ?? apart['x-svc-access-key'];
     const requestedRole = vars['x-svc-role'];
-    if (adminSecret === undefined) return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
+    if (adminSecret === undefined) return { session: withBackendOnly(roleSession(requestedRole ?? ADMIN_ROLE, vars)) };
     if (sentSecret !== undefined) {
       if (!secretEquals(sentSecret, adminSecret)) {
         throw new ApiError('access-denied', 'invalid x-svc-admin-secret/x-svc-access-key', { status: 401 });
       }
-      return { session: roleSession(requestedRole ?? ADMIN_ROLE, vars) };
+      return { session: withBackendOnly(roleSession(requestedRole ?? ADMIN_ROLE, vars)) };
     }
     if (jwt) return fromJwt(headers, vars, requestedRole);
     if (hook) {

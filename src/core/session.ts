@@ -7,6 +7,11 @@ export interface Session {
   /** True for the admin role (admin secret, or no secret configured). Admin bypasses permissions. */
   isAdmin: boolean;
   vars: Readonly<Record<string, string>>;
+  /**
+   * A trusted backend's request (admin secret, or no secret configured, and
+   * `x-svc-use-backend-only-permissions: true`): the role's `backend_only` mutations are offered.
+   */
+  backendOnly?: boolean;
 }
 
 export const ADMIN_ROLE = 'admin';

@@ -19,6 +19,8 @@ export type ColumnComparisonOp = '_ceq' | '_cne' | '_cgt' | '_clt' | '_cge' | '_
 export interface ColumnRef {
   column: string;
   pgType: string;
+  /** Inherited roles: the column reads as null in rows where this does not hold (see SelectPermInfo.columnConditions). */
+  visibleIf?: BoolExp;
 }
 
 export type BoolExp =

@@ -19,6 +19,8 @@ export interface SelectIR {
   offset?: number | IrValue;
   /** DISTINCT ON these columns (the compiler puts them first in ORDER BY as Postgres requires). */
   distinctOn?: string[];
+  /** Inherited roles: DISTINCT ON columns visible only where their condition holds (null elsewhere). */
+  distinctOnVisibleIf?: Record<string, BoolExp>;
   /** Rows come from a set-returning function instead of `table` (root function fields, `search_tracks(args: ...)`). */
   source?: FunctionSource;
 }
@@ -32,7 +34,8 @@ export interface FunctionSource {
 }
 
 export type SelectField =
-  | { alias: string; kind: 'column'; column: string; pgType: string; jsonPath?: string[]; stringify?: boolean }
+  /** `visibleIf` (inherited roles): the value is null in rows where it does not hold. */
+  | { alias: string; kind: 'column'; column: string; pgType: string; jsonPath?: string[]; stringify?: boolean; visibleIf?: BoolExp }
   | { alias: string; kind: 'typename'; name: string }
   /** Object relationship (or `_by_pk`-like single row): JSON object or null. `select.limit` is unused. */
   | { alias: string; kind: 'object_rel'; join: RelationshipJoin; select: SelectIR }
@@ -41,7 +44,7 @@ export type SelectField =
   /** `<rel>_aggregate`. */
   | { alias: string; kind: 'array_agg_rel'; join: RelationshipJoin; aggregate: AggregateIR }
   /** Scalar computed field: `fn(row [, session])`, JSON value. */
-  | { alias: string; kind: 'computed_scalar'; function: QualifiedTable; pgType: string; tableArg: number; sessionArg?: number; args: FunctionArg[]; stringify?: boolean }
+  | { alias: string; kind: 'computed_scalar'; function: QualifiedTable; pgType: string; tableArg: number; sessionArg?: number; args: FunctionArg[]; stringify?: boolean; visibleIf?: BoolExp }
   /** SETOF-table computed field: JSON array from `fn(row, ...)` filtered/sorted like a relationship. */
   | { alias: string; kind: 'computed_table'; function: QualifiedTable; tableArg: number; sessionArg?: number; args: FunctionArg[]; select: SelectIR }
   /**
@@ -66,6 +69,7 @@ export interface AggregateIR {
   limit?: number | IrValue;
   offset?: number | IrValue;
   distinctOn?: string[];
+  distinctOnVisibleIf?: Record<string, BoolExp>;
   fields: AggregateField[];
   /** Rows come from a set-returning function instead of `table`. */
   source?: FunctionSource;
@@ -83,12 +87,13 @@ export type AggregateField =
 
 export type AggregateOp =
   | { alias: string; kind: 'typename'; name: string }
-  | { alias: string; kind: 'count'; columns?: string[]; distinct?: boolean }
+  /** `visibleIf` (inherited roles): per counted column, the rows where it is visible. */
+  | { alias: string; kind: 'count'; columns?: string[]; distinct?: boolean; visibleIf?: Record<string, BoolExp> }
   | {
       alias: string;
       kind: 'op';
       op: 'sum' | 'avg' | 'min' | 'max' | 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance';
-      columns: Array<{ alias: string; column: string; pgType: string; stringify?: boolean } | { alias: string; kind: 'typename'; name: string }>;
+      columns: Array<{ alias: string; column: string; pgType: string; stringify?: boolean; visibleIf?: BoolExp } | { alias: string; kind: 'typename'; name: string }>;
     };
 
 export interface OrderByItem {
@@ -98,11 +103,11 @@ export interface OrderByItem {
 }
 
 export type OrderByTarget =
-  | { kind: 'column'; column: string }
+  | { kind: 'column'; column: string; visibleIf?: BoolExp }
   /** Through an object relationship; `filter` is the related table's permission filter for the role. */
   | { kind: 'object_rel'; join: RelationshipJoin; filter: BoolExp; target: OrderByTarget }
   /** By an aggregate of an array relationship: count, or op(column). */
-  | { kind: 'array_agg'; join: RelationshipJoin; filter: BoolExp; agg: { op: 'count' } | { op: 'sum' | 'avg' | 'min' | 'max' | 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance'; column: string } };
+  | { kind: 'array_agg'; join: RelationshipJoin; filter: BoolExp; agg: { op: 'count' } | { op: 'sum' | 'avg' | 'min' | 'max' | 'stddev' | 'stddev_pop' | 'stddev_samp' | 'var_pop' | 'var_samp' | 'variance'; column: string; visibleIf?: BoolExp } };
 
 /**
  * The Relay connection IR (`<t>_connection`, `<rel>_connection`): the rows of `select` (where with the

@@ -39,7 +39,7 @@ export function planBoolExp(ctx: PlanContext, table: TableInfo, v: AnnValue | un
         items.push({ kind: 'not', item: planBoolExp(ctx, table, value, p) });
         break;
       case 'bool_column':
-        items.push(andAll(columnOps(ctx, meta.column, value, p)));
+        items.push(andAll(columnOps(ctx, meta.column, value, p, ctx.columnCondition(table, meta.column.name))));
         break;
       case 'bool_rel': {
         const remoteView = ctx.view(meta.remote, p);
@@ -59,9 +59,9 @@ function listItems(v: AnnValue): AnnValue[] {
 }
 
 /** The comparisons of one `<T>_comparison_exp` value on `column`; null operators are dropped. */
-export function columnOps(ctx: PlanContext, column: ColumnInfo, v: AnnValue, path: string): BoolExp[] {
+export function columnOps(ctx: PlanContext, column: ColumnInfo, v: AnnValue, path: string, visibleIf?: BoolExp): BoolExp[] {
   if (v.kind !== 'object') return [];
-  const col: ColumnRef = { column: column.name, pgType: column.pgType };
+  const col: ColumnRef = visibleIf ? { column: column.name, pgType: column.pgType, visibleIf } : { column: column.name, pgType: column.pgType };
   const valueType = columnValueType(column);
   const out: BoolExp[] = [];
   for (const [op, value] of v.fields) {

@@ -66,7 +66,7 @@ export function planConnection(ctx: PlanContext, table: TableInfo, field: NField
   const after = cursorValues(ctx, args.get('after'), pk, `${argsPath}.after`);
   const before = cursorValues(ctx, args.get('before'), pk, `${argsPath}.before`);
   if (after && before) throw vf('"after" and "before" are not allowed at once', field.path);
-  const orderBy = planOrderBy(ctx, args.get('order_by'), `${argsPath}.order_by`) ?? [];
+  const orderBy = planOrderBy(ctx, table, args.get('order_by'), `${argsPath}.order_by`) ?? [];
   const ordered = new Set(orderBy.filter(isColumnItem).map((i) => i.target.column));
   const tieBreak = pk.filter((c) => !ordered.has(c.name)).map((c): OrderByItem => ({ target: { kind: 'column', column: c.name }, direction: 'asc' }));
   const where = andAll([planBoolExp(ctx, table, args.get('where'), `${argsPath}.where`), view.filter, extraWhere]);

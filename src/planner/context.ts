@@ -5,7 +5,7 @@
  */
 import type { ColumnInfo, SchemaCache, TableInfo } from '../metadata/index.js';
 import { selectView, vf, type AnnValue, type SelectView } from '../graphql/index.js';
-import type { IrValue, ValueSource } from '../ir/index.js';
+import type { BoolExp, IrValue, ValueSource } from '../ir/index.js';
 
 /** A check that runs before each execution of a cached plan (on a variable's value). */
 export interface RuntimeCheck {
@@ -23,13 +23,22 @@ export class PlanContext {
   /** Remote relationships planned so far (a root field with any is run by the remote-join executor). */
   remoteJoins = 0;
 
-  constructor(readonly cache: SchemaCache, readonly role: string, readonly stringifyNumeric: boolean) {}
+  /** `backendOnly`: planning for a trusted backend's request (the role's `backend_only` mutations allowed). */
+  constructor(readonly cache: SchemaCache, readonly role: string, readonly stringifyNumeric: boolean, readonly backendOnly = false) {}
 
   /** The role's select view of `table` (the schema only offers fields of tables that have one). */
   view(table: TableInfo, path: string): SelectView {
     const v = selectView(this.cache, this.role, table);
     if (!v) throw vf(`no select permission on table "${table.gqlName}"`, path);
     return v;
+  }
+
+  /**
+   * Inherited roles: the rows where the role sees `column` of `table` (other rows read null);
+   * undefined when it sees it wherever it sees the row (every other role).
+   */
+  columnCondition(table: TableInfo, column: string): BoolExp | undefined {
+    return table.permissions.get(this.role)?.select?.columnConditions?.get(column);
   }
 
   /** Records that the value of `v` (if it came from a variable) is baked into the plan. */

@@ -15,7 +15,7 @@ import { columnValue, planResponse, planSingle } from './mutationOutput.js';
 const quoteCols = (cols: string[]): string => cols.map((c) => JSON.stringify(c)).join(', ');
 
 function viewOf(ctx: PlanContext, table: TableInfo, path: string): InsertView {
-  const view = insertView(ctx.cache as SchemaCache, ctx.role, table);
+  const view = insertView(ctx.cache as SchemaCache, ctx.role, table, ctx.backendOnly);
   if (!view) throw vf(`insert on table "${table.gqlName}" is not allowed`, path);
   return view;
 }

@@ -45,7 +45,7 @@ export interface PlannedUpdate {
 /** `update_<t>(where, _set, ...)` or, with `pkColumns`, `update_<t>_by_pk(pk_columns, _set, ...)`. */
 export function planUpdate(ctx: PlanContext, table: TableInfo, field: NField, pkColumns?: ColumnInfo[]): PlannedUpdate {
   const argsPath = `${field.path}.args`;
-  const view = updateView(table, ctx.role);
+  const view = updateView(table, ctx.role, ctx.backendOnly);
   if (!view) throw vf(`update on table "${table.gqlName}" is not allowed`, field.path);
 
   let where: BoolExp;
@@ -97,7 +97,7 @@ export function planUpdate(ctx: PlanContext, table: TableInfo, field: NField, pk
 /** `delete_<t>(where)` or, with `pkColumns`, `delete_<t>_by_pk(<pk columns>)`. */
 export function planDelete(ctx: PlanContext, table: TableInfo, field: NField, pkColumns?: ColumnInfo[]): DeleteIR {
   const argsPath = `${field.path}.args`;
-  const view = deleteView(table, ctx.role);
+  const view = deleteView(table, ctx.role, ctx.backendOnly);
   if (!view) throw vf(`delete on table "${table.gqlName}" is not allowed`, field.path);
   const where = pkColumns
     ? pkWhere(ctx, pkColumns, (c) => field.args.get(c.gqlName), argsPath)

@@ -7,6 +7,7 @@
 import type { OrderByItem, OrderByTarget } from '../ir/index.js';
 import { inputMeta, vf, type AggregateOpName, type AnnValue } from '../graphql/index.js';
 import { pathKey } from '../core/index.js';
+import type { TableInfo } from '../metadata/index.js';
 import type { PlanContext } from './context.js';
 
 type Direction = Pick<OrderByItem, 'direction' | 'nulls'>;
@@ -20,11 +21,11 @@ const DIRECTIONS: Record<string, Direction> = {
   desc_nulls_last: { direction: 'desc', nulls: 'last' },
 };
 
-export function planOrderBy(ctx: PlanContext, v: AnnValue | undefined, path: string): OrderByItem[] | undefined {
+export function planOrderBy(ctx: PlanContext, table: TableInfo, v: AnnValue | undefined, path: string): OrderByItem[] | undefined {
   if (!v || v.kind === 'null') return undefined;
   const objects = v.kind === 'list' ? v.items : [v];
   const items: OrderByItem[] = [];
-  objects.forEach((o, i) => items.push(...orderByObject(ctx, o, `${path}[${i}]`, (t) => t)));
+  objects.forEach((o, i) => items.push(...orderByObject(ctx, table, o, `${path}[${i}]`, (t) => t)));
   return items;
 }
 
@@ -34,7 +35,7 @@ function direction(ctx: PlanContext, v: AnnValue): Direction | undefined {
   return DIRECTIONS[v.name];
 }
 
-function orderByObject(ctx: PlanContext, v: AnnValue, path: string, wrap: (t: OrderByTarget) => OrderByTarget): OrderByItem[] {
+function orderByObject(ctx: PlanContext, table: TableInfo, v: AnnValue, path: string, wrap: (t: OrderByTarget) => OrderByTarget): OrderByItem[] {
   if (v.kind !== 'object') return [];
   const items: OrderByItem[] = [];
   for (const [name, value] of v.fields) {
@@ -44,17 +45,18 @@ function orderByObject(ctx: PlanContext, v: AnnValue, path: string, wrap: (t: Or
     switch (meta?.kind) {
       case 'order_column': {
         const d = direction(ctx, value);
-        if (d) items.push({ target: wrap({ kind: 'column', column: meta.column.name }), ...d });
+        const visibleIf = ctx.columnCondition(table, meta.column.name);
+        if (d) items.push({ target: wrap(visibleIf ? { kind: 'column', column: meta.column.name, visibleIf } : { kind: 'column', column: meta.column.name }), ...d });
         break;
       }
       case 'order_object_rel': {
         const filter = ctx.view(meta.remote, p).filter;
-        items.push(...orderByObject(ctx, value, p, (t) => wrap({ kind: 'object_rel', join: meta.rel.join, filter, target: t })));
+        items.push(...orderByObject(ctx, meta.remote, value, p, (t) => wrap({ kind: 'object_rel', join: meta.rel.join, filter, target: t })));
         break;
       }
       case 'order_array_agg': {
         const filter = ctx.view(meta.remote, p).filter;
-        items.push(...aggregateOrderBy(ctx, value, (agg) => wrap({ kind: 'array_agg', join: meta.rel.join, filter, agg })));
+        items.push(...aggregateOrderBy(ctx, meta.remote, value, (agg) => wrap({ kind: 'array_agg', join: meta.rel.join, filter, agg })));
         break;
       }
       default:
@@ -66,7 +68,7 @@ function orderByObject(ctx: PlanContext, v: AnnValue, path: string, wrap: (t: Or
 
 type AggSpec = Extract<OrderByTarget, { kind: 'array_agg' }>['agg'];
 
-function aggregateOrderBy(ctx: PlanContext, v: AnnValue, target: (agg: AggSpec) => OrderByTarget): OrderByItem[] {
+function aggregateOrderBy(ctx: PlanContext, table: TableInfo, v: AnnValue, target: (agg: AggSpec) => OrderByTarget): OrderByItem[] {
   if (v.kind !== 'object') return [];
   const items: OrderByItem[] = [];
   for (const [name, value] of v.fields) {
@@ -81,7 +83,9 @@ function aggregateOrderBy(ctx: PlanContext, v: AnnValue, target: (agg: AggSpec) 
         if (dirValue.kind === 'null') continue;
         const colMeta = inputMeta(value.type.getFields()[colName]);
         const d = direction(ctx, dirValue);
-        if (colMeta?.kind === 'order_agg_op_column' && d) items.push({ target: target({ op, column: colMeta.column.name }), ...d });
+        if (colMeta?.kind !== 'order_agg_op_column' || !d) continue;
+        const visibleIf = ctx.columnCondition(table, colMeta.column.name);
+        items.push({ target: target(visibleIf ? { op, column: colMeta.column.name, visibleIf } : { op, column: colMeta.column.name }), ...d });
       }
     }
   }

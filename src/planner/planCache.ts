@@ -69,7 +69,7 @@ export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOper
   let docs = byCache.get(req.cache);
   if (!docs) byCache.set(req.cache, (docs = new Lru(DOCS_PER_CACHE)));
   const { request, roleSchema } = req;
-  const key = `${roleSchema.role}\u0000${request.operationName ?? ''}\u0000${request.query}`;
+  const key = `${roleSchema.key}\u0000${request.operationName ?? ''}\u0000${request.query}`;
   let entry = docs.get(key);
   if (!entry) {
     const limits = limitsForRole(req.cache.metadata.api_limits, req.limits ?? {}, roleSchema.role);
@@ -86,7 +86,7 @@ export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOper
   if (!compiled) {
     coerced ??= checkVariables(entry.prepared, request.variables);
     const op = normalizeOperation(roleSchema, entry.prepared, coerced);
-    const plan = planOperation(op, { cache: req.cache, role: roleSchema.role, stringifyNumericTypes: req.stringifyNumericTypes, planners: req.planners });
+    const plan = planOperation(op, { cache: req.cache, role: roleSchema.role, stringifyNumericTypes: req.stringifyNumericTypes, planners: req.planners, backendOnly: roleSchema.backendOnly });
     plan.staticVars.forEach((v) => entry!.baked.add(v));
     compiled = compileOperation(plan, op.operation, entry.prepared.fragments);
     entry.plans.set(variableSignature(declared, coerced.values, entry.baked), compiled);

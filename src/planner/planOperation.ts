@@ -65,10 +65,12 @@ export interface PlanOptions {
   role: string;
   stringifyNumericTypes: boolean;
   planners: RootFieldPlanners;
+  /** A trusted backend's request: the role's `backend_only` mutations may be planned. */
+  backendOnly?: boolean;
 }
 
 export function planOperation(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
-  const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes);
+  const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes, opts.backendOnly);
   const fields = op.fields.map((f) => withRemoteJoins(ctx, op, planRootField(ctx, op, f, opts.planners)));
   return { kind: op.kind, fields, staticVars: [...ctx.staticVars], checks: ctx.checks };
 }

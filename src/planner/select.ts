@@ -21,21 +21,34 @@ interface RowSet {
   where: BoolExp;
   orderBy?: SelectIR['orderBy'];
   distinctOn?: string[];
+  distinctOnVisibleIf?: Record<string, BoolExp>;
   limit?: number | IrValue;
   offset?: number | IrValue;
+}
+
+/** Inherited roles: the conditions of those of `columns` the role sees only in some rows; undefined when none. */
+function conditionsOf(ctx: PlanContext, table: TableInfo, columns: readonly string[]): Record<string, BoolExp> | undefined {
+  let out: Record<string, BoolExp> | undefined;
+  for (const c of columns) {
+    const cond = ctx.columnCondition(table, c);
+    if (cond) (out ??= {})[c] = cond;
+  }
+  return out;
 }
 
 function planRowSet(ctx: PlanContext, table: TableInfo, view: SelectView, field: NField, extraWhere?: BoolExp, permLimit = view.limit): RowSet {
   const args = field.args;
   const argsPath = `${field.path}.args`;
   const where = andAll([planBoolExp(ctx, table, args.get('where'), `${argsPath}.where`), view.filter, extraWhere]);
-  const orderBy = planOrderBy(ctx, args.get('order_by'), `${argsPath}.order_by`);
+  const orderBy = planOrderBy(ctx, table, args.get('order_by'), `${argsPath}.order_by`);
   const distinctOn = planDistinctOn(ctx, args.get('distinct_on'), orderBy, argsPath);
+  const distinctOnVisibleIf = distinctOn && conditionsOf(ctx, table, distinctOn);
   const limit = planLimit(ctx, args.get('limit'), permLimit, `${argsPath}.limit`);
   const offset = planOffset(ctx, args.get('offset'), `${argsPath}.offset`);
   const rs: RowSet = { where };
   if (orderBy && orderBy.length > 0) rs.orderBy = orderBy;
   if (distinctOn) rs.distinctOn = distinctOn;
+  if (distinctOnVisibleIf) rs.distinctOnVisibleIf = distinctOnVisibleIf;
   if (limit !== undefined) rs.limit = limit;
   if (offset !== undefined) rs.offset = offset;
   return rs;
@@ -82,7 +95,7 @@ export function planAggregate(ctx: PlanContext, table: TableInfo, field: NField)
   const fields: AggregateField[] = (field.selection ?? []).map((f): AggregateField => {
     if (f.name === '__typename') return { alias: f.alias, kind: 'typename', name: f.parentType.name };
     const meta = outputMeta(f.def);
-    if (meta?.kind === 'agg_aggregate') return { alias: f.alias, kind: 'aggregate', ops: planAggregateOps(ctx, f.selection ?? []) };
+    if (meta?.kind === 'agg_aggregate') return { alias: f.alias, kind: 'aggregate', ops: planAggregateOps(ctx, table, f.selection ?? []) };
     if (meta?.kind === 'agg_nodes') return { alias: f.alias, kind: 'nodes', fields: planFields(ctx, table, f.selection ?? []) };
     throw vf(`unexpected field ${f.name}`, f.path);
   });
@@ -91,7 +104,7 @@ export function planAggregate(ctx: PlanContext, table: TableInfo, field: NField)
   return ir;
 }
 
-function planAggregateOps(ctx: PlanContext, selection: NField[]): AggregateOp[] {
+function planAggregateOps(ctx: PlanContext, table: TableInfo, selection: NField[]): AggregateOp[] {
   return selection.map((f): AggregateOp => {
     if (f.name === '__typename') return { alias: f.alias, kind: 'typename', name: f.parentType.name };
     const meta = outputMeta(f.def);
@@ -104,6 +117,8 @@ function planAggregateOps(ctx: PlanContext, selection: NField[]): AggregateOp[] 
       if (columnsArg && columnsArg.kind !== 'null') {
         const items = columnsArg.kind === 'list' ? columnsArg.items : [columnsArg];
         op.columns = items.flatMap((i) => (i.kind === 'enum' ? [String(i.value)] : []));
+        const visibleIf = conditionsOf(ctx, table, op.columns);
+        if (visibleIf) op.visibleIf = visibleIf;
       }
       if (distinctArg?.kind === 'scalar' && (distinctArg.value === true || distinctArg.value === 'true')) op.distinct = true;
       return op;
@@ -118,8 +133,10 @@ function planAggregateOps(ctx: PlanContext, selection: NField[]): AggregateOp[] 
           if (c.name === '__typename') return { alias: c.alias, kind: 'typename' as const, name: c.parentType.name };
           const cm = outputMeta(c.def);
           if (cm?.kind !== 'agg_op_column') throw vf(`unexpected field ${c.name}`, c.path);
-          const col: { alias: string; column: string; pgType: string; stringify?: boolean } = { alias: c.alias, column: cm.column.name, pgType: cm.column.pgType };
+          const col: { alias: string; column: string; pgType: string; stringify?: boolean; visibleIf?: BoolExp } = { alias: c.alias, column: cm.column.name, pgType: cm.column.pgType };
           if (keepsType && ctx.stringifyNumeric && isBigNumType(cm.column.pgType)) col.stringify = true;
+          const visibleIf = ctx.columnCondition(table, cm.column.name);
+          if (visibleIf) col.visibleIf = visibleIf;
           return col;
         }),
       };
@@ -136,6 +153,8 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
     switch (meta?.kind) {
       case 'column': {
         const out: SelectField = { alias: f.alias, kind: 'column', column: meta.column.name, pgType: meta.column.pgType };
+        const visibleIf = ctx.columnCondition(table, meta.column.name);
+        if (visibleIf) out.visibleIf = visibleIf;
         const jsonPath = planJsonPath(ctx, f);
         if (jsonPath) out.jsonPath = jsonPath;
         else if (ctx.stringifyNumeric && isBigNumType(meta.column.pgType)) out.stringify = true;
@@ -154,6 +173,8 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
         };
         // Hasura v1.3 does not stringify computed-field results, only columns.
         if (meta.field.sessionArgIndex !== undefined) out.sessionArg = meta.field.sessionArgIndex;
+        const visibleIf = table.permissions.get(ctx.role)?.select?.computedFieldConditions?.get(meta.field.name);
+        if (visibleIf) out.visibleIf = visibleIf;
         return out;
       }
       case 'computed_table': {

@@ -8,7 +8,7 @@
  * comparisons (`_ceq`...) may refer to the root table of the expression (`otherIsRoot`, Hasura's
  * `["$", col]`), which stays the alias the expression was first compiled against.
  */
-import type { BoolExp, ColumnComparisonOp, ComparisonOp, IrValue, RelationshipJoin } from '../ir/index.js';
+import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue, RelationshipJoin } from '../ir/index.js';
 import { Aliases } from './aliases.js';
 import { sql, type SqlFragment } from './fragment.js';
 
@@ -54,6 +54,19 @@ export const valueSql = (v: IrValue): SqlFragment => sql.param(v.source, v.pgTyp
 /** `alias."column"`. */
 export const columnSql = (alias: SqlFragment, column: string): SqlFragment => sql`${alias}.${sql.ident(column)}`;
 
+/**
+ * A column of the row `alias` as a role sees it: `(CASE WHEN <visibleIf> THEN alias."c" END)` for a
+ * column an inherited role sees only in some rows (null elsewhere), else plain `alias."c"`.
+ */
+export function visibleColumnSql(alias: SqlFragment, column: string, visibleIf: BoolExp | undefined, aliases?: Aliases): SqlFragment {
+  const col = columnSql(alias, column);
+  if (!visibleIf) return col;
+  return sql`(CASE WHEN ${compileBoolExp(visibleIf, alias, { aliases, root: alias })} THEN ${col} END)`;
+}
+
+const refSql = (ref: ColumnRef, alias: SqlFragment, ctx: Required<BoolExpContext>): SqlFragment =>
+  visibleColumnSql(alias, ref.column, ref.visibleIf, ctx.aliases);
+
 /** `remote.r1 = local.l1 AND ...` for a relationship's column mapping. */
 export function joinCondition(join: RelationshipJoin, remote: SqlFragment, local: SqlFragment): SqlFragment {
   if (join.mapping.length === 0) return sql`true`;
@@ -94,15 +107,15 @@ function boolSql(exp: BoolExp, alias: SqlFragment, ctx: Required<BoolExpContext>
     case 'not':
       return sql`NOT (${boolSql(exp.item, alias, ctx)})`;
     case 'compare':
-      return compareSql(columnSql(alias, exp.column.column), exp.op, exp.value);
+      return compareSql(refSql(exp.column, alias, ctx), exp.op, exp.value);
     case 'is_null': {
-      const col = columnSql(alias, exp.column.column);
+      const col = refSql(exp.column, alias, ctx);
       if (typeof exp.isNull === 'boolean') return exp.isNull ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
       return sql`(${col} IS NULL) = ${sql.param(exp.isNull.source, 'bool')}`;
     }
     case 'compare_column': {
-      const other = columnSql(exp.otherIsRoot ? ctx.root : alias, exp.other.column);
-      return sql`${columnSql(alias, exp.column.column)} ${sql.unsafeRaw(COLUMN_COMPARE[exp.op])} ${other}`;
+      const other = refSql(exp.other, exp.otherIsRoot ? ctx.root : alias, ctx);
+      return sql`${refSql(exp.column, alias, ctx)} ${sql.unsafeRaw(COLUMN_COMPARE[exp.op])} ${other}`;
     }
     case 'exists_rel': {
       const remote = ctx.aliases.next('t');

@@ -7,7 +7,9 @@
  */
 import type { QualifiedName } from '../core/index.js';
 import type { FunctionArg } from '../ir/index.js';
-import { columnSql, valueSql } from './boolExp.js';
+import type { Aliases } from './aliases.js';
+import type { BoolExp } from '../ir/index.js';
+import { valueSql, visibleColumnSql } from './boolExp.js';
 import { sql, type SqlFragment } from './fragment.js';
 
 const GEO_TYPES = new Set(['geometry', 'geography']);
@@ -17,11 +19,12 @@ export interface ColumnOutput {
   pgType: string;
   jsonPath?: readonly string[];
   stringify?: boolean;
+  visibleIf?: BoolExp;
 }
 
 /** The value written for a column field of the row `alias`. */
-export function columnValue(f: ColumnOutput, alias: SqlFragment): SqlFragment {
-  const col = columnSql(alias, f.column);
+export function columnValue(f: ColumnOutput, alias: SqlFragment, aliases?: Aliases): SqlFragment {
+  const col = visibleColumnSql(alias, f.column, f.visibleIf, aliases);
   if (f.jsonPath && f.jsonPath.length > 0) return sql`(${col} #> ${sql.value([...f.jsonPath], 'text[]')})`;
   return toJsonable(col, f.pgType, f.stringify);
 }

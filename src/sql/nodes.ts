@@ -19,7 +19,7 @@ import type { AggregateIR, AggregateOp, ConnectionIR, RelationshipJoin, SelectFi
 import { Aliases } from './aliases.js';
 import { connectionNode, relayIdSql, type NodeSelection } from './connection.js';
 import { aggregateCall } from './aggregateOps.js';
-import { columnSql, joinCondition, valueSql } from './boolExp.js';
+import { columnSql, compileBoolExp, joinCondition, valueSql, visibleColumnSql } from './boolExp.js';
 import { columnValue, functionCallSql, toJsonable } from './columns.js';
 import { sql, type SqlFragment } from './fragment.js';
 import { jsonBuildObject, rowObject, type JsonEntry, type RowExpr } from './jsonObject.js';
@@ -52,7 +52,7 @@ export function selection(fields: readonly SelectField[], alias: SqlFragment, al
   const entries: JsonEntry[] = fields.map((f): JsonEntry => {
     switch (f.kind) {
       case 'column':
-        return { key: f.alias, value: columnValue(f, alias) };
+        return { key: f.alias, value: columnValue(f, alias, aliases) };
       case 'typename':
         return { key: f.alias, value: sql`${sql.literal(f.name)}::text` };
       case 'object_rel':
@@ -61,8 +61,11 @@ export function selection(fields: readonly SelectField[], alias: SqlFragment, al
         return { key: f.alias, value: nested(() => arrayNode(f.select, relSource(f.select, f.join, alias), aliases)) };
       case 'array_agg_rel':
         return { key: f.alias, value: nested(() => aggregateNode(f.aggregate, relSource(f.aggregate, f.join, alias), aliases)) };
-      case 'computed_scalar':
-        return { key: f.alias, value: toJsonable(functionCallSql(f, alias), f.pgType, f.stringify) };
+      case 'computed_scalar': {
+        const call = functionCallSql(f, alias);
+        const value = f.visibleIf ? sql`(CASE WHEN ${compileBoolExp(f.visibleIf, alias, { aliases })} THEN ${call} END)` : call;
+        return { key: f.alias, value: toJsonable(value, f.pgType, f.stringify) };
+      }
       case 'computed_table':
         return { key: f.alias, value: nested(() => arrayNode(f.select, { from: functionCallSql(f, alias) }, aliases)) };
       case 'relay_id':
@@ -119,6 +122,7 @@ function selectRows(ir: SelectIR, src: NodeSource, aliases: Aliases, single: boo
     spec.limit = limit ?? limitSql(ir.limit);
     spec.offset = limitSql(ir.offset);
     spec.distinctOn = ir.distinctOn;
+    spec.distinctOnVisibleIf = ir.distinctOnVisibleIf;
   }
   return rowsSql(spec, aliases);
 }
@@ -166,6 +170,7 @@ export function aggregateNode(ir: AggregateIR, src: NodeSource, aliases: Aliases
       limit: limitSql(ir.limit),
       offset: limitSql(ir.offset),
       distinctOn: ir.distinctOn,
+      distinctOnVisibleIf: ir.distinctOnVisibleIf,
       wholeRow: needsWholeRow(nodeFields),
     },
     aliases,
@@ -177,7 +182,7 @@ export function aggregateNode(ir: AggregateIR, src: NodeSource, aliases: Aliases
       case 'typename':
         return { key: f.alias, value: sql`${sql.literal(f.name)}::text` };
       case 'aggregate': {
-        const ops = f.ops.map((op) => aggregateOpEntry(op, rows.alias));
+        const ops = f.ops.map((op) => aggregateOpEntry(op, rows.alias, aliases));
         if (ops.some((o) => o.aggregating)) aggregating = true;
         return { key: f.alias, value: jsonBuildObject(ops) };
       }
@@ -199,14 +204,14 @@ export function aggregateNode(ir: AggregateIR, src: NodeSource, aliases: Aliases
 /** `nodes` capped by the permission limit, read separately from the aggregates' rows. */
 function limitedNodes(ir: AggregateIR, fields: SelectField[], src: NodeSource, aliases: Aliases): SqlFragment {
   const cap = ir.nodesLimit!;
-  const select: SelectIR = { table: ir.table, source: ir.source, fields, where: ir.where, orderBy: ir.orderBy, offset: ir.offset, distinctOn: ir.distinctOn };
+  const select: SelectIR = { table: ir.table, source: ir.source, fields, where: ir.where, orderBy: ir.orderBy, offset: ir.offset, distinctOn: ir.distinctOn, distinctOnVisibleIf: ir.distinctOnVisibleIf };
   // The smaller of the client's limit and the cap (a parameter limit is compared in SQL).
   const limit =
     ir.limit === undefined ? sql.int(cap) : typeof ir.limit === 'number' ? sql.int(Math.min(ir.limit, cap)) : sql`least(${valueSql(ir.limit)}, ${sql.int(cap)})`;
   return arrayNode(select, src, aliases, 'v', limit);
 }
 
-function aggregateOpEntry(op: AggregateOp, alias: SqlFragment): JsonEntry & { aggregating: boolean } {
+function aggregateOpEntry(op: AggregateOp, alias: SqlFragment, aliases: Aliases): JsonEntry & { aggregating: boolean } {
   switch (op.kind) {
     case 'typename':
       return { key: op.alias, value: sql`${sql.literal(op.name)}::text`, aggregating: false };
@@ -214,7 +219,7 @@ function aggregateOpEntry(op: AggregateOp, alias: SqlFragment): JsonEntry & { ag
       const cols = op.columns ?? [];
       if (cols.length === 0) return { key: op.alias, value: sql`count(*)`, aggregating: true };
       // Hasura: count((a, b)) / count(DISTINCT (a, b)); for one column that is count(a) / count(DISTINCT a).
-      const list = sql`(${sql.join(cols.map((c) => columnSql(alias, c)))})`;
+      const list = sql`(${sql.join(cols.map((c) => visibleColumnSql(alias, c, op.visibleIf?.[c], aliases)))})`;
       return { key: op.alias, value: op.distinct ? sql`count(DISTINCT ${list})` : sql`count(${list})`, aggregating: true };
     }
     case 'op': {
@@ -222,7 +227,7 @@ function aggregateOpEntry(op: AggregateOp, alias: SqlFragment): JsonEntry & { ag
       const cols = op.columns.map((c): JsonEntry => {
         if ('kind' in c) return { key: c.alias, value: sql`${sql.literal(c.name)}::text` };
         aggregating = true;
-        return { key: c.alias, value: toJsonable(aggregateCall(op.op, columnSql(alias, c.column)), c.pgType, c.stringify) };
+        return { key: c.alias, value: toJsonable(aggregateCall(op.op, visibleColumnSql(alias, c.column, c.visibleIf, aliases)), c.pgType, c.stringify) };
       });
       return { key: op.alias, value: jsonBuildObject(cols), aggregating };
     }

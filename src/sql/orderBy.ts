@@ -13,7 +13,7 @@
 import type { OrderByItem, OrderByTarget, RelationshipJoin, BoolExp } from '../ir/index.js';
 import type { Aliases } from './aliases.js';
 import { aggregateCall } from './aggregateOps.js';
-import { andSql, columnSql, compileBoolExp, joinCondition } from './boolExp.js';
+import { andSql, compileBoolExp, joinCondition, visibleColumnSql } from './boolExp.js';
 import { compile, sql, type SqlFragment } from './fragment.js';
 
 export interface SortKey {
@@ -55,7 +55,7 @@ function targetSql(
 ): { expr: SqlFragment; column?: string } {
   switch (target.kind) {
     case 'column':
-      return { expr: columnSql(alias, target.column), column: target.column };
+      return { expr: visibleColumnSql(alias, target.column, target.visibleIf, aliases), column: target.column };
     case 'object_rel': {
       const key = joinKey(alias, target.join, target.filter);
       let remote = joined.get(key);
@@ -73,7 +73,7 @@ function targetSql(
       if (!result) {
         const remote = aliases.next('t');
         result = aliases.next('j');
-        const agg = target.agg.op === 'count' ? sql`count(*)` : aggregateCall(target.agg.op, columnSql(remote, target.agg.column));
+        const agg = target.agg.op === 'count' ? sql`count(*)` : aggregateCall(target.agg.op, visibleColumnSql(remote, target.agg.column, target.agg.visibleIf, aliases));
         const where = andSql([joinCondition(target.join, remote, alias), compileBoolExp(target.filter, remote, { aliases })]);
         joins.push(
           sql`LEFT JOIN LATERAL (SELECT ${agg} AS "v" FROM ${sql.table(target.join.remoteTable)} AS ${remote} WHERE ${where}) AS ${result} ON true`,

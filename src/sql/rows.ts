@@ -25,6 +25,8 @@ export interface RowsSpec {
   limit?: SqlFragment;
   offset?: SqlFragment;
   distinctOn?: readonly string[];
+  /** Inherited roles: DISTINCT ON columns the role sees only where their condition holds. */
+  distinctOnVisibleIf?: Readonly<Record<string, BoolExp>>;
   /** The correlation with the parent row, over this table's alias. */
   join?: (alias: SqlFragment) => SqlFragment;
   /** Keep the derived row identical to the table's row type (no carried sort keys). */
@@ -46,7 +48,7 @@ export const limitSql = (v: number | IrValue | undefined): SqlFragment | undefin
 
 export function rowsSql(spec: RowsSpec, aliases: Aliases): Rows {
   const t = aliases.next('t');
-  const items = orderItems(spec.orderBy, spec.distinctOn);
+  const items = orderItems(spec.orderBy, spec.distinctOn, spec.distinctOnVisibleIf);
   const inner = compileOrderBy(items, t, aliases);
   const needsCarry = inner.keys.some((k) => k.column === undefined);
 
@@ -67,8 +69,9 @@ export function rowsSql(spec: RowsSpec, aliases: Aliases): Rows {
   }
 
   const list = inner.joins.length === 0 && carried.length === 0 ? sql`*` : sql.join([sql`${t}.*`, ...carried]);
+  // The DISTINCT ON columns lead the sort keys (orderItems): the same expressions, as Postgres requires.
   const distinct = spec.distinctOn?.length
-    ? sql`DISTINCT ON (${sql.join(spec.distinctOn.map((c) => columnSql(t, c)))}) `
+    ? sql`DISTINCT ON (${sql.join(inner.keys.slice(0, spec.distinctOn.length).map((k) => k.expr))}) `
     : sql.empty;
   const where = andSql([spec.join?.(t), compileBoolExp(spec.where, t, { aliases, root: t })]);
   const parts: SqlFragment[] = [sql`SELECT ${distinct}${list} FROM ${spec.from} AS ${t}`, ...inner.joins];
@@ -83,7 +86,9 @@ export function rowsSql(spec: RowsSpec, aliases: Aliases): Rows {
 const keysSql = (keys: readonly SortKey[]): SqlFragment => sql.join(keys.map((k) => sql`${k.expr}${k.direction}`));
 
 /** DISTINCT ON needs its columns first in ORDER BY: prepend them unless the order already starts with them. */
-function orderItems(orderBy: readonly OrderByItem[] | undefined, distinctOn: readonly string[] | undefined): OrderByItem[] {
+function orderItems(
+  orderBy: readonly OrderByItem[] | undefined, distinctOn: readonly string[] | undefined, visibleIf: Readonly<Record<string, BoolExp>> = {},
+): OrderByItem[] {
   const ob = [...(orderBy ?? [])];
   if (!distinctOn?.length) return ob;
   const lead = ob.slice(0, distinctOn.length);
@@ -91,5 +96,6 @@ function orderItems(orderBy: readonly OrderByItem[] | undefined, distinctOn: rea
     lead.length === distinctOn.length &&
     lead.every((i) => i.target.kind === 'column' && distinctOn.includes(i.target.column));
   if (covered) return ob;
-  return [...distinctOn.map((column): OrderByItem => ({ target: { kind: 'column', column }, direction: 'asc' })), ...ob];
+  const target = (column: string): OrderByItem['target'] => (visibleIf[column] ? { kind: 'column', column, visibleIf: visibleIf[column] } : { kind: 'column', column });
+  return [...distinctOn.map((column): OrderByItem => ({ target: target(column), direction: 'asc' })), ...ob];
 }

@@ -268,7 +268,7 @@ class GraphqlSocket {
       const cache = this.ctx.state.current;
       assertQueryAllowed(cache, this.ctx.config, session, request.query);
       const { compiled, variables } = getCompiledOperation({
-        cache, roleSchema: getRoleSchema(cache, session.role, this.parts.schema), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
+        cache, roleSchema: getRoleSchema(cache, session.role, this.parts.schema, session.backendOnly), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
         limits: this.ctx.config, planners: this.parts.planners,
       });
       if (compiled.kind !== 'subscription') {

@@ -47,7 +47,8 @@ export class SchemaContext {
   readonly isAdmin: boolean;
   private readonly types = new Map<string, GraphQLNamedType>();
 
-  constructor(readonly sc: SchemaCache, readonly role: string, readonly parts: SchemaParts) {
+  /** `backendOnly`: the schema of a trusted backend's request (the role's `backend_only` mutations offered). */
+  constructor(readonly sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false) {
     this.isAdmin = role === ADMIN_ROLE;
   }
 

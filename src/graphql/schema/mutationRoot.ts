@@ -64,7 +64,7 @@ export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
     const canSelect = ctx.view(table) !== null;
     const pk = primaryKey(table);
 
-    const ins = insertView(ctx.sc, ctx.role, table);
+    const ins = insertView(ctx.sc, ctx.role, table, ctx.backendOnly);
     if (ins) {
       const onConflict: GraphQLFieldConfigArgumentMap = ins.upsert ? { on_conflict: { type: onConflictInput(ctx, table), description: 'on conflict condition' } } : {};
       entries.push([names.insert, outField(mutationResponse(ctx, table), { kind: 'ext:insert', table }, {
@@ -82,7 +82,7 @@ export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
       }
     }
 
-    if (updateView(table, ctx.role)) {
+    if (updateView(table, ctx.role, ctx.backendOnly)) {
       const ops = updateOperatorArgs(ctx, table);
       entries.push([names.update, outField(mutationResponse(ctx, table), { kind: 'ext:update', table }, {
         description: `update data of the table: ${quoted(table.name)}`,
@@ -100,7 +100,7 @@ export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
       }
     }
 
-    if (deleteView(table, ctx.role)) {
+    if (deleteView(table, ctx.role, ctx.backendOnly)) {
       entries.push([names.delete, outField(mutationResponse(ctx, table), { kind: 'ext:delete', table }, {
         description: `delete data from the table: ${quoted(table.name)}`,
         args: { where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be deleted' } },

@@ -45,7 +45,7 @@ export function insertInput(ctx: SchemaContext, table: TableInfo): GraphQLInputO
     name,
     description: `input type for inserting data into table ${quoted(table.name)}`,
     fields: () => {
-      const view = insertView(ctx.sc, ctx.role, table);
+      const view = insertView(ctx.sc, ctx.role, table, ctx.backendOnly);
       if (!view) return {};
       const fields = columnFields(ctx, view.columns);
       for (const { rel, remote } of view.relationships) {
@@ -68,7 +68,7 @@ function relInsertInput(ctx: SchemaContext, remote: TableInfo, kind: 'obj' | 'ar
       const fields: GraphQLInputFieldConfigMap = {
         data: { type: new GraphQLNonNull(kind === 'obj' ? data : new GraphQLList(new GraphQLNonNull(data))) },
       };
-      if (insertView(ctx.sc, ctx.role, remote)?.upsert) fields.on_conflict = { type: onConflictInput(ctx, remote) };
+      if (insertView(ctx.sc, ctx.role, remote, ctx.backendOnly)?.upsert) fields.on_conflict = { type: onConflictInput(ctx, remote) };
       return fields;
     },
   }));
@@ -110,7 +110,7 @@ export function constraintEnum(ctx: SchemaContext, table: TableInfo): GraphQLEnu
   return ctx.memo(name, () => new GraphQLEnumType({
     name,
     description: `unique or primary key constraints on table ${quoted(table.name)}`,
-    values: Object.fromEntries((insertView(ctx.sc, ctx.role, table)?.constraints ?? []).map((c) => [c, { value: c, description: 'unique or primary key constraint' }])),
+    values: Object.fromEntries((insertView(ctx.sc, ctx.role, table, ctx.backendOnly)?.constraints ?? []).map((c) => [c, { value: c, description: 'unique or primary key constraint' }])),
   }));
 }
 
@@ -120,13 +120,13 @@ export function updateColumnEnum(ctx: SchemaContext, table: TableInfo): GraphQLE
   return ctx.memo(name, () => new GraphQLEnumType({
     name,
     description: `update columns of table ${quoted(table.name)}`,
-    values: Object.fromEntries((insertView(ctx.sc, ctx.role, table)?.upsert?.columns ?? []).map((c) => [c.gqlName, { value: c.name, description: 'column name' }])),
+    values: Object.fromEntries((insertView(ctx.sc, ctx.role, table, ctx.backendOnly)?.upsert?.columns ?? []).map((c) => [c.gqlName, { value: c.name, description: 'column name' }])),
   }));
 }
 
 /** The update operator arguments of `update_<t>` / `update_<t>_by_pk`, present for the role's update columns. */
 export function updateOperatorArgs(ctx: SchemaContext, table: TableInfo): Record<string, { type: GraphQLInputObjectType; description: string }> {
-  const view = updateView(table, ctx.role);
+  const view = updateView(table, ctx.role, ctx.backendOnly);
   if (!view) return {};
   const args: Record<string, { type: GraphQLInputObjectType; description: string }> = {};
   const t = table.gqlName;

@@ -91,22 +91,22 @@ const usable = (cols: ColumnInfo[]): ColumnInfo[] => cols.filter((c) => isGraphq
 
 /**
  * Whether `table` accepts inserts from `role` at all (permission and, for views, Postgres). A
- * `backend_only` insert permission is never offered: the role schemas carry no notion of a
- * trusted backend request, so such inserts stay out of the GraphQL API (the safe reading).
+ * `backend_only` permission is offered only in the schema of a trusted backend's request
+ * (`backendOnly`: admin secret + `x-svc-use-backend-only-permissions: true`), as in Hasura.
  */
-export function canInsert(table: TableInfo, role: string): boolean {
+export function canInsert(table: TableInfo, role: string, backendOnly = false): boolean {
   if (!table.mutability.insertable) return false;
   if (isAdmin(role)) return true;
   const perm = table.permissions.get(role)?.insert;
-  return perm !== undefined && !perm.backendOnly;
+  return perm !== undefined && (backendOnly || !perm.backendOnly);
 }
 
-function upsertView(table: TableInfo, role: string, insert: InsertPermInfo | undefined, insertColumns: ColumnInfo[]): UpsertView | null {
+function upsertView(table: TableInfo, role: string, insert: InsertPermInfo | undefined, insertColumns: ColumnInfo[], backendOnly: boolean): UpsertView | null {
   if (table.kind !== 'table' && table.kind !== 'partitioned_table') return null;
   if (constraintNames(table).length === 0) return null;
   if (isAdmin(role)) return { columns: usable(table.columns), filter: TRUE, check: null, presets: [] };
   const update = table.permissions.get(role)?.update;
-  if (update) return fromUpdate(table, update);
+  if (update && (!update.backendOnly || backendOnly)) return fromUpdate(table, update);
   // Metadata from before Hasura 1.0 allowed upserts with `allow_upsert` and no update permission:
   // the role may then only overwrite rows it could have inserted (the insert check filters them).
   if (insert?.allowUpsert) {
@@ -133,15 +133,15 @@ export function constraintNames(table: TableInfo): string[] {
 }
 
 /** The role's insert view of `table`, or null when it may not insert. */
-export function insertView(sc: SchemaCache, role: string, table: TableInfo): InsertView | null {
-  if (!canInsert(table, role)) return null;
+export function insertView(sc: SchemaCache, role: string, table: TableInfo, backendOnly = false): InsertView | null {
+  if (!canInsert(table, role, backendOnly)) return null;
   const perm = isAdmin(role) ? undefined : table.permissions.get(role)?.insert;
   const presets = perm ? presetValues(table, perm.set) : [];
   const columns = usable(isAdmin(role) ? table.columns : table.columns.filter((c) => perm!.columns.has(c.name) && !(c.name in perm!.set)));
   const relationships: InsertView['relationships'] = [];
   for (const rel of table.relationships.values()) {
     const remote = sc.tables.get(qualifiedKey(rel.join.remoteTable));
-    if (remote && isGraphqlName(rel.name) && canInsert(remote, role)) relationships.push({ rel, remote });
+    if (remote && isGraphqlName(rel.name) && canInsert(remote, role, backendOnly)) relationships.push({ rel, remote });
   }
   return {
     table,
@@ -150,23 +150,23 @@ export function insertView(sc: SchemaCache, role: string, table: TableInfo): Ins
     check: perm?.check ?? TRUE,
     relationships,
     constraints: constraintNames(table),
-    upsert: upsertView(table, role, perm, columns),
+    upsert: upsertView(table, role, perm, columns, backendOnly),
   };
 }
 
-/** The role's update view of `table`, or null when it may not update. */
-export function updateView(table: TableInfo, role: string): UpdateView | null {
+/** The role's update view of `table`, or null when it may not update (`backendOnly`: see canInsert). */
+export function updateView(table: TableInfo, role: string, backendOnly = false): UpdateView | null {
   if (!table.mutability.updatable) return null;
   if (isAdmin(role)) return { table, columns: usable(table.columns), filter: TRUE, check: null, presets: [] };
   const perm = table.permissions.get(role)?.update;
-  if (!perm) return null;
+  if (!perm || (perm.backendOnly && !backendOnly)) return null;
   return { table, ...fromUpdate(table, perm) };
 }
 
-/** The role's delete view of `table`, or null when it may not delete. */
-export function deleteView(table: TableInfo, role: string): DeleteView | null {
+/** The role's delete view of `table`, or null when it may not delete (`backendOnly`: see canInsert). */
+export function deleteView(table: TableInfo, role: string, backendOnly = false): DeleteView | null {
   if (!table.mutability.deletable) return null;
   if (isAdmin(role)) return { table, filter: TRUE };
   const perm = table.permissions.get(role)?.delete;
-  return perm ? { table, filter: perm.filter } : null;
+  return perm && (!perm.backendOnly || backendOnly) ? { table, filter: perm.filter } : null;
 }

@@ -14,6 +14,10 @@ import { sortEntries } from './queryRoot.js';
 
 export interface RoleSchema {
   role: string;
+  /** The schema of a trusted backend's request: the role's `backend_only` mutations included. */
+  backendOnly: boolean;
+  /** `role`, marked when `backendOnly` (plan-cache keys). */
+  key: string;
   cache: SchemaCache;
   schema: GraphQLSchema;
   queryRoot: GraphQLObjectType;
@@ -23,20 +27,26 @@ export interface RoleSchema {
 
 const memo = new WeakMap<SchemaParts, WeakMap<SchemaCache, Map<string, RoleSchema>>>();
 
-/** The role's schema for this cache, made of `parts` (built on first use). */
-export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts): RoleSchema {
+/**
+ * The role's schema for this cache, made of `parts` (built on first use). `backendOnly` (a trusted
+ * backend's request) gives a second schema only for a role that has `backend_only` permissions;
+ * for every other role it is the same schema.
+ */
+export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly?: boolean): RoleSchema {
   let byCache = memo.get(parts);
   if (!byCache) memo.set(parts, (byCache = new WeakMap()));
   let byRole = byCache.get(cache);
   if (!byRole) byCache.set(cache, (byRole = new Map()));
-  let rs = byRole.get(role);
-  if (!rs) byRole.set(role, (rs = buildRoleSchema(cache, role, parts)));
+  const backend = backendOnly === true && cache.backendOnlyRoles?.has(role) === true;
+  const key = backend ? `${role}\u0000backend_only` : role;
+  let rs = byRole.get(key);
+  if (!rs) byRole.set(key, (rs = buildRoleSchema(cache, role, parts, backend)));
   return rs;
 }
 
-/** Builds (without memoising) the schema of `role`. */
-export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts): RoleSchema {
-  const ctx = new SchemaContext(cache, role, parts);
+/** Builds (without memoising) the schema of `role` (with its `backend_only` mutations when `backendOnly`). */
+export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly = false): RoleSchema {
+  const ctx = new SchemaContext(cache, role, parts, backendOnly);
   const queryEntries = parts.query.flatMap((b) => b(ctx));
   const mutationEntries = parts.mutation.flatMap((b) => b(ctx));
   const queryFields = sortEntries(queryEntries);
@@ -53,7 +63,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     // An empty query_root is legal here (Hasura answers it); skip graphql-js's schema checks.
     assumeValid: true,
   });
-  return { role, cache, schema, queryRoot, mutationRoot, subscriptionRoot };
+  return { role, backendOnly, key: backendOnly ? `${role}\u0000backend_only` : role, cache, schema, queryRoot, mutationRoot, subscriptionRoot };
 }
 
 function copyFields(fields: Record<string, GraphQLFieldConfig<unknown, unknown>>): Record<string, GraphQLFieldConfig<unknown, unknown>> {

@@ -96,9 +96,12 @@ export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObject
       const view = ctx.view(table);
       const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
       if (!view) return fields;
+      // A column an inherited role sees in only some rows is null in the others: nullable then.
+      const partial = ctx.isAdmin ? undefined : table.permissions.get(ctx.role)?.select?.columnConditions;
       for (const c of visibleColumns(view)) {
         const type = ctx.columnType(c);
-        fields[c.gqlName] = outField(c.nullable ? type : new GraphQLNonNull(type), { kind: 'column', table, column: c }, {
+        const nullable = c.nullable || partial?.has(c.name) === true;
+        fields[c.gqlName] = outField(nullable ? type : new GraphQLNonNull(type), { kind: 'column', table, column: c }, {
           description: c.description,
           args: isJsonType(c.pgType) ? { path: { type: GraphQLString, description: 'JSON select path' } } : undefined,
         });

@@ -13,6 +13,7 @@ import { asGraphqlQueryText, asStoredQueryText, decodeCollectionReq, decodeQuery
 import { decodeApiLimits } from './decodeApiLimits.js';
 import { decodeAction, decodeCustomTypes } from './decodeActions.js';
 import { duplicateValues } from '../../lib/index.js';
+import { decodeInheritedRole } from './decodeInheritedRoles.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -57,6 +58,8 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   if (apiLimits) md.api_limits = apiLimits;
   const introspection = optional(o, 'graphql_schema_introspection', path, decodeIntrospectionOptions);
   if (introspection && introspection.disabled_for_roles.length > 0) md.graphql_schema_introspection = introspection;
+  const inherited = optional(o, 'inherited_roles', path, arrayOf(decodeInheritedRole));
+  if (inherited && inherited.length > 0) md.inherited_roles = inherited;
   return md;
 }
 
@@ -89,4 +92,6 @@ export function assertNoDuplicates(md: Metadata, path = '$.args'): void {
   if (fnDups.length) fail('functions', fnDups);
   const actionDups = duplicateValues((md.actions ?? []).map((a) => (a as { name: string }).name));
   if (actionDups.length) fail('actions', actionDups);
+  const inheritedDups = duplicateValues((md.inherited_roles ?? []).map((r) => r.role_name));
+  if (inheritedDups.length) fail('inherited roles', inheritedDups);
 }

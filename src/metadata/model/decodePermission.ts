@@ -71,12 +71,15 @@ export function decodeUpdatePermission(v: unknown, path: string): UpdatePermissi
   if (check !== undefined) out.check = check;
   const set = optional(o, 'set', path, decodePresets);
   if (set !== undefined) out.set = set;
+  if (optional(o, 'backend_only', path, asBool)) out.backend_only = true;
   return out;
 }
 
 export function decodeDeletePermission(v: unknown, path: string): DeletePermission {
   const o = asObject(v, path);
-  return { filter: required(o, 'filter', path, decodeBoolExpJson) };
+  const out: DeletePermission = { filter: required(o, 'filter', path, decodeBoolExpJson) };
+  if (optional(o, 'backend_only', path, asBool)) out.backend_only = true;
+  return out;
 }
 
 export const permissionDecoders: { [K in PermType]: (v: unknown, path: string) => AnyPermission } = {

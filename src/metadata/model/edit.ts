@@ -25,7 +25,8 @@ export type Removable =
   | { kind: 'custom_types' }
   | { kind: 'action'; name: string }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
-  | { kind: 'remote_schema'; name: string };
+  | { kind: 'remote_schema'; name: string }
+  | { kind: 'inherited_role'; name: string };
 
 /** Removes one object from `md` (in place); a no-op when it is not there. */
 export function removeObject(md: Metadata, id: Removable): void {
@@ -44,6 +45,11 @@ export function removeObject(md: Metadata, id: Removable): void {
   }
   if (id.kind === 'table') {
     md.tables = md.tables.filter((t) => !sameName(t.table, id.table));
+    return;
+  }
+  if (id.kind === 'inherited_role') {
+    md.inherited_roles = (md.inherited_roles ?? []).filter((r) => r.role_name !== id.name);
+    if (md.inherited_roles.length === 0) delete md.inherited_roles;
     return;
   }
   if (id.kind === 'remote_schema') {

@@ -77,10 +77,13 @@ export function encodePermissionBody(type: PermType, p: AnyPermission, opts: Enc
       const o: J = { columns: s.columns, filter: s.filter };
       if (s.check != null) o.check = s.check;
       if (s.set && Object.keys(s.set).length > 0) o.set = s.set;
+      if (s.backend_only) o.backend_only = true;
       return o;
     }
-    case 'delete':
-      return { filter: (p as DeletePermission).filter };
+    case 'delete': {
+      const s = p as DeletePermission;
+      return s.backend_only ? { filter: s.filter, backend_only: true } : { filter: s.filter };
+    }
   }
 }
 
@@ -174,6 +177,7 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   if (apiLimits) o.api_limits = apiLimits;
   const introspection = encodeIntrospectionOptions(md.graphql_schema_introspection);
   if (introspection) o.graphql_schema_introspection = introspection;
+  nonEmpty(o, 'inherited_roles', md.inherited_roles?.map((r) => ({ role_name: r.role_name, role_set: [...r.role_set] })));
   return o;
 }
 

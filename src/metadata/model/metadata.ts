@@ -19,6 +19,14 @@ export interface Metadata {
   api_limits?: ApiLimits;
   /** Hasura v2's introspection options: roles that may not introspect the schema. */
   graphql_schema_introspection?: IntrospectionOptions;
+  /** Hasura v2's inherited roles: each role's permissions combined from its `role_set`. */
+  inherited_roles?: InheritedRole[];
+}
+
+/** `inherited_roles[i]`: a role whose permissions are those of the roles in `role_set`, combined. */
+export interface InheritedRole {
+  role_name: string;
+  role_set: string[];
 }
 
 /** `graphql_schema_introspection`: the roles whose schema has no `__schema` / `__type`. */
@@ -117,9 +125,12 @@ export interface UpdatePermission {
   filter: BoolExpJson;
   check?: BoolExpJson | null;
   set?: Record<string, unknown>;
+  /** Hasura v2: offered only to a trusted backend (admin secret + `x-svc-use-backend-only-permissions: true`). */
+  backend_only?: boolean;
 }
 export interface DeletePermission {
   filter: BoolExpJson;
+  backend_only?: boolean;
 }
 
 export interface FunctionMetadata {

@@ -100,12 +100,13 @@ export function resolvePermission(
         filter: b.boolExp(p.filter),
         check: p.check ? b.boolExp(p.check) : null,
         set: b.presets(p.set),
+        ...(p.backend_only ? { backendOnly: true } : {}),
       } satisfies UpdatePermInfo;
       break;
     }
     case 'delete': {
       const p = perm as DeletePermission;
-      info = { filter: b.boolExp(p.filter) } satisfies DeletePermInfo;
+      info = { filter: b.boolExp(p.filter), ...(p.backend_only ? { backendOnly: true } : {}) } satisfies DeletePermInfo;
       break;
     }
   }

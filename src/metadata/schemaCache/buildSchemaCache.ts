@@ -23,6 +23,7 @@ import { resolvePermission } from './buildPermissions.js';
 import { resolveFunction } from './buildFunctions.js';
 import { buildAllowlist } from './allowlist.js';
 import { buildActions } from './buildActions.js';
+import { resolveInheritedRoles } from './buildInheritedRoles.js';
 import {
   computedFieldDefinition,
   functionDefinition,
@@ -187,6 +188,14 @@ export function buildSchemaCacheFull(
   // 6. custom types and actions
   const { customTypes, actions } = buildActions(state, env);
 
+  // 7. inherited roles: their role sets' permissions combined (tables and actions)
+  const inheritedRoles = resolveInheritedRoles(metadata, state.tables.values(), actions, record);
+  for (const name of inheritedRoles.keys()) roles.add(name);
+  const backendOnlyRoles = new Set<string>();
+  for (const t of state.tables.values()) {
+    for (const [role, p] of t.permissions) if (p.insert?.backendOnly || p.update?.backendOnly || p.delete?.backendOnly) backendOnlyRoles.add(role);
+  }
+
   const cache: SchemaCache = {
     metadata,
     eventTriggers,
@@ -200,6 +209,8 @@ export function buildSchemaCacheFull(
     remoteSchemas,
     remoteInputs,
   };
+  if (inheritedRoles.size > 0) cache.inheritedRoles = inheritedRoles;
+  if (backendOnlyRoles.size > 0) cache.backendOnlyRoles = backendOnlyRoles;
   return { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
 }
 

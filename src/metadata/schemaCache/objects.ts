@@ -17,7 +17,8 @@ export type MetadataObjectId =
   | { kind: 'custom_types' }
   | { kind: 'action'; name: string }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
-  | { kind: 'remote_schema'; name: string };
+  | { kind: 'remote_schema'; name: string }
+  | { kind: 'inherited_role'; name: string };
 
 /** What a metadata object can depend on. */
 export type SchemaRef =
@@ -64,6 +65,8 @@ export function objectKey(id: MetadataObjectId): string {
       return `rrel:${qualifiedKey(id.table)}:${id.name}`;
     case 'remote_schema':
       return `rs:${id.name}`;
+    case 'inherited_role':
+      return `ir:${id.name}`;
   }
 }
 
@@ -110,6 +113,8 @@ export function reportObject(id: MetadataObjectId): string {
       return `remote_relationship ${dotted(id.table)}.${id.name}`;
     case 'remote_schema':
       return `remote_schema ${id.name}`;
+    case 'inherited_role':
+      return `inherited_role ${id.name}`;
   }
 }
 

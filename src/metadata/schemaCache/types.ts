@@ -17,8 +17,12 @@ export interface SchemaCache {
   tables: Map<string, TableInfo>;
   /** Tracked functions, keyed by `schema.name`. */
   functions: Map<string, FunctionInfo>;
-  /** Every role named by some permission (not including admin). */
+  /** Every role named by some permission, and every inherited role (not including admin). */
   roles: string[];
+  /** Inherited roles (Hasura v2) → their role sets; absent = none. Their permissions are in `TableInfo.permissions`. */
+  inheritedRoles?: ReadonlyMap<string, readonly string[]>;
+  /** Roles with a `backend_only` insert, update or delete permission; absent = none (no second schema is built). */
+  backendOnlyRoles?: ReadonlySet<string>;
   inconsistentObjects: InconsistentObject[];
   /**
    * Event triggers whose table and columns exist, by name (capture runs for all of them; delivery
@@ -169,6 +173,13 @@ export interface SelectPermInfo {
   filter: BoolExp;
   limit: number | null;
   allowAggregations: boolean;
+  /**
+   * Inherited roles only: columns visible only in some of the rows (a column granted by some of
+   * the role set's select permissions): the value shows where this holds, else null.
+   */
+  columnConditions?: ReadonlyMap<string, BoolExp>;
+  /** Likewise for scalar computed fields. */
+  computedFieldConditions?: ReadonlyMap<string, BoolExp>;
 }
 export interface InsertPermInfo {
   columns: Set<string>;
@@ -184,9 +195,11 @@ export interface UpdatePermInfo {
   filter: BoolExp;
   check: BoolExp | null;
   set: Record<string, { kind: 'value'; value: unknown } | { kind: 'session'; name: string }>;
+  backendOnly?: boolean;
 }
 export interface DeletePermInfo {
   filter: BoolExp;
+  backendOnly?: boolean;
 }
 
 export interface FunctionInfo {
