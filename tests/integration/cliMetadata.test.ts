@@ -147,9 +147,11 @@ test('a Hasura v2 export (version 3, sources) applies with X-Hasura-* mapped and
   assert.equal(await runCli('metadata', ['apply', '--file', file], c.io), 0, c.err.join('\n'));
   const notes = c.err.join('\n');
   assert.match(notes, /X-Hasura-User-Id → x-svc-user-id/);
-  assert.match(notes, /unsupported: inherited_roles/);
+  assert.doesNotMatch(notes, /inherited_roles/, 'inherited roles are applied, not reported');
   const r = await e.graphql('{ author { id } }', {}, { 'x-svc-admin-secret': 'sekret', 'x-svc-role': 'user', 'x-svc-user-id': '2' });
   assert.deepEqual(r.body, { data: { author: [{ id: 2 }] } });
+  const inherited = await e.graphql('{ author { id } }', {}, { 'x-svc-admin-secret': 'sekret', 'x-svc-role': 'both', 'x-svc-user-id': '2' });
+  assert.deepEqual(inherited.body, { data: { author: [{ id: 2 }] } }, 'the inherited role has its role set\'s permissions');
 });
 
 test('inconsistency list and reload against the engine', async () => {
@@ -217,7 +219,7 @@ test('a Hasura CLI config-v3 directory (databases/, !include) applies, and expor
   assert.equal(await runCli('metadata', ['apply', '--dir', dir], c.io), 0, c.err.join('\n'));
   const notes = c.err.join('\n');
   assert.match(notes, /X-Hasura-User-Id → x-svc-user-id/);
-  assert.match(notes, /unsupported: inherited_roles/, 'what is not supported is reported');
+  assert.doesNotMatch(notes, /inherited_roles/, 'inherited_roles.yaml is applied, not reported');
   const r = await e.graphql('{ author { id name } }', {}, { 'x-svc-admin-secret': 'sekret', 'x-svc-role': 'user', 'x-svc-user-id': '1' });
   assert.deepEqual(r.body, { data: { author: [{ id: 1, name: 'A1' }] } }, 'the permission from the included table file, X-Hasura-User-Id mapped');
   const rel = await e.graphql('{ author(order_by: {id: asc}) { id articles { id } } }');
@@ -233,7 +235,8 @@ test('a Hasura CLI config-v3 directory (databases/, !include) applies, and expor
   assert.equal(first['databases/default/tables/tables.yaml'], '- "!include public_article.yaml"\n- "!include public_author.yaml"\n');
   assert.match(first['databases/databases.yaml']!, /tables: "!include default\/tables\/tables.yaml"/);
   assert.match(first['databases/default/tables/public_author.yaml']!, /_eq: x-svc-user-id/);
-  assert.ok(!('tables.yaml' in first) && !('inherited_roles.yaml' in first), 'no v2 tables.yaml, and the unsupported section is gone after export');
+  assert.ok(!('tables.yaml' in first), 'no v2 tables.yaml');
+  assert.equal(first['inherited_roles.yaml'], '- role_name: both\n  role_set:\n    - user\n', 'inherited_roles.yaml as the Hasura CLI writes it');
   assert.equal(await runCli('metadata', ['apply', '--dir', dir], io().io), 0);
   const dir2 = join(tmp, 'v3dir2');
   assert.equal(await runCli('metadata', ['export', '--dir', dir2, '--format', 'v3'], io().io), 0);

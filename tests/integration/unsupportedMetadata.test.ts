@@ -40,9 +40,9 @@ test('each unsupported section (and unknown keys) is refused by name; the metada
     assert.equal(r.body.path, '$.args', named);
     assert.match(r.body.error, new RegExp(named.replace(/[()]/g, '\\$&')), named);
   }
-  const r = await e.query({ type: 'replace_metadata', args: { version: 2, tables: [{ table: 'author' }], sources: [{ name: 'default' }], inherited_roles: [{ role_name: 'r' }] } });
+  const r = await e.query({ type: 'replace_metadata', args: { version: 2, tables: [{ table: 'author' }], sources: [{ name: 'default' }], backend_configs: { dataconnector: { x: { uri: 'http://127.0.0.1:9' } } } } });
   assert.equal(r.status, 400);
-  assert.equal(r.body.error, 'this engine does not support yet, so refuses to store: sources (unknown key), inherited_roles (unknown key)');
+  assert.equal(r.body.error, 'this engine does not support yet, so refuses to store: sources (unknown key), backend_configs (unknown key)');
   assert.deepEqual(await exported(), before, 'nothing was stored');
 });
 

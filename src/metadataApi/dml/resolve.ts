@@ -40,11 +40,17 @@ export function permissionDenied(env: DmlEnv, kind: string, table: TableInfo, su
   return new ApiError('permission-denied', `${kind} on ${quoteTable(table.name)} for role ${quote(roleOf(env))} is not allowed. ${suffix}`, { path: env.path });
 }
 
-/** The role's select permission on `table` (admin: everything), or undefined. */
+/**
+ * The role's select permission on `table` (admin: everything), or undefined. Columns an inherited
+ * role sees in only some rows are left out: the v1 DML reads only what the role sees on every row.
+ */
 export function selectPermOf(env: DmlEnv, table: TableInfo): SelectPerm | undefined {
   if (env.session.isAdmin) return { columns: new Set(table.columns.map((c) => c.name)), filter: TRUE, limit: null };
   const p = table.permissions.get(roleOf(env))?.select;
-  return p ? { columns: p.columns, filter: p.filter, limit: p.limit } : undefined;
+  if (!p) return undefined;
+  const partial = p.columnConditions;
+  const columns = partial ? new Set([...p.columns].filter((c) => !partial.has(c))) : p.columns;
+  return { columns, filter: p.filter, limit: p.limit };
 }
 
 export function requireSelect(env: DmlEnv, table: TableInfo, suffix = ''): SelectPerm {

@@ -94,3 +94,17 @@ describe('compileBoolExp', () => {
     assert.match(compile(compileBoolExp(exp, t)).text, /AS _bet0 WHERE \(_bet0\."x" = _t0\."l"\)/);
   });
 });
+
+describe('columns an inherited role sees in only some rows', () => {
+  it('reads the column through CASE WHEN <condition> in comparisons, null checks and column comparisons', () => {
+    const visibleIf = cmp('_eq', v(7, 'int4'), 'owner');
+    const hidden = { column: 'email', pgType: 'text', visibleIf };
+    assert.equal(text({ kind: 'compare', column: hidden, op: '_eq', value: v('a', 'text') }), '(CASE WHEN _t0."owner" = $1::"int4" THEN _t0."email" END) = $2::"text"');
+    assert.equal(text({ kind: 'is_null', column: hidden, isNull: true }), '(CASE WHEN _t0."owner" = $1::"int4" THEN _t0."email" END) IS NULL');
+    assert.equal(
+      text({ kind: 'compare_column', column: { column: 'a', pgType: 'text' }, op: '_ceq', other: hidden }),
+      '_t0."a" = (CASE WHEN _t0."owner" = $1::"int4" THEN _t0."email" END)',
+    );
+    assert.equal(text(cmp('_eq', v(1, 'int4'))), '_t0."c" = $1::"int4"', 'a column without a condition is read as before');
+  });
+});
