@@ -28,12 +28,12 @@ test('non-empty sections still on the list, and unknown keys, are reported; empt
 test('assertSupportedMetadata throws 400 not-supported naming each key, at the given path', () => {
   assert.doesNotThrow(() => assertSupportedMetadata({ tables: [] }));
   assert.throws(
-    () => assertSupportedMetadata({ tables: [], sources: [{ name: 'c' }], inherited_roles: [{ name: 'r' }] }, '$[1].args'),
+    () => assertSupportedMetadata({ tables: [], sources: [{ name: 'c' }], backend_configs: { dataconnector: { r: { uri: 'http://127.0.0.1:9' } } } }, '$[1].args'),
     (e: unknown) =>
       e instanceof ApiError &&
       e.code === 'not-supported' &&
       e.status === 400 &&
       e.path === '$[1].args' &&
-      e.message === 'this engine does not support yet, so refuses to store: sources (unknown key), inherited_roles (unknown key)',
+      e.message === 'this engine does not support yet, so refuses to store: sources (unknown key), backend_configs (unknown key)',
   );
 });
