@@ -126,6 +126,26 @@ test('mutations: inherited when the members agree, a conflict is refused and cha
   assert.deepEqual(inherited.body, { data: { insert_users: { affected_rows: 1 } } });
 });
 
+test('actions: an inherited role may call an action any member may call', async () => {
+  const r = await e.query({
+    type: 'bulk',
+    args: [
+      { type: 'set_custom_types', args: { objects: [{ name: 'Pong', fields: [{ name: 'ok', type: 'Boolean' }] }] } },
+      { type: 'create_action', args: { name: 'ping', definition: { arguments: [], output_type: 'Pong', handler: 'http://127.0.0.1:9/ping' } } },
+      { type: 'create_action_permission', args: { action: 'ping', role: 'anonymous' } },
+    ],
+  });
+  assert.equal(r.status, 200, r.text);
+  const fields = async (role: string) => {
+    const res = await e.graphql('{ __schema { mutationType { fields { name } } } }', undefined, asRole(role, { 'x-svc-user-id': '1' }));
+    return (res.body.data.__schema.mutationType?.fields ?? []).map((f: { name: string }) => f.name);
+  };
+  assert.ok((await fields('anonymous')).includes('ping'));
+  assert.ok((await fields('user_anon')).includes('ping'), 'through anonymous');
+  assert.ok(!(await fields('user')).includes('ping'));
+  assert.ok(!(await fields('user_author')).includes('ping'), 'no member may call it');
+});
+
 test('Hasura\'s errors, and nothing half-applied', async () => {
   const beforeMd = await exportMd();
   const self = await e.query({ type: 'add_inherited_role', args: { role_name: 'loop', role_set: ['user', 'loop'] } });
