@@ -70,8 +70,9 @@ export function rowsSql(spec: RowsSpec, aliases: Aliases): Rows {
 
   const list = inner.joins.length === 0 && carried.length === 0 ? sql`*` : sql.join([sql`${t}.*`, ...carried]);
   // The DISTINCT ON columns lead the sort keys (orderItems): the same expressions, as Postgres requires.
+  const lead = inner.keys.slice(0, spec.distinctOn?.length ?? 0);
   const distinct = spec.distinctOn?.length
-    ? sql`DISTINCT ON (${sql.join(inner.keys.slice(0, spec.distinctOn.length).map((k) => k.expr))}) `
+    ? sql`DISTINCT ON (${sql.join(spec.distinctOn.map((c) => lead.find((k) => k.column === c)?.expr ?? columnSql(t, c)))}) `
     : sql.empty;
   const where = andSql([spec.join?.(t), compileBoolExp(spec.where, t, { aliases, root: t })]);
   const parts: SqlFragment[] = [sql`SELECT ${distinct}${list} FROM ${spec.from} AS ${t}`, ...inner.joins];
