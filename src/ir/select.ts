@@ -122,6 +122,8 @@ export interface ConnectionIR {
   pk: Array<{ column: string; pgType: string }>;
   /** The keys of each cursor object, in order: the ordering columns, then the primary key. */
   cursorColumns: string[];
+  /** Inherited roles: cursor columns the role sees only in some rows (their value is null elsewhere). */
+  cursorVisibleIf?: Record<string, BoolExp>;
   first?: number;
   last?: number;
   /** The primary-key values the `after` / `before` cursor names. */

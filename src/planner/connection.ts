@@ -77,6 +77,10 @@ export function planConnection(ctx: PlanContext, table: TableInfo, field: NField
     cursorColumns,
     fields: connectionFields(ctx, table, field.selection ?? [], planFields),
   };
+  for (const c of cursorColumns) {
+    const visibleIf = ctx.columnCondition(table, c);
+    if (visibleIf) (ir.cursorVisibleIf ??= {})[c] = visibleIf;
+  }
   const cap = view.limit;
   if (last !== undefined) ir.last = cap === null ? last : Math.min(last, cap);
   else if (first !== undefined || cap !== null) ir.first = cap === null ? first : Math.min(first ?? cap, cap);

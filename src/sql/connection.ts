@@ -20,7 +20,7 @@
  */
 import type { ConnectionIR, EdgeField, IrValue, PageInfoField, RelayIdField } from '../ir/index.js';
 import type { Aliases } from './aliases.js';
-import { andSql, columnSql, valueSql } from './boolExp.js';
+import { andSql, columnSql, valueSql, visibleColumnSql } from './boolExp.js';
 import { sql, type SqlFragment } from './fragment.js';
 import { jsonBuildObject, type JsonEntry } from './jsonObject.js';
 import { limitSql, rowsSql } from './rows.js';
@@ -52,7 +52,7 @@ export type NodeSelection = (alias: SqlFragment) => { row: SqlFragment; joins: S
 export function connectionNode(ir: ConnectionIR, src: Source, aliases: Aliases, node: NodeSelection, column = 'v'): SqlFragment {
   const rows = rowsSql({ from: src.from, join: src.join, where: ir.select.where, orderBy: ir.select.orderBy, wholeRow: true }, aliases);
   const t = rows.alias;
-  const cursor = base64(jsonBuildObject(ir.cursorColumns.map((c) => ({ key: c, value: columnSql(t, c) }))));
+  const cursor = base64(jsonBuildObject(ir.cursorColumns.map((c) => ({ key: c, value: visibleColumnSql(t, c, ir.cursorVisibleIf?.[c], aliases) }))));
   const order = rows.order ?? sql.join(ir.pk.map((k) => columnSql(t, k.column)));
   const numbered = sql`SELECT ${t}.*, row_number() OVER (ORDER BY ${order}) AS ${RN}, count(*) OVER () AS ${TOTAL}, ${cursor} AS ${CURSOR} FROM ${rows.from}`;
   const n = aliases.next('t');
