@@ -42,6 +42,7 @@ import {
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
 import { set_api_limits, remove_api_limits, set_graphql_schema_introspection_options } from './ops/apiLimits.js';
+import { update_source } from './ops/updateSource.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import {
   set_custom_types,
@@ -101,6 +102,7 @@ export const OP_TYPES = [
   'set_api_limits',
   'remove_api_limits',
   'set_graphql_schema_introspection_options',
+  'update_source',
   'create_event_trigger',
   'delete_event_trigger',
   'redeliver_event',
@@ -169,6 +171,7 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   set_api_limits,
   remove_api_limits,
   set_graphql_schema_introspection_options,
+  update_source,
   create_event_trigger,
   delete_event_trigger,
   redeliver_event,

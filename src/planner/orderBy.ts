@@ -5,7 +5,7 @@
  * Also `distinct_on`, checked against the leading `order_by` columns as Hasura does.
  */
 import type { OrderByItem, OrderByTarget } from '../ir/index.js';
-import { inputMeta, vf, type AggregateOpName, type AnnValue } from '../graphql/index.js';
+import { inputField, inputMeta, vf, type AggregateOpName, type AnnValue } from '../graphql/index.js';
 import { pathKey } from '../core/index.js';
 import type { PlanContext } from './context.js';
 
@@ -31,7 +31,7 @@ export function planOrderBy(ctx: PlanContext, v: AnnValue | undefined, path: str
 function direction(ctx: PlanContext, v: AnnValue): Direction | undefined {
   if (v.kind !== 'enum') return undefined;
   ctx.bake(v);
-  return DIRECTIONS[v.name];
+  return DIRECTIONS[String(v.value)];
 }
 
 function orderByObject(ctx: PlanContext, v: AnnValue, path: string, wrap: (t: OrderByTarget) => OrderByTarget): OrderByItem[] {
@@ -40,7 +40,7 @@ function orderByObject(ctx: PlanContext, v: AnnValue, path: string, wrap: (t: Or
   for (const [name, value] of v.fields) {
     if (value.kind === 'null') continue;
     const p = pathKey(path, name);
-    const meta = inputMeta(v.type.getFields()[name]);
+    const meta = inputMeta(inputField(v.type, name));
     switch (meta?.kind) {
       case 'order_column': {
         const d = direction(ctx, value);
@@ -71,7 +71,7 @@ function aggregateOrderBy(ctx: PlanContext, v: AnnValue, target: (agg: AggSpec) 
   const items: OrderByItem[] = [];
   for (const [name, value] of v.fields) {
     if (value.kind === 'null') continue;
-    const meta = inputMeta(v.type.getFields()[name]);
+    const meta = inputMeta(inputField(v.type, name));
     if (meta?.kind === 'order_agg_count') {
       const d = direction(ctx, value);
       if (d) items.push({ target: target({ op: 'count' }), ...d });
@@ -79,7 +79,7 @@ function aggregateOrderBy(ctx: PlanContext, v: AnnValue, target: (agg: AggSpec) 
       const op = meta.op as AggregateOpName;
       for (const [colName, dirValue] of value.fields) {
         if (dirValue.kind === 'null') continue;
-        const colMeta = inputMeta(value.type.getFields()[colName]);
+        const colMeta = inputMeta(inputField(value.type, colName));
         const d = direction(ctx, dirValue);
         if (colMeta?.kind === 'order_agg_op_column' && d) items.push({ target: target({ op, column: colMeta.column.name }), ...d });
       }

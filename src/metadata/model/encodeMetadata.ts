@@ -4,6 +4,7 @@
  * JSON shapes used as `definition` of inconsistent objects, which keep defaults in.
  */
 import { encodeIntrospectionOptions } from './decodeIntrospectionOptions.js';
+import { encodeSourceCustomization } from './decodeSourceCustomization.js';
 import type { QualifiedTable } from '../../core/index.js';
 import type {
   ComputedFieldMetadata,
@@ -174,6 +175,8 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   if (apiLimits) o.api_limits = apiLimits;
   const introspection = encodeIntrospectionOptions(md.graphql_schema_introspection);
   if (introspection) o.graphql_schema_introspection = introspection;
+  const customization = encodeSourceCustomization(md.source_customization);
+  if (customization) o.source_customization = customization;
   return o;
 }
 

@@ -3,7 +3,7 @@
  * permissions, functions...). Same shape as Hasura v1.3's `export_metadata` (version 2), which is
  * also what `replace_metadata` accepts and what the catalog stores as one JSON value.
  */
-import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
+import type { NamingConvention, QualifiedTable, QualifiedFunction } from '../../core/index.js';
 
 export interface Metadata {
   version: 2;
@@ -19,6 +19,13 @@ export interface Metadata {
   api_limits?: ApiLimits;
   /** Hasura v2's introspection options: roles that may not introspect the schema. */
   graphql_schema_introspection?: IntrospectionOptions;
+  /** Hasura v2's `sources[].customization` of the (one) source: its naming convention. */
+  source_customization?: SourceCustomization;
+}
+
+/** `customization` of a Hasura v2 source; absent `naming_convention` → the server's default. */
+export interface SourceCustomization {
+  naming_convention?: NamingConvention;
 }
 
 /** `graphql_schema_introspection`: the roles whose schema has no `__schema` / `__type`. */
