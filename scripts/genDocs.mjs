@@ -80,7 +80,7 @@ export const ARGS = {
   set_api_limits: '`disabled?`, `depth_limit?`, `node_limit?`, `batch_limit?` (each `{global?, per_role?}`)',
   remove_api_limits: '`{}`',
   set_graphql_schema_introspection_options: '`disabled_for_roles` (a list of roles whose query root has no `__schema`/`__type`)',
-  update_source: '`name` (`default`), `customization` (`{naming_convention: hasura-default | graphql-default}`, replaced whole)',
+  update_source: '`name` (`default`), `customization` (`{naming_convention}`: `hasura-default` or `graphql-default`; replaced whole)',
   create_event_trigger: '`name`, `table`, `webhook` or `webhook_from_env`, `insert?`/`update?`/`delete?` (`{columns}`), `enable_manual?`, `retry_conf?`, `headers?`, `replace?`',
   delete_event_trigger: '`name`',
   redeliver_event: '`event_id`',

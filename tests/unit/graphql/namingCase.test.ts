@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
-import { canonicalName, getRoleSchema } from '../../../src/graphql/index.js';
+import { canonicalName, chosenPath, getRoleSchema, validateRequest } from '../../../src/graphql/index.js';
 import { snakeToCamel, snakeToPascal, upperEnumValue, customThenCamel } from '../../../src/graphql/schema/namingCase.js';
 import { makeCache } from './fixtures.js';
 import { ENGINE_PARTS } from '../../../src/appState.js';
@@ -46,4 +46,17 @@ test('a graphql-default role schema: renamed types, fields, arguments and enum v
   assert.equal(rs.queryRoot.name, 'query_root');
   // The hasura-default schema of the same cache is untouched.
   assert.deepEqual(Object.keys(getRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema).queryRoot.getFields()), ['article', 'article_aggregate', 'article_by_pk', 'author', 'author_aggregate', 'author_by_pk']);
+});
+
+test("a planner's hasura-default path is rewritten in the schema's names (graphql-default only)", () => {
+  const cache = { ...makeCache(), namingConvention: 'graphql-default' as const };
+  const op = validateRequest(getRoleSchema(cache, 'admin', ENGINE_PARTS.schema), {
+    query: '{ a: author(orderBy: [{createdAt: ASC}], where: {articles: {authorId: {_isNull: false}}}) { articles(distinctOn: authorId) { id } } }',
+  });
+  assert.equal(chosenPath(op, '$.selectionSet.a.args.order_by[0].createdAt'), '$.selectionSet.a.args.orderBy[0].createdAt');
+  assert.equal(chosenPath(op, '$.selectionSet.a.args.where.articles.author_id._is_null'), '$.selectionSet.a.args.where.articles.authorId._isNull');
+  assert.equal(chosenPath(op, '$.selectionSet.a.selectionSet.articles.args.distinct_on'), '$.selectionSet.a.selectionSet.articles.args.distinctOn');
+  assert.equal(chosenPath(op, '$.selectionSet.a.args'), '$.selectionSet.a.args');
+  assert.equal(chosenPath(op, '$'), '$');
+  assert.equal(chosenPath(op, '$.selectionSet.nope.args.order_by'), '$.selectionSet.nope.args.order_by', 'what cannot be followed is kept');
 });
