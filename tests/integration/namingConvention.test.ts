@@ -11,6 +11,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startRemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
 
 const SQL = `
 CREATE TABLE week_days (day_name text PRIMARY KEY, comment text);
@@ -302,4 +305,47 @@ test('the source customization: pg_update_source, v2 export / replace, the serve
   assert.equal((await meta(graphql, { type: 'pg_update_source', args: { name: 'default', customization: {} } })).status, 200);
   assert.equal((await graphql.graphql('{ appUsers(limit: 1) { userId } }')).body.data.appUsers.length, 1);
   assert.equal((await meta(graphql, { type: 'export_metadata', args: {} })).body.sources[0].customization, undefined);
+});
+
+test('actions and remote schemas keep their names; their relationships to tables reach the renamed types', async (t) => {
+  const remote = await startRemoteGraphqlServer(
+    'type Query { message_of(user_id: Int!): Message_info } type Message_info { msg_text: String }',
+    { message_of: ({ user_id }: { user_id: number }) => ({ msg_text: `m${user_id}` }) },
+  );
+  t.after(() => remote.stop());
+  const handler = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ user_id: body.input.the_id }));
+    });
+  });
+  await new Promise<void>((r) => handler.listen(0, '127.0.0.1', () => r()));
+  t.after(() => new Promise<void>((r) => { handler.closeAllConnections(); handler.close(() => r()); }));
+  const { hasura, graphql } = await setup(t);
+  const r = await hasura.query({
+    type: 'bulk',
+    args: [
+      { type: 'add_remote_schema', args: { name: 'messages', definition: { url: remote.url, forward_client_headers: false } } },
+      { type: 'create_remote_relationship', args: { name: 'user_message', table: 'app_users', hasura_fields: ['user_id'], remote_schema: 'messages', remote_field: { message_of: { arguments: { user_id: '$user_id' } } } } },
+      { type: 'set_custom_types', args: { objects: [{ name: 'Picked_user', fields: [{ name: 'user_id', type: 'Int!' }], relationships: [{ name: 'picked', type: 'object', remote_table: 'app_users', field_mapping: { user_id: 'user_id' } }] }] } },
+      { type: 'create_action', args: { name: 'pick_user', definition: { type: 'query', kind: 'synchronous', arguments: [{ name: 'the_id', type: 'Int!' }], output_type: 'Picked_user', handler: `http://127.0.0.1:${(handler.address() as AddressInfo).port}` } } },
+    ],
+  });
+  assert.equal(r.status, 200, r.text);
+  await graphql.query({ type: 'reload_metadata', args: {} });
+  const action = await graphql.graphql('{ pick_user(the_id: 3) { user_id picked { userId display_name __typename } } }');
+  assert.equal(action.body.errors, undefined, action.text);
+  assert.deepEqual(action.body.data, { pick_user: { user_id: 3, picked: { userId: 3, display_name: 'cid', __typename: 'AppUsers' } } });
+  const remoteField = await graphql.graphql('{ message_of(user_id: 2) { msg_text } }');
+  assert.deepEqual(remoteField.body, { data: { message_of: { msg_text: 'm2' } } });
+  const join = await graphql.graphql('{ appUsers(where: {userId: {_eq: 1}}) { userId user_message { msg_text } } }');
+  assert.deepEqual(join.body, { data: { appUsers: [{ userId: 1, user_message: { msg_text: 'm1' } }] } });
+  assert.deepEqual(names((await typeOf(graphql, 'Picked_user')).fields), ['picked', 'user_id']);
+  assert.deepEqual(names((await typeOf(graphql, 'Message_info')).fields), ['msg_text']);
+  const root = await typeOf(graphql, 'query_root');
+  assert.deepEqual(names(root.fields.find((f: { name: string }) => f.name === 'message_of').args), ['user_id']);
+  assert.deepEqual(names(root.fields.find((f: { name: string }) => f.name === 'pick_user').args), ['the_id']);
 });
