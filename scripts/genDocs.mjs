@@ -82,6 +82,7 @@ export const ARGS = {
   set_graphql_schema_introspection_options: '`disabled_for_roles` (a list of roles whose query root has no `__schema`/`__type`)',
   add_inherited_role: '`role_name`, `role_set` (roles whose permissions it combines; see docs/roles.md)',
   drop_inherited_role: '`role_name`',
+  update_source: '`name` (`default`), `customization` (`{naming_convention}`: `hasura-default` or `graphql-default`; replaced whole)',
   create_event_trigger: '`name`, `table`, `webhook` or `webhook_from_env`, `insert?`/`update?`/`delete?` (`{columns}`), `enable_manual?`, `retry_conf?`, `headers?`, `replace?`',
   delete_event_trigger: '`name`',
   redeliver_event: '`event_id`',

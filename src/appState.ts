@@ -5,6 +5,7 @@
  * object (WeakMap keyed by SchemaCache), so a swap drops them all at once.
  */
 import type { ServerConfig } from './config/index.js';
+import type { NamingConvention } from './core/index.js';
 import type { Db } from './execution/index.js';
 import type { SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
@@ -62,6 +63,8 @@ export interface AppState {
   readonly instanceId?: string;
   /** `resource_version` of the stored metadata behind `current` (multi-instance sync compares it). */
   readonly resourceVersion?: number;
+  /** The server's `--default-naming-convention`: for caches built elsewhere (metadata operations). */
+  readonly defaultNamingConvention?: NamingConvention;
 }
 
 export interface EngineContext {

@@ -96,7 +96,7 @@ const includeList = (files: string[]): string => (files.length === 0 ? '[]\n' : 
 
 /** The v3 directory's files (relative path → text) for exported (version 2) metadata. */
 export function metadataToV3Files(md: J): Map<string, string> {
-  const { tables = [], functions = [], ...rest } = md;
+  const { tables = [], functions = [], source_customization: customization, ...rest } = md;
   const files = metadataToFiles({ ...rest, tables: [] });
   files.delete('tables.yaml');
   files.delete('functions.yaml');
@@ -109,7 +109,10 @@ export function metadataToV3Files(md: J): Map<string, string> {
   for (const [f, fn] of fnFiles) files.set(`${base}/functions/${f}`, yamlText(fn));
   files.set(`${base}/tables/tables.yaml`, includeList(tableFiles.map(([f]) => f)));
   files.set(`${base}/functions/functions.yaml`, includeList(fnFiles.map(([f]) => f)));
-  const db = { name: source.name, kind: source.kind, configuration: source.configuration, tables: `!include ${source.name}/tables/tables.yaml`, functions: `!include ${source.name}/functions/functions.yaml` };
+  const db: J = { name: source.name, kind: source.kind, configuration: source.configuration };
+  if (customization) db.customization = customization;
+  db.tables = `!include ${source.name}/tables/tables.yaml`;
+  db.functions = `!include ${source.name}/functions/functions.yaml`;
   files.set(DATABASES, yamlText([db]).replace(/'(!include [^']+)'/g, '"$1"'));
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

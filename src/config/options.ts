@@ -3,6 +3,7 @@
  * parsed by the same parser as user input) and its help line. `loadConfig` and `--help` both
  * read this table, so they cannot disagree.
  */
+import { NAMING_CONVENTIONS } from '../core/index.js';
 import * as p from './parsers.js';
 import type { ServerConfig } from './serverConfig.js';
 
@@ -46,6 +47,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   opt({ key: 'jwtExpiredStatus', flag: '--jwt-expired-status', env: 'SVC_GRAPHQL_JWT_EXPIRED_STATUS', default: '200', help: 'HTTP status for an expired JWT on /v1/graphql (200 as Hasura, or 401)', parse: (raw, name) => Number(p.oneOf(['200', '401'] as const)(raw, name)) }),
   opt({ key: 'authHook', flag: '--auth-hook', env: 'SVC_GRAPHQL_AUTH_HOOK', help: 'Authentication webhook URL', parse: p.httpUrl }),
   opt({ key: 'authHookMode', flag: '--auth-hook-mode', env: 'SVC_GRAPHQL_AUTH_HOOK_MODE', default: 'GET', help: 'Authentication webhook method: GET or POST', parse: p.oneOf(['GET', 'POST'] as const, { upper: true }) }),
+  opt({ key: 'defaultNamingConvention', flag: '--default-naming-convention', env: 'SVC_GRAPHQL_DEFAULT_NAMING_CONVENTION', default: 'hasura-default', help: 'Naming convention of the generated GraphQL names when the source sets none: hasura-default (author_by_pk) or graphql-default (authorByPk, AuthorBoolExp, ASC)', parse: p.oneOf(NAMING_CONVENTIONS) }),
   opt({ key: 'stringifyNumericTypes', flag: '--stringify-numeric-types', env: 'SVC_GRAPHQL_STRINGIFY_NUMERIC_TYPES', default: 'false', help: 'Return bigint/numeric/float8 values as strings', parse: p.bool, boolean: true }),
   opt({ key: 'enabledApis', flag: '--enabled-apis', env: 'SVC_GRAPHQL_ENABLED_APIS', default: 'graphql,metadata,config', help: 'Comma-separated APIs to serve: graphql, metadata, config, pgdump, developer', parse: p.enabledApis }),
   opt({ key: 'enableAllowlist', flag: '--enable-allowlist', env: 'SVC_GRAPHQL_ENABLE_ALLOWLIST', default: 'false', help: 'Only allow GraphQL operations in the allow-list (admin excepted)', parse: p.bool, boolean: true }),

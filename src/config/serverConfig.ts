@@ -2,6 +2,8 @@
  * The engine's configuration after flags and SVC_GRAPHQL_* variables are read (flags win).
  * Frozen once built; every module receives the parts it needs from here.
  */
+import type { NamingConvention } from '../core/index.js';
+
 export type EnabledApi = 'graphql' | 'metadata' | 'config' | 'pgdump' | 'developer';
 
 export interface JwtSecretConfig {
@@ -26,6 +28,8 @@ export interface ServerConfig {
   adminSecret?: string;
   unauthorizedRole?: string;
   stringifyNumericTypes: boolean;
+  /** Naming convention of the generated GraphQL names when the source's metadata sets none. */
+  defaultNamingConvention: NamingConvention;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Pool size (default 50 as Hasura; tune for speed). */
   pgConnections: number;

@@ -27,6 +27,7 @@ export * from './schema/mutationView.js';
 export * from './schema/mutationTypes.js';
 export * from './schema/mutationRoot.js';
 export { assertQueryAllowed, isQueryAllowed } from './request/allowlist.js';
+export { chosenPath } from './request/chosenPath.js';
 export { measureOperation, type DocumentCost } from './request/documentCost.js';
 export {
   HARD_BOUNDS, limitsForRole, checkOperationCost, checkBatchSize, type RoleLimits, type LimitDefaults,

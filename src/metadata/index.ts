@@ -9,6 +9,7 @@ export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
 export { decodeApiLimits, encodeApiLimits } from './model/decodeApiLimits.js';
 export { decodeIntrospectionOptions, encodeIntrospectionOptions } from './model/decodeIntrospectionOptions.js';
 export { decodeInheritedRole, assertInheritedRoles } from './model/decodeInheritedRoles.js';
+export { decodeSourceCustomization, encodeSourceCustomization } from './model/decodeSourceCustomization.js';
 export { decodeCreateEventTrigger, decodeEventTriggerMetadata, decodeWebhookHeader, DEFAULT_RETRY_CONF, EVENT_OPS } from './model/decodeEventTrigger.js';
 export type { EventOp } from './model/decodeEventTrigger.js';
 export { eventTriggerColumns } from './schemaCache/buildEventTriggers.js';

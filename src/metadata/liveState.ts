@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/index.js';
+import type { NamingConvention } from '../core/index.js';
 import type { Db, DbClient } from '../execution/index.js';
 import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
@@ -23,6 +24,8 @@ export interface LiveState {
   rebuild(): Promise<SchemaCache>;
   /** Swaps in `cache`; with a `resourceVersion`, only when it is not older than the current one. */
   install(cache: SchemaCache, resourceVersion?: number): void;
+  /** The server's default naming convention, for caches built by metadata operations. */
+  readonly defaultNamingConvention: NamingConvention;
 }
 
 /** Tables the metadata marks `is_enum` (their rows are read during introspection). */
@@ -55,12 +58,12 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 }
 
 /** Builds the first schema cache and returns the live state holder. */
-export async function createAppState(db: Db, _config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher): Promise<LiveState> {
+export async function createAppState(db: Db, config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher): Promise<LiveState> {
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadState);
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
-    return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes), resourceVersion: loaded.resourceVersion };
+    return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention), resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
   let current = first.cache;
@@ -71,6 +74,7 @@ export async function createAppState(db: Db, _config: ServerConfig, logger: Logg
       return current;
     },
     instanceId: randomUUID(),
+    defaultNamingConvention: config.defaultNamingConvention,
     get resourceVersion() {
       return version;
     },

@@ -43,6 +43,7 @@ import {
 } from './ops/queryCollections.js';
 import { set_api_limits, remove_api_limits, set_graphql_schema_introspection_options } from './ops/apiLimits.js';
 import { add_inherited_role, drop_inherited_role } from './ops/inheritedRoles.js';
+import { update_source } from './ops/updateSource.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import {
   set_custom_types,
@@ -104,6 +105,7 @@ export const OP_TYPES = [
   'set_graphql_schema_introspection_options',
   'add_inherited_role',
   'drop_inherited_role',
+  'update_source',
   'create_event_trigger',
   'delete_event_trigger',
   'redeliver_event',
@@ -174,6 +176,7 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   set_graphql_schema_introspection_options,
   add_inherited_role,
   drop_inherited_role,
+  update_source,
   create_event_trigger,
   delete_event_trigger,
   redeliver_event,

@@ -37,15 +37,17 @@ export function metadataFromV3(md: unknown, path = '$.args'): unknown {
   const src = list[0] ?? {};
   const out: J = { version: 2, tables: src.tables ?? [] };
   if (Array.isArray(src.functions) && src.functions.length > 0) out.functions = src.functions;
+  if (src.customization !== undefined && src.customization !== null) out.source_customization = src.customization;
   return { ...out, ...rest };
 }
 
 /** The version-3 document of this engine's (version 2) export. */
 export function metadataToV3(md: J): J {
-  const { version: _v, tables, functions, ...rest } = md;
+  const { version: _v, tables, functions, source_customization: customization, ...rest } = md;
   const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
   if (Array.isArray(functions) && functions.length > 0) source.functions = functions;
   source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: false } };
+  if (customization !== undefined) source.customization = customization;
   return { version: 3, sources: [source], ...rest };
 }
 

@@ -6,7 +6,7 @@
  * filter for the role AND-ed inside.
  */
 import { andAll, TRUE, type BoolExp, type ComparisonOp, type ColumnRef } from '../ir/index.js';
-import { inputMeta, vf, type AnnValue } from '../graphql/index.js';
+import { inputField, inputMeta, vf, type AnnValue } from '../graphql/index.js';
 import type { ColumnInfo, TableInfo } from '../metadata/index.js';
 import { columnValueType, irValue, listValue, type PlanContext } from './context.js';
 import { pathKey } from '../core/index.js';
@@ -25,7 +25,7 @@ export function planBoolExp(ctx: PlanContext, table: TableInfo, v: AnnValue | un
   const items: BoolExp[] = [];
   for (const [name, value] of v.fields) {
     const p = pathKey(path, name);
-    const meta = inputMeta(v.type.getFields()[name]);
+    const meta = inputMeta(inputField(v.type, name));
     switch (meta?.kind) {
       case 'bool_and':
         items.push(value.kind === 'null' ? TRUE : andAll(listItems(value).map((x, i) => planBoolExp(ctx, table, x, `${p}[${i}]`))));

@@ -55,9 +55,13 @@ export function irValue(v: AnnValue, pgType: string): IrValue {
 }
 
 export function valueSource(v: AnnValue): ValueSource {
-  if (v.variable) return { kind: 'variable', name: v.variable.name, path: v.variable.path };
+  // An enum value named apart from its value (`SUNDAY` for 'sunday' under graphql-default) is
+  // taken by value: the variable holds the name. Enum values are part of the plan key.
+  if (v.variable && !renamedEnum(v)) return { kind: 'variable', name: v.variable.name, path: v.variable.path };
   return { kind: 'value', value: plainValue(v) };
 }
+
+const renamedEnum = (v: AnnValue): boolean => v.kind === 'enum' && v.name !== v.value;
 
 /** The JS value of a validated input (enums by internal value). */
 export function plainValue(v: AnnValue): unknown {
@@ -82,7 +86,7 @@ export function columnValueType(column: ColumnInfo): string {
 /** An array parameter for `_in`/`_nin`-like operators: one parameter for the whole list. */
 export function listValue(ctx: PlanContext, v: AnnValue & { kind: 'list' }, pgType: string): IrValue {
   const arrayType = pgType.startsWith('_') || pgType.includes('.') ? `${pgType}[]` : `_${pgType}`;
-  const wholeVariable = v.variable && v.items.every((i) => i.variable?.name === v.variable!.name && i.variable.path.length === v.variable!.path.length + 1);
+  const wholeVariable = v.variable && v.items.every((i) => i.variable?.name === v.variable!.name && i.variable.path.length === v.variable!.path.length + 1 && !renamedEnum(i));
   if (wholeVariable) return { source: { kind: 'variable', name: v.variable!.name, path: v.variable!.path }, pgType: arrayType };
   ctx.bake(v);
   return { source: { kind: 'value', value: v.items.map(plainValue) }, pgType: arrayType };

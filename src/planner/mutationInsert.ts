@@ -5,7 +5,7 @@
  * validation (a column may not be given when a parent or an object relationship determines it).
  */
 import { andAll, type ColumnValue, type InsertIR, type InsertRowIR, type NestedInsertIR, type OnConflictIR } from '../ir/index.js';
-import { insertView, inputMeta, vf, type AnnValue, type InsertView, type NField } from '../graphql/index.js';
+import { insertView, inputField, inputMeta, vf, type AnnValue, type InsertView, type NField } from '../graphql/index.js';
 import type { ColumnInfo, RelationshipInfo, SchemaCache, TableInfo } from '../metadata/index.js';
 import { pathKey } from '../core/index.js';
 import type { PlanContext } from './context.js';
@@ -64,7 +64,7 @@ function planRow(ctx: PlanContext, view: InsertView, item: AnnValue, fromParent:
   const arrayRelationships: NestedInsertIR[] = [];
   const relFields: Array<{ name: string; value: AnnValue; rel: RelationshipInfo; remote: TableInfo; kind: 'object' | 'array' }> = [];
   for (const [name, value] of item.fields) {
-    const meta = inputMeta(item.type.getFields()[name]) as unknown as
+    const meta = inputMeta(inputField(item.type, name)) as unknown as
       | { kind: 'ext:mut_column'; column: ColumnInfo }
       | { kind: 'ext:ins_object_rel' | 'ext:ins_array_rel'; rel: RelationshipInfo; remote: TableInfo }
       | undefined;

@@ -4,7 +4,7 @@
  * `_one`/`_by_pk` fields, and column values cast to their column's type.
  */
 import type { ColumnInfo, TableInfo } from '../metadata/index.js';
-import { columnCastType, columnParamValue, inputMeta, outputMeta, vf, type AnnValue, type NField } from '../graphql/index.js';
+import { columnCastType, columnParamValue, inputField, inputMeta, outputMeta, vf, type AnnValue, type NField } from '../graphql/index.js';
 import type { IrValue, MutationOutputIR, MutationResponseField } from '../ir/index.js';
 import { irValue, type PlanContext } from './context.js';
 import { planFields } from './select.js';
@@ -41,7 +41,7 @@ export function columnValue(ctx: PlanContext, column: ColumnInfo, v: AnnValue): 
 
 /** The column an input field of a mutation input object stands for. */
 export function inputColumn(v: AnnValue & { kind: 'object' }, name: string): ColumnInfo | undefined {
-  const meta = inputMeta(v.type.getFields()[name]);
+  const meta = inputMeta(inputField(v.type, name));
   return meta?.kind === 'ext:mut_column' ? (meta as unknown as { column: ColumnInfo }).column : undefined;
 }
 

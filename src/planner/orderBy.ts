@@ -5,7 +5,7 @@
  * Also `distinct_on`, checked against the leading `order_by` columns as Hasura does.
  */
 import type { OrderByItem, OrderByTarget } from '../ir/index.js';
-import { inputMeta, vf, type AggregateOpName, type AnnValue } from '../graphql/index.js';
+import { inputField, inputMeta, vf, type AggregateOpName, type AnnValue } from '../graphql/index.js';
 import { pathKey } from '../core/index.js';
 import type { TableInfo } from '../metadata/index.js';
 import type { PlanContext } from './context.js';
@@ -32,7 +32,7 @@ export function planOrderBy(ctx: PlanContext, table: TableInfo, v: AnnValue | un
 function direction(ctx: PlanContext, v: AnnValue): Direction | undefined {
   if (v.kind !== 'enum') return undefined;
   ctx.bake(v);
-  return DIRECTIONS[v.name];
+  return DIRECTIONS[String(v.value)];
 }
 
 function orderByObject(ctx: PlanContext, table: TableInfo, v: AnnValue, path: string, wrap: (t: OrderByTarget) => OrderByTarget): OrderByItem[] {
@@ -41,7 +41,7 @@ function orderByObject(ctx: PlanContext, table: TableInfo, v: AnnValue, path: st
   for (const [name, value] of v.fields) {
     if (value.kind === 'null') continue;
     const p = pathKey(path, name);
-    const meta = inputMeta(v.type.getFields()[name]);
+    const meta = inputMeta(inputField(v.type, name));
     switch (meta?.kind) {
       case 'order_column': {
         const d = direction(ctx, value);
@@ -73,7 +73,7 @@ function aggregateOrderBy(ctx: PlanContext, table: TableInfo, v: AnnValue, targe
   const items: OrderByItem[] = [];
   for (const [name, value] of v.fields) {
     if (value.kind === 'null') continue;
-    const meta = inputMeta(v.type.getFields()[name]);
+    const meta = inputMeta(inputField(v.type, name));
     if (meta?.kind === 'order_agg_count') {
       const d = direction(ctx, value);
       if (d) items.push({ target: target({ op: 'count' }), ...d });
@@ -81,7 +81,7 @@ function aggregateOrderBy(ctx: PlanContext, table: TableInfo, v: AnnValue, targe
       const op = meta.op as AggregateOpName;
       for (const [colName, dirValue] of value.fields) {
         if (dirValue.kind === 'null') continue;
-        const colMeta = inputMeta(value.type.getFields()[colName]);
+        const colMeta = inputMeta(inputField(value.type, colName));
         const d = direction(ctx, dirValue);
         if (colMeta?.kind !== 'order_agg_op_column' || !d) continue;
         const visibleIf = ctx.columnCondition(table, colMeta.column.name);

@@ -4,8 +4,9 @@
  * `typename` (a constant) / `introspection` (run by graphql-js). Root fields tagged `ext:*`
  * (mutations, actions, remote fields) go to the planner named for their kind (`RootFieldPlanners`).
  */
+import { isApiError } from '../core/index.js';
 import { andAll, type AggregateIR, type BoolExp, type SelectField, type SelectIR } from '../ir/index.js';
-import { outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
+import { chosenPath, outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
@@ -70,6 +71,17 @@ export interface PlanOptions {
 }
 
 export function planOperation(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
+  if (opts.cache.namingConvention !== 'graphql-default') return planWith(op, opts);
+  try {
+    return planWith(op, opts);
+  } catch (e) {
+    // The planner's paths name arguments by their hasura-default names: give them the schema's.
+    if (isApiError(e)) e.path = chosenPath(op, e.path);
+    throw e;
+  }
+}
+
+function planWith(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
   const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes, opts.backendOnly);
   const fields = op.fields.map((f) => withRemoteJoins(ctx, op, planRootField(ctx, op, f, opts.planners)));
   return { kind: op.kind, fields, staticVars: [...ctx.staticVars], checks: ctx.checks };

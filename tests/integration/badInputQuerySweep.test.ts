@@ -62,6 +62,7 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   set_graphql_schema_introspection_options: { disabled_for_roles: ['user'] },
   add_inherited_role: { role_name: 'both', role_set: ['user'] },
   drop_inherited_role: { role_name: 'both' },
+  update_source: { name: 'default', customization: { naming_convention: 'hasura-default' } },
   create_event_trigger: { name: 'et1', table: T, insert: { columns: '*' }, update: { columns: ['name'] }, webhook: 'http://127.0.0.1:9/hook' },
   delete_event_trigger: { name: 'et1' },
   redeliver_event: { event_id: '00000000-0000-0000-0000-000000000000' },

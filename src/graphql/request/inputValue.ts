@@ -14,6 +14,7 @@ import { JsonBigNumber } from '../../lib/index.js';
 import type { AnnValue, VarRef } from './types.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
 import { checkScalarInput } from './scalarInput.js';
+import { canonicalName } from '../schema/fieldMeta.js';
 
 /** A declared variable, once its value has been validated. */
 export interface VariableInfo {
@@ -120,7 +121,7 @@ function objectValue<V>(
     const p = pathKey(path, k);
     const def = defs[k];
     if (!def) throw vf(`field ${showName(k)} not found in type: ${showNamedTy(type.name)}`, p);
-    return [k, coerce(def.type, v, p, k)];
+    return [canonicalName(def), coerce(def.type, v, p, k)];
   });
   return { kind: 'object', type, fields, variable: ref };
 }

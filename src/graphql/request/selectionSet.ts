@@ -16,7 +16,7 @@ import { coerceLiteral, type VariableInfo } from './inputValue.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
 import { tooLarge } from './operationLimits.js';
 import type { AnnValue, NField } from './types.js';
-import { outputMeta } from '../schema/fieldMeta.js';
+import { canonicalName, outputMeta } from '../schema/fieldMeta.js';
 
 /** Fields answered by a remote schema: their arguments and sub-selection are the remote's to check. */
 const isRemoteField = (def: GraphQLField<unknown, unknown>): boolean => {
@@ -173,10 +173,10 @@ export function walkArguments(
     const param = params.find((x) => x.name === argName);
     if (!param) throw vf(`no such argument ${showName(argName)} is expected`, p);
     const rowCount = (param.extensions as { svc?: { rowCount?: boolean } } | undefined)?.svc?.rowCount === true;
-    out.set(argName, coerceLiteral(param.type, a.value, p, ctx.vars, { rowCount }));
+    out.set(canonicalName(param), coerceLiteral(param.type, a.value, p, ctx.vars, { rowCount }));
   }
   for (const param of params) {
-    if (param.type instanceof GraphQLNonNull && param.defaultValue === undefined && !out.has(param.name)) {
+    if (param.type instanceof GraphQLNonNull && param.defaultValue === undefined && !out.has(canonicalName(param))) {
       throw vf(`the required argument ${showName(param.name)} is missing`, path);
     }
   }

@@ -4,7 +4,7 @@
  * turn a validated field into IR without re-deriving names. Later work (mutations, functions,
  * computed fields, actions...) adds its own `kind`s: the planner dispatches on `kind`.
  */
-import type { GraphQLField, GraphQLInputField } from 'graphql';
+import type { GraphQLField, GraphQLInputField, GraphQLInputObjectType } from 'graphql';
 import type { ColumnInfo, ComputedFieldInfo, FunctionInfo, RelationshipInfo, TableInfo } from '../../metadata/index.js';
 
 export type AggregateOpName =
@@ -51,6 +51,9 @@ export type InputFieldMeta =
   | { kind: 'order_agg_op_column'; column: ColumnInfo }
   | { kind: `ext:${string}`; [key: string]: unknown };
 
+/** Tags on enum types whose values are not generated words: columns (values are column names), constraints. */
+export type EnumMeta = { kind: 'column_enum'; table: TableInfo } | { kind: 'constraint_enum' };
+
 export interface SvcExtensions<M> {
   svc?: M;
 }
@@ -62,4 +65,28 @@ export function outputMeta(field: GraphQLField<unknown, unknown>): OutputFieldMe
 
 export function inputMeta(field: GraphQLInputField): InputFieldMeta | undefined {
   return (field.extensions as SvcExtensions<InputFieldMeta> | undefined)?.svc;
+}
+
+/**
+ * The `hasura-default` name of an argument or input field: its own name, or the one a
+ * `graphql-default` schema keeps in `extensions.svcName` (graphqlCase.ts). Arguments and input
+ * objects are keyed by it, so planners read one set of names whatever the naming convention.
+ */
+export function canonicalName(x: { name: string; extensions?: unknown }): string {
+  return (x.extensions as { svcName?: string } | undefined)?.svcName ?? x.name;
+}
+
+const byCanonical = new WeakMap<GraphQLInputObjectType, Map<string, GraphQLInputField>>();
+
+/**
+ * The input field of `type` whose `hasura-default` name is `name` (the keys of a validated input
+ * object). A direct hit under `hasura-default`; a `graphql-default` type is indexed once.
+ */
+export function inputField(type: GraphQLInputObjectType, name: string): GraphQLInputField {
+  const fields = type.getFields();
+  const direct = fields[name];
+  if (direct && canonicalName(direct) === name) return direct;
+  let index = byCanonical.get(type);
+  if (!index) byCanonical.set(type, (index = new Map(Object.values(fields).map((f) => [canonicalName(f), f]))));
+  return index.get(name)!;
 }

@@ -9,7 +9,7 @@ import {
 } from 'graphql';
 import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
-import { COMPARABLE_AGG_OPS, NUMERIC_AGG_OPS, type AggregateOpName, type InputFieldMeta } from './fieldMeta.js';
+import { COMPARABLE_AGG_OPS, NUMERIC_AGG_OPS, type AggregateOpName, type EnumMeta, type InputFieldMeta } from './fieldMeta.js';
 import { comparisonExpName, isGraphqlName, quoted, typeNames } from './names.js';
 import { isComparableType, isJsonbType, isNumericType, isStringType } from './pgScalars.js';
 import type { SelectView } from './roleView.js';
@@ -100,6 +100,7 @@ export function selectColumnEnum(ctx: SchemaContext, table: TableInfo): GraphQLE
     return new GraphQLEnumType({
       name: names.selectColumn,
       description: `select columns of table ${quoted(table.name)}`,
+      extensions: { svc: { kind: 'column_enum', table } satisfies EnumMeta },
       values: Object.fromEntries(cols.map((c) => [c.gqlName, { value: c.name, description: 'column name' }]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     });
   });

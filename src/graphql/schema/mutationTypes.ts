@@ -14,6 +14,7 @@ import {
 } from 'graphql';
 import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
+import type { EnumMeta } from './fieldMeta.js';
 import { boolExp } from './inputTypes.js';
 import { quoted } from './names.js';
 import { isJsonbType, isNumericType } from './pgScalars.js';
@@ -110,6 +111,7 @@ export function constraintEnum(ctx: SchemaContext, table: TableInfo): GraphQLEnu
   return ctx.memo(name, () => new GraphQLEnumType({
     name,
     description: `unique or primary key constraints on table ${quoted(table.name)}`,
+    extensions: { svc: { kind: 'constraint_enum' } satisfies EnumMeta },
     values: Object.fromEntries((insertView(ctx.sc, ctx.role, table, ctx.backendOnly)?.constraints ?? []).map((c) => [c, { value: c, description: 'unique or primary key constraint' }])),
   }));
 }
@@ -120,6 +122,7 @@ export function updateColumnEnum(ctx: SchemaContext, table: TableInfo): GraphQLE
   return ctx.memo(name, () => new GraphQLEnumType({
     name,
     description: `update columns of table ${quoted(table.name)}`,
+    extensions: { svc: { kind: 'column_enum', table } satisfies EnumMeta },
     values: Object.fromEntries((insertView(ctx.sc, ctx.role, table, ctx.backendOnly)?.upsert?.columns ?? []).map((c) => [c.gqlName, { value: c.name, description: 'column name' }])),
   }));
 }

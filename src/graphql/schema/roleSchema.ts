@@ -6,11 +6,13 @@
  * contributes fields), `subscription_root` (the query fields, when any). The builders come in as
  * `SchemaParts` (context.ts): each gets the build context (shared types: `tableObject`,
  * `boolExp`...) and returns field entries whose `extensions.svc` tags a planner understands.
+ * Under the `graphql-default` naming convention the built schema is renamed once (graphqlCase.ts).
  */
 import { GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfig } from 'graphql';
 import type { SchemaCache } from '../../metadata/index.js';
 import { SchemaContext, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
+import { toGraphqlCase } from './graphqlCase.js';
 
 export interface RoleSchema {
   role: string;
@@ -63,7 +65,12 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     // An empty query_root is legal here (Hasura answers it); skip graphql-js's schema checks.
     assumeValid: true,
   });
-  return { role, backendOnly, key: backendOnly ? `${role}\u0000backend_only` : role, cache, schema, queryRoot, mutationRoot, subscriptionRoot };
+  const key = backendOnly ? `${role}\u0000backend_only` : role;
+  if (cache.namingConvention === 'graphql-default') {
+    const renamed = toGraphqlCase(schema, cache);
+    return { role, backendOnly, key, cache, schema: renamed, queryRoot: renamed.getQueryType()!, mutationRoot: renamed.getMutationType() ?? null, subscriptionRoot: renamed.getSubscriptionType() ?? null };
+  }
+  return { role, backendOnly, key, cache, schema, queryRoot, mutationRoot, subscriptionRoot };
 }
 
 function copyFields(fields: Record<string, GraphQLFieldConfig<unknown, unknown>>): Record<string, GraphQLFieldConfig<unknown, unknown>> {

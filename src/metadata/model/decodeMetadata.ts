@@ -5,6 +5,7 @@
  * features (remote schemas, cron triggers) are kept as given JSON; query collections and the allow-list are decoded.
  */
 import { decodeIntrospectionOptions } from './decodeIntrospectionOptions.js';
+import { decodeSourceCustomization } from './decodeSourceCustomization.js';
 import { ApiError, displayName, parseQualifiedName, qualifiedKey } from '../../core/index.js';
 import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js';
 import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
@@ -60,6 +61,8 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   if (introspection && introspection.disabled_for_roles.length > 0) md.graphql_schema_introspection = introspection;
   const inherited = optional(o, 'inherited_roles', path, arrayOf(decodeInheritedRole));
   if (inherited && inherited.length > 0) md.inherited_roles = inherited;
+  const customization = optional(o, 'source_customization', path, decodeSourceCustomization);
+  if (customization?.naming_convention) md.source_customization = customization;
   return md;
 }
 

@@ -4,6 +4,7 @@
  * JSON shapes used as `definition` of inconsistent objects, which keep defaults in.
  */
 import { encodeIntrospectionOptions } from './decodeIntrospectionOptions.js';
+import { encodeSourceCustomization } from './decodeSourceCustomization.js';
 import type { QualifiedTable } from '../../core/index.js';
 import type {
   ComputedFieldMetadata,
@@ -178,6 +179,8 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   const introspection = encodeIntrospectionOptions(md.graphql_schema_introspection);
   if (introspection) o.graphql_schema_introspection = introspection;
   nonEmpty(o, 'inherited_roles', md.inherited_roles?.map((r) => ({ role_name: r.role_name, role_set: [...r.role_set] })));
+  const customization = encodeSourceCustomization(md.source_customization);
+  if (customization) o.source_customization = customization;
   return o;
 }
 

@@ -3,7 +3,7 @@
  * permissions, functions...). Same shape as Hasura v1.3's `export_metadata` (version 2), which is
  * also what `replace_metadata` accepts and what the catalog stores as one JSON value.
  */
-import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
+import type { NamingConvention, QualifiedTable, QualifiedFunction } from '../../core/index.js';
 
 export interface Metadata {
   version: 2;
@@ -21,12 +21,19 @@ export interface Metadata {
   graphql_schema_introspection?: IntrospectionOptions;
   /** Hasura v2's inherited roles: each role's permissions combined from its `role_set`. */
   inherited_roles?: InheritedRole[];
+  /** Hasura v2's `sources[].customization` of the (one) source: its naming convention. */
+  source_customization?: SourceCustomization;
 }
 
 /** `inherited_roles[i]`: a role whose permissions are those of the roles in `role_set`, combined. */
 export interface InheritedRole {
   role_name: string;
   role_set: string[];
+}
+
+/** `customization` of a Hasura v2 source; absent `naming_convention` → the server's default. */
+export interface SourceCustomization {
+  naming_convention?: NamingConvention;
 }
 
 /** `graphql_schema_introspection`: the roles whose schema has no `__schema` / `__type`. */

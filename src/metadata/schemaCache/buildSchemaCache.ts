@@ -5,7 +5,7 @@
  * triggers (their env variables read from `env`). An object
  * that does not fit the database is left out and reported as inconsistent; the rest still builds.
  */
-import { qualifiedKey } from '../../core/index.js';
+import { qualifiedKey, type NamingConvention } from '../../core/index.js';
 import type { Metadata, PermissionMetadata, TableMetadata } from '../model/metadata.js';
 import type { AnyPermission, PermType } from '../model/decodePermission.js';
 import { PERM_TYPES } from '../model/decodePermission.js';
@@ -47,6 +47,7 @@ const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
  */
 export function buildSchemaCacheFull(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
+  defaultNaming: NamingConvention = 'hasura-default',
 ): BuildResult {
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
@@ -208,6 +209,7 @@ export function buildSchemaCacheFull(
     allowlist: buildAllowlist(metadata),
     remoteSchemas,
     remoteInputs,
+    namingConvention: metadata.source_customization?.naming_convention ?? defaultNaming,
   };
   if (inheritedRoles.size > 0) cache.inheritedRoles = inheritedRoles;
   if (backendOnlyRoles.size > 0) cache.backendOnlyRoles = backendOnlyRoles;
@@ -215,6 +217,8 @@ export function buildSchemaCacheFull(
 }
 
 /** The schema cache only (see buildSchemaCacheFull). */
-export function buildSchemaCache(metadata: Metadata, snapshot: DbSnapshot, env?: NodeJS.ProcessEnv, remoteInputs?: ReadonlyMap<string, RemoteIntrospection>): SchemaCache {
-  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs).cache;
+export function buildSchemaCache(
+  metadata: Metadata, snapshot: DbSnapshot, env?: NodeJS.ProcessEnv, remoteInputs?: ReadonlyMap<string, RemoteIntrospection>, defaultNaming?: NamingConvention,
+): SchemaCache {
+  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs, defaultNaming).cache;
 }

@@ -4,7 +4,7 @@
  * out and listed in `inconsistentObjects`. Everything downstream (GraphQL schema per role,
  * planner, /v1/query DML) reads only this.
  */
-import type { QualifiedTable, QualifiedFunction } from '../../core/index.js';
+import type { NamingConvention, QualifiedTable, QualifiedFunction } from '../../core/index.js';
 import type { BoolExp, RelationshipJoin } from '../../ir/index.js';
 import type { IntrospectionObjectType, IntrospectionQuery, IntrospectionType } from 'graphql';
 import type { Metadata, CustomRootFields, EventTriggerMetadata } from '../model/metadata.js';
@@ -38,6 +38,12 @@ export interface SchemaCache {
   remoteSchemas?: Map<string, RemoteSchemaInfo>;
   /** The remote introspections this cache was built from (reused by later builds until reloaded). */
   remoteInputs?: ReadonlyMap<string, RemoteIntrospection>;
+  /**
+   * The case of the GraphQL names generated from the database: the metadata's
+   * `source_customization.naming_convention`, else the server's `--default-naming-convention`
+   * (absent: `hasura-default`).
+   */
+  namingConvention?: NamingConvention;
 }
 
 /** What fetching a remote schema's introspection gave (input of the build, see appState.rebuild). */

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { filesToMetadata, importHasuraMetadata, metadataToFiles } from '../../../src/cli/index.js';
+import { filesToMetadata, importHasuraMetadata, metadataToFiles, toV3 } from '../../../src/cli/index.js';
+import { metadataToV3Files } from '../../../src/cli/metadataDirV3.js';
 
 const md = {
   version: 2,
@@ -73,4 +74,17 @@ test('Hasura imports: version 3 flattened, X-Hasura-* mapped with a report, unsu
   assert.ok(r.unsupported.some((u) => u.includes('source "other"')));
   assert.ok(r.unsupported.some((u) => u.startsWith('rest_endpoints')));
   assert.equal(r.metadata.rest_endpoints, undefined);
+});
+
+test("the source's customization (naming convention): databases.yaml in a v3 directory, sources[0] in a v3 document, and back", () => {
+  const md = { version: 2, tables: [], source_customization: { naming_convention: 'graphql-default' } };
+  const files = metadataToV3Files(md);
+  assert.match(files.get('databases/databases.yaml')!, /\n {2}customization:\n {4}naming_convention: graphql-default\n/);
+  assert.ok(![...files.keys()].some((f) => f.includes('source_customization')), [...files.keys()].join());
+  const v3 = toV3(md);
+  assert.deepEqual(v3.sources[0].customization, { naming_convention: 'graphql-default' });
+  assert.equal(v3.source_customization, undefined);
+  const back = importHasuraMetadata(v3);
+  assert.deepEqual(back.metadata.source_customization, { naming_convention: 'graphql-default' });
+  assert.ok(!back.unsupported.some((u) => u.includes('customization')));
 });

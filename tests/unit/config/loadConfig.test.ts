@@ -24,6 +24,8 @@ test('defaults match the documented table', () => {
   assert.equal(c.devMode, false);
   assert.equal(c.embeddedPgPort, undefined);
   assert.equal(c.jwtExpiredStatus, 200);
+  assert.equal(c.defaultNamingConvention, 'hasura-default');
+  assert.equal(loadConfig([], { SVC_GRAPHQL_DEFAULT_NAMING_CONVENTION: 'graphql-default' }).defaultNamingConvention, 'graphql-default');
   assert.ok(Object.isFrozen(c));
 });
 
@@ -80,6 +82,7 @@ test('each bad value is refused with one line naming the flag', () => {
     [['--jwt-secret', '{oops'], { SVC_GRAPHQL_ADMIN_SECRET: 's' }, /^--jwt-secret: expected a JSON object/],
     [['--jwt-secret', '[1]'], { SVC_GRAPHQL_ADMIN_SECRET: 's' }, '--jwt-secret: expected a JSON object'],
     [['--jwt-expired-status', '403'], {}, '--jwt-expired-status: expected one of 200, 401, got "403"'],
+    [['--default-naming-convention', 'camel'], {}, '--default-naming-convention: expected one of hasura-default, graphql-default, got "camel"'],
     [['--embedded-pg-port', '-1'], {}, /^--embedded-pg-port: expected an integer between 1 and 65535/],
     [['--live-queries-multiplexed-refetch-interval', '1.5'], {}, /^--live-queries-multiplexed-refetch-interval: expected an integer/],
     [['--no-such-flag'], {}, '--no-such-flag: unknown flag (see --help)'],
