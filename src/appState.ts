@@ -5,7 +5,7 @@
  * object (WeakMap keyed by SchemaCache), so a swap drops them all at once.
  */
 import type { ServerConfig } from './config/index.js';
-import type { Db } from './execution/index.js';
+import type { Db, ReadReplicas } from './execution/index.js';
 import type { SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
@@ -67,6 +67,8 @@ export interface AppState {
 export interface EngineContext {
   config: ServerConfig;
   db: Db;
+  /** Hot standbys that serve GraphQL reads (--read-replica-urls or the metadata's read_replicas); undefined: every read on `db`. */
+  replicas?: ReadReplicas;
   logger: Logger;
   state: AppState;
   version: string;

@@ -53,9 +53,10 @@ function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
   }
   if (pg) {
     if ((pg.kind ?? 'postgres') !== 'postgres') unsupported.push(`source "${pg.name}" is ${pg.kind}, not postgres`);
-    mapped.push(`sources["${pg.name}"] → tables/functions of the engine's database (its configuration is not used)`);
+    mapped.push(`sources["${pg.name}"] → tables/functions of the engine's database (of its configuration only read_replicas is used)`);
     out.tables = pg.tables ?? [];
     if (pg.functions?.length) out.functions = pg.functions;
+    if (pg.configuration?.read_replicas?.length) out.read_replicas = pg.configuration.read_replicas;
     for (const k of Object.keys(pg)) {
       if (!['name', 'kind', 'tables', 'functions', 'configuration', 'customization'].includes(k)) unsupported.push(`sources["${pg.name}"].${k}: left out`);
     }
@@ -83,9 +84,10 @@ export function importHasuraMetadata(input: J): ImportResult {
 
 /** The v3 (`sources`) shape of a version-2 metadata document, as Hasura v2's export_metadata answers. */
 export function toV3(md: J): J {
-  const { version: _v, tables, functions, ...rest } = md;
+  const { version: _v, tables, functions, read_replicas: replicas, ...rest } = md;
   const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
   if (functions?.length) source.functions = functions;
   source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: true } };
+  if (replicas?.length) source.configuration.read_replicas = replicas;
   return { version: 3, sources: [source], ...rest };
 }

@@ -13,6 +13,7 @@ import { asGraphqlQueryText, asStoredQueryText, decodeCollectionReq, decodeQuery
 import { decodeApiLimits } from './decodeApiLimits.js';
 import { decodeAction, decodeCustomTypes } from './decodeActions.js';
 import { duplicateValues } from '../../lib/index.js';
+import { decodeReadReplicas } from './decodeReadReplicas.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -57,6 +58,8 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   if (apiLimits) md.api_limits = apiLimits;
   const introspection = optional(o, 'graphql_schema_introspection', path, decodeIntrospectionOptions);
   if (introspection && introspection.disabled_for_roles.length > 0) md.graphql_schema_introspection = introspection;
+  const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
+  if (replicas && replicas.length > 0) md.read_replicas = replicas;
   return md;
 }
 

@@ -174,6 +174,7 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   if (apiLimits) o.api_limits = apiLimits;
   const introspection = encodeIntrospectionOptions(md.graphql_schema_introspection);
   if (introspection) o.graphql_schema_introspection = introspection;
+  nonEmpty(o, 'read_replicas', md.read_replicas);
   return o;
 }
 

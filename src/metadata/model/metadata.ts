@@ -19,6 +19,15 @@ export interface Metadata {
   api_limits?: ApiLimits;
   /** Hasura v2's introspection options: roles that may not introspect the schema. */
   graphql_schema_introspection?: IntrospectionOptions;
+  /** Hasura v2's `read_replicas` of the default source: hot standbys that serve GraphQL reads. */
+  read_replicas?: ReadReplicaMetadata[];
+}
+
+/** One read replica as Hasura v2 writes it (other connection settings kept as given). */
+export interface ReadReplicaMetadata {
+  database_url: string | { from_env: string };
+  pool_settings?: { max_connections?: number; [key: string]: unknown };
+  [key: string]: unknown;
 }
 
 /** `graphql_schema_introspection`: the roles whose schema has no `__schema` / `__type`. */
