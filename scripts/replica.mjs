@@ -5,6 +5,7 @@
  *   npm run replica             (node scripts/replica.mjs start)   prints the two URLs and the engine's command
  *   npm run replica:stop        (node scripts/replica.mjs stop)    stops both, removes the folder
  *   node scripts/replica.mjs pause | resume                         pauses / resumes the standby's replay (lag on demand)
+ *   node scripts/replica.mjs start --of 127.0.0.1:55432             only a standby, of that running primary (same binaries' version)
  *
  * Both servers come from the same PostgreSQL binaries (a standby replays only its own major
  * version's WAL): /usr/lib/postgresql/15/bin (SVC_REPLICA_PG_BIN to change; as root the package
@@ -59,14 +60,19 @@ async function start() {
     const id = (flag) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
     chownSync(dir, id('-u'), id('-g'));
   }
-  const primaryPort = Number(process.env.SVC_REPLICA_PORT ?? (await freePort()));
+  const of = process.argv.indexOf('--of');
+  const existing = of > 0 ? process.argv[of + 1] : undefined;
+  if (existing !== undefined && !/^127\.0\.0\.1:\d+$/.test(existing)) die('--of: expected 127.0.0.1:<port> of a running primary');
+  const primaryPort = existing ? Number(existing.split(':')[1]) : Number(process.env.SVC_REPLICA_PORT ?? (await freePort()));
   const standbyPort = await freePort();
   const settings = (port) => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c wal_level=replica -c hot_standby=on -c shared_preload_libraries=pg_stat_statements`;
   const primary = join(dir, 'primary');
   const standby = join(dir, 'standby');
-  run(join(PG_BIN, 'initdb'), ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-  run(join(PG_BIN, 'pg_ctl'), ['-D', primary, '-o', settings(primaryPort), '-w', '-l', join(dir, 'primary.log'), 'start']);
-  writeFileSync(stateFile, JSON.stringify({ primary, standby, primaryPort, standbyPort }));
+  if (!existing) {
+    run(join(PG_BIN, 'initdb'), ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+    run(join(PG_BIN, 'pg_ctl'), ['-D', primary, '-o', settings(primaryPort), '-w', '-l', join(dir, 'primary.log'), 'start']);
+  }
+  writeFileSync(stateFile, JSON.stringify({ primary: existing ? undefined : primary, standby, primaryPort, standbyPort }));
   run(join(PG_BIN, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', standby, '-R', '-X', 'stream', '-c', 'fast']);
   run(join(PG_BIN, 'pg_ctl'), ['-D', standby, '-o', settings(standbyPort), '-w', '-l', join(dir, 'standby.log'), 'start']);
   if (psql(standbyPort, 'SELECT pg_is_in_recovery()') !== 't') die('the standby is not in recovery');
@@ -84,7 +90,7 @@ function stop() {
   if (!existsSync(stateFile)) return;
   const st = state();
   for (const data of [st.standby, st.primary]) {
-    if (existsSync(join(data, 'postmaster.pid'))) spawnSync(...(isRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']] : [join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']]));
+    if (data !== undefined && existsSync(join(data, 'postmaster.pid'))) spawnSync(...(isRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']] : [join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']]));
   }
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write('stopped\n');
