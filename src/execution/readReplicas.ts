@@ -145,10 +145,10 @@ export class ReadReplicas {
     return { name: 'primary', db: this.primary };
   }
 
-  /** Runs `fn` on the chosen server; when a replica is lost mid-read, again on the next choice. */
+  /** Runs `fn` on the chosen server; when a replica is lost mid-read, again on the next choice (the primary last). */
   async read<T>(after: ReadAfter, fn: (db: ReadDb) => Promise<T>): Promise<T> {
-    for (;;) {
-      const { db, replica } = this.choose(after);
+    for (let attempt = 0; ; attempt++) {
+      const { db, replica } = attempt < this.replicas.length ? this.choose(after) : { db: this.primary, replica: undefined };
       if (!replica) return fn(db);
       try {
         const out = await fn(db);
