@@ -13,10 +13,10 @@
  *      carries X-Svc-Commit-Lsn: one more round trip after the commit), and on B the same mutation
  *      followed by a query sending the token back: median and p99 latency, and how many of those
  *      reads the standby served (the others went to the primary: not replayed yet).
- * Output: Markdown on stdout. Needs wrk and psql.
+ * Output: Markdown on stdout; the engines' logs in .tmp/bench/replica-engine-<port>.log. Needs wrk and psql.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,8 +56,9 @@ for (let i = 0; psql(STANDBY_URL, "select count(*) from pg_tables where tablenam
 }
 
 async function startEngine(port, extra) {
+  const log = openSync(join(root, '.tmp/bench', `replica-engine-${port}.log`), 'w');
   const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/src/main.js', 'serve'], {
-    cwd: root, stdio: 'ignore',
+    cwd: root, stdio: ['ignore', log, log],
     env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: DB_URL, SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_PG_CONNECTIONS: args.pool, ...extra },
   });
   for (let i = 0; i < 200; i++) {
