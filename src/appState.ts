@@ -6,7 +6,7 @@
  */
 import type { ServerConfig } from './config/index.js';
 import type { NamingConvention } from './core/index.js';
-import type { Db } from './execution/index.js';
+import type { Db, ReadReplicas } from './execution/index.js';
 import type { SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
@@ -70,6 +70,8 @@ export interface AppState {
 export interface EngineContext {
   config: ServerConfig;
   db: Db;
+  /** Hot standbys that serve GraphQL reads (--read-replica-urls or the metadata's read_replicas); undefined: every read on `db`. */
+  replicas?: ReadReplicas;
   logger: Logger;
   state: AppState;
   version: string;

@@ -12,7 +12,7 @@ import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, type ApiParts, type EngineContext } from '../appState.js';
-import type { DbClient, JsonFrame } from '../execution/index.js';
+import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
@@ -67,6 +67,11 @@ export interface ExecuteOptions {
   extras?: RequestExtras;
   /** The API the request is for: the GraphQL API (default) or the Relay API. */
   parts?: ApiParts;
+  /**
+   * With read replicas: where this request's queries may read (a replica that has replayed this
+   * commit LSN, or the primary); unset: any usable replica. Ignored without replicas.
+   */
+  readAfter?: ReadAfter;
 }
 
 /** Parse, validate and plan (cached per document) in a `graphql.compile` span. */
@@ -98,21 +103,23 @@ export async function executeGraphql(
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
     }
     const prepare = ctx.config.usePreparedStatements !== false;
+    // Queries read from a replica when there are any (no cost without: one property read).
+    const db: ReadDb = ctx.replicas === undefined || compiled.kind !== 'query' ? ctx.db : ctx.replicas.reads(opts.readAfter);
     const one = transport === 'http' ? oneStatement(compiled) : null;
     if (one) {
       const params = resolveParams(one.params, variables, session);
       phase.inDb = true;
-      return { body: await ctx.db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200, kind: compiled.kind };
+      return { body: await db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200, kind: compiled.kind };
     }
     if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
       const params = resolveParams(compiled.combined.params, variables, session);
       phase.inDb = true;
-      const text = await ctx.db.queryJsonText(compiled.combined.text, params, { prepare });
+      const text = await db.queryJsonText(compiled.combined.text, params, { prepare });
       return { body: `{"data":${text ?? 'null'}}`, status: 200, kind: compiled.kind };
     }
     const errors: unknown[] = [];
     const responseHeaders: Record<string, string> = {};
-    const values = await runOperation(ctx, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras });
+    const values = await runOperation(ctx, db, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras });
     const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
     const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200, kind: compiled.kind };
     for (const _ in responseHeaders) {
@@ -126,7 +133,7 @@ export async function executeGraphql(
 }
 
 async function runOperation(
-  ctx: EngineContext, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
+  ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
   phase: { inDb: boolean },
   extra: { clientHeaders?: GraphqlRequest['clientHeaders']; errors: unknown[]; responseHeaders?: Record<string, string>; extras?: RequestExtras } = { errors: [] },
 ): Promise<Map<string, string>> {
@@ -150,15 +157,15 @@ async function runOperation(
   const prepare = ctx.config.usePreparedStatements !== false;
   // Every parameter first: a missing session variable fails before any statement runs.
   const params = sqlFields.map((f) => resolveParams(f.params, variables, session));
-  const run = async (c: DbClient, i: number) => {
+  const run = async (c: Pick<DbClient, 'queryJsonText'>, i: number) => {
     const text = await c.queryJsonText(sqlFields[i].text, params[i], { prepare });
     out.set(sqlFields[i].alias, text ?? 'null');
   };
   phase.inDb = true;
   if (sqlFields.length === 1) {
-    await run(ctx.db, 0);
+    await run(db, 0);
   } else if (sqlFields.length > 1) {
-    await ctx.db.transaction({ readOnly: true }, async (c) => {
+    await db.transaction({ readOnly: true }, async (c) => {
       for (let i = 0; i < sqlFields.length; i++) await run(c, i);
     });
   }

@@ -15,6 +15,8 @@ import { ENGINE_PARTS, RELAY_PARTS, type ApiParts } from '../appState.js';
 import type { Handler, HttpResponse } from './handlerTypes.js';
 import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } from './executeGraphql.js';
 import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
+import { readAfterOf } from './readRouting.js';
+import type { ReadAfter } from '../execution/index.js';
 
 /** The request's headers as single strings (for actions that forward client headers). */
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -76,6 +78,15 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
     return respond(r, {}, http.headers, status);
   }
   const log: NonNullable<HttpResponse['log']> = { role: session.role };
+  // With read replicas: where this request may read (read-your-writes headers, readRouting.ts).
+  let readAfter: ReadAfter;
+  if (ctx.replicas !== undefined) {
+    try {
+      readAfter = readAfterOf(req.headers);
+    } catch (e) {
+      return respond(errorResult(ctx, e), log);
+    }
+  }
   if (fromUrl !== undefined) {
     if (fromUrl instanceof ApiError) return respond(errorResult(ctx, fromUrl), log);
     return runOne(fromUrl, session, log);
@@ -113,7 +124,9 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
       // documents never holds the event loop for the whole batch.
       if (parts.length > 0) await yieldToEventLoop();
       parts.push(parts.length === 0 ? OPEN_BRACKET : COMMA);
-      const { body } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers }, 'http', { parts: api });
+      const { body, kind } = await executeGraphql(ctx, session, { ...r, clientHeaders: req.headers }, 'http', { parts: api, readAfter });
+      // The queries after a mutation of the same batch read from the primary: they see its writes.
+      if (kind === 'mutation') readAfter = 'primary';
       parts.push(typeof body === 'string' ? Buffer.from(body) : body);
     }
     parts.push(parts.length === 0 ? EMPTY_BATCH : CLOSE_BRACKET);
@@ -137,7 +150,7 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
       },
       setCookie: [],
     };
-    const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras, parts: api });
+    const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras, parts: api, readAfter });
     if (request.operationName !== null) log.operationName = request.operationName;
     if (extras.setCookie.length === 0) return respond(result, log, result.headers);
     // Set-Cookie of actions and of remote schemas, together.

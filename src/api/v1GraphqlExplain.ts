@@ -13,18 +13,21 @@
  * Beyond the SPEC: `"analyze": true` runs EXPLAIN ANALYZE (real timings) inside a transaction that
  * is always rolled back. `sql` shows the statement with its parameter values inlined as literals,
  * so it can be pasted into psql; the plan is computed with the values bound.
+ * With read replicas, each answer also says which `server` it was planned on: the one the query
+ * would read from now (a usable replica, or `primary`), given the request's read-your-writes headers.
  */
 import { parseJsonExact } from '../lib/index.js';
 import { ApiError, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import { ENGINE_PARTS, type EngineContext } from '../appState.js';
-import { escapeLiteral } from '../execution/index.js';
+import { escapeLiteral, type Db } from '../execution/index.js';
 import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { mapParamRefs, resolveParams } from '../sql/index.js';
 import { explainSubscription } from '../subscriptions/index.js';
 import { jsonResponse, type Handler } from './handlerTypes.js';
 import { apiErrorResponse } from './v1alpha1Config.js';
+import { readAfterOf } from './readRouting.js';
 
 interface ExplainRequest {
   request: GraphqlRequest;
@@ -36,6 +39,8 @@ interface FieldPlan {
   field: string;
   sql: string | null;
   plan: string[] | null;
+  /** With read replicas: `primary` or the replica's host:port/database. */
+  server?: string;
 }
 
 /** Thrown inside the transaction to roll it back once the plans are read. */
@@ -59,11 +64,13 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       planners: ENGINE_PARTS.planners,
     });
     if (compiled.kind === 'mutation') throw new ApiError('invalid-params', 'only queries can be explained');
+    const server = ctx.replicas?.choose(compiled.kind === 'subscription' ? undefined : readAfterOf(req.headers), false);
     if (compiled.kind === 'subscription') {
       // The multiplexed statement the live-query poller runs (subscriptions/explainSubscription.ts).
       const field = compiled.fields[0];
       if (compiled.fields.length !== 1 || field?.kind !== 'sql') throw new ApiError('validation-failed', 'subscriptions must select one top level field');
-      const res = jsonResponse(200, await explainSubscription(ctx, session, field, variables, analyze));
+      const plan = await explainSubscription(ctx, session, field, variables, analyze, server?.db);
+      const res = jsonResponse(200, server ? { ...plan, server: server.name } : plan);
       res.log = { role: caller.role, operationName: request.operationName ?? undefined };
       return res;
     }
@@ -71,7 +78,8 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       if (f.kind === 'sql' || f.kind === 'typename' || f.kind === 'introspection') return f;
       throw new ApiError('not-supported', `the root field "${f.alias}" is not a database query and cannot be explained`);
     });
-    const plans = await explainFields(ctx, session, targets, variables, analyze);
+    const plans = await explainFields(server?.db ?? ctx.db, session, targets, variables, analyze);
+    if (server) for (const p of plans) p.server = server.name;
     const res = jsonResponse(200, plans);
     res.log = { role: caller.role, operationName: request.operationName ?? undefined };
     return res;
@@ -81,13 +89,13 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
 };
 
 async function explainFields(
-  ctx: EngineContext, session: Session, fields: CompiledRootField[], variables: Record<string, unknown>, analyze: boolean,
+  db: Db, session: Session, fields: CompiledRootField[], variables: Record<string, unknown>, analyze: boolean,
 ): Promise<FieldPlan[]> {
   // Resolve every parameter first: a missing session variable fails before anything runs.
   const jobs = fields.map((f) => (f.kind === 'sql' ? { f, values: resolveParams(f.params, variables, session) } : { f, values: [] }));
   const explain = analyze ? 'EXPLAIN (ANALYZE, BUFFERS) ' : 'EXPLAIN ';
   try {
-    await ctx.db.transaction({ readOnly: true, session }, async (c) => {
+    await db.transaction({ readOnly: true, session }, async (c) => {
       const out: FieldPlan[] = [];
       for (const { f, values } of jobs) {
         if (f.kind !== 'sql') {

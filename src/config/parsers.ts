@@ -87,6 +87,22 @@ export const postgresUrl: Parser<string> = (raw, name) => {
   return v;
 };
 
+/** A comma list of postgres:// URLs (read replicas); an item that does not parse is named by its position. */
+export const postgresUrlList: Parser<string[]> = (raw, name) => {
+  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new ConfigError(`${name}: expected a comma-separated list of postgres:// URLs`);
+  return items.map((item, i) => postgresUrl(item, `${name} (URL ${i + 1} of ${items.length})`));
+};
+
+/** Seconds as a decimal number (e.g. `5` or `0.5`) → milliseconds. */
+export const secondsAsMs =
+  (min: number, max: number): Parser<number> =>
+  (raw, name) => {
+    const n = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!Number.isFinite(n) || n < min || n > max) throw new ConfigError(`${name}: expected a number of seconds between ${min} and ${max}, got ${show(raw)}`);
+    return Math.round(n * 1000);
+  };
+
 export const ENABLED_APIS: readonly EnabledApi[] = ['graphql', 'metadata', 'config', 'pgdump', 'developer'];
 
 export const enabledApis: Parser<ReadonlySet<EnabledApi>> = (raw, name) => {

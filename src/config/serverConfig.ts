@@ -83,6 +83,14 @@ export interface ServerConfig {
   listenDatabaseUrl?: string;
   /** Async actions: poll interval in ms; 0 disables the processor (default 1000). */
   asyncActionsFetchIntervalMs: number;
+  /** Postgres URLs of hot standbys that serve GraphQL reads; unset → the metadata's `read_replicas`, if any. */
+  readReplicaUrls?: string[];
+  /** Pool size of each read replica (default 50). */
+  readReplicaPoolSize: number;
+  /** Lag (ms) past which a replica gets no new reads (default 5000). */
+  readReplicaMaxLagMs: number;
+  /** How often (ms) the replicas' replay positions are measured (default 500). */
+  readReplicaCheckIntervalMs: number;
   /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */
   shutdownTimeoutMs: number;
   /** Worker processes on one port (server/cluster.ts); 1: the engine runs in this process. `auto` is resolved to the usable cores. */

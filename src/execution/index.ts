@@ -10,3 +10,6 @@ export { listenChannel } from './listenChannel.js';
 export type { ChannelListener, ChannelListenerOptions } from './listenChannel.js';
 export type { JsonFrame } from './dataRowBytes.js';
 export { checkConnection, describeConnectionFailure, DatabaseConnectionError } from './connectionFailure.js';
+export { ReadReplicas, replicaName, formatLsn, parseLsn } from './readReplicas.js';
+export type { ReadAfter, ReadDb, ReplicaSpec, ReplicaStatus, FallbackReason, ReadReplicasOptions } from './readReplicas.js';
+export { checkReadReplicas } from './checkReplica.js';

@@ -3,7 +3,8 @@
  * written against Hasura v2 work unchanged: `pg_<op>` names with `source: "default"` become
  * `<op>` (any other source is `not-exists`), `pg_set_table_customization` becomes
  * `set_table_custom_fields`, `replace_metadata` accepts the version-3 document (`sources`) and
- * `{metadata, allow_inconsistent_metadata}`, and `export_metadata` answers in version 3.
+ * `{metadata, allow_inconsistent_metadata}`, and `export_metadata` answers in version 3 (the
+ * default source's `configuration.read_replicas` is the document's `read_replicas`).
  */
 import { ApiError } from '../core/index.js';
 import { isOpType } from './operations.js';
@@ -38,15 +39,17 @@ export function metadataFromV3(md: unknown, path = '$.args'): unknown {
   const out: J = { version: 2, tables: src.tables ?? [] };
   if (Array.isArray(src.functions) && src.functions.length > 0) out.functions = src.functions;
   if (src.customization !== undefined && src.customization !== null) out.source_customization = src.customization;
-  return { ...out, ...rest };
+  const replicas = isObject(src.configuration) ? src.configuration.read_replicas : undefined;
+  return { ...out, ...rest, ...(replicas === undefined ? {} : { read_replicas: replicas }) };
 }
 
 /** The version-3 document of this engine's (version 2) export. */
 export function metadataToV3(md: J): J {
-  const { version: _v, tables, functions, source_customization: customization, ...rest } = md;
+  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, ...rest } = md;
   const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
   if (Array.isArray(functions) && functions.length > 0) source.functions = functions;
   source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: false } };
+  if (Array.isArray(replicas) && replicas.length > 0) source.configuration.read_replicas = replicas;
   if (customization !== undefined) source.customization = customization;
   return { version: 3, sources: [source], ...rest };
 }

@@ -5,7 +5,8 @@
  *   config → authenticator (validates admin secret / JWT / webhook settings, fetches JWKs) →
  *   (no databaseUrl: embedded Postgres in dataDir) → one test connection (a failure names its
  *   cause and host:port) → pg pool → migrateCatalog →
- *   createAppState (loads metadata, builds the schema cache) → instance heartbeat
+ *   createAppState (loads metadata, builds the schema cache) → read replicas, when configured
+ *   (each checked to be a standby of this database, then measured in the background) → instance heartbeat
  *   (hdb_catalog.svc_instances) → schema sync (polls the metadata version; LISTEN as a wake-up) →
  *   optional background workers →
  *   listen.
@@ -30,6 +31,7 @@ import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger } from './logger.js';
+import { replicaMetrics, startReplicas } from './startReplicas.js';
 
 export interface StartEngineOptions {
   /** Logger to use instead of a stdout logger at `config.logLevel`. */
@@ -129,6 +131,8 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const state = await createAppState(db, config, logger);
     // Adopted metadata was written straight to the catalog: install the capture of its event triggers.
     if (catalog.adoption) await db.transaction({}, (c) => syncEventTriggers(c, state.current));
+    const replicas = await startReplicas(config, state.current.metadata, databaseUrl, db, logger);
+    if (replicas) undo.push(() => replicas.stop());
     // Registered (and heartbeating) before the workers start; deregistered after they stopped.
     const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger);
     undo.push(() => heartbeat.stop());
@@ -138,6 +142,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     undo.push(() => sync.stop());
     await sync.ready;
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
+    if (replicas) ctx.replicas = replicas;
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     const onLocalSchemaChange = options.onLocalSchemaChange;
     if (onLocalSchemaChange) {
@@ -211,6 +216,7 @@ function engineMetrics(ctx: EngineContext): EngineMetrics {
   m.registerGauge('svc_websocket_connections', 'Open GraphQL WebSocket connections', () => liveQueryStats(ctx).connections);
   m.registerGauge('svc_live_query_cohorts', 'Live-query cohorts being polled', () => liveQueryStats(ctx).cohorts);
   m.registerGauge('svc_live_query_subscribers', 'Live-query subscribers', () => liveQueryStats(ctx).subscribers);
+  if (ctx.replicas) replicaMetrics(m, ctx.replicas);
   const install = state.install.bind(state);
   state.install = (cache, resourceVersion) => {
     m.schemaRebuilt();

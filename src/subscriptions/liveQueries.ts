@@ -5,7 +5,8 @@
  * equal values in the poller of its statement, creating either when missing. The returned stop
  * function undoes exactly that; the last subscriber out stops the poller. Pollers belong to the
  * schema cache they were planned on: after a metadata change each subscriber is planned again
- * (so changed permissions apply to running subscriptions too).
+ * (so changed permissions apply to running subscriptions too). With read replicas, the first
+ * result and every poll read from a usable replica (or, with none, the primary).
  */
 import { ApiError, type Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
@@ -50,7 +51,8 @@ export class LiveQueryManager {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
     const prepare = this.ctx.config.usePreparedStatements !== false;
-    const first = await this.ctx.db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
+    const db = this.ctx.replicas?.reads(undefined) ?? this.ctx.db;
+    const first = await db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
     if (cancelled()) return () => {};
     const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
     const hash = resultHash(body);
@@ -67,7 +69,7 @@ export class LiveQueryManager {
     }
     if (!poller) {
       const created: Poller = new Poller(statement, {
-        db: this.ctx.db,
+        db,
         timers: this.timers,
         batchSize: this.ctx.config.liveQueries.batchSize,
         intervalMs: this.ctx.config.liveQueries.refetchIntervalMs,

@@ -7,14 +7,15 @@
  * schema cache was swapped) stops too and hands its subscribers back to be planned again.
  */
 import { ApiError } from '../core/index.js';
-import type { Db } from '../execution/index.js';
+import type { ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues } from './multiplexedQuery.js';
 import { Cohort, resultHash, type Subscriber } from './cohort.js';
 import type { TimerHandle, Timers } from './timers.js';
 
 export interface PollerOptions {
-  db: Db;
+  /** The primary, or the read replicas (each poll on a usable one). */
+  db: Pick<ReadDb, 'query'>;
   timers: Timers;
   batchSize: number;
   intervalMs: number;

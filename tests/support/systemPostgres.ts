@@ -28,13 +28,13 @@ export function findSystemPostgres(): { bin: string; major: number } | undefined
   return found.length > 0 ? { bin: join(root, String(found[0]), 'bin'), major: found[0]! } : undefined;
 }
 
-function run(cmd: string, args: string[], asPostgres: boolean): void {
+export function run(cmd: string, args: string[], asPostgres: boolean): void {
   const r = asPostgres ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8' }) : spawnSync(cmd, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout || r.error?.message}`);
 }
 
-/** Initialises and starts a server in a temp folder (fsync off); `stop()` stops it and removes the folder. */
-export async function startSystemPostgres(): Promise<SystemPostgres> {
+/** Initialises and starts a server in a temp folder (fsync off; `settings` as extra `-c` flags); `stop()` stops it and removes the folder. */
+export async function startSystemPostgres(settings: readonly string[] = []): Promise<SystemPostgres & { dir: string; port: number; bin: string; asPostgres: boolean }> {
   const found = findSystemPostgres();
   if (!found) throw new Error('no PostgreSQL server package under /usr/lib/postgresql');
   const asPostgres = userInfo().uid === 0;
@@ -47,11 +47,15 @@ export async function startSystemPostgres(): Promise<SystemPostgres> {
   }
   const port = await freePort();
   run(join(found.bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8'], asPostgres);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const opts = [`-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, ...settings.map((x) => `-c ${x}`)].join(' ');
   run(join(found.bin, 'pg_ctl'), ['-D', data, '-o', opts, '-w', '-l', join(dir, 'log'), 'start'], asPostgres);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     major: found.major,
+    dir,
+    port,
+    bin: found.bin,
+    asPostgres,
     stop() {
       try {
         run(join(found.bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], asPostgres);

@@ -53,10 +53,11 @@ function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
   }
   if (pg) {
     if ((pg.kind ?? 'postgres') !== 'postgres') unsupported.push(`source "${pg.name}" is ${pg.kind}, not postgres`);
-    mapped.push(`sources["${pg.name}"] → tables/functions of the engine's database (its configuration is not used)`);
+    mapped.push(`sources["${pg.name}"] → tables/functions of the engine's database (of its configuration only read_replicas is used)`);
     out.tables = pg.tables ?? [];
     if (pg.functions?.length) out.functions = pg.functions;
     if (pg.customization !== undefined && pg.customization !== null) out.source_customization = pg.customization;
+    if (pg.configuration?.read_replicas?.length) out.read_replicas = pg.configuration.read_replicas;
     for (const k of Object.keys(pg)) {
       if (!['name', 'kind', 'tables', 'functions', 'configuration', 'customization'].includes(k)) unsupported.push(`sources["${pg.name}"].${k}: left out`);
     }
@@ -84,10 +85,11 @@ export function importHasuraMetadata(input: J): ImportResult {
 
 /** The v3 (`sources`) shape of a version-2 metadata document, as Hasura v2's export_metadata answers. */
 export function toV3(md: J): J {
-  const { version: _v, tables, functions, source_customization: customization, ...rest } = md;
+  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, ...rest } = md;
   const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
   if (functions?.length) source.functions = functions;
   source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: true } };
+  if (replicas?.length) source.configuration.read_replicas = replicas;
   if (customization !== undefined) source.customization = customization;
   return { version: 3, sources: [source], ...rest };
 }

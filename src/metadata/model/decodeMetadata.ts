@@ -15,6 +15,7 @@ import { decodeApiLimits } from './decodeApiLimits.js';
 import { decodeAction, decodeCustomTypes } from './decodeActions.js';
 import { duplicateValues } from '../../lib/index.js';
 import { decodeInheritedRole } from './decodeInheritedRoles.js';
+import { decodeReadReplicas } from './decodeReadReplicas.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -63,6 +64,8 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   if (inherited && inherited.length > 0) md.inherited_roles = inherited;
   const customization = optional(o, 'source_customization', path, decodeSourceCustomization);
   if (customization?.naming_convention) md.source_customization = customization;
+  const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
+  if (replicas && replicas.length > 0) md.read_replicas = replicas;
   return md;
 }
 

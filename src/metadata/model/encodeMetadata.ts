@@ -181,6 +181,7 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   nonEmpty(o, 'inherited_roles', md.inherited_roles?.map((r) => ({ role_name: r.role_name, role_set: [...r.role_set] })));
   const customization = encodeSourceCustomization(md.source_customization);
   if (customization) o.source_customization = customization;
+  nonEmpty(o, 'read_replicas', md.read_replicas);
   return o;
 }
 

@@ -23,6 +23,8 @@ export interface Metadata {
   inherited_roles?: InheritedRole[];
   /** Hasura v2's `sources[].customization` of the (one) source: its naming convention. */
   source_customization?: SourceCustomization;
+  /** Hasura v2's `read_replicas` of the default source: hot standbys that serve GraphQL reads. */
+  read_replicas?: ReadReplicaMetadata[];
 }
 
 /** `inherited_roles[i]`: a role whose permissions are those of the roles in `role_set`, combined. */
@@ -34,6 +36,13 @@ export interface InheritedRole {
 /** `customization` of a Hasura v2 source; absent `naming_convention` → the server's default. */
 export interface SourceCustomization {
   naming_convention?: NamingConvention;
+}
+
+/** One read replica as Hasura v2 writes it (other connection settings kept as given). */
+export interface ReadReplicaMetadata {
+  database_url: string | { from_env: string };
+  pool_settings?: { max_connections?: number; [key: string]: unknown };
+  [key: string]: unknown;
 }
 
 /** `graphql_schema_introspection`: the roles whose schema has no `__schema` / `__type`. */

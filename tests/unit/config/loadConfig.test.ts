@@ -146,3 +146,14 @@ test('body limit flags: defaults, flags and env twins, bad values refused', () =
   assert.throws(() => loadConfig(['--max-unauthenticated-body-size', '10'], {}), configError(/--max-unauthenticated-body-size/));
   assert.throws(() => loadConfig(['--ws-max-queued-messages', '0'], {}), configError(/--ws-max-queued-messages/));
 });
+
+test('read replicas: a comma list of postgres URLs, an item that does not parse named by position; max lag in seconds', () => {
+  const c = loadConfig(['--read-replica-urls', 'postgres://a:1/x, postgresql://b/x', '--read-replica-max-lag', '0.5'], {});
+  assert.deepEqual(c.readReplicaUrls, ['postgres://a:1/x', 'postgresql://b/x']);
+  assert.equal(c.readReplicaMaxLagMs, 500);
+  assert.equal(defaultConfig().readReplicaUrls, undefined);
+  assert.equal(defaultConfig().readReplicaMaxLagMs, 5000);
+  assert.equal(loadConfig([], { SVC_GRAPHQL_READ_REPLICA_URLS: 'postgres://r/db' }).readReplicaUrls?.[0], 'postgres://r/db');
+  assert.throws(() => loadConfig(['--read-replica-urls', 'postgres://a/x,mysql://secret@b/x'], {}), configError(/^--read-replica-urls \(URL 2 of 2\): expected a postgres:\/\/ or postgresql:\/\/ URL, got a value starting with "mysql:\/\/sec"$/));
+  assert.throws(() => loadConfig(['--read-replica-max-lag', 'soon'], {}), configError(/^--read-replica-max-lag: expected a number of seconds/));
+});

@@ -1,0 +1,259 @@
+/**
+ * Reads spread over Postgres hot standbys (streaming replicas), aware of their lag.
+ *
+ * Each replica has its own pool, plus one connection that measures it in the background every
+ * `checkIntervalMs`: `pg_is_in_recovery()` and `pg_last_wal_replay_lsn()`, compared with the
+ * primary's insert position sampled in the same tick (walPosition.ts). A replica is usable when it
+ * answered its last check, is still a standby, and lags at most `maxLagMs`; reads go round-robin
+ * over the usable ones. With none usable, reads go to the primary (a log line when that starts and
+ * when it ends; `fallbacks` counts the reads).
+ *
+ * Read your writes without state on the engine: `commitLsn()` (after a mutation committed) is the
+ * primary's insert position, at or past the commit record; a read given that position goes to a
+ * replica whose measured replay position has reached it, else to the primary.
+ *
+ * A read that fails on a replica because the server went away (connection lost or refused, shut
+ * down, a recovery conflict) marks the replica down until its next good check and runs again on the
+ * next usable replica, then on the primary: the client never sees that failure.
+ */
+import type { ApiError } from '../core/index.js';
+import { createDb } from './createDb.js';
+import type { Db } from './db.js';
+import { connectionTarget } from './connectionFailure.js';
+import { formatLsn, parseLsn, PrimaryHistory } from './walPosition.js';
+
+/** Where a read may go: anywhere usable (undefined), a server that has replayed this LSN, or the primary. */
+export type ReadAfter = bigint | 'primary' | undefined;
+
+/** The part of a `Db` a GraphQL read uses. */
+export type ReadDb = Pick<Db, 'query' | 'queryJsonText' | 'queryJsonFramed' | 'transaction'>;
+
+export interface ReplicaSpec {
+  url: string;
+  poolSize: number;
+}
+
+export interface ReadReplicasOptions {
+  maxLagMs: number;
+  checkIntervalMs: number;
+  /** Told when a replica becomes usable or unusable, and when reads start or stop falling back to the primary. */
+  onChange?: (event: { replica?: string; usable: boolean; reason?: string }) => void;
+}
+
+export interface ReplicaStatus {
+  /** `host:port/database` (never the password). */
+  name: string;
+  usable: boolean;
+  /** Lag at the last check, ms (null: not measured). */
+  lagMs: number | null;
+  /** Why it is not usable. */
+  reason?: string;
+  /** Reads it served. */
+  reads: number;
+}
+
+interface Replica {
+  name: string;
+  db: Db;
+  probe: Db;
+  up: boolean;
+  reason?: string;
+  lagMs?: number;
+  replay?: bigint;
+  reads: number;
+}
+
+/** Why a read fell back to the primary: no usable replica, none replayed the client's LSN, or the client asked for it. */
+export type FallbackReason = 'no_usable_replica' | 'not_replayed' | 'requested';
+
+const PRIMARY_LSN = 'SELECT pg_current_wal_insert_lsn()::text AS lsn';
+const REPLICA_STATE = 'SELECT pg_is_in_recovery() AS recovery, pg_last_wal_replay_lsn()::text AS replay';
+
+/** A name for a URL in logs and metrics: host:port/database. */
+export const replicaName = (url: string): string => {
+  const t = connectionTarget(url);
+  return `${t.address}/${t.database}`;
+};
+
+/** SQLSTATEs after which the same read may succeed elsewhere: connection (08), shut down (57P0x), recovery conflict (40001). */
+const LOST = /^(08|57P0)/;
+function serverLost(e: unknown): boolean {
+  const err = e as ApiError | undefined;
+  if (err?.code === 'database-error' && err.status === 500) return true; // no SQLSTATE: the connection itself failed
+  const internal = (err as { internal?: { error?: { status_code?: unknown } } } | undefined)?.internal;
+  const state = internal?.error?.status_code;
+  return typeof state === 'string' && (LOST.test(state) || state === '40001');
+}
+
+export class ReadReplicas {
+  private readonly replicas: Replica[];
+  private readonly history: PrimaryHistory;
+  private next = 0;
+  private timer?: NodeJS.Timeout;
+  private ticking?: Promise<void>;
+  private stopped = false;
+  private fallingBack = false;
+  /** Reads the primary served, by reason (for the metrics). */
+  readonly fallbacks: Record<FallbackReason, number> = { no_usable_replica: 0, not_replayed: 0, requested: 0 };
+  /** Reads retried elsewhere after their replica failed mid-request. */
+  retries = 0;
+
+  constructor(private readonly primary: Db, specs: readonly ReplicaSpec[], private readonly opts: ReadReplicasOptions) {
+    this.replicas = specs.map((s) => ({
+      name: replicaName(s.url),
+      db: createDb(s.url, s.poolSize, { connectionTimeoutMs: 5000, onError: () => undefined }),
+      probe: createDb(s.url, 1, { connectionTimeoutMs: Math.max(1000, opts.checkIntervalMs * 2), pipelineDepth: 1, onError: () => undefined }),
+      up: false,
+      reason: 'not checked yet',
+      reads: 0,
+    }));
+    this.history = new PrimaryHistory(opts.maxLagMs * 2 + opts.checkIntervalMs * 4);
+  }
+
+  /** Measures every replica once, then keeps measuring every `checkIntervalMs`. */
+  async start(): Promise<void> {
+    await this.check();
+    const loop = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.ticking = this.check().finally(loop);
+      }, this.opts.checkIntervalMs);
+      this.timer.unref();
+    };
+    loop();
+  }
+
+  /**
+   * The server a read with `after` would use now: a usable replica (round robin) or the primary.
+   * `count: false` (explain) leaves the round robin and the fallback counts as they are.
+   */
+  choose(after: ReadAfter, count = true): { name: string; db: Db; replica?: Replica } {
+    if (after === 'primary') {
+      if (count) this.fallbacks.requested++;
+      return { name: 'primary', db: this.primary };
+    }
+    let usable = false;
+    for (let i = 0; i < this.replicas.length; i++) {
+      const r = this.replicas[(this.next + i) % this.replicas.length]!;
+      if (!this.usable(r)) continue;
+      usable = true;
+      if (after !== undefined && (r.replay === undefined || r.replay < after)) continue;
+      if (count) this.next = (this.next + i + 1) % this.replicas.length;
+      return { name: r.name, db: r.db, replica: r };
+    }
+    if (count) this.fallbacks[usable ? 'not_replayed' : 'no_usable_replica']++;
+    return { name: 'primary', db: this.primary };
+  }
+
+  /** Runs `fn` on the chosen server; when a replica is lost mid-read, again on the next choice (the primary last). */
+  async read<T>(after: ReadAfter, fn: (db: ReadDb) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const { db, replica } = attempt < this.replicas.length ? this.choose(after) : { db: this.primary, replica: undefined };
+      if (!replica) return fn(db);
+      try {
+        const out = await fn(db);
+        replica.reads++;
+        return out;
+      } catch (e) {
+        if (!serverLost(e)) throw e;
+        this.retries++;
+        this.setUp(replica, false, `failed a read: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** A `ReadDb` whose every call runs through `read(after, …)`. */
+  reads(after: ReadAfter): ReadDb {
+    return {
+      query: (text, values, o) => this.read(after, (db) => db.query(text, values, o)),
+      queryJsonText: (text, values, o) => this.read(after, (db) => db.queryJsonText(text, values, o)),
+      queryJsonFramed: (text, values, frame, o) => this.read(after, (db) => db.queryJsonFramed(text, values, frame, o)),
+      transaction: (o, fn) => this.read(after, (db) => db.transaction(o, fn)),
+    };
+  }
+
+  /** The primary's insert position now, in text form: after a commit, the token a client sends back to read its writes. */
+  async commitLsn(): Promise<string> {
+    const r = await this.primary.query(PRIMARY_LSN);
+    return String(r.rows[0]!.lsn);
+  }
+
+  statuses(): ReplicaStatus[] {
+    return this.replicas.map((r) => ({
+      name: r.name,
+      usable: this.usable(r),
+      lagMs: r.lagMs ?? null,
+      ...(this.usable(r) ? {} : { reason: r.reason ?? `lag ${r.lagMs} ms is over the maximum ${this.opts.maxLagMs} ms` }),
+      reads: r.reads,
+    }));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.ticking?.catch(() => undefined);
+    await Promise.all(this.replicas.flatMap((r) => [r.db.close(), r.probe.close()]));
+  }
+
+  private usable(r: Replica): boolean {
+    return r.up && r.lagMs !== undefined && r.lagMs <= this.opts.maxLagMs;
+  }
+
+  private setUp(r: Replica, up: boolean, reason?: string): void {
+    const before = this.usable(r);
+    r.up = up;
+    r.reason = reason;
+    this.report(r, before);
+  }
+
+  /** Tells `onChange` when a replica's usability changed, and when falling back to the primary starts or ends. */
+  private report(r: Replica, before: boolean): void {
+    const now = this.usable(r);
+    if (now !== before) this.opts.onChange?.({ replica: r.name, usable: now, reason: now ? undefined : (r.reason ?? `lag ${r.lagMs} ms is over the maximum ${this.opts.maxLagMs} ms`) });
+    const none = !this.replicas.some((x) => this.usable(x));
+    if (none !== this.fallingBack) {
+      this.fallingBack = none;
+      this.opts.onChange?.({ usable: !none });
+    }
+  }
+
+  /** One measurement: the primary's position, then each replica's (in parallel, each bounded in time). */
+  private async check(): Promise<void> {
+    const now = Date.now();
+    try {
+      const lsn = parseLsn((await this.primary.query(PRIMARY_LSN)).rows[0]?.lsn);
+      if (lsn !== undefined) this.history.add(now, lsn);
+    } catch {
+      // The primary did not answer: the replicas keep their last measurements.
+    }
+    const limit = Math.max(1000, this.opts.checkIntervalMs * 2);
+    await Promise.all(this.replicas.map(async (r) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${limit} ms`)), limit);
+        });
+        const row = (await Promise.race([r.probe.query(REPLICA_STATE), timeout])).rows[0]!;
+        const before = this.usable(r);
+        const replay = parseLsn(row.replay);
+        if (row.recovery !== true || replay === undefined) {
+          r.up = false;
+          r.reason = 'not a standby any more (pg_is_in_recovery() is false)';
+        } else {
+          r.up = true;
+          r.reason = undefined;
+          r.replay = replay;
+          r.lagMs = this.history.lagMs(replay, Date.now());
+        }
+        this.report(r, before);
+      } catch (e) {
+        if (this.stopped) return;
+        this.setUp(r, false, `did not answer its check: ${(e as Error).message}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }));
+  }
+}
+
+export { formatLsn, parseLsn };
