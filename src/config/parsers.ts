@@ -73,6 +73,20 @@ export const httpUrl: Parser<string> = (raw, name) => {
   return raw.trim();
 };
 
+export const redisUrl: Parser<string> = (raw, name) => {
+  const v = raw.trim();
+  let ok = false;
+  try {
+    const u = new URL(v);
+    ok = u.protocol === 'redis:' || u.protocol === 'rediss:';
+  } catch {
+    ok = false;
+  }
+  // The URL may carry a password: only its scheme is shown.
+  if (!ok) throw new ConfigError(`${name}: expected a redis:// or rediss:// URL, got a value starting with ${show(v.slice(0, 8))}`);
+  return v;
+};
+
 export const postgresUrl: Parser<string> = (raw, name) => {
   const v = raw.trim();
   let ok = false;
