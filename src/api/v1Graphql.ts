@@ -17,7 +17,7 @@ import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } f
 import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
 
 /** The request's headers as single strings (for actions that forward client headers). */
-function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+export function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;

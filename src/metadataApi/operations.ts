@@ -41,6 +41,7 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
+import { create_rest_endpoint, drop_rest_endpoint } from './ops/restEndpoints.js';
 import { set_api_limits, remove_api_limits, set_graphql_schema_introspection_options } from './ops/apiLimits.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import {
@@ -99,6 +100,8 @@ export const OP_TYPES = [
   'add_collection_to_allowlist',
   'drop_collection_from_allowlist',
   'set_api_limits',
+  'create_rest_endpoint',
+  'drop_rest_endpoint',
   'remove_api_limits',
   'set_graphql_schema_introspection_options',
   'create_event_trigger',
@@ -167,6 +170,8 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
   set_api_limits,
+  create_rest_endpoint,
+  drop_rest_endpoint,
   remove_api_limits,
   set_graphql_schema_introspection_options,
   create_event_trigger,
