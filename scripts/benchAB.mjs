@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run bench:ab -- --b SVC_GRAPHQL_HTTP_FAST_PATH=false [--shapes a_by_pk,e_large_1000] [--pairs 3]
- *   [--warmup 3] [--duration 8] [--conns 32] [--pool 8]`
+ *   [--warmup 3] [--duration 8] [--conns 32] [--pool 8]`, or `--cached <ttl>` (engine B's requests
+ *   carry `@cached(ttl: <ttl>)`: a cached query against the same query uncached, both engines on defaults)
  *
  * A/B of one engine setting on the shared bench dataset: engine A (defaults) and engine B (defaults
  * plus the `--b` variables, several allowed) run side by side on the bench Postgres
@@ -31,12 +32,13 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '8' },
     conns: { type: 'string', default: '32' },
     pool: { type: 'string', default: '8' },
+    cached: { type: 'string' },
   },
 });
 const SECRET = 'bench-admin-secret';
 const DB_URL = 'postgres://postgres@127.0.0.1:55432/bench';
 const bVars = Object.fromEntries(args.b.map((kv) => { const i = kv.indexOf('='); return [kv.slice(0, i), kv.slice(i + 1)]; }));
-if (Object.keys(bVars).length === 0) throw new Error('--b NAME=VALUE is required (the setting engine B runs with)');
+if (Object.keys(bVars).length === 0 && args.cached === undefined) throw new Error('--b NAME=VALUE (the setting engine B runs with) or --cached <ttl> is required');
 for (const tool of ['wrk', 'psql']) {
   try { execFileSync('which', [tool], { stdio: 'ignore' }); } catch { console.error(`benchAB: ${tool} is not installed`); process.exit(2); }
 }
@@ -68,9 +70,10 @@ const cpuSeconds = (pid) => {
 };
 
 function wrk(port, shape, seconds, out) {
-  const query = readFileSync(join(bench, 'queries', `${shape}.hasura.graphql`), 'utf8');
+  let query = readFileSync(join(bench, 'queries', `${shape}.hasura.graphql`), 'utf8');
+  if (args.cached !== undefined && port === 18632) query = query.replace('{', `@cached(ttl: ${Number(args.cached)}) {`);
   const variables = JSON.parse(readFileSync(join(bench, 'queries', `${shape}.variables.json`), 'utf8'));
-  const body = join(root, '.tmp/bench', `ab-${shape}.json`);
+  const body = join(root, '.tmp/bench', `ab-${shape}-${port}.json`);
   writeFileSync(body, JSON.stringify({ query, variables }));
   execFileSync('wrk', ['-t1', `-c${args.conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(bench, 'load/post.lua'), `http://127.0.0.1:${port}/v1/graphql`], {
     env: { ...process.env, BENCH_BODY_FILE: body, BENCH_WRK_JSON: out, BENCH_ADMIN_SECRET: SECRET, BENCH_GQL_ERRORS: shape.startsWith('m_') ? '1' : '' },
@@ -113,7 +116,7 @@ try {
     const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
     rows.push(`| ${shape} | ${med(runs.A.map((r) => r.rps)).toFixed(0)} | ${med(runs.B.map((r) => r.rps)).toFixed(0)} | **${med(ratios).toFixed(2)}** [${ratios[0].toFixed(2)}–${ratios.at(-1).toFixed(2)}] | ${med(runs.A.map((r) => r.cpu_ms_per_req)).toFixed(3)} / ${med(runs.B.map((r) => r.cpu_ms_per_req)).toFixed(3)} |`);
   }
-  console.log(`B = defaults + ${args.b.join(' ')}; ${args.pairs} interleaved pairs, ${args.warmup} s warm-up + ${args.duration} s, wrk -c${args.conns}, pool ${args.pool}; raw: ${raw}\n`);
+  console.log(`B = defaults + ${args.cached !== undefined ? `@cached(ttl: ${args.cached}) on every request` : args.b.join(' ')}; ${args.pairs} interleaved pairs, ${args.warmup} s warm-up + ${args.duration} s, wrk -c${args.conns}, pool ${args.pool}; raw: ${raw}\n`);
   console.log('| shape | A req/s | B req/s | B / A (median [range]) | engine CPU ms/req A / B |');
   console.log('|---|---:|---:|---:|---:|');
   for (const r of rows) console.log(r);

@@ -79,6 +79,8 @@ export const ARGS = {
   drop_collection_from_allowlist: '`collection`',
   set_api_limits: '`disabled?`, `depth_limit?`, `node_limit?`, `batch_limit?` (each `{global?, per_role?}`)',
   remove_api_limits: '`{}`',
+  create_rest_endpoint: '`name`, `url` (segments, `:var` captures a variable), `methods` (GET, POST, PUT, PATCH, DELETE), `definition: {query: {collection_name, query_name}}`, `comment?`',
+  drop_rest_endpoint: '`name`',
   set_graphql_schema_introspection_options: '`disabled_for_roles` (a list of roles whose query root has no `__schema`/`__type`)',
   add_inherited_role: '`role_name`, `role_set` (roles whose permissions it combines; see docs/roles.md)',
   drop_inherited_role: '`role_name`',

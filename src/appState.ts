@@ -10,6 +10,7 @@ import type { Db, ReadReplicas } from './execution/index.js';
 import type { SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
+import type { ResponseCache } from './responseCache/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';
 import { RELAY_SCHEMA_PARTS, TABLE_SCHEMA_PARTS, type SchemaParts } from './graphql/index.js';
 import { RELAY_PLANNERS, TABLE_PLANNERS, type RootFieldPlanners } from './planner/index.js';
@@ -83,6 +84,8 @@ export interface EngineContext {
   metrics?: EngineMetrics;
   /** The web console at /console (--enable-console; by default on with the embedded Postgres only). */
   consoleEnabled?: boolean;
+  /** The `@cached` response cache (in memory, or Redis with --redis-url). */
+  responseCache?: ResponseCache;
 }
 
 /**

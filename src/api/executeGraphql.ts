@@ -19,6 +19,8 @@ import { resolveParams, type Param } from '../sql/index.js';
 import { EXECUTORS } from './executors.js';
 import type { QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
 import { mutationByGet } from './graphqlOverHttp.js';
+import { cacheable, cachedAnswer } from './cachedResponse.js';
+import type { ResponseCache } from '../responseCache/index.js';
 
 export type { RequestExtras } from './executorTypes.js';
 
@@ -102,34 +104,47 @@ export async function executeGraphql(
     if (compiled.kind === 'subscription' && transport === 'http') {
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
     }
-    const prepare = ctx.config.usePreparedStatements !== false;
     // Queries read from a replica when there are any (no cost without: one property read).
     const db: ReadDb = ctx.replicas === undefined || compiled.kind !== 'query' ? ctx.db : ctx.replicas.reads(opts.readAfter);
-    const one = transport === 'http' ? oneStatement(compiled) : null;
-    if (one) {
-      const params = resolveParams(one.params, variables, session);
-      phase.inDb = true;
-      return { body: await db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200, kind: compiled.kind };
+    if (compiled.cached && transport === 'http' && ctx.responseCache && cacheable(compiled)) {
+      const cacheCtx = ctx as EngineContext & { responseCache: ResponseCache };
+      const api = parts === ENGINE_PARTS ? 'graphql' : 'relay';
+      return await cachedAnswer(cacheCtx, session, request, api, compiled.cached, compiled, variables, () => runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras));
     }
-    if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
-      const params = resolveParams(compiled.combined.params, variables, session);
-      phase.inDb = true;
-      const text = await db.queryJsonText(compiled.combined.text, params, { prepare });
-      return { body: `{"data":${text ?? 'null'}}`, status: 200, kind: compiled.kind };
-    }
-    const errors: unknown[] = [];
-    const responseHeaders: Record<string, string> = {};
-    const values = await runOperation(ctx, db, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras });
-    const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
-    const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200, kind: compiled.kind };
-    for (const _ in responseHeaders) {
-      result.headers = responseHeaders;
-      break;
-    }
-    return result;
+    return await runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras);
   } catch (e) {
     return errorResult(ctx, e, phase.inDb);
   }
+}
+
+/** Runs a compiled operation: one statement when it can, else each root field by its kind. */
+async function runCompiled(
+  ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
+  transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined,
+): Promise<GraphqlResult> {
+  const prepare = ctx.config.usePreparedStatements !== false;
+  const one = transport === 'http' ? oneStatement(compiled) : null;
+  if (one) {
+    const params = resolveParams(one.params, variables, session);
+    phase.inDb = true;
+    return { body: await db.queryJsonFramed(one.text, params, one.frame, { prepare }), status: 200, kind: compiled.kind };
+  }
+  if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) {
+    const params = resolveParams(compiled.combined.params, variables, session);
+    phase.inDb = true;
+    const text = await db.queryJsonText(compiled.combined.text, params, { prepare });
+    return { body: `{"data":${text ?? 'null'}}`, status: 200, kind: compiled.kind };
+  }
+  const errors: unknown[] = [];
+  const responseHeaders: Record<string, string> = {};
+  const values = await runOperation(ctx, db, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras });
+  const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
+  const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200, kind: compiled.kind };
+  for (const _ in responseHeaders) {
+    result.headers = responseHeaders;
+    break;
+  }
+  return result;
 }
 
 async function runOperation(

@@ -10,6 +10,8 @@ export { version } from './version.js';
 export { v1alpha1Config } from './v1alpha1Config.js';
 export { v1alpha1PgDump } from './v1alpha1PgDump.js';
 export { v1Graphql, v1beta1Relay } from './v1Graphql.js';
+export { restEndpoint } from './restEndpoint.js';
+export { swaggerJson } from './swaggerJson.js';
 // What runs each kind of root field (the one table) and the executors' contract.
 export { EXECUTORS, type Executors } from './executors.js';
 export type { ExecutorArgs, MutationFieldExecutor, OperationExecutor, QueryFieldsExecutor, RequestExtras } from './executorTypes.js';

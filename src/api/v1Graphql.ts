@@ -19,7 +19,7 @@ import { readAfterOf } from './readRouting.js';
 import type { ReadAfter } from '../execution/index.js';
 
 /** The request's headers as single strings (for actions that forward client headers). */
-function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+export function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;

@@ -73,19 +73,22 @@ export const httpUrl: Parser<string> = (raw, name) => {
   return raw.trim();
 };
 
-export const postgresUrl: Parser<string> = (raw, name) => {
+/** A URL of one of `schemes`; the value may carry a password, so an error shows only its first `shown` characters. */
+const schemeUrl = (schemes: readonly string[], what: string, shown: number): Parser<string> => (raw, name) => {
   const v = raw.trim();
   let ok = false;
   try {
-    const u = new URL(v);
-    ok = u.protocol === 'postgres:' || u.protocol === 'postgresql:';
+    ok = schemes.includes(new URL(v).protocol);
   } catch {
     ok = false;
   }
-  // The URL may carry a password: only its scheme is shown.
-  if (!ok) throw new ConfigError(`${name}: expected a postgres:// or postgresql:// URL, got a value starting with ${show(v.slice(0, 11))}`);
+  if (!ok) throw new ConfigError(`${name}: expected ${what}, got a value starting with ${show(v.slice(0, shown))}`);
   return v;
 };
+
+export const redisUrl: Parser<string> = schemeUrl(['redis:', 'rediss:'], 'a redis:// or rediss:// URL', 8);
+
+export const postgresUrl: Parser<string> = schemeUrl(['postgres:', 'postgresql:'], 'a postgres:// or postgresql:// URL', 11);
 
 /** A comma list of postgres:// URLs (read replicas); an item that does not parse is named by its position. */
 export const postgresUrlList: Parser<string[]> = (raw, name) => {

@@ -107,6 +107,12 @@ export interface ServerConfig {
   maxNonAdminJsonValues: number;
   /** Largest body read before the caller is known to be allowed (POST-mode webhook, WebSocket before connection_init, non-admin /v1/query and /v1/metadata). */
   maxUnauthenticatedBodySize: number;
+  /** Largest ttl (seconds) of `@cached(ttl:)`. */
+  cacheMaxEntryTtl: number;
+  /** Bytes held by the in-memory response cache (used when no Redis URL is set). */
+  cacheMemorySize: number;
+  /** Redis URL of the response cache; unset → the in-memory store. */
+  redisUrl?: string;
   /** Largest admin request body or WebSocket message, in bytes. */
   maxAdminBodySize: number;
   /** WebSocket messages received but not yet handled, per connection. */

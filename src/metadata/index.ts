@@ -90,6 +90,9 @@ export {
   duplicateQueryNames, assertQueryCollectionsValid,
 } from './model/decodeQueryCollection.js';
 export {
+  REST_METHODS, decodeRestEndpoint, parseUrlTemplate, restEndpointQuery, singleOperation, assertRestEndpointsValid, type UrlSegment,
+} from './model/decodeRestEndpoint.js';
+export {
   decodeCustomTypes, decodeActionDefinition, decodeAction, customTypesOf, actionsOf, customTypesDefinition,
 } from './model/decodeActions.js';
 export type {

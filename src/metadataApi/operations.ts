@@ -41,6 +41,7 @@ import {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
 } from './ops/queryCollections.js';
+import { create_rest_endpoint, drop_rest_endpoint } from './ops/restEndpoints.js';
 import { set_api_limits, remove_api_limits, set_graphql_schema_introspection_options } from './ops/apiLimits.js';
 import { add_inherited_role, drop_inherited_role } from './ops/inheritedRoles.js';
 import { update_source } from './ops/updateSource.js';
@@ -101,6 +102,8 @@ export const OP_TYPES = [
   'add_collection_to_allowlist',
   'drop_collection_from_allowlist',
   'set_api_limits',
+  'create_rest_endpoint',
+  'drop_rest_endpoint',
   'remove_api_limits',
   'set_graphql_schema_introspection_options',
   'add_inherited_role',
@@ -172,6 +175,8 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   add_collection_to_allowlist,
   drop_collection_from_allowlist,
   set_api_limits,
+  create_rest_endpoint,
+  drop_rest_endpoint,
   remove_api_limits,
   set_graphql_schema_introspection_options,
   add_inherited_role,

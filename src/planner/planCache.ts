@@ -10,7 +10,7 @@ import { Lru } from '../lib/index.js';
 import { compile, compileAggregate, compileSelect, sql, type Param, type SqlFragment } from '../sql/index.js';
 import {
   checkVariables, quickVariables, limitsForRole, normalizeOperation, parseQuery, prepareOperation,
-  type GraphqlRequest, type LimitDefaults, type NField, type PreparedOperation, type RoleSchema,
+  type CachedSpec, type GraphqlRequest, type LimitDefaults, type NField, type PreparedOperation, type RoleSchema,
 } from '../graphql/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import type { RuntimeCheck } from './context.js';
@@ -36,6 +36,8 @@ export interface CompiledOperation {
   checks: RuntimeCheck[];
   /** A document with only the introspection root fields, for graphql-js `execute`. */
   introspection?: DocumentNode;
+  /** The query's `@cached` (absent without one: the request path then never looks at the cache). */
+  cached?: CachedSpec;
 }
 
 interface DocEntry {
@@ -89,6 +91,7 @@ export function getCompiledOperation(req: PlanRequest): { compiled: CompiledOper
     const plan = planOperation(op, { cache: req.cache, role: roleSchema.role, stringifyNumericTypes: req.stringifyNumericTypes, planners: req.planners, backendOnly: roleSchema.backendOnly });
     plan.staticVars.forEach((v) => entry!.baked.add(v));
     compiled = compileOperation(plan, op.operation, entry.prepared.fragments);
+    if (entry.prepared.cached) compiled.cached = entry.prepared.cached;
     entry.plans.set(variableSignature(declared, coerced.values, entry.baked), compiled);
   }
   runChecks(compiled.checks, values);

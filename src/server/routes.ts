@@ -7,7 +7,7 @@ import type { EnabledApi } from '../config/index.js';
 import type { Handler, WsHandler } from '../api/index.js';
 
 export interface RouteSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path; a path ending in `/*` also matches everything below it (the console's files). */
   path: string;
   /** Export name in api/index.ts. */
@@ -33,6 +33,9 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1alpha1/graphql', handler: 'v1Graphql', api: 'graphql' },
   // The Relay API (beta): its own schema per role, the same pipeline.
   { method: 'POST', path: '/v1beta1/relay', handler: 'v1beta1Relay', api: 'graphql' },
+  // REST endpoints (stored queries at URL templates) and their OpenAPI document.
+  ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method): RouteSpec => ({ method, path: '/api/rest/*', handler: 'restEndpoint', api: 'graphql' })),
+  { method: 'GET', path: '/api/swagger/json', handler: 'swaggerJson', api: 'metadata' },
   { method: 'POST', path: '/v1/graphql/explain', handler: 'v1GraphqlExplain', api: 'metadata' },
   { method: 'GET', path: '/v1alpha1/config', handler: 'v1alpha1Config', api: 'config' },
   { method: 'POST', path: '/v1alpha1/pg_dump', handler: 'v1alpha1PgDump', api: 'pgdump' },

@@ -27,6 +27,7 @@ import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCat
 import { createAppState } from '../appState.js';
 import { syncEventTriggers } from '../events/index.js';
 import { EngineMetrics } from '../metrics/index.js';
+import { MemoryStore, RedisStore, ResponseCache } from '../responseCache/index.js';
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
@@ -141,7 +142,9 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
-    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
+    const responseCache = await createResponseCache(config, logger);
+    undo.push(() => responseCache.close());
+    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache };
     if (replicas) ctx.replicas = replicas;
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     const onLocalSchemaChange = options.onLocalSchemaChange;
@@ -213,6 +216,13 @@ function engineMetrics(ctx: EngineContext): EngineMetrics {
       { labels: { state: 'waiting' }, value: p.waiting },
     ];
   }, ['state']);
+  const cache = ctx.responseCache;
+  if (cache) {
+    m.registerCounterReading('svc_cache_request_count', 'Requests of @cached queries, by outcome (hit: answered from the cache)', () => [
+      { labels: { status: 'hit' }, value: cache.stats().hits },
+      { labels: { status: 'miss' }, value: cache.stats().misses },
+    ], ['status']);
+  }
   m.registerGauge('svc_websocket_connections', 'Open GraphQL WebSocket connections', () => liveQueryStats(ctx).connections);
   m.registerGauge('svc_live_query_cohorts', 'Live-query cohorts being polled', () => liveQueryStats(ctx).cohorts);
   m.registerGauge('svc_live_query_subscribers', 'Live-query subscribers', () => liveQueryStats(ctx).subscribers);
@@ -228,4 +238,23 @@ function engineMetrics(ctx: EngineContext): EngineMetrics {
     return rebuild();
   };
   return m;
+}
+
+/** The `@cached` store: Redis when --redis-url is set (unreachable → the engine does not start), else memory. */
+async function createResponseCache(config: ServerConfig, logger: Logger): Promise<ResponseCache> {
+  if (!config.redisUrl) return new ResponseCache(new MemoryStore(config.cacheMemorySize), config.cacheMaxEntryTtl);
+  let last = 0;
+  const onError = (err: unknown) => {
+    // While Redis is down every cached request fails the same way: log once per 10 s.
+    if (Date.now() - last < 10_000) return;
+    last = Date.now();
+    logger.warn({ type: 'response-cache', err }, 'Redis response cache unavailable; @cached queries run uncached');
+  };
+  let store: RedisStore;
+  try {
+    store = await RedisStore.connect(config.redisUrl, onError);
+  } catch (e) {
+    throw new Error(`cannot connect to the Redis response cache (--redis-url): ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return new ResponseCache(store, config.cacheMaxEntryTtl, onError);
 }

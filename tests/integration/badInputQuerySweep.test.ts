@@ -59,6 +59,8 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   drop_collection_from_allowlist: { collection: 'c1' },
   set_api_limits: { disabled: false, depth_limit: { global: 5, per_role: { user: 3 } }, node_limit: { global: 50 } },
   remove_api_limits: {},
+  create_rest_endpoint: { name: 'r1', url: 'authors/:id', methods: ['GET'], definition: { query: { collection_name: 'c1', query_name: 'q' } }, comment: 'c' },
+  drop_rest_endpoint: { name: 'r1' },
   set_graphql_schema_introspection_options: { disabled_for_roles: ['user'] },
   add_inherited_role: { role_name: 'both', role_set: ['user'] },
   drop_inherited_role: { role_name: 'both' },

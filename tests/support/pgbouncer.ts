@@ -15,6 +15,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
+import { waitPort } from './waitPort.js';
 import { join } from 'node:path';
 
 export const PGBOUNCER = process.env.SVC_PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
@@ -35,23 +36,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-async function waitPort(port: number, child: ChildProcess, ms: number, log: () => string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${log().slice(-1500)}`);
-    const ok = await new Promise<boolean>((r) => {
-      const c = net.connect(port, '127.0.0.1', () => {
-        c.destroy();
-        r(true);
-      });
-      c.once('error', () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`pgbouncer not listening on ${port} after ${ms} ms: ${log().slice(-1500)}`);
 }
 
 export interface PgbouncerOptions {
@@ -117,7 +101,7 @@ export async function startPgbouncer(o: PgbouncerOptions): Promise<Pgbouncer> {
     };
     c.stdout!.on('data', onData);
     c.stderr!.on('data', onData);
-    await waitPort(port, c, 10_000, () => out);
+    await waitPort(port, c, 10_000, () => out, 'pgbouncer');
   };
   const kill = async () => {
     const c = child;

@@ -12,6 +12,7 @@ import { duplicates, showName, showNames, showNamedTy, vf } from './messages.js'
 import { measureOperation } from './documentCost.js';
 import { checkOperationCost, HARD_BOUNDS, type RoleLimits } from './operationLimits.js';
 import { walkSelectionSet } from './selectionSet.js';
+import { cachedSpecOf, type CachedSpec } from './cachedDirective.js';
 import type { DeclaredVariable, NormalizedOperation, OperationKind } from './types.js';
 import { coerceVariables, declaredVariables, type CoercedVariables } from './variables.js';
 
@@ -31,6 +32,8 @@ export interface PreparedOperation {
   kind: OperationKind;
   rootType: GraphQLObjectType;
   declared: DeclaredVariable[];
+  /** The operation's `@cached` (queries only). */
+  cached?: CachedSpec;
 }
 
 /** graphql-js 16 says "more that N tokens" (sic); accept both spellings. */
@@ -91,7 +94,12 @@ export function prepareOperation(
   const fragments = doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
   checkOperationCost(measureOperation(operation, fragments), limits);
   const declared = declaredVariables(rs.schema, operation.variableDefinitions ?? []);
-  return { document: doc, operation, fragments, kind, rootType, declared };
+  const prepared: PreparedOperation = { document: doc, operation, fragments, kind, rootType, declared };
+  if (operation.directives && operation.directives.length > 0) {
+    const cached = cachedSpecOf(operation);
+    if (cached) prepared.cached = cached;
+  }
+  return prepared;
 }
 
 /** Checks the fragment definitions (duplicates, directives, type conditions). */

@@ -8,7 +8,8 @@
  * `boolExp`...) and returns field entries whose `extensions.svc` tags a planner understands.
  * Under the `graphql-default` naming convention the built schema is renamed once (graphqlCase.ts).
  */
-import { GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfig } from 'graphql';
+import { GraphQLObjectType, GraphQLSchema, specifiedDirectives, type GraphQLFieldConfig } from 'graphql';
+import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
 import type { SchemaCache } from '../../metadata/index.js';
 import { SchemaContext, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
@@ -62,6 +63,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     mutation: mutationRoot,
     subscription: subscriptionRoot,
     types: ctx.allTypes(),
+    directives: [...specifiedDirectives, CACHED_DIRECTIVE],
     // An empty query_root is legal here (Hasura answers it); skip graphql-js's schema checks.
     assumeValid: true,
   });

@@ -15,7 +15,7 @@ export interface ImportResult {
 }
 
 /** Version-3 top-level sections with no equivalent here. */
-const V3_ONLY = ['rest_endpoints', 'network', 'metrics_config', 'backend_configs', 'opentelemetry'];
+const V3_ONLY = ['network', 'metrics_config', 'backend_configs', 'opentelemetry'];
 
 const HASURA_VAR = /^x-hasura-/i;
 

@@ -8,6 +8,7 @@ import { decodeIntrospectionOptions } from './decodeIntrospectionOptions.js';
 import { decodeSourceCustomization } from './decodeSourceCustomization.js';
 import { ApiError, displayName, parseQualifiedName, qualifiedKey } from '../../core/index.js';
 import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js';
+import { decodeRestEndpoint } from './decodeRestEndpoint.js';
 import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
 import { asGraphqlQueryText, asStoredQueryText, decodeCollectionReq, decodeQueryCollection } from './decodeQueryCollection.js';
@@ -54,6 +55,8 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
     arrayOf((c, p) => decodeQueryCollection(c, p, opts.stored ? asStoredQueryText : asGraphqlQueryText)),
   );
   if (collections) md.query_collections = collections;
+  const restEndpoints = optional(o, 'rest_endpoints', path, arrayOf(decodeRestEndpoint));
+  if (restEndpoints) md.rest_endpoints = restEndpoints;
   const allowlist = optional(o, 'allowlist', path, arrayOf(decodeCollectionReq));
   if (allowlist) md.allowlist = allowlist;
   const apiLimits = optional(o, 'api_limits', path, decodeApiLimits);

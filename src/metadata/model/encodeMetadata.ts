@@ -171,6 +171,7 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   nonEmpty(o, 'remote_schemas', md.remote_schemas);
   nonEmpty(o, 'query_collections', md.query_collections);
   nonEmpty(o, 'allowlist', md.allowlist);
+  nonEmpty(o, 'rest_endpoints', md.rest_endpoints);
   if (md.custom_types !== undefined && md.custom_types !== null && !isEmptyCustomTypes(md.custom_types)) o.custom_types = md.custom_types;
   nonEmpty(o, 'actions', md.actions);
   nonEmpty(o, 'cron_triggers', md.cron_triggers);

@@ -11,6 +11,8 @@ export interface Metadata {
   functions?: FunctionMetadata[];
   remote_schemas?: unknown[];
   query_collections?: QueryCollection[];
+  /** Hasura v2's REST endpoints: URL templates over queries of the query collections. */
+  rest_endpoints?: RestEndpoint[];
   allowlist?: Array<{ collection: string }>;
   custom_types?: unknown;
   actions?: unknown[];
@@ -158,6 +160,17 @@ export interface FunctionMetadata {
 export interface QueryCollection {
   name: string;
   definition: { queries: Array<{ name: string; query: string }> };
+  comment?: string | null;
+}
+
+export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `rest_endpoints[i]` (Hasura v2): `url` relative to /api/rest/, `:name` segments capture variables. */
+export interface RestEndpoint {
+  name: string;
+  url: string;
+  methods: RestMethod[];
+  definition: { query: { collection_name: string; query_name: string } };
   comment?: string | null;
 }
 

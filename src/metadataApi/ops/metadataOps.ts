@@ -6,7 +6,7 @@
  * ones (validated first; the others stay), clear removes them.
  */
 import { ApiError, pathKey } from '../../core/index.js';
-import { arrayOf, assertInheritedRoles, assertNoDuplicates, assertQueryCollectionsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
+import { arrayOf, assertInheritedRoles, assertNoDuplicates, assertQueryCollectionsValid, assertRestEndpointsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
 import type { InconsistentObject } from '../../metadata/index.js';
 import { decodeCronTrigger, deleteCronTriggersInMetadata, encodeCronTrigger, listCronTriggers, upsertCronTrigger, type CronTriggerDef } from '../../scheduled/index.js';
 import { op, SUCCESS } from '../types.js';
@@ -54,6 +54,7 @@ export const replace_metadata = op({
     assertNoDuplicates(md);
     assertInheritedRoles(md);
     assertQueryCollectionsValid(md);
+    assertRestEndpointsValid(md);
     const built = await ctx.work.buildFor(md);
     if (built.inconsistent.length > 0 && !allow) {
       throw new ApiError('unexpected', 'cannot continue due to inconsistent metadata', {

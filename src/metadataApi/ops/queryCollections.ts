@@ -31,6 +31,10 @@ function collectionOf(md: Metadata, name: string, path: string): QueryCollection
   return c;
 }
 
+/** The endpoints that run a query of `collection` (of its query `query`, when given). */
+const endpointsUsing = (md: Metadata, collection: string, query?: string): string[] =>
+  (md.rest_endpoints ?? []).filter((e) => e.definition.query.collection_name === collection && (query === undefined || e.definition.query.query_name === query)).map((e) => e.name);
+
 const inAllowlist = (md: Metadata, name: string): boolean => (md.allowlist ?? []).some((a) => a.collection === name);
 
 export const create_query_collection = op({
@@ -69,6 +73,16 @@ export const drop_query_collection = op({
         });
       }
       md.allowlist = (md.allowlist ?? []).filter((a) => a.collection !== collection);
+    }
+    const users = endpointsUsing(md, collection);
+    if (users.length > 0) {
+      if (!cascade) {
+        throw new ApiError('dependency-error', `query collection with name ${quote(collection)} is used by the REST endpoints ${users.map(quote).join(', ')}; cannot proceed to drop`, {
+          path: '$.args.collection',
+        });
+      }
+      md.rest_endpoints = (md.rest_endpoints ?? []).filter((e) => !users.includes(e.name));
+      if (md.rest_endpoints.length === 0) delete md.rest_endpoints;
     }
     md.query_collections = (md.query_collections ?? []).filter((c) => c.name !== collection);
     await ctx.work.change(md);
@@ -111,6 +125,10 @@ export const drop_query_from_collection = op({
     const c = collectionOf(md, collection, '$.args');
     if (!c.definition.queries.some((q) => q.name === name)) {
       throw new ApiError('not-found', `query with name ${quote(name)} not found in collection ${quote(collection)}`, { path: '$.args' });
+    }
+    const users = endpointsUsing(md, collection, name);
+    if (users.length > 0) {
+      throw new ApiError('dependency-error', `query with name ${quote(name)} is used by the REST endpoints ${users.map(quote).join(', ')}; cannot proceed to drop`, { path: '$.args' });
     }
     c.definition.queries = c.definition.queries.filter((q) => q.name !== name);
     await ctx.work.change(md);

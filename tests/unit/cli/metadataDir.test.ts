@@ -66,14 +66,16 @@ test('Hasura imports: version 3 flattened, X-Hasura-* mapped with a report, unsu
       { name: 'default', kind: 'postgres', tables: [{ table: { schema: 'public', name: 'a' }, insert_permissions: [{ role: 'u', permission: { check: {}, set: { owner: 'X-Hasura-User-Id' }, columns: [] } }] }], configuration: {} },
       { name: 'other', kind: 'mssql', tables: [] },
     ],
-    rest_endpoints: [],
+    rest_endpoints: [{ name: 'r', url: 'r', methods: ['GET'], definition: { query: { collection_name: 'c', query_name: 'q' } } }],
+    network: {},
   });
   assert.equal(r.metadata.version, 2);
   assert.equal(r.metadata.tables[0].insert_permissions[0].permission.set.owner, 'x-svc-user-id');
   assert.ok(r.mapped.some((m) => m.includes('X-Hasura-User-Id → x-svc-user-id')));
   assert.ok(r.unsupported.some((u) => u.includes('source "other"')));
-  assert.ok(r.unsupported.some((u) => u.startsWith('rest_endpoints')));
-  assert.equal(r.metadata.rest_endpoints, undefined);
+  assert.ok(r.unsupported.some((u) => u.startsWith('network')));
+  assert.equal(r.metadata.network, undefined);
+  assert.equal(r.metadata.rest_endpoints[0].name, 'r', 'REST endpoints are kept');
 });
 
 test("the source's customization (naming convention): databases.yaml in a v3 directory, sources[0] in a v3 document, and back", () => {
