@@ -78,6 +78,11 @@ export interface EngineContext {
   metrics?: EngineMetrics;
   /** The web console at /console (--enable-console; by default on with the embedded Postgres only). */
   consoleEnabled?: boolean;
+  /**
+   * With --strict-schema-sync: resolves once the live schema cache is not older than the stored
+   * metadata version (the server awaits it before each API request); undefined otherwise.
+   */
+  catchUp?: () => Promise<void>;
 }
 
 /**

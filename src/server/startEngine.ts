@@ -139,6 +139,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await sync.ready;
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
+    if (config.strictSchemaSync) ctx.catchUp = () => sync.catchUp();
     const onLocalSchemaChange = options.onLocalSchemaChange;
     if (onLocalSchemaChange) {
       const install = state.install.bind(state);
