@@ -106,6 +106,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
   pollTimer?.unref();
   if (pollMs > 0) rebuild('start', true);
 
+  let listenerDown = false;
   const listener = options.listenUrl === undefined ? undefined : listenChannel(options.listenUrl, SCHEMA_UPDATE_CHANNEL, {
     retryMs: options.retryMs,
     maxRetryMs: options.maxRetryMs,
@@ -122,12 +123,19 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
       rebuild('notification', false);
     },
     onConnected(reconnected) {
-      if (reconnected) logger.info({ type: 'schema-sync' }, 'schema-update listener reconnected');
+      if (reconnected) logger.info({ type: 'schema-sync' }, 'LISTEN connection to Postgres restored');
+      listenerDown = false;
       // Catch up on changes committed while not listening (also between the first build and LISTEN).
       rebuild(reconnected ? 'reconnect' : 'start', true);
     },
     onError(err, retryInMs) {
-      if (!stopped) logger.warn({ type: 'schema-sync', err: err.message, retry_in_ms: retryInMs, polling: pollMs > 0 }, 'schema-update listener lost its connection');
+      if (stopped) return;
+      // One warning per outage; the failed reconnect attempts after it are debug lines.
+      logger[listenerDown ? 'debug' : 'warn'](
+        { type: 'schema-sync', err: err.message, retry_in_ms: retryInMs, polling: pollMs > 0 },
+        `LISTEN connection to Postgres lost (${err.message}); reconnecting in ${retryInMs} ms${pollMs > 0 ? ', polling meanwhile' : ''}`,
+      );
+      listenerDown = true;
     },
   });
 

@@ -102,10 +102,17 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     // One line naming the cause (refused, timed out, auth, no such database, TLS) instead of a generic error.
     await checkConnection(databaseUrl);
     let lastFailure = { message: '', at: 0 };
+    let lastIdleFailure = { message: '', at: 0 };
     const db = createDb(databaseUrl, config.pgConnections, {
       readBuffer: config.pgReadBuffer,
       pipelineDepth: config.pgPipelineDepth,
-      onError: (err) => logger.warn({ type: 'pg-pool', err }, 'idle Postgres connection failed'),
+      // A restarted Postgres ends every idle connection with the same error: one line per 10 s per cause.
+      onError: (err) => {
+        const now = Date.now();
+        if (err.message === lastIdleFailure.message && now - lastIdleFailure.at < 10_000) return;
+        lastIdleFailure = { message: err.message, at: now };
+        logger.warn({ type: 'pg-pool', err: err.message }, `idle Postgres connection failed (${err.message}); it is replaced on the next request`);
+      },
       // While the database is down every request fails the same way: log each cause once per 10 s.
       onConnectFailure: (message) => {
         const now = Date.now();
