@@ -44,6 +44,8 @@ export interface SchemaSyncOptions {
   pollMs?: number;
   /** Where to LISTEN (a session connection); undefined: no LISTEN, polling only. */
   listenUrl?: string;
+  /** Read the version with a prepared statement (the engine's --use-prepared-statements). */
+  prepare?: boolean;
   /** Reconnect delays of the listener (tests shorten them). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -145,7 +147,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
   const startCheck = (): Promise<void> =>
     (check = (async () => {
       try {
-        const stored = await currentResourceVersion(db);
+        const stored = await currentResourceVersion(db, options.prepare);
         for (let tries = 0; tries < 2 && stored > (state.resourceVersion ?? 0) && !stopped; tries++) {
           rebuild('request', false);
           await running;

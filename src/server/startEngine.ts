@@ -141,7 +141,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     undo.push(() => heartbeat.stop());
     // Other engines change metadata: poll the version row, and LISTEN for the wake-up on a session connection.
     const listenDatabaseUrl = config.listenDatabaseUrl ?? databaseUrl;
-    const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, ...options.schemaSync });
+    const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, prepare: config.usePreparedStatements, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
