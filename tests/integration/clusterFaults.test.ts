@@ -9,12 +9,10 @@
  * (PgBouncer restarted under two engines: pgbouncer.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { freePort } from '../../src/lib/index.js';
+import { spawnEngine } from '../support/engineProcess.js';
 import { eventually } from '../support/eventReceiver.js';
 import { startPgbouncer, type Pgbouncer } from '../support/pgbouncer.js';
 import { startSystemPostgres, type SystemPostgres } from '../support/systemPostgres.js';
@@ -89,27 +87,14 @@ test('Postgres restarted under three engines (two through PgBouncer, one direct)
 test('an engine SIGKILLed during a metadata change: the change never happened, the other engine goes on and logs it once', { timeout: 120_000 }, async (t) => {
   const db = await createTestDatabase('faultkill');
   const b = await loggedEngine({ databaseUrl: db.url, instanceHeartbeatTimeoutSeconds: 2 });
-  const port = await freePort();
-  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--server-port', String(port), '--server-host', '127.0.0.1', '--instance-heartbeat-timeout', '2'], {
-    env: { ...process.env, SVC_GRAPHQL_DATABASE_URL: db.url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const engineA = await spawnEngine(db.url, ['--instance-heartbeat-timeout', '2']);
+  const child = engineA.child;
   t.after(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    engineA.stop();
     await b.stop();
     await db.drop();
   });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('listening on')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`engine exited (${code}): ${out}`)));
-    setTimeout(() => reject(new Error(`engine did not start: ${out}`)), 60_000);
-  });
-  const q = (body: unknown) => fetch(`http://127.0.0.1:${port}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const q = engineA.query;
   // Committed before the kill: a tracked table with rows.
   assert.equal((await q({ type: 'bulk', args: [
     { type: 'run_sql', args: { sql: `CREATE TABLE kept (id int PRIMARY KEY); INSERT INTO kept VALUES (1), (2)` } },
