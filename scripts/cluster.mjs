@@ -13,7 +13,8 @@
  * they are installed when missing (apt-get install -y pgbouncer haproxy), otherwise that command is
  * printed. As root Postgres and PgBouncer run as the `postgres` user (they refuse root).
  * The engines (node dist/src/main.js serve, built first) get SVC_GRAPHQL_DATABASE_URL pointing at
- * PgBouncer and SVC_GRAPHQL_USE_PREPARED_STATEMENTS=false, and otherwise the caller's environment
+ * PgBouncer, SVC_GRAPHQL_USE_PREPARED_STATEMENTS=false, SVC_GRAPHQL_STRICT_SCHEMA_SYNC=true (unless set:
+ * a metadata change through one engine is seen by the next request on every engine), and otherwise the caller's environment
  * (admin secret, webhook variables, …). The first engine is started alone (it migrates the catalog),
  * then the other two.
  *
@@ -156,6 +157,8 @@ async function start() {
         ...process.env,
         SVC_GRAPHQL_DATABASE_URL: `postgres://postgres@127.0.0.1:${state.bouncerPort}/postgres`,
         SVC_GRAPHQL_USE_PREPARED_STATEMENTS: 'false',
+        // A change made through one engine is seen by the next request on any other (read-your-metadata).
+        SVC_GRAPHQL_STRICT_SCHEMA_SYNC: process.env.SVC_GRAPHQL_STRICT_SCHEMA_SYNC ?? 'true',
         SVC_GRAPHQL_SERVER_HOST: '127.0.0.1',
         SVC_GRAPHQL_SERVER_PORT: String(port),
       },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The conformance corpus's main run through the cluster (scripts/cluster.mjs: Postgres, PgBouncer in
-# transaction mode, three engines, HAProxy), with the same engine settings and baseline as the main
-# run against one engine in .ci/run (the gated groups start their own engines and are not run here).
+# transaction mode, three engines with --strict-schema-sync, HAProxy round-robin), with the same engine
+# settings as the main run against one engine in .ci/run. BASELINE_FILE holds the main run's ids (the
+# baseline without the gated groups, which start their own engines and are not run here).
 #   bash scripts/clusterConformance.sh BASELINE_FILE [RUNNER]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -86,6 +86,11 @@ export interface EngineContext {
   consoleEnabled?: boolean;
   /** The `@cached` response cache (in memory, or Redis with --redis-url). */
   responseCache?: ResponseCache;
+  /**
+   * With --strict-schema-sync: resolves once the live schema cache is not older than the stored
+   * metadata version (the server awaits it before each API request); undefined otherwise.
+   */
+  catchUp?: () => Promise<void>;
 }
 
 /**

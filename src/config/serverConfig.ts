@@ -79,6 +79,8 @@ export interface ServerConfig {
   instanceHeartbeatTimeoutSeconds: number;
   /** Poll interval of the metadata version in ms (default 1000; 0: LISTEN only). */
   schemaSyncIntervalMs: number;
+  /** Each API request first catches up with the stored metadata version (read-your-metadata across engines). */
+  strictSchemaSync: boolean;
   /** Session connection for LISTEN wake-ups; unset → the database URL. */
   listenDatabaseUrl?: string;
   /** Async actions: poll interval in ms; 0 disables the processor (default 1000). */

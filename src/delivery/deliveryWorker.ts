@@ -183,7 +183,9 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         if (payload !== o.instanceId) void pump();
       },
       onConnected: () => void pump(),
-      onError: (err, retryInMs) => log.warn({ err, retry_in_ms: retryInMs }, `${queue.name} listener lost; reconnecting`),
+      // Debug only: the schema sync LISTENs on the same URL and logs the loss once for the engine;
+      // this connection is only a wake-up (the poll goes on), and it reconnects by itself.
+      onError: (err, retryInMs) => log.debug({ err: err.message, retry_in_ms: retryInMs }, `${queue.name} listener lost; reconnecting`),
     });
   }
   void pump();

@@ -9,6 +9,11 @@
  * ignored; losing that connection costs nothing but latency (it reconnects, catching up on
  * reconnect). Rebuilds never overlap: requests arriving during one are coalesced into one more.
  * A failed poll (database or pooler down) logs one line until a poll succeeds again, which logs one.
+ *
+ * `catchUp()` is the read-your-metadata check a request may await before it is answered
+ * (`--strict-schema-sync`): it resolves once the live cache is at least as new as the version
+ * stored when it was called. One version read serves every caller that arrived before it started,
+ * so under load there is about one read per round trip, not one per request.
  */
 import type { Logger } from 'pino';
 import { listenChannel, type Db } from '../execution/index.js';
@@ -19,6 +24,8 @@ export interface SchemaSync {
   ready: Promise<void>;
   /** Rebuilds now if the stored version is newer than the live one (a hint from elsewhere, e.g. a sibling worker process). */
   wake(reason: string): void;
+  /** Resolves once the live cache is not older than the version stored now (rebuilding first if it is); never rejects. */
+  catchUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +44,8 @@ export interface SchemaSyncOptions {
   pollMs?: number;
   /** Where to LISTEN (a session connection); undefined: no LISTEN, polling only. */
   listenUrl?: string;
+  /** Read the version with a prepared statement (the engine's --use-prepared-statements). */
+  prepare?: boolean;
   /** Reconnect delays of the listener (tests shorten them). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -99,6 +108,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
   pollTimer?.unref();
   if (pollMs > 0) rebuild('start', true);
 
+  let listenerDown = false;
   const listener = options.listenUrl === undefined ? undefined : listenChannel(options.listenUrl, SCHEMA_UPDATE_CHANNEL, {
     retryMs: options.retryMs,
     maxRetryMs: options.maxRetryMs,
@@ -115,19 +125,48 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
       rebuild('notification', false);
     },
     onConnected(reconnected) {
-      if (reconnected) logger.info({ type: 'schema-sync' }, 'schema-update listener reconnected');
+      if (reconnected) logger.info({ type: 'schema-sync' }, 'LISTEN connection to Postgres restored');
+      listenerDown = false;
       // Catch up on changes committed while not listening (also between the first build and LISTEN).
       rebuild(reconnected ? 'reconnect' : 'start', true);
     },
     onError(err, retryInMs) {
-      if (!stopped) logger.warn({ type: 'schema-sync', err: err.message, retry_in_ms: retryInMs, polling: pollMs > 0 }, 'schema-update listener lost its connection');
+      if (stopped) return;
+      // One warning per outage; the failed reconnect attempts after it are debug lines.
+      logger[listenerDown ? 'debug' : 'warn'](
+        { type: 'schema-sync', err: err.message, retry_in_ms: retryInMs, polling: pollMs > 0 },
+        `LISTEN connection to Postgres lost (${err.message}); reconnecting in ${retryInMs} ms${pollMs > 0 ? ', polling meanwhile' : ''}`,
+      );
+      listenerDown = true;
     },
   });
+
+  // A check that started after the caller arrived: the running one serves only those who came before it.
+  let check: Promise<void> | undefined;
+  let nextCheck: Promise<void> | undefined;
+  const startCheck = (): Promise<void> =>
+    (check = (async () => {
+      try {
+        const stored = await currentResourceVersion(db, options.prepare);
+        for (let tries = 0; tries < 2 && stored > (state.resourceVersion ?? 0) && !stopped; tries++) {
+          rebuild('request', false);
+          await running;
+        }
+      } catch {
+        // The request's own statements meet the same failure; the poll logs it once.
+      }
+    })().finally(() => (check = undefined)));
+  const catchUp = (): Promise<void> =>
+    check === undefined ? startCheck() : (nextCheck ??= check.then(() => {
+      nextCheck = undefined;
+      return check ?? startCheck();
+    }));
 
   return {
     // With polling on, a LISTEN that cannot be had (e.g. through a pooler that refuses it) is not fatal.
     ready: listener === undefined || pollMs > 0 ? Promise.resolve() : listener.ready,
     wake: (reason) => rebuild(reason, true),
+    catchUp,
     async stop() {
       stopped = true;
       if (pollTimer) clearInterval(pollTimer);

@@ -69,7 +69,7 @@ function defaultKind(endpoint: string): string {
 /** Builds the listener for `ctx`, routing to the handlers exported by `api` (api/index.ts). */
 export function createEngineServer(ctx: EngineContext, api: Readonly<Record<string, unknown>>): EngineServer {
   const { config, logger, metrics } = ctx;
-  const routes = buildRouteTable(api, config.enabledApis);
+  const routes = buildRouteTable(api, config.enabledApis, ctx.catchUp);
   const wsHandlers = wsHandlersOf(api, config.enabledApis);
   const cors = corsPolicy(config.corsDomain, config.disableCors);
   let inFlight = 0;
@@ -225,7 +225,7 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       logger.info({ type: 'websocket', path, origin }, 'websocket handshake refused: origin not allowed');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    const upgrade = () => wss.handleUpgrade(req, socket, head, (ws) => {
       try {
         wsHandler(ws, req, ctx);
       } catch (err) {
@@ -233,6 +233,9 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
         ws.close(1011, 'internal error');
       }
     });
+    // --strict-schema-sync: the connection starts on a schema not older than the stored metadata.
+    if (ctx.catchUp === undefined) upgrade();
+    else void ctx.catchUp().then(upgrade);
   });
 
   return {

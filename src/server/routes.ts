@@ -63,15 +63,20 @@ export function lookupRoute(table: RouteTable, path: string): { route: string; m
   return undefined;
 }
 
-export function buildRouteTable(api: Readonly<Record<string, unknown>>, enabled: ReadonlySet<EnabledApi>): RouteTable {
+/**
+ * The table of the enabled routes. With `before`, the handlers of the API routes (those naming an
+ * `api`: GraphQL, metadata, config, pg_dump) await it first (--strict-schema-sync's catch-up); the
+ * others (health, version, metrics, console) never do.
+ */
+export function buildRouteTable(api: Readonly<Record<string, unknown>>, enabled: ReadonlySet<EnabledApi>, before?: () => Promise<void>): RouteTable {
   const table = new Map<string, Map<string, Handler>>();
   for (const r of ROUTES) {
-    const handler = api[r.handler];
+    const handler = api[r.handler] as Handler | undefined;
     if (typeof handler !== 'function') continue;
     if (r.api !== undefined && !enabled.has(r.api)) continue;
     let methods = table.get(r.path);
     if (!methods) table.set(r.path, (methods = new Map()));
-    methods.set(r.method, handler as Handler);
+    methods.set(r.method, before === undefined || r.api === undefined ? handler : (rc, ctx) => before().then(() => handler(rc, ctx)));
   }
   return table;
 }

@@ -105,10 +105,17 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     // One line naming the cause (refused, timed out, auth, no such database, TLS) instead of a generic error.
     await checkConnection(databaseUrl);
     let lastFailure = { message: '', at: 0 };
+    let lastIdleFailure = { message: '', at: 0 };
     const db = createDb(databaseUrl, config.pgConnections, {
       readBuffer: config.pgReadBuffer,
       pipelineDepth: config.pgPipelineDepth,
-      onError: (err) => logger.warn({ type: 'pg-pool', err }, 'idle Postgres connection failed'),
+      // A restarted Postgres ends every idle connection with the same error: one line per 10 s per cause.
+      onError: (err) => {
+        const now = Date.now();
+        if (err.message === lastIdleFailure.message && now - lastIdleFailure.at < 10_000) return;
+        lastIdleFailure = { message: err.message, at: now };
+        logger.warn({ type: 'pg-pool', err: err.message }, `idle Postgres connection failed (${err.message}); it is replaced on the next request`);
+      },
       // While the database is down every request fails the same way: log each cause once per 10 s.
       onConnectFailure: (message) => {
         const now = Date.now();
@@ -139,7 +146,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     undo.push(() => heartbeat.stop());
     // Other engines change metadata: poll the version row, and LISTEN for the wake-up on a session connection.
     const listenDatabaseUrl = config.listenDatabaseUrl ?? databaseUrl;
-    const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, ...options.schemaSync });
+    const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, prepare: config.usePreparedStatements, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
     const responseCache = await createResponseCache(config, logger);
@@ -147,6 +154,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache };
     if (replicas) ctx.replicas = replicas;
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
+    if (config.strictSchemaSync) ctx.catchUp = () => sync.catchUp();
     const onLocalSchemaChange = options.onLocalSchemaChange;
     if (onLocalSchemaChange) {
       const install = state.install.bind(state);

@@ -7,12 +7,10 @@
  * by another engine after the lease.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freePort } from '../../src/lib/index.js';
 import { createTestDatabase, startTestEngine, type TestEngine } from './harness.js';
+import { spawnEngine } from '../support/engineProcess.js';
 import { eventually, startEventReceiver, type EventReceiver } from '../support/eventReceiver.js';
 
 const TABLE = `CREATE TABLE item (id serial PRIMARY KEY, name text NOT NULL, n int NOT NULL DEFAULT 0 CHECK (n >= 0))`;
@@ -307,30 +305,16 @@ test('two engines on one database deliver every event exactly once', { timeout: 
 test('events claimed by a SIGKILLed engine are delivered by another engine once its heartbeat is stale', { timeout: 120_000 }, async (t) => {
   const rx = await startEventReceiver(() => ({ status: 200, hold: true }));
   const db = await createTestDatabase('eventskill');
-  const port = await freePort();
-  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--server-port', String(port), '--server-host', '127.0.0.1', '--instance-heartbeat-timeout', '2', '--events-fetch-interval', '100'], {
-    env: { ...process.env, SVC_GRAPHQL_DATABASE_URL: db.url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const engineA = await spawnEngine(db.url, ['--instance-heartbeat-timeout', '2', '--events-fetch-interval', '100']);
+  const child = engineA.child;
   let b: TestEngine | undefined;
   t.after(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    engineA.stop();
     await b?.stop();
     await rx.stop();
     await db.drop();
   });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('listening on')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`engine exited (${code}): ${out}`)));
-    setTimeout(() => reject(new Error(`engine did not start: ${out}`)), 60_000);
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const q = (body: unknown) => fetch(url + '/v1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+  const q = (body: unknown) => engineA.query(body).then((r) => r.json() as Promise<any>);
   await q({ type: 'run_sql', args: { sql: TABLE } });
   await q({ type: 'track_table', args: { schema: 'public', name: 'item' } });
   await q({ type: 'create_event_trigger', args: { name: 'item_all', table: 'item', insert: { columns: '*' }, webhook: rx.url, retry_conf: { timeout_sec: 3 } } });

@@ -1,7 +1,7 @@
 /**
  * Several engines on ONE database: metadata and schema changes made through one engine reach the
  * others (version-row polling, `svc_schema_update` LISTEN as a wake-up; no request to their
- * /v1/query), a lost listener connection is re-established and catches up, and engines starting together on an empty
+ * /v1/query; with --strict-schema-sync at the next request), a lost listener connection is re-established and catches up, and engines starting together on an empty
  * database create `hdb_catalog` once, under the catalog advisory lock.
  */
 import assert from 'node:assert/strict';
@@ -93,6 +93,28 @@ test('a column added by run_sql on engine A appears on engine B', async (t) => {
   await a.runSql(`ALTER TABLE article ADD COLUMN rating int NOT NULL DEFAULT 5`);
   const r = await eventually(() => b.graphql('{ article { id title rating } }'), hasData);
   assert.deepEqual(r.body, { data: { article: [{ id: 1, title: 'T1', rating: 5 }] } });
+});
+
+test('--strict-schema-sync: the next request on B sees a change made through A, with no poll and no LISTEN to tell it', async (t) => {
+  const url = await sharedDatabase(t);
+  // Polling off and no listener: only the per-request check can bring A and B up to date.
+  const deaf = { schemaSyncIntervalMs: 0, startOptions: { schemaSync: { listenUrl: undefined } } };
+  const a = await engineOn(t, url, { ...deaf, strictSchemaSync: true });
+  const b = await engineOn(t, url, { ...deaf, strictSchemaSync: true });
+  const c = await engineOn(t, url, { ...deaf, strictSchemaSync: false });
+  await a.runSql(`CREATE TABLE strict_note (id int PRIMARY KEY, body text); INSERT INTO strict_note VALUES (1, 'n1')`);
+  assert.equal((await a.query({ type: 'track_table', args: { table: 'strict_note' } })).status, 200);
+  // Many requests at once, all arriving after the change: every one is answered on the new schema.
+  const burst = await Promise.all(Array.from({ length: 40 }, () => b.graphql('{ strict_note { id body } }')));
+  assert.deepEqual(new Set(burst.map((r) => JSON.stringify(r.body))), new Set([JSON.stringify({ data: { strict_note: [{ id: 1, body: 'n1' }] } })]));
+  // A schema-only change (run_sql DDL) and a metadata request through B on what A just did.
+  await a.runSql(`ALTER TABLE strict_note ADD COLUMN stars int NOT NULL DEFAULT 4`);
+  assert.deepEqual((await b.graphql('{ strict_note { stars } }')).body, { data: { strict_note: [{ stars: 4 }] } });
+  const perm = await b.query({ type: 'create_select_permission', args: { table: 'strict_note', role: 'user', permission: { columns: ['id', 'stars'], filter: {} } } });
+  assert.equal(perm.status, 200, perm.text);
+  assert.deepEqual((await a.graphql('{ strict_note { id stars } }', undefined, { 'x-svc-role': 'user' })).body, { data: { strict_note: [{ id: 1, stars: 4 }] } });
+  // Without the switch the same engine stays on its old schema (eventually consistent, as Hasura).
+  assert.equal((await c.graphql('{ strict_note { id } }')).body.errors?.[0]?.extensions?.code, 'validation-failed');
 });
 
 test('after its listener connection is killed, engine B reconnects and catches up on missed changes', async (t) => {

@@ -8,11 +8,9 @@
  * hdb_cron_events), not minute-long waits.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { freePort } from '../../src/lib/index.js';
 import { createTestDatabase, startTestEngine, type TestEngine } from './harness.js';
+import { spawnEngine } from '../support/engineProcess.js';
 import { eventually, startEventReceiver } from '../support/eventReceiver.js';
 
 async function rows(e: TestEngine, text: string): Promise<string[][]> {
@@ -241,30 +239,16 @@ test('two engines deliver every scheduled event exactly once', { timeout: 90_000
 test('scheduled events claimed by a SIGKILLed engine are delivered by another engine once its heartbeat is stale, once', { timeout: 120_000 }, async (t) => {
   const rx = await startEventReceiver(() => ({ status: 200, hold: true }));
   const db = await createTestDatabase('schedkill');
-  const port = await freePort();
-  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--server-port', String(port), '--server-host', '127.0.0.1', '--instance-heartbeat-timeout', '2', '--events-fetch-interval', '100'], {
-    env: { ...process.env, SVC_GRAPHQL_DATABASE_URL: db.url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const engineA = await spawnEngine(db.url, ['--instance-heartbeat-timeout', '2', '--events-fetch-interval', '100']);
+  const child = engineA.child;
   let b: TestEngine | undefined;
   t.after(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    engineA.stop();
     await b?.stop();
     await rx.stop();
     await db.drop();
   });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('listening on')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`engine exited (${code}): ${out}`)));
-    setTimeout(() => reject(new Error(`engine did not start: ${out}`)), 60_000);
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const q = (body: unknown) => fetch(url + '/v1/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+  const q = (body: unknown) => engineA.query(body).then((r) => r.json() as Promise<any>);
   const created = await q({ type: 'bulk', args: Array.from({ length: 10 }, () => ({ type: 'create_scheduled_event', args: { webhook: rx.url, schedule_at: inSeconds(0.5), retry_conf: { num_retries: 0 } } })) });
   assert.equal(created.length, 10, JSON.stringify(created));
   await eventually(() => rx.deliveries.length, (n) => n === 10, 20_000, 'the first engine has all 10 in flight');

@@ -14,6 +14,8 @@ export interface SystemPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres (trust auth). */
   url: string;
   major: number;
+  /** `pg_ctl restart -m fast`: every connection is terminated, the server is back on the same port. */
+  restart(): void;
   stop(): void;
 }
 
@@ -56,6 +58,9 @@ export async function startSystemPostgres(settings: readonly string[] = []): Pro
     port,
     bin: found.bin,
     asPostgres,
+    restart() {
+      run(join(found.bin, 'pg_ctl'), ['-D', data, '-o', opts, '-m', 'fast', '-w', '-l', join(dir, 'log'), 'restart'], asPostgres);
+    },
     stop() {
       try {
         run(join(found.bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], asPostgres);

@@ -4,7 +4,9 @@
  * The delivery queues (delivery/queueSql.ts) treat a row as held only while its holder's heartbeat
  * is fresh, so a crashed engine's claims are taken over within the timeout, and a live engine keeps
  * its claims however long a webhook takes. Every statement is one autocommitted statement on a
- * pooled connection (nothing session-bound: works through a transaction pooler).
+ * pooled connection (nothing session-bound: works through a transaction pooler). The renewal also
+ * reads which other instances have gone silent for longer than the timeout: each engine logs one line
+ * per such instance (an engine that crashed or lost its database), once.
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -31,12 +33,28 @@ export interface Heartbeat {
  * removed at start.
  */
 export async function startHeartbeat(db: Db, instanceId: string, timeoutSeconds: number, logger: Logger): Promise<Heartbeat> {
-  const beat = () =>
-    db.query(
-      `INSERT INTO hdb_catalog.svc_instances (instance_id, hostname, pid) VALUES ($1, $2, $3)
-       ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = now()`,
-      [instanceId, hostname(), process.pid],
+  let reported = new Set<string>();
+  const beat = async () => {
+    const r = await db.query(
+      `WITH beat AS (
+         INSERT INTO hdb_catalog.svc_instances (instance_id, hostname, pid) VALUES ($1, $2, $3)
+         ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = now()
+       )
+       SELECT instance_id, hostname, pid, floor(extract(epoch FROM now() - heartbeat_at))::int AS silent_s
+       FROM hdb_catalog.svc_instances
+       WHERE instance_id <> $1 AND heartbeat_at < now() - make_interval(secs => $4)`,
+      [instanceId, hostname(), process.pid, timeoutSeconds],
     );
+    const silent = r.rows as Array<{ instance_id: string; hostname: string | null; pid: number | null; silent_s: number }>;
+    for (const i of silent) {
+      if (reported.has(i.instance_id)) continue;
+      logger.warn(
+        { type: 'heartbeat', instance_id: instanceId, silent_instance: i.instance_id, hostname: i.hostname, pid: i.pid, silent_s: i.silent_s },
+        `engine ${i.instance_id} (${i.hostname ?? '?'} pid ${i.pid ?? '?'}) has sent no heartbeat for ${i.silent_s} s: its deliveries are claimable by the other engines`,
+      );
+    }
+    reported = new Set(silent.map((i) => i.instance_id));
+  };
   await db.query(`DELETE FROM hdb_catalog.svc_instances WHERE heartbeat_at < now() - interval '1 day'`);
   await beat();
   let failing = false;

@@ -63,10 +63,14 @@ async function notifySchemaUpdate(c: DbClient, version: number, instanceId: stri
   ]);
 }
 
-/** The stored resource_version (0 when the row is missing). */
-export async function currentResourceVersion(c: DbClient): Promise<number> {
-  const r = await c.query('SELECT resource_version FROM hdb_catalog.hdb_metadata WHERE id = 1');
-  return r.rows.length === 0 ? 0 : Number((r.rows[0] as { resource_version: number }).resource_version);
+/**
+ * The stored resource_version (0 when the row is missing). With `prepare`, through the hot path's
+ * prepared-statement reader (the per-request check of --strict-schema-sync); never with prepared
+ * statements turned off (PgBouncer 1.18 does not manage them).
+ */
+export async function currentResourceVersion(c: DbClient, prepare = false): Promise<number> {
+  const text = await c.queryJsonText('SELECT resource_version::text FROM hdb_catalog.hdb_metadata WHERE id = 1', [], { prepare });
+  return text === null ? 0 : Number(text);
 }
 
 /** Takes the metadata lock for the rest of the caller's transaction. */
