@@ -26,7 +26,11 @@ export class Cohort {
   /** This cohort's variables as an element of the statement's `json[]` literal. */
   readonly varsElement: string;
 
-  constructor(readonly varsJson: string) {
+  /**
+   * Change-driven pollers: the change generation completed before this cohort's last query
+   * started (changeWatcher.ts); the cohort runs again once one of its tables changed later.
+   */
+  constructor(readonly varsJson: string, public seenGen = 0) {
     this.varsElement = varsElement(varsJson);
   }
 

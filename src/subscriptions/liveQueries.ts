@@ -13,6 +13,8 @@ import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
 import { resultHash, type Subscriber } from './cohort.js';
 import { Poller } from './poller.js';
+import { ChangeWatcher } from './changeWatcher.js';
+import { watchStatement } from './liveTriggers.js';
 import { Timers, type TimerHandle } from './timers.js';
 
 /** Hasura's keep-alive period for `graphql-ws` connections. */
@@ -27,6 +29,10 @@ export interface LiveQueryStats {
   timers: number;
   /** Multiplexed statements run by the current pollers. */
   polls: number;
+  /** Pollers refetching on change (the others poll every refetch interval). */
+  changeDriven: number;
+  /** Reads of the change counters. */
+  changeReads: number;
 }
 
 export class LiveQueryManager {
@@ -34,6 +40,7 @@ export class LiveQueryManager {
   private readonly pollers = new Map<string, Poller>();
   private readonly keepAlive = new Set<() => void>();
   private keepAliveTimer: TimerHandle | undefined;
+  private watcher: ChangeWatcher | undefined;
   connections = 0;
 
   constructor(private readonly ctx: EngineContext, private readonly onIdle: () => void) {}
@@ -50,50 +57,71 @@ export class LiveQueryManager {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
     const prepare = this.ctx.config.usePreparedStatements !== false;
-    const first = await this.ctx.db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
-    if (cancelled()) return () => {};
-    const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
-    const hash = resultHash(body);
-    if (sub.lastHash !== hash) {
-      sub.lastHash = hash;
-      sub.push(body);
+    const poller = this.pollerFor(statement, cache, prepare);
+    poller.hold();
+    try {
+      // The change triggers exist before the first query runs (liveTriggers.ts).
+      await poller.ready;
+      const gen = poller.generation();
+      const first = await this.ctx.db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
+      if (cancelled()) return () => {};
+      const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
+      const hash = resultHash(body);
+      if (sub.lastHash !== hash) {
+        sub.lastHash = hash;
+        sub.push(body);
+      }
+      const cohort = poller.cohort(varsJson, gen);
+      cohort.subscribers.add(sub);
+      poller.joined(cohort);
+      let stopped = false;
+      return () => {
+        if (stopped) return;
+        stopped = true;
+        cohort.subscribers.delete(sub);
+        poller.release(cohort);
+      };
+    } finally {
+      poller.unhold();
     }
+  }
 
-    let poller = this.pollers.get(statement);
-    if (poller && poller.cache !== cache) {
-      // planned against an older schema cache: its subscribers are re-planned at its next round
-      this.pollers.delete(statement);
-      poller = undefined;
-    }
-    if (!poller) {
-      const created: Poller = new Poller(statement, {
-        db: this.ctx.db,
-        timers: this.timers,
-        batchSize: this.ctx.config.liveQueries.batchSize,
-        intervalMs: this.ctx.config.liveQueries.refetchIntervalMs,
-        prepare,
-        errorBody: (e) => JSON.stringify({ data: null, errors: [(e as ApiError).toGraphqlError(this.ctx.config.devMode)] }),
-        isStale: () => this.ctx.state.current !== cache,
-        onEmpty: () => {
-          if (this.pollers.get(statement) === created) this.pollers.delete(statement);
-          this.checkIdle();
-        },
-        onStale: (subscribers) => {
-          for (const s of subscribers) s.replan();
-        },
-      }, cache);
-      this.pollers.set(statement, (poller = created));
-    }
-    const cohort = poller.cohort(varsJson);
-    cohort.subscribers.add(sub);
-    const owner = poller;
-    let stopped = false;
-    return () => {
-      if (stopped) return;
-      stopped = true;
-      cohort.subscribers.delete(sub);
-      owner.release(cohort);
-    };
+  /** The poller of `statement` planned on `cache`, created when missing. */
+  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean): Poller {
+    const existing = this.pollers.get(statement);
+    // planned against an older schema cache: its subscribers are re-planned at its next round
+    if (existing && existing.cache === cache) return existing;
+    const { db, config } = this.ctx;
+    const created: Poller = new Poller(statement, {
+      db,
+      timers: this.timers,
+      batchSize: config.liveQueries.batchSize,
+      intervalMs: config.liveQueries.refetchIntervalMs,
+      prepare,
+      watcher: this.changeWatcher(),
+      watch: () => watchStatement(db, statement, cache),
+      errorBody: (e) => JSON.stringify({ data: null, errors: [(e as ApiError).toGraphqlError(config.devMode)] }),
+      isStale: () => this.ctx.state.current !== cache,
+      onEmpty: () => {
+        if (this.pollers.get(statement) === created) this.pollers.delete(statement);
+        this.checkIdle();
+      },
+      onStale: (subscribers) => {
+        for (const s of subscribers) s.replan();
+      },
+    }, cache);
+    this.pollers.set(statement, created);
+    return created;
+  }
+
+  /** The change counters' watcher (change tracking on), created on first use. */
+  private changeWatcher(): ChangeWatcher | undefined {
+    const ms = this.ctx.config.liveQueries.changePollIntervalMs;
+    if (ms === 0) return undefined;
+    this.watcher ??= new ChangeWatcher(this.ctx.db, this.timers, ms, (err) =>
+      this.ctx.logger.warn({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
+    );
+    return this.watcher;
   }
 
   /** Registers a connection; `ka` (when given) is called every KEEP_ALIVE_MS. Returns its release. */
@@ -120,11 +148,15 @@ export class LiveQueryManager {
   }
 
   stats(): LiveQueryStats {
-    const s: LiveQueryStats = { connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0 };
+    const s: LiveQueryStats = {
+      connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, changeDriven: 0,
+      changeReads: this.watcher?.reads ?? 0,
+    };
     for (const p of this.pollers.values()) {
       s.cohorts += p.cohorts.size;
       s.subscribers += p.subscriberCount;
       s.polls += p.polls;
+      if (p.changeDriven) s.changeDriven++;
     }
     return s;
   }
@@ -150,7 +182,7 @@ export function liveQueriesFor(ctx: EngineContext): LiveQueryManager {
 
 /** Counts of live connections, pollers, cohorts, subscribers and timers (of one engine, or all). */
 export function liveQueryStats(ctx?: EngineContext): LiveQueryStats {
-  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0 };
+  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, changeDriven: 0, changeReads: 0 };
   for (const [c, m] of managers) {
     if (ctx && c !== ctx) continue;
     const s = m.stats();
