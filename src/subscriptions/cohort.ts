@@ -18,6 +18,8 @@ export interface Subscriber {
    * unchanged result is not sent twice.
    */
   replan(): void;
+  /** A streaming subscription's cursor: the last value delivered (kept across re-plans). */
+  streamCursor?: unknown;
 }
 
 export class Cohort {

@@ -13,6 +13,8 @@ import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
 import { resultHash, type Subscriber } from './cohort.js';
 import { Poller } from './poller.js';
+import { StreamRunner } from './streams.js';
+import type { StreamPlan } from '../planner/index.js';
 import { ChangeWatcher } from './changeWatcher.js';
 import { watchStatement } from './liveTriggers.js';
 import { Timers, type TimerHandle } from './timers.js';
@@ -33,11 +35,14 @@ export interface LiveQueryStats {
   changeDriven: number;
   /** Reads of the change counters. */
   changeReads: number;
+  /** Streaming subscriptions running. */
+  streams: number;
 }
 
 export class LiveQueryManager {
   readonly timers = new Timers();
   private readonly pollers = new Map<string, Poller>();
+  private readonly streams = new Set<StreamRunner>();
   private readonly keepAlive = new Set<() => void>();
   private keepAliveTimer: TimerHandle | undefined;
   private watcher: ChangeWatcher | undefined;
@@ -100,7 +105,7 @@ export class LiveQueryManager {
       prepare,
       watcher: this.changeWatcher(),
       watch: () => watchStatement(db, statement, cache),
-      errorBody: (e) => JSON.stringify({ data: null, errors: [(e as ApiError).toGraphqlError(config.devMode)] }),
+      errorBody: (e) => this.errorBody(e),
       isStale: () => this.ctx.state.current !== cache,
       onEmpty: () => {
         if (this.pollers.get(statement) === created) this.pollers.delete(statement);
@@ -122,6 +127,48 @@ export class LiveQueryManager {
       this.ctx.logger.warn({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
     );
     return this.watcher;
+  }
+
+  /**
+   * Starts a streaming subscription (planner/stream.ts); its first batch is pushed before this
+   * resolves. Returns its stop function.
+   */
+  async stream(
+    session: Session, plan: StreamPlan, variables: Record<string, unknown>, sub: Subscriber, cancelled: () => boolean, cache: SchemaCache,
+  ): Promise<() => void> {
+    const field: LiveRootField = { alias: plan.alias, text: plan.text, params: plan.params };
+    const statement = multiplexedStatement(field, true);
+    const { db, config } = this.ctx;
+    const watcher = this.changeWatcher();
+    const deps = watcher ? await watchStatement(db, statement, cache) : undefined;
+    if (cancelled()) return () => {};
+    const runner: StreamRunner = new StreamRunner(statement, field, variables, session, sub, plan.initial, {
+      db,
+      timers: this.timers,
+      intervalMs: config.liveQueries.refetchIntervalMs,
+      prepare: config.usePreparedStatements !== false,
+      watch: watcher && deps?.watch && deps.relids.length > 0 ? { watcher, relids: deps.relids } : undefined,
+      errorBody: (e) => this.errorBody(e),
+      isStale: () => this.ctx.state.current !== cache,
+      onStale: (s) => s.replan(),
+      onStop: () => {
+        this.streams.delete(runner);
+        this.checkIdle();
+      },
+    });
+    this.streams.add(runner);
+    try {
+      await runner.start();
+    } catch (e) {
+      runner.stop();
+      throw e;
+    }
+    return () => runner.stop();
+  }
+
+  private errorBody(e: unknown): string {
+    const err = e instanceof ApiError ? e : new ApiError('unexpected', 'database query error', { status: 500, internal: String(e) });
+    return JSON.stringify({ data: null, errors: [err.toGraphqlError(this.ctx.config.devMode)] });
   }
 
   /** Registers a connection; `ka` (when given) is called every KEEP_ALIVE_MS. Returns its release. */
@@ -150,7 +197,7 @@ export class LiveQueryManager {
   stats(): LiveQueryStats {
     const s: LiveQueryStats = {
       connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, changeDriven: 0,
-      changeReads: this.watcher?.reads ?? 0,
+      changeReads: this.watcher?.reads ?? 0, streams: this.streams.size,
     };
     for (const p of this.pollers.values()) {
       s.cohorts += p.cohorts.size;
@@ -162,7 +209,7 @@ export class LiveQueryManager {
   }
 
   private checkIdle(): void {
-    if (this.connections === 0 && this.pollers.size === 0 && this.timers.size === 0) this.onIdle();
+    if (this.connections === 0 && this.pollers.size === 0 && this.streams.size === 0 && this.timers.size === 0) this.onIdle();
   }
 }
 
@@ -182,7 +229,7 @@ export function liveQueriesFor(ctx: EngineContext): LiveQueryManager {
 
 /** Counts of live connections, pollers, cohorts, subscribers and timers (of one engine, or all). */
 export function liveQueryStats(ctx?: EngineContext): LiveQueryStats {
-  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, changeDriven: 0, changeReads: 0 };
+  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, changeDriven: 0, changeReads: 0, streams: 0 };
   for (const [c, m] of managers) {
     if (ctx && c !== ctx) continue;
     const s = m.stats();
