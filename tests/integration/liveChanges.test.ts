@@ -155,6 +155,36 @@ test('change-driven live queries', async (t) => {
     await s.closed;
   });
 
+  await t.test('a subscription made invalid by a metadata change gets an error and ends; the others continue', async () => {
+    const u = await openTransportWs(e.url, { authorization: userToken('2') });
+    subscribe(u, 'live', 'subscription { post(order_by: {id: asc}) { id } }');
+    subscribe(u, 'stream', 'subscription { post_stream(batch_size: 10, cursor: {initial_value: {id: 0}}) { id } }');
+    const firsts = new Map<string, any>();
+    for (let i = 0; i < 2; i++) {
+      const m = await u.next();
+      firsts.set(m.id, m);
+    }
+    assert.equal(firsts.get('live').type, 'next');
+    assert.equal(firsts.get('stream').type, 'next');
+    const a = await openTransportWs(e.url, ADMIN);
+    subscribe(a, 'authors', 'subscription { author(order_by: {id: asc}) { name } }');
+    await a.next();
+    const dropped = await e.query({ type: 'drop_select_permission', args: { table: 'post', role: 'user' } });
+    assert.equal(dropped.status, 200, dropped.text);
+    const errs = [await u.next(), await u.next()];
+    for (const m of errs) {
+      assert.equal(m.type, 'error', JSON.stringify(m));
+      assert.equal(m.payload[0].extensions.code, 'validation-failed');
+    }
+    assert.deepEqual(errs.map((m) => m.id).sort(), ['live', 'stream']);
+    await eventually(() => stats().streams === 0 && stats().subscribers === 1, 10_000, () => `only the admin's subscription left: ${JSON.stringify(stats())}`);
+    await e.runSql(`UPDATE author SET name = 'still here' WHERE id = 2`);
+    assert.equal((await a.next()).payload.data.author[1].name, 'still here');
+    u.close();
+    a.close();
+    await Promise.all([u.closed, a.closed]);
+  });
+
   await t.test('untracking a table drops its change trigger; idle engine keeps no timer', async () => {
     await eventually(() => stats().connections === 0 && stats().timers === 0, 10_000, () => `idle: ${JSON.stringify(stats())}`);
     const r = await e.query({ type: 'untrack_table', args: { table: 'author', cascade: true } });
