@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * Subscription load: holds N live queries with distinct variables against a running engine, then
- * commits updates to rows that subscribers watch and measures, over a fixed window:
+ * Subscription load: holds N live queries with distinct variables against a running engine, first
+ * measures an idle window (no writes: engine CPU and Postgres statements, which change-driven live
+ * queries keep at the change-counter reads only), then commits updates to rows that subscribers
+ * watch and measures, over a fixed window:
  *   - the time from each committed UPDATE to the matching subscriber's message (p50/p90/p99/max),
  *   - the engine's CPU (% of one core, from /proc/<pid>/stat) and RSS (/proc/<pid>/status),
  *   - Postgres statements per second (pg_stat_statements: all, and the multiplexed polls only),
@@ -9,13 +11,14 @@
  *
  *   node scripts/subscriptionLoad.mjs --url http://127.0.0.1:18611 --engine-pid <pid> \
  *     --pg postgres://postgres:postgres@127.0.0.1:55611/bench --subs 10000 [--per-conn 1] \
- *     [--protocol graphql-ws] [--duration 30] [--updates-per-sec 20] [--admin-secret s]
+ *     [--protocol graphql-ws] [--idle 30] [--duration 30] [--updates-per-sec 20] [--admin-secret s]
  *
  * Each subscription is `track_by_pk(id: $id)` with its own id (1..N), so N subscriptions are N
  * cohorts. Needs the bench dataset (/work/shared/bench/dataset.sql, tracked with track.json).
  * Prints one JSON line with the figures.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -29,6 +32,7 @@ const { values: opt } = parseArgs({
     'per-conn': { type: 'string', default: '1' },
     protocol: { type: 'string', default: 'graphql-ws' },
     duration: { type: 'string', default: '30' },
+    idle: { type: 'string', default: '30' },
     'updates-per-sec': { type: 'string', default: '20' },
     'admin-secret': { type: 'string' },
     'open-concurrency': { type: 'string', default: '200' },
@@ -37,6 +41,7 @@ const { values: opt } = parseArgs({
 const N = Number(opt.subs);
 const PER_CONN = Number(opt['per-conn']);
 const DURATION_S = Number(opt.duration);
+const IDLE_S = Number(opt.idle);
 const UPS = Number(opt['updates-per-sec']);
 const PROTOCOL = opt.protocol;
 const START = PROTOCOL === 'graphql-ws' ? 'start' : 'subscribe';
@@ -145,6 +150,27 @@ async function main() {
   const rampSeconds = (now() - t0) / 1000;
   await sleep(3000); // settle: pollers in their steady rhythm
 
+  // Idle window: nothing is written; whatever the engine and Postgres do now is the cost of holding.
+  let idle = null;
+  if (IDLE_S > 0) {
+    const icpu0 = pid ? cpuTicks(pid) : 0;
+    const ist0 = await statementCounts(db);
+    const i0 = now();
+    const before = unchangedMessages + latencies.length;
+    await sleep(IDLE_S * 1000);
+    const idleS = (now() - i0) / 1000;
+    const icpu1 = pid ? cpuTicks(pid) : 0;
+    const ist1 = await statementCounts(db);
+    idle = {
+      window_s: Math.round(idleS * 10) / 10,
+      engine_cpu_pct_of_one_core: pid ? Math.round(((icpu1 - icpu0) / CLK_TCK / idleS) * 1000) / 10 : null,
+      // minus the two statementCounts queries themselves
+      pg_statements_per_s: Math.round(((ist1.all - ist0.all - 1) / idleS) * 10) / 10,
+      pg_poll_statements_per_s: Math.round(((ist1.polls - ist0.polls) / idleS) * 10) / 10,
+      messages: unchangedMessages + latencies.length - before,
+    };
+  }
+
   const cpu0 = pid ? cpuTicks(pid) : 0;
   const st0 = await statementCounts(db);
   const w0 = now();
@@ -179,6 +205,7 @@ async function main() {
     connections: conns,
     protocol: PROTOCOL,
     ramp_s: Math.round(rampSeconds * 10) / 10,
+    idle,
     window_s: Math.round(windowS * 10) / 10,
     updates,
     delivered: latencies.length,
@@ -189,6 +216,7 @@ async function main() {
     pg_statements_per_s: Math.round(((st1.all - st0.all) / windowS) * 10) / 10,
     pg_poll_statements_per_s: Math.round(((st1.polls - st0.polls) / windowS) * 10) / 10,
     unchanged_messages: unchangedMessages,
+    load_average: loadavg().map((x) => Math.round(x * 100) / 100),
     errors,
     closed_early: closedEarly,
   };

@@ -32,6 +32,7 @@ export const ENGINE_PARTS: ApiParts = {
   schema: {
     query: [...TABLE_SCHEMA_PARTS.query, actionQueryFields],
     mutation: [...TABLE_SCHEMA_PARTS.mutation, actionMutationFields],
+    subscription: TABLE_SCHEMA_PARTS.subscription,
     tableFields: TABLE_SCHEMA_PARTS.tableFields,
   },
   planners: {

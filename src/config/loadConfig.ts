@@ -57,10 +57,14 @@ export function loadConfig(argv: readonly string[] = [], env: Env = {}): ServerC
   if (values.otelExporterOtlpEndpoint === undefined && otelEnv !== undefined && otelEnv !== '') {
     values.otelExporterOtlpEndpoint = p.httpUrl(otelEnv, 'OTEL_EXPORTER_OTLP_ENDPOINT (--otel-exporter-otlp-endpoint)');
   }
-  const { liveQueriesBatchSize, liveQueriesRefetchIntervalMs, ...rest } = values;
+  const { liveQueriesBatchSize, liveQueriesRefetchIntervalMs, liveQueriesChangePollIntervalMs, ...rest } = values;
   const config = {
     ...rest,
-    liveQueries: Object.freeze({ batchSize: liveQueriesBatchSize as number, refetchIntervalMs: liveQueriesRefetchIntervalMs as number }),
+    liveQueries: Object.freeze({
+      batchSize: liveQueriesBatchSize as number,
+      refetchIntervalMs: liveQueriesRefetchIntervalMs as number,
+      changePollIntervalMs: liveQueriesChangePollIntervalMs as number,
+    }),
   } as unknown as ServerConfig;
   const jwtFlag = config.jwtSecrets !== undefined ? '--jwt-secrets' : '--jwt-secret';
   const hasJwt = config.jwtSecret !== undefined || config.jwtSecrets !== undefined;

@@ -7,8 +7,8 @@ import { NAMING_CONVENTIONS } from '../core/index.js';
 import * as p from './parsers.js';
 import type { ServerConfig } from './serverConfig.js';
 
-/** Config keys set directly from one option (liveQueries is assembled from two). */
-export type OptionKey = Exclude<keyof ServerConfig, 'liveQueries'> | 'liveQueriesBatchSize' | 'liveQueriesRefetchIntervalMs';
+/** Config keys set directly from one option (liveQueries is assembled from three). */
+export type OptionKey = Exclude<keyof ServerConfig, 'liveQueries'> | 'liveQueriesBatchSize' | 'liveQueriesRefetchIntervalMs' | 'liveQueriesChangePollIntervalMs';
 
 export interface OptionSpec {
   key: OptionKey;
@@ -60,6 +60,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   opt({ key: 'disableCors', flag: '--disable-cors', env: 'SVC_GRAPHQL_DISABLE_CORS', default: 'false', help: 'Send no CORS headers at all', parse: p.bool, boolean: true }),
   opt({ key: 'liveQueriesBatchSize', flag: '--live-queries-multiplexed-batch-size', env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE', default: '100', help: 'Subscribers polled per live-query SQL statement', parse: p.int(1, 100000) }),
   opt({ key: 'liveQueriesRefetchIntervalMs', flag: '--live-queries-multiplexed-refetch-interval', env: 'SVC_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL', default: '1000', help: 'Live-query refetch interval in milliseconds', parse: p.int(1, 3_600_000) }),
+  opt({ key: 'liveQueriesChangePollIntervalMs', flag: '--live-queries-change-poll-interval', env: 'SVC_GRAPHQL_LIVE_QUERIES_CHANGE_POLL_INTERVAL', default: '50', help: 'How often (ms) the change counters of the tables live queries read are checked; a live query reruns only after one of its tables changed. 0: every live query reruns every refetch interval', parse: p.int(0, 60_000) }),
   opt({ key: 'eventsHttpPoolSize', flag: '--events-http-pool-size', env: 'SVC_GRAPHQL_EVENTS_HTTP_POOL_SIZE', default: '100', help: 'Maximum concurrent event-trigger webhook calls', parse: p.int(1, 10000) }),
   opt({ key: 'eventsFetchIntervalMs', flag: '--events-fetch-interval', env: 'SVC_GRAPHQL_EVENTS_FETCH_INTERVAL', default: '1000', help: 'Event-trigger poll interval in milliseconds', parse: p.int(1, 3_600_000) }),
   opt({ key: 'instanceHeartbeatTimeoutSeconds', flag: '--instance-heartbeat-timeout', env: 'SVC_GRAPHQL_INSTANCE_HEARTBEAT_TIMEOUT', default: '20', help: 'Seconds without a heartbeat (hdb_catalog.svc_instances, renewed every quarter of it) after which an engine counts as dead and the events, scheduled events and async actions it claimed are claimable by the others; a live engine keeps its claims however long a webhook takes', parse: p.int(1, 3600) }),

@@ -42,7 +42,7 @@ export interface ServerConfig {
   corsDomain: string[] | '*';
   disableCors: boolean;
   enableAllowlist: boolean;
-  liveQueries: { batchSize: number; refetchIntervalMs: number };
+  liveQueries: { batchSize: number; refetchIntervalMs: number; changePollIntervalMs: number };
   /** Seconds of clock leeway for JWT exp/nbf/iat. */
   jwtLeewaySeconds: number;
   /** Opt-in: answer 401 instead of 200 when a JWT has expired. */

@@ -8,6 +8,7 @@ export * from './schema/names.js';
 export * from './schema/roleView.js';
 export { SchemaContext, type SchemaParts, type RootFieldsBuilder, type TableFieldsBuilder } from './schema/context.js';
 export { TABLE_SCHEMA_PARTS } from './schema/schemaParts.js';
+export { streamRootFields, type StreamFieldMeta, type StreamCursorColumnMeta } from './schema/streamRoot.js';
 export { boolExp, comparisonExp, orderBy, aggregateOrderBy, selectColumnEnum, opColumns, availableOps, visibleColumns } from './schema/inputTypes.js';
 export { lastField as remoteRelLastField } from './schema/remoteTypes.js';
 export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, selectArgs, outField, functionArgsType } from './schema/tableTypes.js';

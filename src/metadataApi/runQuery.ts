@@ -11,6 +11,7 @@ import type { EngineContext } from '../appState.js';
 import { lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, eventsWritten } from '../events/index.js';
+import { syncLiveTriggers } from '../subscriptions/index.js';
 import { scheduledWritten } from '../scheduled/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
@@ -40,7 +41,12 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     const work = new WorkingState(client, engine.state);
     const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
     // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
-    if (work.metadataChanged || work.cacheChanged) await syncEventTriggers(client, (await work.result()).cache);
+    if (work.metadataChanged || work.cacheChanged) {
+      const cache = (await work.result()).cache;
+      await syncEventTriggers(client, cache);
+      // Live-query change triggers leave tables that are no longer tracked.
+      await syncLiveTriggers(client, cache);
+    }
     // Every change gets a new resource_version and a notification (other instances rebuild).
     if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId);
     else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId);

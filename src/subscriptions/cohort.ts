@@ -18,6 +18,8 @@ export interface Subscriber {
    * unchanged result is not sent twice.
    */
   replan(): void;
+  /** A streaming subscription's cursor: the last value delivered (kept across re-plans). */
+  streamCursor?: unknown;
 }
 
 export class Cohort {
@@ -26,7 +28,11 @@ export class Cohort {
   /** This cohort's variables as an element of the statement's `json[]` literal. */
   readonly varsElement: string;
 
-  constructor(readonly varsJson: string) {
+  /**
+   * Change-driven pollers: the change generation completed before this cohort's last query
+   * started (changeWatcher.ts); the cohort runs again once one of its tables changed later.
+   */
+  constructor(readonly varsJson: string, public seenGen = 0) {
     this.varsElement = varsElement(varsJson);
   }
 

@@ -5,15 +5,23 @@
  * equal values in the poller of its statement, creating either when missing. The returned stop
  * function undoes exactly that; the last subscriber out stops the poller. Pollers belong to the
  * schema cache they were planned on: after a metadata change each subscriber is planned again
- * (so changed permissions apply to running subscriptions too). With read replicas, the first
- * result and every poll read from a usable replica (or, with none, the primary).
+ * (so changed permissions apply to running subscriptions too). With read replicas and change
+ * tracking off (`--live-queries-change-poll-interval 0`), the first result and every poll read from
+ * a usable replica (or, with none, the primary). With change tracking on they read from the primary:
+ * the change counters are read there, and a rerun on a replica that has not replayed the change yet
+ * would take the change as seen and miss the update.
  */
 import { ApiError, type Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
+import type { ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
 import { resultHash, type Subscriber } from './cohort.js';
 import { Poller } from './poller.js';
+import { StreamRunner } from './streams.js';
+import type { StreamPlan } from '../planner/index.js';
+import { ChangeWatcher } from './changeWatcher.js';
+import { watchStatement } from './liveTriggers.js';
 import { Timers, type TimerHandle } from './timers.js';
 
 /** Hasura's keep-alive period for `graphql-ws` connections. */
@@ -28,13 +36,21 @@ export interface LiveQueryStats {
   timers: number;
   /** Multiplexed statements run by the current pollers. */
   polls: number;
+  /** Pollers refetching on change (the others poll every refetch interval). */
+  changeDriven: number;
+  /** Reads of the change counters. */
+  changeReads: number;
+  /** Streaming subscriptions running. */
+  streams: number;
 }
 
 export class LiveQueryManager {
   readonly timers = new Timers();
   private readonly pollers = new Map<string, Poller>();
+  private readonly streams = new Set<StreamRunner>();
   private readonly keepAlive = new Set<() => void>();
   private keepAliveTimer: TimerHandle | undefined;
+  private watcher: ChangeWatcher | undefined;
   connections = 0;
 
   constructor(private readonly ctx: EngineContext, private readonly onIdle: () => void) {}
@@ -51,51 +67,119 @@ export class LiveQueryManager {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
     const prepare = this.ctx.config.usePreparedStatements !== false;
-    const db = this.ctx.replicas?.reads(undefined) ?? this.ctx.db;
-    const first = await db.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
-    if (cancelled()) return () => {};
-    const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
-    const hash = resultHash(body);
-    if (sub.lastHash !== hash) {
-      sub.lastHash = hash;
-      sub.push(body);
+    const poller = this.pollerFor(statement, cache, prepare);
+    poller.hold();
+    try {
+      // The change triggers exist before the first query runs (liveTriggers.ts).
+      await poller.ready;
+      const gen = poller.generation();
+      const first = await this.readDb().query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
+      if (cancelled()) return () => {};
+      const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
+      const hash = resultHash(body);
+      if (sub.lastHash !== hash) {
+        sub.lastHash = hash;
+        sub.push(body);
+      }
+      const cohort = poller.cohort(varsJson, gen);
+      cohort.subscribers.add(sub);
+      poller.joined(cohort);
+      let stopped = false;
+      return () => {
+        if (stopped) return;
+        stopped = true;
+        cohort.subscribers.delete(sub);
+        poller.release(cohort);
+      };
+    } finally {
+      poller.unhold();
     }
+  }
 
-    let poller = this.pollers.get(statement);
-    if (poller && poller.cache !== cache) {
-      // planned against an older schema cache: its subscribers are re-planned at its next round
-      this.pollers.delete(statement);
-      poller = undefined;
+  /** The poller of `statement` planned on `cache`, created when missing. */
+  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean): Poller {
+    const existing = this.pollers.get(statement);
+    // planned against an older schema cache: its subscribers are re-planned at its next round
+    if (existing && existing.cache === cache) return existing;
+    const { db, config } = this.ctx;
+    const created: Poller = new Poller(statement, {
+      db: this.readDb(),
+      timers: this.timers,
+      batchSize: config.liveQueries.batchSize,
+      intervalMs: config.liveQueries.refetchIntervalMs,
+      prepare,
+      watcher: this.changeWatcher(),
+      watch: () => watchStatement(db, statement, cache),
+      errorBody: (e) => this.errorBody(e),
+      isStale: () => this.ctx.state.current !== cache,
+      onEmpty: () => {
+        if (this.pollers.get(statement) === created) this.pollers.delete(statement);
+        this.checkIdle();
+      },
+      onStale: (subscribers) => {
+        for (const s of subscribers) s.replan();
+      },
+    }, cache);
+    this.pollers.set(statement, created);
+    return created;
+  }
+
+  /** Where live queries read: see the file's comment. */
+  private readDb(): Pick<ReadDb, 'query'> {
+    const { replicas, config } = this.ctx;
+    return replicas !== undefined && config.liveQueries.changePollIntervalMs === 0 ? replicas.reads(undefined) : this.ctx.db;
+  }
+
+  /** The change counters' watcher (change tracking on), created on first use. */
+  private changeWatcher(): ChangeWatcher | undefined {
+    const ms = this.ctx.config.liveQueries.changePollIntervalMs;
+    if (ms === 0) return undefined;
+    this.watcher ??= new ChangeWatcher(this.ctx.db, this.timers, ms, (err) =>
+      this.ctx.logger.warn({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
+    );
+    return this.watcher;
+  }
+
+  /**
+   * Starts a streaming subscription (planner/stream.ts); its first batch is pushed before this
+   * resolves. Returns its stop function.
+   */
+  async stream(
+    session: Session, plan: StreamPlan, variables: Record<string, unknown>, sub: Subscriber, cancelled: () => boolean, cache: SchemaCache,
+  ): Promise<() => void> {
+    const field: LiveRootField = { alias: plan.alias, text: plan.text, params: plan.params };
+    const statement = multiplexedStatement(field, true);
+    const { db, config } = this.ctx;
+    const watcher = this.changeWatcher();
+    const deps = watcher ? await watchStatement(db, statement, cache) : undefined;
+    if (cancelled()) return () => {};
+    const runner: StreamRunner = new StreamRunner(statement, field, variables, session, sub, plan.initial, {
+      db,
+      timers: this.timers,
+      intervalMs: config.liveQueries.refetchIntervalMs,
+      prepare: config.usePreparedStatements !== false,
+      watch: watcher && deps?.watch && deps.relids.length > 0 ? { watcher, relids: deps.relids } : undefined,
+      errorBody: (e) => this.errorBody(e),
+      isStale: () => this.ctx.state.current !== cache,
+      onStale: (s) => s.replan(),
+      onStop: () => {
+        this.streams.delete(runner);
+        this.checkIdle();
+      },
+    });
+    this.streams.add(runner);
+    try {
+      await runner.start();
+    } catch (e) {
+      runner.stop();
+      throw e;
     }
-    if (!poller) {
-      const created: Poller = new Poller(statement, {
-        db,
-        timers: this.timers,
-        batchSize: this.ctx.config.liveQueries.batchSize,
-        intervalMs: this.ctx.config.liveQueries.refetchIntervalMs,
-        prepare,
-        errorBody: (e) => JSON.stringify({ data: null, errors: [(e as ApiError).toGraphqlError(this.ctx.config.devMode)] }),
-        isStale: () => this.ctx.state.current !== cache,
-        onEmpty: () => {
-          if (this.pollers.get(statement) === created) this.pollers.delete(statement);
-          this.checkIdle();
-        },
-        onStale: (subscribers) => {
-          for (const s of subscribers) s.replan();
-        },
-      }, cache);
-      this.pollers.set(statement, (poller = created));
-    }
-    const cohort = poller.cohort(varsJson);
-    cohort.subscribers.add(sub);
-    const owner = poller;
-    let stopped = false;
-    return () => {
-      if (stopped) return;
-      stopped = true;
-      cohort.subscribers.delete(sub);
-      owner.release(cohort);
-    };
+    return () => runner.stop();
+  }
+
+  private errorBody(e: unknown): string {
+    const err = e instanceof ApiError ? e : new ApiError('unexpected', 'database query error', { status: 500, internal: String(e) });
+    return JSON.stringify({ data: null, errors: [err.toGraphqlError(this.ctx.config.devMode)] });
   }
 
   /** Registers a connection; `ka` (when given) is called every KEEP_ALIVE_MS. Returns its release. */
@@ -122,17 +206,21 @@ export class LiveQueryManager {
   }
 
   stats(): LiveQueryStats {
-    const s: LiveQueryStats = { connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0 };
+    const s: LiveQueryStats = {
+      connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, changeDriven: 0,
+      changeReads: this.watcher?.reads ?? 0, streams: this.streams.size,
+    };
     for (const p of this.pollers.values()) {
       s.cohorts += p.cohorts.size;
       s.subscribers += p.subscriberCount;
       s.polls += p.polls;
+      if (p.changeDriven) s.changeDriven++;
     }
     return s;
   }
 
   private checkIdle(): void {
-    if (this.connections === 0 && this.pollers.size === 0 && this.timers.size === 0) this.onIdle();
+    if (this.connections === 0 && this.pollers.size === 0 && this.streams.size === 0 && this.timers.size === 0) this.onIdle();
   }
 }
 
@@ -152,7 +240,7 @@ export function liveQueriesFor(ctx: EngineContext): LiveQueryManager {
 
 /** Counts of live connections, pollers, cohorts, subscribers and timers (of one engine, or all). */
 export function liveQueryStats(ctx?: EngineContext): LiveQueryStats {
-  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0 };
+  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, changeDriven: 0, changeReads: 0, streams: 0 };
   for (const [c, m] of managers) {
     if (ctx && c !== ctx) continue;
     const s = m.stats();

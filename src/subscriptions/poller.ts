@@ -1,16 +1,26 @@
 /**
- * A poller runs one multiplexed statement (see multiplexedQuery.ts) for all of its cohorts every
- * refetch interval: the cohorts are cut into batches of at most `batchSize`, each batch is ONE
- * statement, batches run concurrently on the pool, and the next round starts one interval after
- * the previous one started (at once when it took longer). A poller with no cohorts left stops
- * and tells its owner, so nothing outlives the last subscriber. A poller whose plan is stale (the
- * schema cache was swapped) stops too and hands its subscribers back to be planned again.
+ * A poller runs one multiplexed statement (see multiplexedQuery.ts) for its cohorts: the cohorts
+ * are cut into batches of at most `batchSize`, each batch is ONE statement, batches run
+ * concurrently on the pool. When to run depends on what the statement reads (`watchStatement`):
+ *
+ *   - change-driven (every table it reads carries a change trigger): no timer of its own; after
+ *     each read of the change counters (changeWatcher.ts) that moved one of its tables, the cohorts
+ *     whose last query started before that change run again, one round at a time (changes during
+ *     a round start another round right after it);
+ *   - interval (a function or view Postgres cannot see through, or change tracking off): every
+ *     cohort, every refetch interval, the next round one interval after the previous one started.
+ *
+ * A poller with no cohorts left stops and tells its owner, so nothing outlives the last
+ * subscriber. A poller whose plan is stale (the schema cache was swapped) stops too and hands its
+ * subscribers back to be planned again.
  */
 import { ApiError } from '../core/index.js';
 import type { ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues } from './multiplexedQuery.js';
 import { Cohort, resultHash, type Subscriber } from './cohort.js';
+import type { ChangeListener, ChangeWatcher } from './changeWatcher.js';
+import type { LiveDependencies } from './liveDependencies.js';
 import type { TimerHandle, Timers } from './timers.js';
 
 export interface PollerOptions {
@@ -21,6 +31,10 @@ export interface PollerOptions {
   intervalMs: number;
   /** Run the statement as a named prepared statement (parsed once per connection). */
   prepare: boolean;
+  /** The change counters' watcher; absent when change tracking is off. */
+  watcher: ChangeWatcher | undefined;
+  /** What the statement reads (installs the change triggers); only called with a watcher. */
+  watch(): Promise<LiveDependencies>;
   /** The `{"errors":[…]}` body for a failed poll. */
   errorBody(e: unknown): string;
   /** True when the plan is out of date (the schema cache changed): the round is not run. */
@@ -31,18 +45,52 @@ export interface PollerOptions {
   onStale(subscribers: Subscriber[]): void;
 }
 
-export class Poller {
+const PENDING_FIRST_READ = Number.MAX_SAFE_INTEGER;
+
+export class Poller implements ChangeListener {
   readonly cohorts = new Map<string, Cohort>();
   private readonly byId = new Map<string, Cohort>();
   private timer: TimerHandle | undefined;
   private polling = false;
+  private again = false;
   private stopped = false;
+  /** Subscribers between `hold` and `unhold` (the poller does not stop under them). */
+  private holds = 0;
+  /** Tables watched (change-driven); undefined = interval. */
+  private relids: number[] | undefined;
+  private unwatch: (() => void) | undefined;
+  /** Why the statement keeps the interval (when it does). */
+  intervalReason: string | undefined;
+  /** Resolves once the poller knows how it runs (triggers installed when change-driven). */
+  readonly ready: Promise<void>;
   /** Statements run (for the stats). */
   polls = 0;
 
   /** `cache`: the schema cache the statement was planned on. */
   constructor(readonly statement: string, private readonly opts: PollerOptions, readonly cache: SchemaCache) {
-    this.schedule(opts.intervalMs);
+    this.ready = this.start();
+  }
+
+  private async start(): Promise<void> {
+    const watcher = this.opts.watcher;
+    const deps = watcher ? await this.opts.watch() : { watch: false as const, reason: 'change tracking is off' };
+    if (this.stopped) return;
+    if (watcher && deps.watch && deps.relids.length > 0) {
+      this.relids = deps.relids;
+      this.unwatch = watcher.add(this, deps.relids);
+    } else {
+      this.intervalReason = deps.watch ? 'reads no table' : deps.reason;
+      this.schedule(this.opts.intervalMs);
+    }
+  }
+
+  get changeDriven(): boolean {
+    return this.relids !== undefined;
+  }
+
+  /** The generation a query started now is current with (0 for interval pollers). */
+  generation(): number {
+    return this.relids ? this.opts.watcher!.gen : 0;
   }
 
   get subscriberCount(): number {
@@ -51,15 +99,29 @@ export class Poller {
     return n;
   }
 
-  /** The cohort for `varsJson`, created when new. */
-  cohort(varsJson: string): Cohort {
+  hold(): void {
+    this.holds++;
+  }
+
+  unhold(): void {
+    this.holds--;
+    if (this.holds === 0 && this.cohorts.size === 0) this.stop();
+  }
+
+  /** The cohort for `varsJson`, created when new (its first query having started at `gen`). */
+  cohort(varsJson: string, gen: number): Cohort {
     let c = this.cohorts.get(varsJson);
     if (!c) {
-      c = new Cohort(varsJson);
+      c = new Cohort(varsJson, gen);
       this.cohorts.set(varsJson, c);
       this.byId.set(c.id, c);
     }
     return c;
+  }
+
+  /** A subscriber joined `c`: a change its first query may have missed runs the cohort again. */
+  joined(c: Cohort): void {
+    if (this.relids && this.isDue(c, this.opts.watcher!.changedGen(this.relids))) void this.refetch();
   }
 
   /** Drops a cohort whose last subscriber left; stops the poller when it was the last one. */
@@ -67,7 +129,40 @@ export class Poller {
     if (c.subscribers.size > 0 || this.cohorts.get(c.varsJson) !== c) return;
     this.cohorts.delete(c.varsJson);
     this.byId.delete(c.id);
-    if (this.cohorts.size === 0) this.stop();
+    if (this.cohorts.size === 0 && this.holds === 0) this.stop();
+  }
+
+  /** ChangeListener: the counters were read. */
+  onRead(changed: ReadonlySet<number>): void {
+    if (this.stopped || !this.relids) return;
+    if (this.opts.isStale()) return void this.poll();
+    if (this.relids.some((id) => changed.has(id))) void this.refetch();
+  }
+
+  private isDue(c: Cohort, changedGen: number): boolean {
+    return changedGen !== PENDING_FIRST_READ && c.seenGen < changedGen;
+  }
+
+  /** Change-driven rounds: the due cohorts, until no change arrived during the last round. */
+  private async refetch(): Promise<void> {
+    if (this.polling) {
+      this.again = true;
+      return;
+    }
+    this.polling = true;
+    try {
+      do {
+        this.again = false;
+        const watcher = this.opts.watcher!;
+        const gen = watcher.gen;
+        const changedGen = watcher.changedGen(this.relids!);
+        const due = [...this.cohorts.values()].filter((c) => this.isDue(c, changedGen));
+        for (const c of due) c.seenGen = gen;
+        await this.runAll(due);
+      } while (this.again && !this.stopped);
+    } finally {
+      this.polling = false;
+    }
   }
 
   private stop(): void {
@@ -75,6 +170,7 @@ export class Poller {
     this.stopped = true;
     this.opts.timers.clear(this.timer);
     this.timer = undefined;
+    this.unwatch?.();
     this.opts.onEmpty();
   }
 
@@ -86,9 +182,9 @@ export class Poller {
     });
   }
 
-  /** One round: every batch of cohorts, one statement each. */
+  /** One interval round (every cohort), or the hand-back of a stale poller's subscribers. */
   private async poll(): Promise<void> {
-    if (this.stopped || this.polling) return;
+    if (this.stopped) return;
     if (this.opts.isStale()) {
       const subscribers = [...this.cohorts.values()].flatMap((c) => [...c.subscribers]);
       this.cohorts.clear();
@@ -97,17 +193,21 @@ export class Poller {
       this.opts.onStale(subscribers);
       return;
     }
+    if (this.polling) return;
     this.polling = true;
     const started = Date.now();
     try {
-      const all = [...this.cohorts.values()];
-      const batches: Cohort[][] = [];
-      for (let i = 0; i < all.length; i += this.opts.batchSize) batches.push(all.slice(i, i + this.opts.batchSize));
-      await Promise.all(batches.map((b) => this.runBatch(b)));
+      await this.runAll([...this.cohorts.values()]);
     } finally {
       this.polling = false;
       this.schedule(this.opts.intervalMs - (Date.now() - started));
     }
+  }
+
+  private async runAll(cohorts: Cohort[]): Promise<void> {
+    const batches: Cohort[][] = [];
+    for (let i = 0; i < cohorts.length; i += this.opts.batchSize) batches.push(cohorts.slice(i, i + this.opts.batchSize));
+    await Promise.all(batches.map((b) => this.runBatch(b)));
   }
 
   private async runBatch(batch: Cohort[]): Promise<void> {

@@ -29,7 +29,8 @@ import { parseJsonExact } from '../lib/index.js';
 import { authenticate, checkNonAdminBody } from '../auth/index.js';
 import type { ApiParts, EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
-import { getCompiledOperation } from '../planner/index.js';
+import { getCompiledOperation, type StreamPlan } from '../planner/index.js';
+import type { LiveRootField } from './multiplexedQuery.js';
 import type { Subscriber } from './cohort.js';
 import { liveQueriesFor, type LiveQueryManager } from './liveQueries.js';
 import {
@@ -284,7 +285,8 @@ class GraphqlSocket {
         return;
       }
       const field = compiled.fields[0];
-      if (compiled.fields.length !== 1 || field?.kind !== 'sql') {
+      const streaming = compiled.fields.length === 1 && field?.kind === 'ext:stream';
+      if (!streaming && (compiled.fields.length !== 1 || field?.kind !== 'sql')) {
         throw new ApiError('not-supported', 'this subscription field is not supported: only database query fields can be subscribed to');
       }
       const subscriber: Subscriber = sub ?? {
@@ -295,7 +297,10 @@ class GraphqlSocket {
           if (!op.cancelled && !this.closed) void this.run(id, op, request, session, subscriber);
         },
       };
-      const stop = await this.live.subscribe(session, field, variables, subscriber, () => op.cancelled || this.closed, cache);
+      const cancelled = () => op.cancelled || this.closed;
+      const stop = field.kind === 'ext:stream'
+        ? await this.live.stream(session, field.plan as StreamPlan, variables, subscriber, cancelled, cache)
+        : await this.live.subscribe(session, field as LiveRootField, variables, subscriber, cancelled, cache);
       if (op.cancelled || this.closed) stop();
       else op.stop = stop;
     } catch (e) {

@@ -289,7 +289,7 @@ test('the result of an asynchronous action over a subscription: null output firs
     await gate;
     return { status: 200, body: { id: 1 } };
   });
-  const e = await startTestEngine({ adminSecret: 'k', asyncActionsFetchIntervalMs: 100, liveQueries: { batchSize: 100, refetchIntervalMs: 100 } });
+  const e = await startTestEngine({ adminSecret: 'k', asyncActionsFetchIntervalMs: 100, liveQueries: { batchSize: 100, refetchIntervalMs: 100, changePollIntervalMs: 50 } });
   try {
     await setup(e, h.url, { kind: 'asynchronous' });
     const headers = { 'x-svc-admin-secret': 'k', 'x-svc-role': 'viewer', 'x-svc-user-id': '1' };

@@ -40,7 +40,7 @@ test('config API: JWT namespace/format, allow-list and live-query settings are r
   const e = await startTestEngine({
     adminSecret: 'adm',
     enableAllowlist: true,
-    liveQueries: { batchSize: 42, refetchIntervalMs: 2000 },
+    liveQueries: { batchSize: 42, refetchIntervalMs: 2000, changePollIntervalMs: 50 },
     jwtSecret: { type: 'HS256', key: KEY, claims_namespace: 'https://example.com/claims', claims_format: 'stringified_json' },
   });
   t.after(() => e.stop());

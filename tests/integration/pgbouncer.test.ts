@@ -3,13 +3,17 @@
  * prepared statements off: a metadata change through one engine reaches the other by polling the
  * version row (a LISTEN through a transaction pooler hears nothing), both keep working across a
  * PgBouncer restart, and delivery claims follow the engines' heartbeats: a live engine keeps a
- * claim while a slow webhook is in flight (called once), however short the heartbeat timeout.
+ * claim while a slow webhook is in flight (called once), however short the heartbeat timeout; a
+ * live query on one engine is rerun by a write through the other (change counters read through the
+ * pooler).
  */
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import { eventually, startEventReceiver } from '../support/eventReceiver.js';
 import { startPgbouncer, type Pgbouncer } from '../support/pgbouncer.js';
 import { createTestDatabase, startTestEngine, type TestEngine, type TestEngineOptions } from './harness.js';
+import { openTransportWs } from './subscriptionsClient.js';
+import { liveQueryStats } from '../../src/subscriptions/index.js';
 
 let bouncer: Pgbouncer;
 before(async () => {
@@ -87,4 +91,26 @@ test('through PgBouncer: pipelined units on shared connections (2 connections, 4
   }));
   const wrong = results.filter((r, i) => r !== ((i + 1) % 7 === 0 ? 'error' : 'ok'));
   assert.deepEqual(wrong, []);
+});
+
+test('through PgBouncer: a live query on A reruns on a mutation through B, and only then', { timeout: 60_000 }, async (t) => {
+  const [a, b] = await engines(t, 2);
+  await a.runSql(`CREATE TABLE score (id int PRIMARY KEY, points int NOT NULL); INSERT INTO score VALUES (1, 0)`);
+  assert.equal((await a.query({ type: 'track_table', args: { table: 'score' } })).status, 200);
+  await eventually(() => b.graphql('{ score { id } }'), hasData, 10_000, 'score tracked on B');
+  const s = await openTransportWs(a.url, {});
+  t.after(() => s.close());
+  s.send({ id: '1', type: 'subscribe', payload: { query: 'subscription { score_by_pk(id: 1) { points } }' } });
+  assert.deepEqual((await s.next()).payload, { data: { score_by_pk: { points: 0 } } });
+  const stats = () => liveQueryStats(a.engine.ctx);
+  assert.equal(stats().changeDriven, 1);
+  for (let i = 1; i <= 5; i++) {
+    const r = await b.graphql('mutation ($p: Int!) { update_score_by_pk(pk_columns: {id: 1}, _set: {points: $p}) { id } }', { p: i });
+    assert.deepEqual(r.body, { data: { update_score_by_pk: { id: 1 } } });
+    assert.deepEqual((await s.next(10_000)).payload, { data: { score_by_pk: { points: i } } });
+  }
+  const polls = stats().polls;
+  const reads = stats().changeReads;
+  await eventually(() => stats().changeReads - reads, (n) => n >= 5, 10_000, 'reads of the change counters');
+  assert.equal(stats().polls, polls);
 });

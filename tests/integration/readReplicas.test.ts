@@ -61,7 +61,9 @@ async function metric(e: TestEngine, name: string): Promise<number> {
 }
 
 test('queries and subscriptions run on the standby; mutations, run_sql and metadata on the primary', { timeout: 60_000 }, async (t) => {
-  const e = await engine();
+  // Subscriptions read from replicas when they poll at the interval (change tracking off); with it on
+  // they read where the change counters are read, the primary (the next test).
+  const e = await engine({ liveQueries: { batchSize: 100, refetchIntervalMs: 1000, changePollIntervalMs: 0 } });
   t.after(() => e.stop());
   await resetStats();
   for (let i = 0; i < 20; i++) {
@@ -92,6 +94,27 @@ test('queries and subscriptions run on the standby; mutations, run_sql and metad
   const sql = await e.runSql('SELECT count(*) FROM note');
   assert.deepEqual(sql.result, [['count'], ['2']]);
   assert.equal((await sqlOn(pair.standby.url(DB), `SELECT count(*)::int AS n FROM pg_stat_statements WHERE query ~* 'count\\(\\*\\) FROM note'`))[0].n, 0, 'run_sql ran on the primary');
+  ws.send({ id: 's1', type: 'complete' });
+  await e.runSql('DELETE FROM note WHERE id > 1');
+});
+
+test('change-driven live queries read from the primary, so an update is never taken as seen before the replica has it', { timeout: 60_000 }, async (t) => {
+  const e = await engine({ liveQueries: { batchSize: 100, refetchIntervalMs: 1000, changePollIntervalMs: 50 } });
+  t.after(() => e.stop());
+  await resetStats();
+  const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
+  t.after(() => ws.ws.close());
+  ws.send({ type: 'connection_init', payload: {} });
+  assert.equal((await ws.next()).type, 'connection_ack');
+  ws.send({ id: 's1', type: 'subscribe', payload: { query: 'subscription { note(order_by: {id: asc}) { body } }' } });
+  assert.deepEqual((await ws.next()).payload.data.note, [{ body: 'first' }]);
+  // Replay paused: the standby cannot see the insert; the subscriber gets it all the same.
+  await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_pause()');
+  t.after(() => sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()'));
+  await e.runSql("INSERT INTO note (body) VALUES ('third')");
+  assert.deepEqual((await ws.next(10_000)).payload.data.note, [{ body: 'first' }, { body: 'third' }]);
+  assert.equal(await noteReads(pair.standby.url(DB)), 0, 'the standby ran none of the live query');
+  await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()');
   ws.send({ id: 's1', type: 'complete' });
   await e.runSql('DELETE FROM note WHERE id > 1');
 });

@@ -37,7 +37,7 @@ async function seed(e: TestEngine): Promise<void> {
 }
 
 test('the Relay API at /v1beta1/relay', async (t) => {
-  const e = await startTestEngine({ adminSecret: 'adm', liveQueries: { batchSize: 10, refetchIntervalMs: 100 } });
+  const e = await startTestEngine({ adminSecret: 'adm', liveQueries: { batchSize: 10, refetchIntervalMs: 100, changePollIntervalMs: 50 } });
   t.after(() => e.stop());
   await seed(e);
   const relay = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = ADMIN) => {

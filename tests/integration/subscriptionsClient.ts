@@ -98,3 +98,12 @@ export async function eventually(fn: () => boolean | Promise<boolean>, ms = 15_0
     await sleep(20);
   }
 }
+
+/** An initialised `graphql-transport-ws` connection (connection_ack consumed). */
+export async function openTransportWs(url: string, headers: Record<string, string>): Promise<TestSocket> {
+  const s = await TestSocket.open(url, 'graphql-transport-ws');
+  s.send({ type: 'connection_init', payload: { headers } });
+  const ack = await s.next();
+  if (ack.type !== 'connection_ack') throw new Error(`expected connection_ack, got ${JSON.stringify(ack)}`);
+  return s;
+}

@@ -26,7 +26,7 @@ const subscribe = (s: TestSocket, id: string, query: string, variables?: Record<
   s.send({ id, type: 'subscribe', payload: { query, variables } });
 
 test('subscriptions over graphql-transport-ws', async (t) => {
-  const e = await startTestEngine({ adminSecret: 'adm', unauthorizedRole: 'anon', liveQueries: { batchSize: 100, refetchIntervalMs: INTERVAL } });
+  const e = await startTestEngine({ adminSecret: 'adm', unauthorizedRole: 'anon', liveQueries: { batchSize: 100, refetchIntervalMs: INTERVAL, changePollIntervalMs: 50 } });
   t.after(() => e.stop());
   await e.runSql(`CREATE TABLE item (id serial PRIMARY KEY, name text NOT NULL, public boolean NOT NULL DEFAULT true);
     INSERT INTO item (name, public) VALUES ('one', true), ('two', true), ('secret', false);`);
@@ -145,7 +145,7 @@ test('auth webhook and allow-list on the socket', async (t) => {
   const hook = await startWebhookServer((req) =>
     req.headers.authorization === 'Bearer good' ? { status: 200, body: { 'X-Svc-Role': 'anon' } } : { status: 401, body: {} });
   t.after(() => hook.stop());
-  const e = await startTestEngine({ adminSecret: 'adm', authHook: hook.url, enableAllowlist: true, liveQueries: { batchSize: 100, refetchIntervalMs: INTERVAL } });
+  const e = await startTestEngine({ adminSecret: 'adm', authHook: hook.url, enableAllowlist: true, liveQueries: { batchSize: 100, refetchIntervalMs: INTERVAL, changePollIntervalMs: 50 } });
   t.after(() => e.stop());
   await e.runSql('CREATE TABLE item (id serial PRIMARY KEY, name text NOT NULL)');
   const r = await e.query({

@@ -31,6 +31,8 @@ export type TableFieldsBuilder = (ctx: SchemaContext, table: TableInfo, view: Se
 export interface SchemaParts {
   readonly query: readonly RootFieldsBuilder[];
   readonly mutation: readonly RootFieldsBuilder[];
+  /** Fields only `subscription_root` has (beside every query field): the streaming fields. */
+  readonly subscription?: readonly RootFieldsBuilder[];
   readonly tableFields: readonly TableFieldsBuilder[];
   /** The interfaces a table's object type implements (the Relay schema's `Node`); absent → none. */
   readonly tableInterfaces?: (ctx: SchemaContext, table: TableInfo) => GraphQLInterfaceType[];

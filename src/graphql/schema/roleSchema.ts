@@ -3,7 +3,8 @@
  * (`WeakMap<SchemaCache, Map<role, RoleSchema>>`), so installing a new cache drops them all.
  *
  * Roots: `query_root` (always, possibly empty), `mutation_root` (only when some mutation builder
- * contributes fields), `subscription_root` (the query fields, when any). The builders come in as
+ * contributes fields), `subscription_root` (the query fields, when any, and the subscription-only
+ * fields of `parts.subscription`: the streaming fields). The builders come in as
  * `SchemaParts` (context.ts): each gets the build context (shared types: `tableObject`,
  * `boolExp`...) and returns field entries whose `extensions.svc` tags a planner understands.
  * Under the `graphql-default` naming convention the built schema is renamed once (graphqlCase.ts).
@@ -52,12 +53,13 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
   const ctx = new SchemaContext(cache, role, parts, backendOnly);
   const queryEntries = parts.query.flatMap((b) => b(ctx));
   const mutationEntries = parts.mutation.flatMap((b) => b(ctx));
+  const subscriptionEntries = (parts.subscription ?? []).flatMap((b) => b(ctx));
   const queryFields = sortEntries(queryEntries);
   const queryRoot = new GraphQLObjectType({ name: 'query_root', description: 'query root', fields: queryFields });
   const mutationRoot = mutationEntries.length === 0 ? null
     : new GraphQLObjectType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(mutationEntries) });
   const subscriptionRoot = queryEntries.length === 0 ? null
-    : new GraphQLObjectType({ name: 'subscription_root', description: 'subscription root', fields: copyFields(queryFields) });
+    : new GraphQLObjectType({ name: 'subscription_root', description: 'subscription root', fields: sortEntries([...Object.entries(copyFields(queryFields)), ...subscriptionEntries]) });
   const schema = new GraphQLSchema({
     query: queryRoot,
     mutation: mutationRoot,

@@ -2,7 +2,8 @@
  * Creates or checks the engine's schema `hdb_catalog` at start: `hdb_version` (one row, only in a
  * catalog the engine created), `svc_catalog` (the engine's catalog version, and what it was adopted
  * from), `hdb_metadata` (the one metadata JSON document) and `svc_check_violation` (permission
- * checks), and the engine registry `svc_instances` (instances.ts). It first recognises what is there (catalog/recogniseCatalog.ts) and never rewrites a
+ * checks), the engine registry `svc_instances` (instances.ts) and the live-query change counters
+ * `svc_live_change` (liveChanges.ts). It first recognises what is there (catalog/recogniseCatalog.ts) and never rewrites a
  * catalog it does not own. Idempotent; runs under a transaction-level advisory lock so engines
  * starting together against one database do not race.
  *
@@ -14,6 +15,7 @@ import type { Db, DbClient } from '../../execution/index.js';
 import { CHECK_VIOLATION_FUNCTION_SQL } from '../../sql/index.js';
 import { CATALOG_LOCK_KEY } from './locks.js';
 import { INSTANCE_STEPS } from './instances.js';
+import { LIVE_CHANGE_STEPS } from './liveChanges.js';
 import { HASURA_V1_ADOPTABLE, recogniseCatalog, type CatalogKind } from './recogniseCatalog.js';
 import { adoptHasuraV1Catalog, type AdoptionReport } from '../hasura/adoptHasuraCatalog.js';
 
@@ -112,6 +114,7 @@ export async function migrateCatalog(db: Db, options: CatalogOptions = {}): Prom
     if (owned) for (const step of VERSION_STEPS) await c.query(step);
     for (const step of STEPS) await c.query(step);
     for (const step of INSTANCE_STEPS) await c.query(step);
+    for (const step of LIVE_CHANGE_STEPS) await c.query(step);
     await createPgcrypto(c);
     if (owned && (await c.query('SELECT 1 FROM hdb_catalog.hdb_version')).rows.length === 0) {
       await c.query('INSERT INTO hdb_catalog.hdb_version (version, upgraded_on) VALUES ($1, now())', [CATALOG_VERSION]);

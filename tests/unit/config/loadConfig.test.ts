@@ -20,7 +20,7 @@ test('defaults match the documented table', () => {
   assert.equal(c.corsDomain, '*');
   assert.equal(c.disableCors, false);
   assert.equal(c.enableAllowlist, false);
-  assert.deepEqual(c.liveQueries, { batchSize: 100, refetchIntervalMs: 1000 });
+  assert.deepEqual(c.liveQueries, { batchSize: 100, refetchIntervalMs: 1000, changePollIntervalMs: 50 });
   assert.equal(c.devMode, false);
   assert.equal(c.embeddedPgPort, undefined);
   assert.equal(c.jwtExpiredStatus, 200);

@@ -16,14 +16,15 @@ function recordingDb(calls: Array<{ text: string; opts: unknown }>): Db {
 }
 
 for (const prepare of [true, false]) {
-  test(`each poll runs the multiplexed statement with prepare: ${prepare}`, async () => {
+  test(`with change tracking off, each poll runs the multiplexed statement with prepare: ${prepare}`, async () => {
     const calls: Array<{ text: string; opts: unknown }> = [];
     let emptied = false;
     const poller = new Poller('SELECT multiplexed', {
-      db: recordingDb(calls), timers: new Timers(), batchSize: 10, intervalMs: 5, prepare,
+      db: recordingDb(calls), timers: new Timers(), batchSize: 10, intervalMs: 5, prepare, watcher: undefined,
+      watch: async () => ({ watch: false, reason: 'change tracking is off' }),
       errorBody: () => '{}', isStale: () => false, onEmpty: () => (emptied = true), onStale: () => {},
     }, {} as SchemaCache);
-    const cohort = poller.cohort('["1"]');
+    const cohort = poller.cohort('["1"]', 0);
     await new Promise((r) => setTimeout(r, 40));
     poller.release(cohort);
     assert.ok(calls.length >= 2, `polled ${calls.length} times`);

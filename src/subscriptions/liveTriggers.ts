@@ -1,0 +1,68 @@
+/**
+ * The change triggers of live queries (`svc_live_change`, see metadata/catalog/liveChanges.ts):
+ * installed when a live query first reads a tracked table, dropped when the table is no longer
+ * tracked. The engine owns these triggers as it owns event-trigger capture triggers; tables no live
+ * query has read carry none, so their writes cost nothing extra.
+ *
+ * `watchStatement` runs in one transaction: the statement's dependencies (liveDependencies.ts),
+ * then, under an advisory lock shared by all engines, `CREATE TRIGGER` on the tables that lack
+ * it. CREATE TRIGGER waits for the table's in-flight writers, so every write committed after the
+ * installation bumps the counter and every write committed before it is seen by the subscriber's
+ * first query, which runs afterwards. `lock_timeout` bounds that wait: a table busy for longer
+ * leaves the statement on the refetch interval.
+ */
+import type { Db, DbClient } from '../execution/index.js';
+import { LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, type SchemaCache } from '../metadata/index.js';
+import { compile, sql } from '../sql/index.js';
+import { liveDependencies, type LiveDependencies } from './liveDependencies.js';
+
+/** How long trigger installation waits for a table's writers before giving up. */
+const LOCK_TIMEOUT = '5s';
+
+const isTracked = (cache: SchemaCache) => (schema: string, name: string): boolean => cache.tables.get(`${schema}.${name}`)?.kind === 'table';
+
+/** The tables `statement` reads, their triggers installed; or why it keeps the refetch interval. */
+export async function watchStatement(db: Db, statement: string, cache: SchemaCache): Promise<LiveDependencies> {
+  try {
+    return await db.transaction({}, async (c) => {
+      await c.query(`SELECT set_config('lock_timeout', $1, true)`, [LOCK_TIMEOUT]);
+      const deps = await liveDependencies(c, statement, isTracked(cache));
+      if (!deps.watch || deps.relids.length === 0) return deps;
+      const missing = () =>
+        c.query(
+          `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.oid = ANY($1::oid[]) AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $2)`,
+          [deps.relids, LIVE_CHANGE_TRIGGER],
+        );
+      if ((await missing()).rows.length === 0) return deps;
+      await c.query('SELECT pg_advisory_xact_lock($1)', [LIVE_CHANGE_LOCK_KEY]);
+      for (const row of (await missing()).rows) {
+        const table = sql.ident(String(row.schema), String(row.name));
+        await c.query(compile(sql`CREATE TRIGGER ${sql.ident(LIVE_CHANGE_TRIGGER)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+          FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_change()`).text);
+      }
+      return deps;
+    });
+  } catch (e) {
+    return { watch: false, reason: `its change triggers could not be installed: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * Drops the change triggers (and counters) of tables `cache` no longer tracks. Runs inside the
+ * metadata change's transaction, like the capture triggers' sync.
+ */
+export async function syncLiveTriggers(c: DbClient, cache: SchemaCache): Promise<void> {
+  const r = await c.query(
+    `SELECT t.tgrelid::int8 AS relid, n.nspname AS schema, c.relname AS name FROM pg_trigger t
+       JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE t.tgname = $1 AND t.tgfoid = to_regprocedure('hdb_catalog.svc_live_change()')`,
+    [LIVE_CHANGE_TRIGGER],
+  );
+  const tracked = isTracked(cache);
+  for (const row of r.rows) {
+    if (tracked(String(row.schema), String(row.name))) continue;
+    await c.query(compile(sql`DROP TRIGGER IF EXISTS ${sql.ident(LIVE_CHANGE_TRIGGER)} ON ${sql.ident(String(row.schema), String(row.name))}`).text);
+    await c.query('DELETE FROM hdb_catalog.svc_live_change WHERE relid = $1', [row.relid]);
+  }
+}
