@@ -78,6 +78,8 @@ export interface EngineContext {
   metrics?: EngineMetrics;
   /** The web console at /console (--enable-console; by default on with the embedded Postgres only). */
   consoleEnabled?: boolean;
+  /** Hasura-compatible session variables (--hasura-session-variables, `auto` resolved at start): sessions get `hasura: true`. */
+  hasuraSession?: boolean;
 }
 
 /**

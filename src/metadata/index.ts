@@ -51,7 +51,7 @@ export { startHeartbeat } from './catalog/index.js';
 export { decodeStoredMetadata, encodeStoredMetadata, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, OFF_THREAD_MIN } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
 export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
-export { importHasuraMetadata, toV3, readHasuraV1Catalog, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders } from './hasura/index.js';
+export { importHasuraMetadata, toV3, readHasuraV1Catalog, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';
 export type { ImportResult, AdoptionReport } from './hasura/index.js';
 
 export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspection/index.js';

@@ -124,8 +124,13 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
         `adopted ${a.adopted_from}: imported ${counts || 'nothing'}; not imported: ${a.not_imported.length === 0 ? 'nothing' : a.not_imported.join('; ')} (kept in hdb_catalog.svc_catalog.adoption_report)`,
       );
     }
-    const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
-    if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
+    const hasuraSession = config.hasuraSessionVariables === 'auto' ? catalog.adoptedFrom !== undefined : config.hasuraSessionVariables === 'true';
+    if (hasuraSession) {
+      logger.info({ type: 'startup', kind: 'hasura-session', mode: config.hasuraSessionVariables }, "Hasura-compatible session variables on: hasura.user (x-hasura-*) is set beside svc.user (x-svc-*)");
+    } else {
+      const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
+      if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
+    }
     const state = await createAppState(db, config, logger);
     // Adopted metadata was written straight to the catalog: install the capture of its event triggers.
     if (catalog.adoption) await db.transaction({}, (c) => syncEventTriggers(c, state.current));
@@ -137,7 +142,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
-    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined };
+    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, hasuraSession };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     const onLocalSchemaChange = options.onLocalSchemaChange;
     if (onLocalSchemaChange) {

@@ -154,6 +154,10 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
   assert.deepEqual(await sql(url, 'SELECT status FROM hdb_catalog.hdb_scheduled_events'), [{ status: 'delivered' }]);
   assert.equal(hook().length, 1);
   const d = hook()[0]!;
+  // Captured by Hasura: its session_variables as Hasura wrote them.
+  assert.deepEqual(d.body.event.session_variables, { 'x-hasura-role': 'admin' });
+  // Adopted from Hasura: Hasura-compatible session variables are on by default (--hasura-session-variables auto).
+  assert.deepEqual((await engine.runSql("SELECT current_setting('hasura.user', true) AS u")).result[1], ['{"x-hasura-role":"admin"}']);
   assert.equal(d.body.trigger.name, 'article_created');
   assert.deepEqual(d.body.event.data.new, { id: 3, title: 'g1', author_id: 2 });
 
@@ -162,6 +166,7 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
   assert.deepEqual(ins.body, { data: { insert_article_one: { id: 4 } } });
   while (hook().length < 2 && Date.now() < deadline + 15_000) await new Promise((res) => setTimeout(res, 50));
   assert.equal(hook()[1]?.body.event.data.new.title, 'a3');
+  assert.deepEqual(hook()[1]?.body.event.session_variables, { 'x-svc-role': 'admin', 'x-hasura-role': 'admin' });
   // Once: Hasura's own capture trigger was dropped, only the engine's records the change.
   assert.deepEqual(await sql(url, "SELECT count(*)::int AS n FROM hdb_catalog.event_log WHERE payload->'data'->'new'->>'title' = 'a3'"), [{ n: 1 }]);
 
