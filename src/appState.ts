@@ -6,7 +6,7 @@
  */
 import type { ServerConfig } from './config/index.js';
 import type { Db } from './execution/index.js';
-import type { SchemaCache } from './metadata/index.js';
+import type { MetadataTable, SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';
@@ -62,6 +62,8 @@ export interface AppState {
   readonly instanceId?: string;
   /** `resource_version` of the stored metadata behind `current` (multi-instance sync compares it). */
   readonly resourceVersion?: number;
+  /** Where the metadata document is stored; absent: `hdb_metadata` (`svc_metadata` in a catalog adopted from Hasura v2). */
+  readonly metadataTable?: MetadataTable;
 }
 
 export interface EngineContext {
@@ -87,5 +89,5 @@ export interface EngineContext {
  * and builds the first schema cache (implemented in metadata/liveState.ts; inconsistent objects,
  * unreachable remotes included, are logged, not fatal).
  */
-export const createAppState = (db: Db, config: ServerConfig, logger: Logger): Promise<AppState> =>
-  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known));
+export const createAppState = (db: Db, config: ServerConfig, logger: Logger, metadataTable?: MetadataTable): Promise<AppState> =>
+  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known), metadataTable);

@@ -46,7 +46,7 @@ export { findTable, isTracked, removeObject, renameTable, renameColumn, renameRe
 export type { Removable, RelationshipResolver } from './model/edit.js';
 
 export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
-export type { StoredMetadata, Heartbeat } from './catalog/index.js';
+export type { StoredMetadata, Heartbeat, MetadataTable } from './catalog/index.js';
 export { startHeartbeat } from './catalog/index.js';
 export { decodeStoredMetadata, encodeStoredMetadata, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, OFF_THREAD_MIN } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';

@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { listenChannel, type Db } from '../execution/index.js';
-import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './catalog/index.js';
+import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, type MetadataTable } from './catalog/index.js';
 
 export interface SchemaSync {
   /** Resolves once the first LISTEN succeeded (at once when polling is on). */
@@ -28,6 +28,8 @@ export interface SyncedState {
   readonly resourceVersion?: number;
   /** This engine's id in `svc_schema_update` notifications. */
   readonly instanceId?: string;
+  /** Where the metadata document is stored (default `hdb_metadata`). */
+  readonly metadataTable?: MetadataTable;
   /** Reloads metadata and rebuilds the live schema cache. */
   rebuild(): Promise<unknown>;
 }
@@ -50,7 +52,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
   let stopped = false;
 
   const behind = async (): Promise<boolean> => {
-    const stored = await db.withClient((c) => currentResourceVersion(c));
+    const stored = await db.withClient((c) => currentResourceVersion(c, state.metadataTable));
     return stored > (state.resourceVersion ?? 0);
   };
 

@@ -43,8 +43,8 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
     if (work.metadataChanged || work.cacheChanged) await syncEventTriggers(client, (await work.result()).cache);
     // Every change gets a new resource_version and a notification (other instances rebuild).
-    if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId);
-    else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId);
+    if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
+    else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
     if (work.cacheChanged) install = (await work.result()).cache;
     return out;
   });

@@ -20,11 +20,12 @@ import * as api from '../api/index.js';
 import type { EngineContext } from '../appState.js';
 import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
-import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
+import { checkConnection, createDb, startEmbeddedPostgres, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
+import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
 import { syncEventTriggers } from '../events/index.js';
+import { decodeCronTrigger, upsertCronTrigger, type CronTriggerDef } from '../scheduled/index.js';
 import { EngineMetrics } from '../metrics/index.js';
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
@@ -131,9 +132,9 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
       if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
     }
-    const state = await createAppState(db, config, logger);
-    // Adopted metadata was written straight to the catalog: install the capture of its event triggers.
-    if (catalog.adoption) await db.transaction({}, (c) => syncEventTriggers(c, state.current));
+    const state = await createAppState(db, config, logger, catalog.metadataTable);
+    // Adopted metadata was written straight to the catalog: install the capture of its event triggers (and Hasura v2's cron triggers).
+    if (catalog.adoption) await db.transaction({}, (c) => installAdopted(c, state.current, catalog.adoption!, logger));
     // Registered (and heartbeating) before the workers start; deregistered after they stopped.
     const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger);
     undo.push(() => heartbeat.stop());
@@ -195,6 +196,25 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
   } catch (err) {
     await runUndo();
     throw err;
+  }
+}
+
+/**
+ * What an adoption leaves for the later stages: the capture triggers of the imported event triggers and
+ * Hasura v2's cron triggers (each one that does not decode is named in a warning, the others installed).
+ */
+async function installAdopted(c: DbClient, cache: EngineContext['state']['current'], adoption: AdoptionReport, logger: Logger): Promise<void> {
+  await syncEventTriggers(c, cache);
+  for (const [i, raw] of (adoption.cron_triggers ?? []).entries()) {
+    let def: CronTriggerDef;
+    try {
+      const { replace: _replace, ...t } = decodeCronTrigger(raw, `$.cron_triggers[${i}]`);
+      def = { ...t, include_in_metadata: true };
+    } catch (e) {
+      logger.warn({ type: 'startup', kind: 'hasura-adoption', cron_trigger: raw }, `cron trigger not imported: ${(e as Error).message}`);
+      continue;
+    }
+    await upsertCronTrigger(c, def);
   }
 }
 

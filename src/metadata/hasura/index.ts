@@ -4,3 +4,4 @@ export { readHasuraV1Catalog } from './readHasuraV1Catalog.js';
 export { adoptHasuraV1Catalog } from './adoptHasuraCatalog.js';
 export type { AdoptionReport } from './adoptHasuraCatalog.js';
 export { readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasuraSessionSql.js';
+export { adoptHasuraV2Catalog, SVC_METADATA_TABLE } from './adoptHasuraV2Catalog.js';
