@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createTestDatabase, startTestEngine } from './harness.js';
 import { startEventReceiver } from '../support/eventReceiver.js';
+import { startWebhookServer } from '../support/webhookServer.js';
 
 const CATALOG = readFileSync(new URL('../support/fixtures/hasura-v1.3/catalog.sql', import.meta.url), 'utf8');
 
@@ -132,10 +133,47 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
      VALUES ($1::json, now() - interval '1 second', '{"num_retries":0,"retry_interval_seconds":10,"timeout_seconds":60,"tolerance_seconds":21600}', '{"remind":"ada"}', '[]', 'left by Hasura')`,
     [JSON.stringify(receiver.url + '/scheduled')],
   );
+  // A cron trigger with an occurrence that was due, and an async action Hasura had not run (rows as v1.3 writes them).
+  const handler = await startWebhookServer((req) => ({ status: 200, body: { text: `later ${(req.body as any).session_variables['x-hasura-user-id']}` } }));
+  t.after(() => handler.stop());
+  await sql(
+    url,
+    `INSERT INTO hdb_catalog.hdb_cron_triggers (name, webhook_conf, cron_schedule, payload, retry_conf, header_conf, include_in_metadata)
+     VALUES ('hourly', $1::json, '0 * * * *', '{"k":"v"}', '{"num_retries":0,"retry_interval_seconds":10,"timeout_seconds":60,"tolerance_seconds":21600}', '[]', true);
+     INSERT INTO hdb_catalog.hdb_cron_events (trigger_name, scheduled_time) VALUES ('hourly', now() - interval '1 minute');`.replace('$1::json', `'${JSON.stringify(receiver.url + '/cron')}'`),
+  );
+  await sql(
+    url,
+    `INSERT INTO hdb_catalog.hdb_custom_types (custom_types) VALUES ('{"objects":[{"name":"Later","fields":[{"name":"text","type":"String!"}]}]}');
+     INSERT INTO hdb_catalog.hdb_action (action_name, action_defn) VALUES ('greet_later', $1::jsonb);
+     INSERT INTO hdb_catalog.hdb_action_permission (action_name, role_name) VALUES ('greet_later', 'user');
+     INSERT INTO hdb_catalog.hdb_action_log (action_name, input_payload, request_headers, session_variables, status)
+     VALUES ('greet_later', '{}', '{}', '{"x-hasura-role":"user","x-hasura-user-id":"2"}', 'created');`.replace(
+      '$1::jsonb',
+      `'${JSON.stringify({ handler: handler.url + '/later', output_type: 'Later', arguments: [], kind: 'asynchronous', type: 'mutation' })}'`,
+    ),
+  );
   const before = await hasuraState(url);
 
   const engine = await startTestEngine({ databaseUrl: url, adoptHasuraCatalog: true });
   t.after(() => engine.stop());
+
+  // The cron occurrence and the async action Hasura left are delivered; the action's row completed.
+  const until = async (cond: () => Promise<boolean> | boolean) => {
+    const end = Date.now() + 15_000;
+    while (!(await cond()) && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+  };
+  await until(() => receiver.deliveries.some((x) => x.path === '/cron') && handler.requests.length > 0);
+  const cron = receiver.deliveries.filter((x) => x.path === '/cron');
+  assert.deepEqual(cron.map((x) => [x.body.name, x.body.payload]), [['hourly', { k: 'v' }]]);
+  assert.deepEqual((handler.requests[0]!.body as any).action, { name: 'greet_later' });
+  const logRow = async () => (await sql(url, "SELECT status, response_payload FROM hdb_catalog.hdb_action_log WHERE action_name = 'greet_later'"))[0];
+  await until(async () => (await logRow()).status === 'completed');
+  assert.deepEqual(await logRow(), { status: 'completed', response_payload: { text: 'later 2' } });
+  await until(async () => (await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"))[0]?.status === 'delivered');
+  assert.deepEqual(await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"), [{ status: 'delivered' }]);
+  // Its next occurrences are scheduled (Hasura's partial unique key serves the engine's generator).
+  assert.deepEqual(await sql(url, "SELECT count(*)::int AS n FROM hdb_catalog.hdb_cron_events WHERE scheduled_time > now() AND status = 'scheduled'"), [{ n: 100 }]);
 
   // The user's permission was written for x-hasura-user-id; it now reads x-svc-user-id.
   const r = await engine.graphql('{ article(order_by: {id: asc}) { title author { name } } }', {}, { 'x-svc-role': 'user', 'x-svc-user-id': '1' });
@@ -179,6 +217,8 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
   assert.equal(own.adoption_report.imported.tables, 2);
   assert.equal(own.adoption_report.imported.permissions, 2);
   assert.equal(own.adoption_report.imported.event_triggers, 1);
+  assert.equal(own.adoption_report.imported.cron_triggers, 1);
+  assert.equal(own.adoption_report.imported.actions, 1);
 
   // A second start (no flag needed any more) serves the same adopted metadata.
   await engine.stop();

@@ -41,7 +41,7 @@ async function hasuraState(url: string): Promise<string> {
 }
 
 /** Hasura v2's export of a small project: the default source, an action, a collection on the allow-list, a cron trigger. */
-function hasuraDocument(hook: string, handler: string) {
+function hasuraDocument(hook: string, handler: string, cron: string) {
   return {
     version: 3,
     sources: [
@@ -74,11 +74,14 @@ function hasuraDocument(hook: string, handler: string) {
         functions: [{ function: { schema: 'public', name: 'search_articles' } }],
       },
     ],
-    actions: [{ name: 'shout', definition: { handler, output_type: 'Shout', arguments: [{ name: 'text', type: 'String!' }], type: 'mutation', kind: 'synchronous' }, permissions: [{ role: 'user' }] }],
+    actions: [
+      { name: 'shout', definition: { handler, output_type: 'Shout', arguments: [{ name: 'text', type: 'String!' }], type: 'mutation', kind: 'synchronous' }, permissions: [{ role: 'user' }] },
+      { name: 'shout_later', definition: { handler, output_type: 'Shout', arguments: [{ name: 'text', type: 'String!' }], type: 'mutation', kind: 'asynchronous' }, permissions: [{ role: 'user' }] },
+    ],
     custom_types: { objects: [{ name: 'Shout', fields: [{ name: 'text', type: 'String!' }] }] },
     query_collections: [{ name: 'allowed-queries', definition: { queries: [{ name: 'titles', query: 'query titles { article { title } }' }] } }],
     allowlist: [{ collection: 'allowed-queries' }],
-    cron_triggers: [{ name: 'nightly', webhook: hook, schedule: '0 3 * * *', include_in_metadata: true, payload: {}, retry_conf: { num_retries: 0, retry_interval_seconds: 10, timeout_seconds: 60, tolerance_seconds: 21600 } }],
+    cron_triggers: [{ name: 'nightly', webhook: cron, schedule: '0 3 * * *', include_in_metadata: true, payload: {}, retry_conf: { num_retries: 0, retry_interval_seconds: 10, timeout_seconds: 60, tolerance_seconds: 21600 } }],
     inherited_roles: [{ role_name: 'staff', role_set: ['user'] }],
   };
 }
@@ -87,6 +90,7 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
   const receiver = await startEventReceiver();
   t.after(() => receiver.stop());
   const handler = await startWebhookServer((req) => ({ status: 200, body: { text: String((req.body as any).input.text).toUpperCase() } }));
+  const cronHook = receiver.url + '/cron';
   t.after(() => handler.stop());
   const db = await createTestDatabase('hv2adopt');
   t.after(() => db.drop());
@@ -106,7 +110,14 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
        BEGIN PERFORM hdb_catalog.insert_event_log(CAST(TG_TABLE_SCHEMA AS text), CAST(TG_TABLE_NAME AS text), 'article_created', TG_OP, json_build_object('old', NULL, 'new', row_to_json(NEW))); RETURN NULL; END $$;
      CREATE TRIGGER "notify_hasura_article_created_INSERT" AFTER INSERT ON public.article FOR EACH ROW EXECUTE PROCEDURE hdb_catalog."notify_hasura_article_created_INSERT"();`,
   );
-  await sql(url, 'INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version) VALUES (1, $1, 7)', [JSON.stringify(hasuraDocument(receiver.url + '/hook', handler.url + '/shout'))]);
+  await sql(url, 'INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version) VALUES (1, $1, 7)', [JSON.stringify(hasuraDocument(receiver.url + '/hook', handler.url + '/shout', cronHook))]);
+  // Work Hasura left pending: an occurrence of its cron trigger that was due, and an async action it had not run.
+  await sql(url, "INSERT INTO hdb_catalog.hdb_cron_events (trigger_name, scheduled_time) VALUES ('nightly', now() - interval '1 minute')");
+  await sql(
+    url,
+    `INSERT INTO hdb_catalog.hdb_action_log (action_name, input_payload, request_headers, session_variables, status)
+     VALUES ('shout_later', '{"text":"later"}', '{}', '{"x-hasura-role":"user","x-hasura-user-id":"1"}', 'created')`,
+  );
   await sql(url, `INSERT INTO hdb_catalog.hdb_schema_notifications (id, notification, resource_version, instance_id) VALUES (1, '{"sources":[]}', 7, gen_random_uuid())`);
   await sql(url, `SELECT set_config('hasura.user', '{"x-hasura-role":"admin"}', false), hdb_catalog.insert_event_log('public', 'article', 'article_created', 'INSERT', json_build_object('old', NULL, 'new', json_build_object('id', 3, 'title', 'g1', 'author_id', 2)))`);
   const before = await hasuraState(url);
@@ -135,10 +146,24 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
 
   // The event Hasura captured reaches its webhook, and the engine's own capture records the insert above once.
   const deadline = Date.now() + 15_000;
-  while (receiver.deliveries.length < 2 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
-  const titles = receiver.deliveries.map((d) => d.body.event.data.new.title).sort();
+  const events = () => receiver.deliveries.filter((d) => d.path === '/hook');
+  const crons = () => receiver.deliveries.filter((d) => d.path === '/cron');
+  const later = () => handler.requests.filter((q) => (q.body as any).action.name === 'shout_later');
+  while ((events().length < 2 || crons().length < 1 || later().length < 1) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+  const titles = events().map((d) => d.body.event.data.new.title).sort();
   assert.deepEqual(titles, ['a3', 'g1']);
   assert.deepEqual(await sql(url, "SELECT count(*)::int AS n FROM hdb_catalog.event_log WHERE payload->'data'->'new'->>'title' = 'a3'"), [{ n: 1 }]);
+  // The cron occurrence Hasura had not sent, and the async action it had not run (its session as Hasura stored it).
+  assert.equal(crons().length, 1);
+  assert.equal(crons()[0]!.body.name, 'nightly');
+  assert.equal(later().length, 1);
+  assert.deepEqual((later()[0]!.body as any).input, { text: 'later' });
+  assert.equal((later()[0]!.body as any).session_variables['x-hasura-user-id'], '1');
+  const statusOf = async () => (await sql(url, "SELECT status, response_payload FROM hdb_catalog.hdb_action_log WHERE action_name = 'shout_later'"))[0];
+  while ((await statusOf()).status !== 'completed' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+  assert.deepEqual(await statusOf(), { status: 'completed', response_payload: { text: 'LATER' } });
+  while ((await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"))[0]?.status !== 'delivered' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+  assert.deepEqual(await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"), [{ status: 'delivered' }]);
 
   // The report: what was imported, what was not (the cron trigger, v2-only inherited roles).
   const [own] = await sql(url, 'SELECT version, adopted_from, adoption_report FROM hdb_catalog.svc_catalog');
@@ -147,7 +172,7 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
     [own.adoption_report.imported.tables, own.adoption_report.imported.relationships, own.adoption_report.imported.permissions, own.adoption_report.imported.computed_fields,
       own.adoption_report.imported.event_triggers, own.adoption_report.imported.functions, own.adoption_report.imported.actions, own.adoption_report.imported.query_collections,
       own.adoption_report.imported.cron_triggers],
-    [2, 2, 3, 1, 1, 1, 1, 1, 1],
+    [2, 2, 3, 1, 1, 1, 2, 1, 1],
   );
   assert.deepEqual(own.adoption_report.not_imported, ['inherited_roles: not supported; left out']);
 
