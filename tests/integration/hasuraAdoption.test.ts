@@ -5,23 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { createTestDatabase, startTestEngine } from './harness.js';
+import { AUTHORS_AND_ARTICLES, HASURA_V13_CATALOG, sql } from '../support/hasuraFixtures.js';
 import { startEventReceiver } from '../support/eventReceiver.js';
 import { startWebhookServer } from '../support/webhookServer.js';
 
-const CATALOG = readFileSync(new URL('../support/fixtures/hasura-v1.3/catalog.sql', import.meta.url), 'utf8');
-
-async function sql<T = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 /** What a user (or Hasura itself) would compare before and after: the version row and the metadata rows. */
 async function hasuraState(url: string): Promise<string> {
@@ -41,7 +29,7 @@ async function hasuraState(url: string): Promise<string> {
 async function hasuraDatabase(t: { after: (fn: () => Promise<void>) => void }, prefix: string): Promise<string> {
   const db = await createTestDatabase(prefix);
   t.after(() => db.drop());
-  await sql(db.url, CATALOG);
+  await sql(db.url, HASURA_V13_CATALOG);
   return db.url;
 }
 
@@ -49,10 +37,7 @@ async function hasuraDatabase(t: { after: (fn: () => Promise<void>) => void }, p
 async function hasuraProject(url: string, webhook: string): Promise<void> {
   await sql(
     url,
-    `CREATE TABLE public.author (id serial PRIMARY KEY, name text NOT NULL);
-     CREATE TABLE public.article (id serial PRIMARY KEY, title text NOT NULL, author_id int NOT NULL REFERENCES public.author (id));
-     INSERT INTO public.author (name) VALUES ('ada'), ('grace');
-     INSERT INTO public.article (title, author_id) VALUES ('a1', 1), ('a2', 1), ('g1', 2);
+    `${AUTHORS_AND_ARTICLES}
      INSERT INTO hdb_catalog.hdb_table (table_schema, table_name, configuration) VALUES
        ('public', 'author', '{"custom_root_fields":{},"custom_column_names":{}}'),
        ('public', 'article', '{"custom_root_fields":{},"custom_column_names":{}}');

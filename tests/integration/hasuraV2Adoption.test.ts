@@ -6,24 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { createTestDatabase, startTestEngine } from './harness.js';
+import { AUTHORS_AND_ARTICLES, HASURA_V13_CATALOG, HASURA_V2_CATALOG, sql } from '../support/hasuraFixtures.js';
 import { startEventReceiver } from '../support/eventReceiver.js';
 import { startWebhookServer } from '../support/webhookServer.js';
 
-const V13 = readFileSync(new URL('../support/fixtures/hasura-v1.3/catalog.sql', import.meta.url), 'utf8');
-const V2 = readFileSync(new URL('../support/fixtures/hasura-v2/catalog.sql', import.meta.url), 'utf8');
-
-async function sql<T = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 /** What Hasura v2 reads at start, as text: its version row, its metadata document and version, its notification row. */
 async function hasuraState(url: string): Promise<string> {
@@ -95,14 +82,11 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
   const db = await createTestDatabase('hv2adopt');
   t.after(() => db.drop());
   const url = db.url;
-  await sql(url, V13);
-  await sql(url, V2);
+  await sql(url, HASURA_V13_CATALOG);
+  await sql(url, HASURA_V2_CATALOG);
   await sql(
     url,
-    `CREATE TABLE public.author (id serial PRIMARY KEY, name text NOT NULL);
-     CREATE TABLE public.article (id serial PRIMARY KEY, title text NOT NULL, author_id int NOT NULL REFERENCES public.author (id));
-     INSERT INTO public.author (name) VALUES ('ada'), ('grace');
-     INSERT INTO public.article (title, author_id) VALUES ('a1', 1), ('a2', 1), ('g1', 2);
+    `${AUTHORS_AND_ARTICLES}
      CREATE FUNCTION public.author_article_count(a public.author) RETURNS bigint LANGUAGE sql STABLE AS $$ SELECT count(*) FROM public.article WHERE author_id = a.id $$;
      CREATE FUNCTION public.search_articles(q text) RETURNS SETOF public.article LANGUAGE sql STABLE AS $$ SELECT * FROM public.article WHERE title ILIKE q || '%' $$;
      -- Hasura v2's capture trigger (function in hdb_catalog) and an event it captured but had not delivered.
