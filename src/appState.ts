@@ -7,7 +7,7 @@
 import type { ServerConfig } from './config/index.js';
 import type { NamingConvention } from './core/index.js';
 import type { Db, ReadReplicas } from './execution/index.js';
-import type { SchemaCache } from './metadata/index.js';
+import type { MetadataTable, SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import type { ResponseCache } from './responseCache/index.js';
@@ -67,6 +67,8 @@ export interface AppState {
   readonly resourceVersion?: number;
   /** The server's `--default-naming-convention`: for caches built elsewhere (metadata operations). */
   readonly defaultNamingConvention?: NamingConvention;
+  /** Where the metadata document is stored; absent: `hdb_metadata` (`svc_metadata` in a catalog adopted from Hasura v2). */
+  readonly metadataTable?: MetadataTable;
 }
 
 export interface EngineContext {
@@ -92,6 +94,8 @@ export interface EngineContext {
    * metadata version (the server awaits it before each API request); undefined otherwise.
    */
   catchUp?: () => Promise<void>;
+  /** Hasura-compatible session variables (--hasura-session-variables, `auto` resolved at start): sessions get `hasura: true`. */
+  hasuraSession?: boolean;
 }
 
 /**
@@ -99,5 +103,5 @@ export interface EngineContext {
  * and builds the first schema cache (implemented in metadata/liveState.ts; inconsistent objects,
  * unreachable remotes included, are logged, not fatal).
  */
-export const createAppState = (db: Db, config: ServerConfig, logger: Logger): Promise<AppState> =>
-  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known));
+export const createAppState = (db: Db, config: ServerConfig, logger: Logger, metadataTable?: MetadataTable): Promise<AppState> =>
+  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known), metadataTable);

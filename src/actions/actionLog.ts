@@ -10,8 +10,7 @@
  * mutation's row committed, by any engine); polls every `fetchIntervalMs` as the backstop.
  */
 import type { Logger } from 'pino';
-import type { Session } from '../core/index.js';
-import { ApiError } from '../core/index.js';
+import { ApiError, inHasuraMode } from '../core/index.js';
 import type { Db, DbClient } from '../execution/index.js';
 import { runFragment, startDeliveryWorker, type DeliveryWorker, type Job, type JobResult, type QueueAdapter } from '../delivery/index.js';
 import type { SchemaCache } from '../metadata/index.js';
@@ -68,6 +67,8 @@ export interface ActionWorkerOptions {
   heartbeatTimeoutSeconds: number;
   /** Handler calls in flight at most. */
   concurrency: number;
+  /** Hasura-compatible session variables: the handler body's session_variables get `x-hasura-*` twins. */
+  hasuraSession?: boolean;
   /** LISTEN on this channel (at `databaseUrl`) and wake on each notification: rows created by other engines. */
   channel?: string;
   databaseUrl?: string;
@@ -80,11 +81,12 @@ export const ACTION_LOG_CHANNEL = 'svc_action_log';
 interface Claimed { action_name: string; input_payload: unknown; session_variables: Record<string, string> | null; request_headers: Record<string, string> | null }
 
 /** Calls the handler of one claimed row; the output, or the error as the result reads it, as `response`. */
-async function execute(cache: () => SchemaCache, job: Job): Promise<JobResult> {
+async function execute(cache: () => SchemaCache, job: Job, hasuraSession: boolean): Promise<JobResult> {
   const row = job.row as unknown as Claimed;
   const vars = row.session_variables ?? {};
-  const role = vars['x-svc-role'] ?? 'admin';
-  const session: Session = { role, isAdmin: role === 'admin', vars };
+  // A row Hasura wrote before the engine took the database over names the role x-hasura-role.
+  const role = vars['x-svc-role'] ?? vars['x-hasura-role'] ?? 'admin';
+  const session = inHasuraMode({ role, isAdmin: role === 'admin', vars }, hasuraSession);
   const started = performance.now();
   const latencyMs = () => Math.round((performance.now() - started) * 100) / 100;
   try {
@@ -102,7 +104,7 @@ async function execute(cache: () => SchemaCache, job: Job): Promise<JobResult> {
 }
 
 /** hdb_action_log as a delivery queue. */
-export function actionLogQueue(cache: () => SchemaCache): QueueAdapter {
+export function actionLogQueue(cache: () => SchemaCache, hasuraSession = false): QueueAdapter {
   return {
     name: 'async_action',
     table: {
@@ -119,14 +121,14 @@ export function actionLogQueue(cache: () => SchemaCache): QueueAdapter {
       releaseSet: sql`status = 'created'`,
     },
     claimFilter: () => undefined,
-    execute: (job) => execute(cache, job),
+    execute: (job) => execute(cache, job, hasuraSession),
   };
 }
 
 /** Starts this engine's async-action worker (stop it at shutdown; `wake()` after a local async mutation). */
 export function startActionWorker(o: ActionWorkerOptions): DeliveryWorker {
   return startDeliveryWorker({
-    queue: actionLogQueue(o.cache),
+    queue: actionLogQueue(o.cache, o.hasuraSession === true),
     db: o.db,
     logger: o.logger,
     instanceId: o.instanceId,

@@ -6,7 +6,7 @@
  * `{message, code?}` becomes the error; anything else → 500 "internal error". Errors carry the
  * request and response in `internal`, shown only to admin (never to other roles).
  */
-import { ApiError, type Session } from '../core/index.js';
+import { ApiError, withHasuraKeys, type Session } from '../core/index.js';
 import type { ActionInfo } from '../metadata/index.js';
 import { postJson } from '../webhooks/index.js';
 
@@ -23,7 +23,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 /** The body the handler receives. */
 export function handlerBody(action: ActionInfo, input: unknown, session: Session): Record<string, unknown> {
-  return { action: { name: action.name }, input, session_variables: sessionVariables(session) };
+  return { action: { name: action.name }, input, session_variables: session.hasura ? withHasuraKeys(sessionVariables(session)) : sessionVariables(session) };
 }
 
 export function sessionVariables(session: Session): Record<string, string> {

@@ -11,7 +11,7 @@ import type { ActionFieldPlan } from './actionPlan.js';
 import type { OutputSelection } from './outputSelection.js';
 import { RESPONSE_VARIABLE } from './outputSql.js';
 import { actionInput } from './actionInput.js';
-import { callHandler, forwardedHeaders, sessionVariables } from './callHandler.js';
+import { callHandler, forwardedHeaders, handlerBody, sessionVariables } from './callHandler.js';
 import { insertActionLog } from './actionLog.js';
 
 export interface ActionRunContext {
@@ -43,7 +43,7 @@ export async function runActionField(plan: ActionFieldPlan, rc: ActionRunContext
     rc.onAsyncCreated?.();
     return JSON.stringify(id);
   }
-  const body = { action: { name: plan.action.name }, input, session_variables: sessionVariables(rc.session) };
+  const body = handlerBody(plan.action, input, rc.session);
   const answer = await callHandler(plan.action, body, rc.session, rc.clientHeaders);
   rc.setCookie?.push(...answer.setCookie);
   const out = answer.output;

@@ -32,7 +32,7 @@ export async function startWorkers(ctx: EngineContext): Promise<() => Promise<vo
   const actions = startActionWorker({
     db: ctx.db, cache: () => ctx.state.current, logger: ctx.logger, instanceId: ctx.state.instanceId ?? '',
     fetchIntervalMs: ctx.config.asyncActionsFetchIntervalMs, heartbeatTimeoutSeconds: ctx.config.instanceHeartbeatTimeoutSeconds, concurrency: 20,
-    channel: ACTION_LOG_CHANNEL, databaseUrl: ctx.listenDatabaseUrl, userAgent: `svc-graphql-engine/${ctx.version}`,
+    channel: ACTION_LOG_CHANNEL, databaseUrl: ctx.listenDatabaseUrl, userAgent: `svc-graphql-engine/${ctx.version}`, hasuraSession: ctx.hasuraSession === true,
   });
   queues.push(actions);
   // After an async mutation: wake this engine's worker now and the others through NOTIFY.

@@ -7,7 +7,7 @@
  * `application/graphql-response+json` gets that media type and, for a request that fails before
  * execution (parse, validation, auth), the error's 4xx/5xx status, as that media type requires.
  */
-import { ApiError, type Session } from '../core/index.js';
+import { ApiError, inHasuraMode, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { checkNonAdminBody, graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
@@ -70,7 +70,7 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
 
   let session: Session;
   try {
-    session = await resolveSession(req.headers, ctx.config, authBody);
+    session = inHasuraMode(await resolveSession(req.headers, ctx.config, authBody), ctx.hasuraSession);
   } catch (e) {
     const r = errorResult(ctx, e);
     const http = r.error ? graphqlAuthFailureHttp(r.error) : { status: 200, headers: {} };

@@ -17,7 +17,7 @@
  * would read from now (a usable replica, or `primary`), given the request's read-your-writes headers.
  */
 import { parseJsonExact } from '../lib/index.js';
-import { ApiError, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
+import { ApiError, inHasuraMode, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import { ENGINE_PARTS, type EngineContext } from '../appState.js';
 import { escapeLiteral, type Db } from '../execution/index.js';
@@ -53,7 +53,7 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
     const caller = await resolveSession(req.headers, ctx.config, req.body);
     if (!caller.isAdmin) throw new ApiError('access-denied', 'you have to be admin to access this endpoint');
     const { request, user, analyze } = decodeExplain(req.body);
-    const session = roleSession(user['x-svc-role'] ?? ADMIN_ROLE, user);
+    const session = inHasuraMode(roleSession(user['x-svc-role'] ?? ADMIN_ROLE, user), ctx.hasuraSession);
     const cache = ctx.state.current;
     const { compiled, variables } = getCompiledOperation({
       cache,

@@ -3,7 +3,7 @@
  * /v1/query operations (metadataApi/v2Metadata) and run the same way, atomically; export_metadata
  * answers in the version-3 (`sources`) format. Errors keep the `{path, error, code}` shape.
  */
-import { isApiError, isStackOverflow } from '../core/index.js';
+import { inHasuraMode, isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import { checkUnauthenticatedBody, resolveSession } from '../auth/index.js';
 import { decodeBody, encodeQueryResult, runQuery, v2MetadataResult } from '../metadataApi/index.js';
@@ -14,7 +14,7 @@ import { errorResponse } from './v1Query.js';
 export const v1Metadata: Handler = async (req, ctx) => {
   let session: Session | undefined;
   try {
-    session = await resolveSession(req.headers, ctx.config, req.body);
+    session = inHasuraMode(await resolveSession(req.headers, ctx.config, req.body), ctx.hasuraSession);
     // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
     if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
     // A large (admin) body is decoded off the main thread (metadataApi/decodeBody.ts).

@@ -4,7 +4,7 @@
  * Errors answer `{path, error, code}` with their status; `internal` details only for admins
  * (as Hasura's admin-internal-errors) or in dev mode.
  */
-import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
+import { ApiError, errors, inHasuraMode, isApiError, isStackOverflow } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import { checkUnauthenticatedBody, resolveSession } from '../auth/index.js';
 import { decodeBody, encodeQueryResult, runQuery } from '../metadataApi/index.js';
@@ -25,7 +25,7 @@ export function errorResponse(e: unknown, showInternal: boolean, session?: Sessi
 export const v1Query: Handler = async (req, ctx) => {
   let session: Session | undefined;
   try {
-    session = await resolveSession(req.headers, ctx.config, req.body);
+    session = inHasuraMode(await resolveSession(req.headers, ctx.config, req.body), ctx.hasuraSession);
     // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
     if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
     // A large (admin) body is decoded off the main thread (metadataApi/decodeBody.ts).

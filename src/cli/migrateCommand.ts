@@ -92,10 +92,23 @@ async function readSql(file: string): Promise<string> {
   }
 }
 
-/** Runs one migration's up or down file and records it, in one transaction on the engine. */
-async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down'): Promise<void> {
+/** SQL written for Hasura reads the session from `hasura.user`, or `x-hasura-*` keys of a session argument. */
+const READS_HASURA_SESSION = /hasura\.user|x-hasura-/i;
+
+/** True when the engine sets `hasura.user` (Hasura-compatible session variables): probed in a read-only run_sql. */
+async function engineSetsHasuraUser(client: EngineClient): Promise<boolean> {
+  const r = (await client.query({
+    type: 'run_sql',
+    args: { sql: "SELECT coalesce(current_setting('hasura.user', true), '') <> '' AS set", read_only: true },
+  })) as { result?: string[][] };
+  return r.result?.[1]?.[0] === 't';
+}
+
+/** Runs one migration's up or down file and records it, in one transaction on the engine; returns the file when its SQL reads Hasura's session. */
+async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down'): Promise<string | undefined> {
   const file = join(m.folder, `${dir}.sql`);
-  const stmts = splitSql(await readSql(file));
+  const text = await readSql(file);
+  const stmts = splitSql(text);
   const record =
     dir === 'up'
       ? `INSERT INTO hdb_catalog.schema_migrations (version, dirty) VALUES (${m.version}, false) ON CONFLICT (version) DO UPDATE SET dirty = false`
@@ -114,6 +127,7 @@ async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down'): P
     const where = stmt ? `${file}:${stmt.line}` : file;
     throw new CliError(`${where}: ${f.message} (migration ${m.version} ${dir} not applied)`);
   }
+  return READS_HASURA_SESSION.test(text) ? file : undefined;
 }
 
 export async function migrateCommand(argv: string[], io: CliIo): Promise<number> {
@@ -181,11 +195,19 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     return 0;
   }
   let k = 0;
+  const readers: string[] = [];
   for (const step of plan) {
     k++;
     io.progress(`[${k}/${plan.length}] ${step.dir} ${step.m.version}_${step.m.name} …`);
-    await runOne(client, step.m, step.dir);
+    const reader = await runOne(client, step.m, step.dir);
+    if (reader) readers.push(reader);
   }
   io.progress(`applied ${plan.length} migration${plan.length === 1 ? '' : 's'}`);
+  if (readers.length > 0 && !(await engineSetsHasuraUser(client))) {
+    io.err(
+      `note: ${readers.join(', ')} read${readers.length === 1 ? 's' : ''} Hasura's session (current_setting('hasura.user'), x-hasura-* keys), which this engine does not give SQL now: ` +
+        "that SQL reads NULL. Start the engine with --hasura-session-variables=true (SVC_GRAPHQL_HASURA_SESSION_VARIABLES=true), or read svc.user and x-svc-* keys instead",
+    );
+  }
   return 0;
 }

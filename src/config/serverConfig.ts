@@ -50,6 +50,11 @@ export interface ServerConfig {
   /** Show `internal` error details to admin (Hasura's dev mode / admin internal errors). */
   /** Consent to take over a Hasura v1.3 catalog (import its metadata); off: refuse to start on it. */
   adoptHasuraCatalog: boolean;
+  /**
+   * Hasura-compatible session variables (`hasura.user`, `x-hasura-*` keys beside `svc.user`, `x-svc-*`);
+   * `auto`: on when the catalog was adopted from Hasura (startEngine resolves it into `EngineContext.hasuraSession`).
+   */
+  hasuraSessionVariables: 'auto' | 'true' | 'false';
   devMode: boolean;
   /** GET /v1/metrics and the counters behind it (default true). */
   enableMetrics: boolean;

@@ -12,6 +12,12 @@ export interface Session {
    * `x-svc-use-backend-only-permissions: true`): the role's `backend_only` mutations are offered.
    */
   backendOnly?: boolean;
+  /**
+   * Hasura-compatible session variables are on (`--hasura-session-variables`): the request's
+   * transaction sets `hasura.user` (keys `x-hasura-*`) beside `svc.user`, and the session JSON handed to
+   * SQL and webhooks carries `x-hasura-*` keys beside the `x-svc-*` ones. Absent: off.
+   */
+  hasura?: true;
 }
 
 export const ADMIN_ROLE = 'admin';
@@ -46,3 +52,29 @@ export function splitSessionHeaders(
 }
 
 export const isSessionVariable = (name: string): boolean => name.toLowerCase().startsWith(SESSION_PREFIX);
+
+const HASURA_PREFIX = 'x-hasura-';
+
+/** The variables as Hasura names them: each `x-svc-*` key as `x-hasura-*` (what `hasura.user` holds). */
+export function hasuraSessionVars(vars: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in vars) out[k.startsWith(SESSION_PREFIX) ? HASURA_PREFIX + k.slice(SESSION_PREFIX.length) : k] = vars[k];
+  return out;
+}
+
+/** `vars` with an `x-hasura-*` twin beside each `x-svc-*` key (keys already there win). */
+export function withHasuraKeys(vars: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...vars };
+  for (const k in vars) {
+    if (!k.startsWith(SESSION_PREFIX)) continue;
+    const twin = HASURA_PREFIX + k.slice(SESSION_PREFIX.length);
+    if (!(twin in out)) out[twin] = vars[k];
+  }
+  return out;
+}
+
+/** The session as SQL and webhooks see it: `vars`, plus the `x-hasura-*` twins in Hasura-compatible mode. */
+export const sessionJson = (s: Session): Readonly<Record<string, unknown>> => (s.hasura ? withHasuraKeys(s.vars) : s.vars);
+
+/** `s` marked for Hasura-compatible session variables when `on` (the same object when off). */
+export const inHasuraMode = (s: Session, on: boolean | undefined): Session => (on ? { ...s, hasura: true } : s);

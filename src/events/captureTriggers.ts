@@ -100,7 +100,8 @@ interface Existing {
 /** The capture functions in `hdb_catalog` with the tables their triggers sit on, and whether the event tables exist: one query. */
 async function existingState(client: DbClient): Promise<{ captures: Map<string, Existing>; tables: boolean }> {
   const r = await client.query(
-    `SELECT to_regclass('hdb_catalog.event_log') IS NOT NULL AS tables,
+    // A Hasura v2 catalog has event_log but no event_triggers table: the missing ones are created.
+    `SELECT to_regclass('hdb_catalog.event_log') IS NOT NULL AND to_regclass('hdb_catalog.event_triggers') IS NOT NULL AS tables,
        (SELECT coalesce(json_agg(f), '[]') FROM (
           SELECT p.proname AS fname, p.prosrc AS src,
             coalesce(json_agg(json_build_object('schema', n.nspname, 'table', c.relname, 'tgname', t.tgname)) FILTER (WHERE t.oid IS NOT NULL), '[]') AS triggers

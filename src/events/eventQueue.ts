@@ -22,6 +22,21 @@ export const EVENT_LOG_QUEUE: QueueTable = {
   orderBy: sql`t.created_at`,
 };
 
+/**
+ * The same queue in Hasura-compatible mode: the payload's `session_variables` get an `x-hasura-*`
+ * twin beside each `x-svc-*` key (computed in Postgres, so the stored payload's numbers keep every digit).
+ */
+export const EVENT_LOG_QUEUE_HASURA: QueueTable = {
+  ...EVENT_LOG_QUEUE,
+  returning: sql`t.schema_name, t.table_name, t.trigger_name,
+    (CASE WHEN jsonb_typeof(t.payload->'session_variables') = 'object'
+      THEN jsonb_set(t.payload, '{session_variables}',
+        (SELECT coalesce(jsonb_object_agg('x-hasura-' || substr(s.key, 7), s.value), '{}'::jsonb)
+           FROM jsonb_each(t.payload->'session_variables') AS s WHERE s.key LIKE 'x-svc-%') || (t.payload->'session_variables'))
+      ELSE t.payload END)::text AS payload,
+    to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_text`,
+};
+
 /** The webhook body of one event (see the module comment). */
 export function eventBody(job: Job, maxRetries: number): string {
   const r = job.row;
@@ -32,7 +47,7 @@ export function eventBody(job: Job, maxRetries: number): string {
   );
 }
 
-export function eventQueue(current: () => SchemaCache, userAgent: string): QueueAdapter {
+export function eventQueue(current: () => SchemaCache, userAgent: string, hasuraSession = false): QueueAdapter {
   /** Deliverable trigger names of the cache last seen (recomputed when the cache is swapped). */
   let seen: SchemaCache | undefined;
   let names: string[] = [];
@@ -48,7 +63,7 @@ export function eventQueue(current: () => SchemaCache, userAgent: string): Queue
   };
   return {
     name: 'event',
-    table: EVENT_LOG_QUEUE,
+    table: hasuraSession ? EVENT_LOG_QUEUE_HASURA : EVENT_LOG_QUEUE,
     claimFilter() {
       refresh();
       return names.length === 0 ? null : sql`t.trigger_name = ANY(${sql.value(names, 'text[]')})`;

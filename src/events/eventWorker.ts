@@ -26,7 +26,7 @@ export function startEventWorker(ctx: EngineContext): { worker: DeliveryWorker; 
   const userAgent = `svc-graphql-engine/${ctx.version}`;
   const instanceId = ctx.state.instanceId ?? randomUUID();
   const worker = startDeliveryWorker({
-    queue: eventQueue(() => ctx.state.current, userAgent),
+    queue: eventQueue(() => ctx.state.current, userAgent, ctx.hasuraSession === true),
     db: ctx.db,
     logger: ctx.logger,
     instanceId,

@@ -12,6 +12,8 @@
  *   `BEGIN …; SELECT set_config('svc.user', '<json>', true)` (the JSON is escaped as a literal).
  * - `pipeline` sends `set_config('svc.user', …, true)` and the statements as one pipeline (one
  *   write, one Sync, one implicit transaction): a mutation costs one round trip (pipelineQuery.ts).
+ * - A session in Hasura-compatible mode (`session.hasura`) also sets `hasura.user` (keys `x-hasura-*`)
+ *   in the same statement; otherwise the statement text is the one above.
  * - `queryRaw` (run_sql) uses the simple-query protocol, so one text may hold several statements;
  *   values stay text. A connection that ran raw SQL may carry session changes (SET …), so it is
  *   closed instead of returned to the pool.
@@ -22,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Lru } from '../lib/index.js';
+import { hasuraSessionVars, type Session } from '../core/index.js';
 import type { Db, DbClient, PipelineResult, QueryResultRows } from './db.js';
 import { tracingOn } from '../tracing/index.js';
 import { tracedDb } from './tracedDb.js';
@@ -95,7 +98,10 @@ export function beginStatement(opts: TxOptions): string {
   let text = 'BEGIN';
   if (opts.isolation) text += ' ISOLATION LEVEL ' + ISOLATION[opts.isolation];
   if (opts.readOnly) text += ' READ ONLY';
-  if (opts.session) text += `; SELECT set_config('svc.user', ${escapeLiteral(JSON.stringify(opts.session.vars))}, true)`;
+  if (opts.session) {
+    text += `; SELECT set_config('svc.user', ${escapeLiteral(JSON.stringify(opts.session.vars))}, true)`;
+    if (opts.session.hasura) text += `, set_config('hasura.user', ${escapeLiteral(JSON.stringify(hasuraSessionVars(opts.session.vars)))}, true)`;
+  }
   return text;
 }
 
@@ -151,6 +157,15 @@ async function runJsonFramed(q: Queryable, text: string, values: unknown[], fram
 
 /** Sets the session variables for the rest of the (implicit) transaction. */
 const SET_SESSION = "SELECT set_config('svc.user', $1, true)";
+/** The same, with Hasura's `hasura.user` (keys `x-hasura-*`) beside it (Hasura-compatible mode). */
+const SET_SESSION_HASURA = "SELECT set_config('svc.user', $1, true), set_config('hasura.user', $2, true)";
+
+/** The statement that sets the session variables of a pipeline. */
+function setSessionStatement(session: Session, named: (text: string) => string): PipelineStatement {
+  const vars = JSON.stringify(session.vars);
+  if (!session.hasura) return { name: named(SET_SESSION), text: SET_SESSION, values: [vars] };
+  return { name: named(SET_SESSION_HASURA), text: SET_SESSION_HASURA, values: [vars, JSON.stringify(hasuraSessionVars(session.vars))] };
+}
 
 function runPipeline(q: Queryable, statements: PipelineStatement[]): Promise<PipelineOutcome> {
   return new Promise((resolve) => q.query(new PipelineQuery(statements, resolve) as unknown as pg.Submittable));
@@ -296,7 +311,7 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
       const named = (text: string) => (prepare ? statementName(text) : '');
       const all: PipelineStatement[] = statements.map((s) => ({ name: named(s.text), text: s.text, values: s.values }));
       const offset = opts.session ? 1 : 0;
-      if (opts.session) all.unshift({ name: named(SET_SESSION), text: SET_SESSION, values: [JSON.stringify(opts.session.vars)] });
+      if (opts.session) all.unshift(setSessionStatement(opts.session, named));
       // Shared only with a connection on which it would Parse nothing (it must be first on the wire otherwise).
       const outcome = await shared.run(
         (c) => runPipeline(c, all),

@@ -11,7 +11,7 @@ import type { NamingConvention } from '../core/index.js';
 import type { Db, DbClient } from '../execution/index.js';
 import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
-import { loadMetadata } from './catalog/index.js';
+import { loadMetadata, type MetadataTable } from './catalog/index.js';
 import { introspectDatabase } from './introspection/index.js';
 import { buildSchemaCache } from './schemaCache/buildSchemaCache.js';
 
@@ -21,6 +21,8 @@ export interface LiveState {
   readonly instanceId: string;
   /** `resource_version` of the stored metadata the current cache was built from (0 before any). */
   readonly resourceVersion: number;
+  /** Where the metadata document is stored (`svc_metadata` in a catalog adopted from Hasura v2). */
+  readonly metadataTable: MetadataTable;
   rebuild(): Promise<SchemaCache>;
   /** Swaps in `cache`; with a `resourceVersion`, only when it is not older than the current one. */
   install(cache: SchemaCache, resourceVersion?: number): void;
@@ -38,15 +40,17 @@ export const enumTablesOf = (md: Metadata) => md.tables.filter((t) => t.is_enum)
 export type RemoteFetcher = (md: Metadata, known?: ReadonlyMap<string, RemoteIntrospection>) => Promise<ReadonlyMap<string, RemoteIntrospection>>;
 
 /** Loads metadata and introspects through `c`, then builds the cache (no swap). */
-export async function loadSchemaCache(c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>): Promise<SchemaCache> {
-  const loaded = await loadState(c);
+export async function loadSchemaCache(
+  c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>, table: MetadataTable = 'hdb_metadata',
+): Promise<SchemaCache> {
+  const loaded = await loadState(c, table);
   const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
   return buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes);
 }
 
 /** The stored metadata, its `resource_version` and the database snapshot, read through `c`. */
-async function loadState(c: DbClient) {
-  const { metadata, resourceVersion } = await loadMetadata(c);
+async function loadState(c: DbClient, table: MetadataTable) {
+  const { metadata, resourceVersion } = await loadMetadata(c, table);
   const snapshot = await introspectDatabase(c, enumTablesOf(metadata));
   return { metadata, resourceVersion, snapshot };
 }
@@ -58,10 +62,12 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 }
 
 /** Builds the first schema cache and returns the live state holder. */
-export async function createAppState(db: Db, config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher): Promise<LiveState> {
+export async function createAppState(
+  db: Db, config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher, metadataTable: MetadataTable = 'hdb_metadata',
+): Promise<LiveState> {
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
-    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, loadState);
+    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
     return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention), resourceVersion: loaded.resourceVersion };
   };
@@ -75,6 +81,7 @@ export async function createAppState(db: Db, config: ServerConfig, logger: Logge
     },
     instanceId: randomUUID(),
     defaultNamingConvention: config.defaultNamingConvention,
+    metadataTable,
     get resourceVersion() {
       return version;
     },

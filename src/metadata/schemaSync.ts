@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import { listenChannel, type Db } from '../execution/index.js';
-import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './catalog/index.js';
+import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, type MetadataTable } from './catalog/index.js';
 
 export interface SchemaSync {
   /** Resolves once the first LISTEN succeeded (at once when polling is on). */
@@ -35,6 +35,8 @@ export interface SyncedState {
   readonly resourceVersion?: number;
   /** This engine's id in `svc_schema_update` notifications. */
   readonly instanceId?: string;
+  /** Where the metadata document is stored (default `hdb_metadata`). */
+  readonly metadataTable?: MetadataTable;
   /** Reloads metadata and rebuilds the live schema cache. */
   rebuild(): Promise<unknown>;
 }
@@ -59,7 +61,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
   let stopped = false;
 
   const behind = async (): Promise<boolean> => {
-    const stored = await db.withClient((c) => currentResourceVersion(c));
+    const stored = await db.withClient((c) => currentResourceVersion(c, state.metadataTable));
     return stored > (state.resourceVersion ?? 0);
   };
 
@@ -147,7 +149,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
   const startCheck = (): Promise<void> =>
     (check = (async () => {
       try {
-        const stored = await currentResourceVersion(db, options.prepare);
+        const stored = await currentResourceVersion(db, state.metadataTable, options.prepare);
         for (let tries = 0; tries < 2 && stored > (state.resourceVersion ?? 0) && !stopped; tries++) {
           rebuild('request', false);
           await running;

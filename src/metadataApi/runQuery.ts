@@ -18,6 +18,7 @@ import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
 import type { OpContext, OperationHandler } from './types.js';
 import { WorkingState } from './workingState.js';
+import { FUNCTION_OPS, noticeHasuraSessionReaders, servedFunctions } from './hasuraSessionNotice.js';
 
 /**
  * Order of lock acquisition in this process: a request installs its cache only if no request that
@@ -48,8 +49,8 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       await syncLiveTriggers(client, cache);
     }
     // Every change gets a new resource_version and a notification (other instances rebuild).
-    if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId);
-    else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId);
+    if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
+    else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
     if (work.cacheChanged) install = (await work.result()).cache;
     return out;
   });
@@ -89,7 +90,11 @@ async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
     throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });
   }
   try {
-    return await handler.run(ctx, q.args);
+    // Functions the operation starts serving that read hasura.user, which the engine does not set in this mode.
+    const watch = !ctx.engine.hasuraSession && FUNCTION_OPS.has(q.type) ? servedFunctions(await ctx.work.metadata()) : undefined;
+    const out = await handler.run(ctx, q.args);
+    if (watch) await noticeHasuraSessionReaders(ctx, q.type, watch);
+    return out;
   } catch (e) {
     throw relocate(e, ctx.path);
   }

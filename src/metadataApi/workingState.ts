@@ -67,7 +67,7 @@ export class WorkingState {
 
   /** The current metadata (loaded from the catalog on first use: decoded afresh, so a private copy). */
   async metadata(): Promise<Metadata> {
-    if (!this.md) this.md = (await loadMetadata(this.client)).metadata;
+    if (!this.md) this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
     return this.md;
   }
 

@@ -3,7 +3,8 @@
  * `hdb_cron_events`. Every write runs on the caller's connection (the `/v1/query` transaction, so a
  * failed request leaves both as they were). Occurrences are generated ahead, `CRON_EVENTS_AHEAD`
  * (100, as Hasura) per trigger, computed in UTC with cron-parser and inserted in one statement with
- * `ON CONFLICT (trigger_name, scheduled_time) DO NOTHING`: two engines topping up at once cannot
+ * `ON CONFLICT (trigger_name, scheduled_time) WHERE status = 'scheduled' DO NOTHING` (the engine's UNIQUE key, or
+ * the partial one of a catalog adopted from Hasura v2): two engines topping up at once cannot
  * create an occurrence twice.
  */
 import { CronExpressionParser } from 'cron-parser';
@@ -126,7 +127,7 @@ export async function generateCronEvents(client: DbClient, names?: readonly stri
     client,
     sql`INSERT INTO hdb_catalog.hdb_cron_events (trigger_name, scheduled_time)
         SELECT * FROM unnest(${sql.value(tn, 'text[]')}, ${sql.value(times, 'timestamptz[]')})
-        ON CONFLICT (trigger_name, scheduled_time) DO NOTHING`,
+        ON CONFLICT (trigger_name, scheduled_time) WHERE status = 'scheduled' DO NOTHING`,
   );
   return ins.rowCount ?? 0;
 }

@@ -72,7 +72,8 @@ CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_scheduled_event_invocation_logs (
 CREATE INDEX IF NOT EXISTS hdb_scheduled_event_invocation_logs_event_id ON hdb_catalog.hdb_scheduled_event_invocation_logs (event_id);
 `;
 
-const PRESENT = "SELECT to_regclass('hdb_catalog.hdb_scheduled_event_invocation_logs') IS NOT NULL AS present";
+// A catalog adopted from Hasura v2 has the queue tables but not hdb_cron_triggers (v2 keeps cron triggers in its document).
+const PRESENT = "SELECT to_regclass('hdb_catalog.hdb_scheduled_event_invocation_logs') IS NOT NULL AND to_regclass('hdb_catalog.hdb_cron_triggers') IS NOT NULL AS present";
 
 /**
  * Creates the tables when missing (cheap when present: one catalog lookup). `client` must be in a

@@ -55,7 +55,7 @@ export async function runClusterPrimary(config: ServerConfig, logger: Logger): P
     await checkConnection(databaseUrl);
     const db = createDb(databaseUrl, 1);
     try {
-      await migrateCatalog(db);
+      await migrateCatalog(db, { adoptHasura: config.adoptHasuraCatalog });
     } finally {
       await db.close();
     }

@@ -21,11 +21,12 @@ import * as api from '../api/index.js';
 import type { EngineContext } from '../appState.js';
 import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
-import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
+import { checkConnection, createDb, startEmbeddedPostgres, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type SchemaSyncOptions } from '../metadata/index.js';
+import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
 import { syncEventTriggers } from '../events/index.js';
+import { decodeCronTrigger, upsertCronTrigger, type CronTriggerDef } from '../scheduled/index.js';
 import { EngineMetrics } from '../metrics/index.js';
 import { MemoryStore, RedisStore, ResponseCache } from '../responseCache/index.js';
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
@@ -134,11 +135,16 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
         `adopted ${a.adopted_from}: imported ${counts || 'nothing'}; not imported: ${a.not_imported.length === 0 ? 'nothing' : a.not_imported.join('; ')} (kept in hdb_catalog.svc_catalog.adoption_report)`,
       );
     }
-    const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
-    if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
-    const state = await createAppState(db, config, logger);
-    // Adopted metadata was written straight to the catalog: install the capture of its event triggers.
-    if (catalog.adoption) await db.transaction({}, (c) => syncEventTriggers(c, state.current));
+    const hasuraSession = config.hasuraSessionVariables === 'auto' ? catalog.adoptedFrom !== undefined : config.hasuraSessionVariables === 'true';
+    if (hasuraSession) {
+      logger.info({ type: 'startup', kind: 'hasura-session', mode: config.hasuraSessionVariables }, "Hasura-compatible session variables on: hasura.user (x-hasura-*) is set beside svc.user (x-svc-*)");
+    } else {
+      const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
+      if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
+    }
+    const state = await createAppState(db, config, logger, catalog.metadataTable);
+    // Adopted metadata was written straight to the catalog: install the capture of its event triggers (and Hasura v2's cron triggers).
+    if (catalog.adoption) await db.transaction({}, (c) => installAdopted(c, state.current, catalog.adoption!, logger));
     const replicas = await startReplicas(config, state.current.metadata, databaseUrl, db, logger);
     if (replicas) undo.push(() => replicas.stop());
     // Registered (and heartbeating) before the workers start; deregistered after they stopped.
@@ -151,7 +157,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await sync.ready;
     const responseCache = await createResponseCache(config, logger);
     undo.push(() => responseCache.close());
-    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache };
+    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession };
     if (replicas) ctx.replicas = replicas;
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     if (config.strictSchemaSync) ctx.catchUp = () => sync.catchUp();
@@ -206,6 +212,25 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
   } catch (err) {
     await runUndo();
     throw err;
+  }
+}
+
+/**
+ * What an adoption leaves for the later stages: the capture triggers of the imported event triggers and
+ * Hasura v2's cron triggers (each one that does not decode is named in a warning, the others installed).
+ */
+async function installAdopted(c: DbClient, cache: EngineContext['state']['current'], adoption: AdoptionReport, logger: Logger): Promise<void> {
+  await syncEventTriggers(c, cache);
+  for (const [i, raw] of (adoption.cron_triggers ?? []).entries()) {
+    let def: CronTriggerDef;
+    try {
+      const { replace: _replace, ...t } = decodeCronTrigger(raw, `$.cron_triggers[${i}]`);
+      def = { ...t, include_in_metadata: true };
+    } catch (e) {
+      logger.warn({ type: 'startup', kind: 'hasura-adoption', cron_trigger: raw }, `cron trigger not imported: ${(e as Error).message}`);
+      continue;
+    }
+    await upsertCronTrigger(c, def);
   }
 }
 

@@ -3,7 +3,7 @@
  * session. Run once per execution; everything else about the statement is cached.
  */
 import { ApiError } from '../core/index.js';
-import type { Session } from '../core/index.js';
+import { sessionJson, type Session } from '../core/index.js';
 import type { Param } from './fragment.js';
 import { JsonBigNumber } from '../lib/index.js';
 
@@ -35,7 +35,7 @@ function sourceValue(p: Param, variables: Record<string, unknown> | undefined, s
       return v;
     }
     case 'sessionJson':
-      return session.vars;
+      return session.hasura ? sessionJson(session) : session.vars;
   }
 }
 

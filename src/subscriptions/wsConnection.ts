@@ -24,7 +24,7 @@
 import { setReceiveLimit } from './receiveLimit.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
+import { ApiError, errors, inHasuraMode, isStackOverflow, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { authenticate, checkNonAdminBody } from '../auth/index.js';
 import type { ApiParts, EngineContext } from '../appState.js';
@@ -224,7 +224,7 @@ class GraphqlSocket {
       return this.send(connectionErrorMessage(message));
     }
     if (this.closed) return;
-    this.state = { kind: 'ready', session: auth.session };
+    this.state = { kind: 'ready', session: inHasuraMode(auth.session, this.ctx.hasuraSession) };
     setReceiveLimit(this.socket, auth.session.isAdmin ? this.ctx.config.maxAdminBodySize : this.ctx.config.maxNonAdminBodySize);
     this.live.timers.clear(this.expiryTimer);
     this.expiryTimer = undefined;

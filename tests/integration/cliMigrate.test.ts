@@ -172,3 +172,23 @@ test('splitSql keeps dollar-quoted bodies, quotes and comments whole, with start
   assert.deepEqual(s.map((x) => x.line), [2, 3, 5]);
   assert.match(s[1]!.text, /\$b\$ SELECT 1; \$b\$ LANGUAGE sql;$/);
 });
+
+test('a migration reading hasura.user is named after apply while the engine does not set it, and not when it does', async (t) => {
+  const dir = join(tmp, 'hasura-session');
+  await migration(dir, '1000', 'owner_fn', "CREATE FUNCTION hs_owner() RETURNS text LANGUAGE sql STABLE AS $$ SELECT current_setting('hasura.user', true)::json->>'x-hasura-user-id' $$;\n", 'DROP FUNCTION hs_owner();');
+  await migration(dir, '2000', 'plain', 'CREATE TABLE hs_plain (id int);', 'DROP TABLE hs_plain;');
+  const c = io();
+  assert.equal(await runCli('migrate', ['apply', '--dir', dir], c.io), 0, c.err.join());
+  assert.equal(c.err.length, 1);
+  assert.match(c.err[0]!, /1000_owner_fn\/up\.sql reads Hasura's session/);
+  assert.match(c.err[0]!, /--hasura-session-variables=true/);
+  assert.equal(c.err[0]!.includes('2000_plain'), false);
+
+  const on = await startTestEngine({ hasuraSessionVariables: 'true' });
+  t.after(() => on.stop());
+  const quiet = io();
+  quiet.io.env = { SVC_GRAPHQL_ENDPOINT: on.url };
+  assert.equal(await runCli('migrate', ['apply', '--dir', dir], quiet.io), 0, quiet.err.join());
+  assert.deepEqual(quiet.err, []);
+  assert.deepEqual((await on.runSql("SELECT to_regprocedure('hs_owner()') IS NOT NULL AS applied")).result[1], ['t']);
+});

@@ -5,22 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { createTestDatabase, startTestEngine } from './harness.js';
+import { AUTHORS_AND_ARTICLES, HASURA_V13_CATALOG, sql } from '../support/hasuraFixtures.js';
 import { startEventReceiver } from '../support/eventReceiver.js';
+import { startWebhookServer } from '../support/webhookServer.js';
 
-const CATALOG = readFileSync(new URL('../support/fixtures/hasura-v1.3/catalog.sql', import.meta.url), 'utf8');
-
-async function sql<T = any>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 /** What a user (or Hasura itself) would compare before and after: the version row and the metadata rows. */
 async function hasuraState(url: string): Promise<string> {
@@ -40,7 +29,7 @@ async function hasuraState(url: string): Promise<string> {
 async function hasuraDatabase(t: { after: (fn: () => Promise<void>) => void }, prefix: string): Promise<string> {
   const db = await createTestDatabase(prefix);
   t.after(() => db.drop());
-  await sql(db.url, CATALOG);
+  await sql(db.url, HASURA_V13_CATALOG);
   return db.url;
 }
 
@@ -48,10 +37,7 @@ async function hasuraDatabase(t: { after: (fn: () => Promise<void>) => void }, p
 async function hasuraProject(url: string, webhook: string): Promise<void> {
   await sql(
     url,
-    `CREATE TABLE public.author (id serial PRIMARY KEY, name text NOT NULL);
-     CREATE TABLE public.article (id serial PRIMARY KEY, title text NOT NULL, author_id int NOT NULL REFERENCES public.author (id));
-     INSERT INTO public.author (name) VALUES ('ada'), ('grace');
-     INSERT INTO public.article (title, author_id) VALUES ('a1', 1), ('a2', 1), ('g1', 2);
+    `${AUTHORS_AND_ARTICLES}
      INSERT INTO hdb_catalog.hdb_table (table_schema, table_name, configuration) VALUES
        ('public', 'author', '{"custom_root_fields":{},"custom_column_names":{}}'),
        ('public', 'article', '{"custom_root_fields":{},"custom_column_names":{}}');
@@ -93,7 +79,7 @@ test('a Hasura v1.3 catalog: without consent the engine refuses with one line an
   assert.deepEqual(left, { md: null, own: null });
 });
 
-test('catalog versions the engine does not know, and Hasura v2 catalogs, are refused and left as they were', async (t) => {
+test('catalog versions the engine does not know, and Hasura v2 catalogs without consent, are refused and left as they were', async (t) => {
   const unknown = await hasuraDatabase(t, 'h999');
   await sql(unknown, "UPDATE hdb_catalog.hdb_version SET version = '999'");
   await assert.rejects(startTestEngine({ databaseUrl: unknown, adoptHasuraCatalog: true }), /does not know \(999\)/);
@@ -110,9 +96,10 @@ test('catalog versions the engine does not know, and Hasura v2 catalogs, are ref
      INSERT INTO hdb_catalog.hdb_version (version, upgraded_on) VALUES ('47', now());`,
   );
   await sql(v2.url, 'INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version) VALUES (1, $1, 7)', [doc]);
-  await assert.rejects(startTestEngine({ databaseUrl: v2.url, adoptHasuraCatalog: true }), (err: Error) => {
+  await assert.rejects(startTestEngine({ databaseUrl: v2.url }), (err: Error) => {
     assert.match(err.message, /Hasura v2 \(catalog version 47/);
-    assert.match(err.message, /metadata apply/);
+    assert.match(err.message, /--adopt-hasura-catalog/);
+    assert.equal(err.message.includes('\n'), false);
     return true;
   });
   assert.deepEqual(await sql(v2.url, 'SELECT version FROM hdb_catalog.hdb_version'), [{ version: '47' }]);
@@ -131,10 +118,47 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
      VALUES ($1::json, now() - interval '1 second', '{"num_retries":0,"retry_interval_seconds":10,"timeout_seconds":60,"tolerance_seconds":21600}', '{"remind":"ada"}', '[]', 'left by Hasura')`,
     [JSON.stringify(receiver.url + '/scheduled')],
   );
+  // A cron trigger with an occurrence that was due, and an async action Hasura had not run (rows as v1.3 writes them).
+  const handler = await startWebhookServer((req) => ({ status: 200, body: { text: `later ${(req.body as any).session_variables['x-hasura-user-id']}` } }));
+  t.after(() => handler.stop());
+  await sql(
+    url,
+    `INSERT INTO hdb_catalog.hdb_cron_triggers (name, webhook_conf, cron_schedule, payload, retry_conf, header_conf, include_in_metadata)
+     VALUES ('hourly', $1::json, '0 * * * *', '{"k":"v"}', '{"num_retries":0,"retry_interval_seconds":10,"timeout_seconds":60,"tolerance_seconds":21600}', '[]', true);
+     INSERT INTO hdb_catalog.hdb_cron_events (trigger_name, scheduled_time) VALUES ('hourly', now() - interval '1 minute');`.replace('$1::json', `'${JSON.stringify(receiver.url + '/cron')}'`),
+  );
+  await sql(
+    url,
+    `INSERT INTO hdb_catalog.hdb_custom_types (custom_types) VALUES ('{"objects":[{"name":"Later","fields":[{"name":"text","type":"String!"}]}]}');
+     INSERT INTO hdb_catalog.hdb_action (action_name, action_defn) VALUES ('greet_later', $1::jsonb);
+     INSERT INTO hdb_catalog.hdb_action_permission (action_name, role_name) VALUES ('greet_later', 'user');
+     INSERT INTO hdb_catalog.hdb_action_log (action_name, input_payload, request_headers, session_variables, status)
+     VALUES ('greet_later', '{}', '{}', '{"x-hasura-role":"user","x-hasura-user-id":"2"}', 'created');`.replace(
+      '$1::jsonb',
+      `'${JSON.stringify({ handler: handler.url + '/later', output_type: 'Later', arguments: [], kind: 'asynchronous', type: 'mutation' })}'`,
+    ),
+  );
   const before = await hasuraState(url);
 
   const engine = await startTestEngine({ databaseUrl: url, adoptHasuraCatalog: true });
   t.after(() => engine.stop());
+
+  // The cron occurrence and the async action Hasura left are delivered; the action's row completed.
+  const until = async (cond: () => Promise<boolean> | boolean) => {
+    const end = Date.now() + 15_000;
+    while (!(await cond()) && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+  };
+  await until(() => receiver.deliveries.some((x) => x.path === '/cron') && handler.requests.length > 0);
+  const cron = receiver.deliveries.filter((x) => x.path === '/cron');
+  assert.deepEqual(cron.map((x) => [x.body.name, x.body.payload]), [['hourly', { k: 'v' }]]);
+  assert.deepEqual((handler.requests[0]!.body as any).action, { name: 'greet_later' });
+  const logRow = async () => (await sql(url, "SELECT status, response_payload FROM hdb_catalog.hdb_action_log WHERE action_name = 'greet_later'"))[0];
+  await until(async () => (await logRow()).status === 'completed');
+  assert.deepEqual(await logRow(), { status: 'completed', response_payload: { text: 'later 2' } });
+  await until(async () => (await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"))[0]?.status === 'delivered');
+  assert.deepEqual(await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"), [{ status: 'delivered' }]);
+  // Its next occurrences are scheduled (Hasura's partial unique key serves the engine's generator).
+  assert.deepEqual(await sql(url, "SELECT count(*)::int AS n FROM hdb_catalog.hdb_cron_events WHERE scheduled_time > now() AND status = 'scheduled'"), [{ n: 100 }]);
 
   // The user's permission was written for x-hasura-user-id; it now reads x-svc-user-id.
   const r = await engine.graphql('{ article(order_by: {id: asc}) { title author { name } } }', {}, { 'x-svc-role': 'user', 'x-svc-user-id': '1' });
@@ -154,6 +178,10 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
   assert.deepEqual(await sql(url, 'SELECT status FROM hdb_catalog.hdb_scheduled_events'), [{ status: 'delivered' }]);
   assert.equal(hook().length, 1);
   const d = hook()[0]!;
+  // Captured by Hasura: its session_variables as Hasura wrote them.
+  assert.deepEqual(d.body.event.session_variables, { 'x-hasura-role': 'admin' });
+  // Adopted from Hasura: Hasura-compatible session variables are on by default (--hasura-session-variables auto).
+  assert.deepEqual((await engine.runSql("SELECT current_setting('hasura.user', true) AS u")).result[1], ['{"x-hasura-role":"admin"}']);
   assert.equal(d.body.trigger.name, 'article_created');
   assert.deepEqual(d.body.event.data.new, { id: 3, title: 'g1', author_id: 2 });
 
@@ -162,6 +190,7 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
   assert.deepEqual(ins.body, { data: { insert_article_one: { id: 4 } } });
   while (hook().length < 2 && Date.now() < deadline + 15_000) await new Promise((res) => setTimeout(res, 50));
   assert.equal(hook()[1]?.body.event.data.new.title, 'a3');
+  assert.deepEqual(hook()[1]?.body.event.session_variables, { 'x-svc-role': 'admin', 'x-hasura-role': 'admin' });
   // Once: Hasura's own capture trigger was dropped, only the engine's records the change.
   assert.deepEqual(await sql(url, "SELECT count(*)::int AS n FROM hdb_catalog.event_log WHERE payload->'data'->'new'->>'title' = 'a3'"), [{ n: 1 }]);
 
@@ -173,6 +202,8 @@ test('adopting a Hasura v1.3 database: its metadata is served with its permissio
   assert.equal(own.adoption_report.imported.tables, 2);
   assert.equal(own.adoption_report.imported.permissions, 2);
   assert.equal(own.adoption_report.imported.event_triggers, 1);
+  assert.equal(own.adoption_report.imported.cron_triggers, 1);
+  assert.equal(own.adoption_report.imported.actions, 1);
 
   // A second start (no flag needed any more) serves the same adopted metadata.
   await engine.stop();

@@ -25,11 +25,11 @@ test('functions and run_sql reading hasura.user are reported: one line at start 
   const atStart = lines.filter((l) => l.kind === 'hasura-session');
   assert.equal(atStart.length, 1);
   assert.deepEqual(atStart[0].functions, ['public.current_user_id']);
-  assert.match(atStart[0].msg, /public\.current_user_id.*reads current_setting\('hasura\.user'\).*svc\.user/);
+  assert.match(atStart[0].msg, /public\.current_user_id.*reads Hasura's session \(current_setting\('hasura\.user'\).*svc\.user/);
 
   await engine.runSql("CREATE FUNCTION public.is_owner(o text) RETURNS boolean LANGUAGE sql STABLE AS $$ SELECT o = current_setting('hasura.user', true)::json->>'x-hasura-user-id' $$");
   await engine.runSql('SELECT 1');
   const applied = lines.filter((l) => l.type === 'hasura-session');
   assert.equal(applied.length, 1);
-  assert.match(applied[0].msg, /^run_sql reads current_setting\('hasura\.user'\)/);
+  assert.match(applied[0].msg, /^run_sql reads Hasura's session/);
 });

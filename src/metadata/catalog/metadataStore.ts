@@ -1,7 +1,8 @@
 /**
- * Load and save of the one metadata document in `hdb_catalog.hdb_metadata`. Saving (or touching,
- * for schema-only changes) bumps `resource_version` and notifies `svc_schema_update`, so other
- * instances reload (metadata/schemaSync.ts).
+ * Load and save of the one metadata document in `hdb_catalog.hdb_metadata` — or, in a catalog adopted
+ * from Hasura v2 (whose own document is in `hdb_metadata`, left untouched), `hdb_catalog.svc_metadata`.
+ * Saving (or touching, for schema-only changes) bumps `resource_version` and notifies
+ * `svc_schema_update`, so other instances reload (metadata/schemaSync.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { DbClient } from '../../execution/index.js';
@@ -14,14 +15,20 @@ import { METADATA_LOCK_KEY } from './locks.js';
 export const INSTANCE_ID = randomUUID();
 export const SCHEMA_UPDATE_CHANNEL = 'svc_schema_update';
 
+/** Where the engine's metadata document lives (catalog/migrateCatalog.ts decides at start). */
+export type MetadataTable = 'hdb_metadata' | 'svc_metadata';
+
+/** The table's qualified name: one of two fixed identifiers, never user input. */
+const qualified = (t: MetadataTable): string => (t === 'svc_metadata' ? 'hdb_catalog.svc_metadata' : 'hdb_catalog.hdb_metadata');
+
 export interface StoredMetadata {
   metadata: Metadata;
   resourceVersion: number;
 }
 
 /** Reads the stored document (empty metadata when the row is missing). */
-export async function loadMetadata(c: DbClient): Promise<StoredMetadata> {
-  const r = await c.query('SELECT metadata::text AS metadata, resource_version FROM hdb_catalog.hdb_metadata WHERE id = 1');
+export async function loadMetadata(c: DbClient, table: MetadataTable = 'hdb_metadata'): Promise<StoredMetadata> {
+  const r = await c.query(`SELECT metadata::text AS metadata, resource_version FROM ${qualified(table)} WHERE id = 1`);
   if (r.rows.length === 0) return { metadata: emptyMetadata(), resourceVersion: 0 };
   const row = r.rows[0] as { metadata: string; resource_version: number };
   return { metadata: await decodeStoredMetadata(row.metadata), resourceVersion: Number(row.resource_version) };
@@ -31,11 +38,12 @@ export async function loadMetadata(c: DbClient): Promise<StoredMetadata> {
  * Writes the document, bumps resource_version, notifies as `instanceId` (the engine's, see
  * AppState.instanceId; this process's by default); returns the new resource_version.
  */
-export async function saveMetadata(c: DbClient, md: Metadata, instanceId: string = INSTANCE_ID): Promise<number> {
+export async function saveMetadata(c: DbClient, md: Metadata, instanceId: string = INSTANCE_ID, table: MetadataTable = 'hdb_metadata'): Promise<number> {
   const text = await encodeStoredMetadata(md);
+  const t = qualified(table);
   const r = await c.query(
-    `INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version) VALUES (1, $1::json, 1)
-     ON CONFLICT (id) DO UPDATE SET metadata = EXCLUDED.metadata, resource_version = hdb_catalog.hdb_metadata.resource_version + 1
+    `INSERT INTO ${t} AS m (id, metadata, resource_version) VALUES (1, $1::json, 1)
+     ON CONFLICT (id) DO UPDATE SET metadata = EXCLUDED.metadata, resource_version = m.resource_version + 1
      RETURNING resource_version`,
     [text],
   );
@@ -48,8 +56,8 @@ export async function saveMetadata(c: DbClient, md: Metadata, instanceId: string
  * Records a schema change that left the metadata document as it was (run_sql DDL, reload):
  * bumps resource_version and notifies, so other instances rebuild too. Returns the new version.
  */
-export async function touchMetadata(c: DbClient, instanceId: string = INSTANCE_ID): Promise<number> {
-  const r = await c.query('UPDATE hdb_catalog.hdb_metadata SET resource_version = resource_version + 1 WHERE id = 1 RETURNING resource_version');
+export async function touchMetadata(c: DbClient, instanceId: string = INSTANCE_ID, table: MetadataTable = 'hdb_metadata'): Promise<number> {
+  const r = await c.query(`UPDATE ${qualified(table)} SET resource_version = resource_version + 1 WHERE id = 1 RETURNING resource_version`);
   const version = r.rows.length === 0 ? 0 : Number((r.rows[0] as { resource_version: number }).resource_version);
   await notifySchemaUpdate(c, version, instanceId);
   return version;
@@ -68,8 +76,8 @@ async function notifySchemaUpdate(c: DbClient, version: number, instanceId: stri
  * prepared-statement reader (the per-request check of --strict-schema-sync); never with prepared
  * statements turned off (PgBouncer 1.18 does not manage them).
  */
-export async function currentResourceVersion(c: DbClient, prepare = false): Promise<number> {
-  const text = await c.queryJsonText('SELECT resource_version::text FROM hdb_catalog.hdb_metadata WHERE id = 1', [], { prepare });
+export async function currentResourceVersion(c: DbClient, table: MetadataTable = 'hdb_metadata', prepare = false): Promise<number> {
+  const text = await c.queryJsonText(`SELECT resource_version::text FROM ${qualified(table)} WHERE id = 1`, [], { prepare });
   return text === null ? 0 : Number(text);
 }
 

@@ -18,6 +18,8 @@ import { INSTANCE_STEPS } from './instances.js';
 import { LIVE_CHANGE_STEPS } from './liveChanges.js';
 import { HASURA_V1_ADOPTABLE, recogniseCatalog, type CatalogKind } from './recogniseCatalog.js';
 import { adoptHasuraV1Catalog, type AdoptionReport } from '../hasura/adoptHasuraCatalog.js';
+import { adoptHasuraV2Catalog, SVC_METADATA_TABLE } from '../hasura/adoptHasuraV2Catalog.js';
+import type { MetadataTable } from './metadataStore.js';
 
 /** The catalog layout this engine writes (kept in `hdb_catalog.svc_catalog`). */
 export const CATALOG_VERSION = '1';
@@ -72,10 +74,12 @@ export interface CatalogOutcome {
   adoption?: AdoptionReport;
   /** Where the engine's catalog came from, when it was adopted (this start or an earlier one). */
   adoptedFrom?: string;
+  /** Where the engine's metadata document is: `svc_metadata` in a catalog adopted from Hasura v2 (whose `hdb_metadata` stays Hasura's). */
+  metadataTable: MetadataTable;
 }
 
-const HASURA_V2_ADVICE =
-  'the engine does not adopt a Hasura v2 catalog in place: export the metadata with Hasura (hasura metadata export) and apply it to a database of its own with `svc-graphql-engine metadata apply` (docs/moving-from-hasura.md)';
+const ADOPTED_FROM_V2 = 'Hasura v2';
+
 
 function v1Adoptable(version: string): boolean {
   const n = Number(version);
@@ -90,7 +94,7 @@ function refusal(found: CatalogKind): string {
         ? `hdb_catalog belongs to Hasura v1.3 (catalog version ${found.version}, metadata in hdb_table & co.); nothing was changed. Start with --adopt-hasura-catalog (SVC_GRAPHQL_ADOPT_HASURA_CATALOG=true) to import its metadata and serve it (Hasura can still start on the database afterwards; docs/moving-from-hasura.md)`
         : `hdb_catalog belongs to Hasura v1 at catalog version ${found.version}; nothing was changed. The engine adopts catalog versions ${HASURA_V1_ADOPTABLE.from}-${HASURA_V1_ADOPTABLE.to} (Hasura v1.3): upgrade Hasura to v1.3 on it first, then start with --adopt-hasura-catalog`;
     case 'hasura-v2':
-      return `hdb_catalog belongs to Hasura v2 (catalog version ${found.version}, hdb_catalog.hdb_metadata); nothing was changed. ${HASURA_V2_ADVICE}`;
+      return `hdb_catalog belongs to Hasura v2 (catalog version ${found.version}, hdb_catalog.hdb_metadata); nothing was changed. Start with --adopt-hasura-catalog (SVC_GRAPHQL_ADOPT_HASURA_CATALOG=true) to import the metadata of its default source and serve it (Hasura's own rows are left as they are; docs/moving-from-hasura.md)`;
     case 'unknown':
       return `hdb_catalog holds a catalog version this engine does not know (${found.version}); nothing was changed. Point the engine at a database of its own, or remove that catalog if nothing uses it`;
     default:
@@ -107,7 +111,7 @@ export async function migrateCatalog(db: Db, options: CatalogOptions = {}): Prom
   return db.transaction({}, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock($1)', [CATALOG_LOCK_KEY]);
     const found = await recogniseCatalog(c, CATALOG_VERSION);
-    const adoptable = found.kind === 'hasura-v1' && v1Adoptable(found.version) && options.adoptHasura === true;
+    const adoptable = ((found.kind === 'hasura-v1' && v1Adoptable(found.version)) || found.kind === 'hasura-v2') && options.adoptHasura === true;
     if (found.kind !== 'empty' && found.kind !== 'engine' && !adoptable) throw new CatalogRefusedError(refusal(found));
     await c.query('CREATE SCHEMA IF NOT EXISTS hdb_catalog');
     const owned = found.kind === 'empty' || (found.kind === 'engine' && found.adoptedFrom === undefined);
@@ -119,18 +123,24 @@ export async function migrateCatalog(db: Db, options: CatalogOptions = {}): Prom
     if (owned && (await c.query('SELECT 1 FROM hdb_catalog.hdb_version')).rows.length === 0) {
       await c.query('INSERT INTO hdb_catalog.hdb_version (version, upgraded_on) VALUES ($1, now())', [CATALOG_VERSION]);
     }
-    if (found.kind === 'hasura-v1') {
-      const adoption = await adoptHasuraV1Catalog(c, found.version);
+    if (found.kind === 'hasura-v1' || found.kind === 'hasura-v2') {
+      const adoption = found.kind === 'hasura-v1' ? await adoptHasuraV1Catalog(c, found.version) : await adoptHasuraV2Catalog(c, found.version);
       await c.query('INSERT INTO hdb_catalog.svc_catalog (version, adopted_from, adopted_at, adoption_report) VALUES ($1, $2, now(), $3)', [
         CATALOG_VERSION,
         adoption.adopted_from,
         JSON.stringify(adoption),
       ]);
-      return { found, adoption, adoptedFrom: adoption.adopted_from };
+      return { found, adoption, adoptedFrom: adoption.adopted_from, metadataTable: found.kind === 'hasura-v2' ? 'svc_metadata' : 'hdb_metadata' };
+    }
+    const adoptedFrom = found.kind === 'engine' ? found.adoptedFrom : undefined;
+    if (adoptedFrom?.startsWith(ADOPTED_FROM_V2)) {
+      // Hasura's hdb_metadata is not the engine's: its document stays in svc_metadata.
+      await c.query(SVC_METADATA_TABLE);
+      return { found, adoptedFrom, metadataTable: 'svc_metadata' };
     }
     await c.query(EMPTY_METADATA);
     await c.query('INSERT INTO hdb_catalog.svc_catalog (version) VALUES ($1) ON CONFLICT DO NOTHING', [CATALOG_VERSION]);
-    return found.kind === 'engine' && found.adoptedFrom !== undefined ? { found, adoptedFrom: found.adoptedFrom } : { found };
+    return adoptedFrom !== undefined ? { found, adoptedFrom, metadataTable: 'hdb_metadata' } : { found, metadataTable: 'hdb_metadata' };
   });
 }
 

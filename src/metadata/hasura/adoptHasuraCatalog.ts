@@ -19,8 +19,10 @@ export interface AdoptionReport {
   imported: Record<string, number>;
   mapped: string[];
   not_imported: string[];
-  /** Hasura's own capture triggers (`hdb_views.notify_hasura_*`) removed; the engine's capture replaces them. */
+  /** Hasura's own capture triggers (`notify_hasura_*`) removed; the engine's capture replaces them. */
   hasura_capture_triggers_dropped: number;
+  /** Hasura v2's cron triggers (from its document, `X-Hasura-*` mapped), for the engine to install in hdb_cron_triggers. */
+  cron_triggers?: unknown[];
 }
 
 /** Nullable columns (and the pending-row indexes) the engine's delivery queues use, on Hasura's tables. */
@@ -35,7 +37,7 @@ async function exists(c: DbClient, table: string): Promise<boolean> {
   return (await c.query('SELECT to_regclass($1) IS NOT NULL AS present', [`hdb_catalog.${table}`])).rows[0].present === true;
 }
 
-function count(md: Record<string, any>): Record<string, number> {
+export function count(md: Record<string, any>): Record<string, number> {
   const tables = (md.tables ?? []) as Record<string, unknown[] | undefined>[];
   const per = (k: string): number => tables.reduce((n, t) => n + (t[k]?.length ?? 0), 0);
   return {
@@ -54,22 +56,31 @@ function count(md: Record<string, any>): Record<string, number> {
   };
 }
 
+/**
+ * What both adoptions do after the import: the engine's lease columns on Hasura's queue tables, and
+ * Hasura's capture triggers (functions in `hdb_views` for v1, `hdb_catalog` for v2) dropped, since they
+ * would record every change a second time beside the engine's own. Returns how many were dropped.
+ */
+export async function readyHasuraQueues(c: DbClient): Promise<number> {
+  for (const [table, alter] of QUEUE_COLUMNS) {
+    if (await exists(c, table)) await c.query(`ALTER TABLE hdb_catalog.${table} ${alter}`);
+  }
+  const hasuraTriggers = await c.query(
+    `SELECT format('DROP TRIGGER %I ON %s', t.tgname, t.tgrelid::regclass) AS stmt
+       FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname IN ('hdb_views', 'hdb_catalog') AND t.tgname LIKE 'notify_hasura_%' AND NOT t.tgisinternal`,
+  );
+  for (const r of hasuraTriggers.rows as { stmt: string }[]) await c.query(r.stmt);
+  return hasuraTriggers.rows.length;
+}
+
 /** Imports Hasura v1.3's metadata and readies its queue tables; returns what was imported and what was not. */
 export async function adoptHasuraV1Catalog(c: DbClient, version: string): Promise<AdoptionReport> {
   const exported = await readHasuraV1Catalog(c);
   const { metadata, mapped, unsupported } = importHasuraMetadata(exported);
   const md = decodeMetadata(metadata);
   await saveMetadata(c, md);
-  for (const [table, alter] of QUEUE_COLUMNS) {
-    if (await exists(c, table)) await c.query(`ALTER TABLE hdb_catalog.${table} ${alter}`);
-  }
-  // Hasura's capture triggers would record every change a second time beside the engine's own.
-  const hasuraTriggers = await c.query(
-    `SELECT format('DROP TRIGGER %I ON %s', t.tgname, t.tgrelid::regclass) AS stmt
-       FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-      WHERE n.nspname = 'hdb_views' AND t.tgname LIKE 'notify_hasura_%' AND NOT t.tgisinternal`,
-  );
-  for (const r of hasuraTriggers.rows as { stmt: string }[]) await c.query(r.stmt);
+  const dropped = await readyHasuraQueues(c);
   const crons = (await exists(c, 'hdb_cron_triggers')) ? (await c.query('SELECT count(*)::int AS n FROM hdb_catalog.hdb_cron_triggers')).rows[0].n : 0;
   const imported = { ...count(metadata), cron_triggers: Number(crons) };
   if (await exists(c, 'hdb_remote_schema_permission')) {
@@ -81,6 +92,6 @@ export async function adoptHasuraV1Catalog(c: DbClient, version: string): Promis
     imported,
     mapped,
     not_imported: unsupported,
-    hasura_capture_triggers_dropped: hasuraTriggers.rows.length,
+    hasura_capture_triggers_dropped: dropped,
   };
 }

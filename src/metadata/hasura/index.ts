@@ -3,4 +3,5 @@ export type { ImportResult } from './mapHasuraMetadata.js';
 export { readHasuraV1Catalog } from './readHasuraV1Catalog.js';
 export { adoptHasuraV1Catalog } from './adoptHasuraCatalog.js';
 export type { AdoptionReport } from './adoptHasuraCatalog.js';
-export { readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders } from './hasuraSessionSql.js';
+export { readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasuraSessionSql.js';
+export { adoptHasuraV2Catalog, SVC_METADATA_TABLE } from './adoptHasuraV2Catalog.js';

@@ -74,7 +74,7 @@ export const run_sql = op({
     };
   },
   async run(ctx, args) {
-    if (readsHasuraSession(args.sql)) ctx.engine.logger.warn({ type: 'hasura-session', path: ctx.path }, hasuraSessionWarning('run_sql'));
+    if (!ctx.engine.hasuraSession && readsHasuraSession(args.sql)) ctx.engine.logger.warn({ type: 'hasura-session', path: ctx.path }, hasuraSessionWarning('run_sql'));
     const check = !args.readOnly && (args.checkMetadataConsistency ?? SCHEMA_CHANGING.test(args.sql));
     if (!check) {
       const results = await execute(ctx, args.sql);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { beginStatement, escapeLiteral, statementName } from '../../../src/execution/index.js';
-import { roleSession } from '../../../src/core/index.js';
+import { inHasuraMode, roleSession } from '../../../src/core/index.js';
 
 test('prepared statement names are stable per text, distinct across texts, and valid identifiers', () => {
   const a = statementName('SELECT 1');
@@ -22,4 +22,14 @@ test('BEGIN carries isolation, read-only and the session variables in one statem
   assert.equal(beginStatement({ readOnly: true, isolation: 'repeatable read' }), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   const s = beginStatement({ session: roleSession('user', { 'x-svc-user-id': "1'2" }) });
   assert.equal(s, `BEGIN; SELECT set_config('svc.user', '{"x-svc-user-id":"1''2","x-svc-role":"user"}', true)`);
+});
+
+test('in Hasura-compatible mode the same statement also sets hasura.user with x-hasura-* keys; off, the text is the one above', () => {
+  const off = roleSession('user', { 'x-svc-user-id': '1' });
+  assert.equal(inHasuraMode(off, false), off);
+  assert.equal(beginStatement({ session: inHasuraMode(off, false) }), `BEGIN; SELECT set_config('svc.user', '{"x-svc-user-id":"1","x-svc-role":"user"}', true)`);
+  assert.equal(
+    beginStatement({ session: inHasuraMode(off, true) }),
+    `BEGIN; SELECT set_config('svc.user', '{"x-svc-user-id":"1","x-svc-role":"user"}', true), set_config('hasura.user', '{"x-hasura-user-id":"1","x-hasura-role":"user"}', true)`,
+  );
 });
