@@ -8,7 +8,7 @@
  * comparisons (`_ceq`...) may refer to the root table of the expression (`otherIsRoot`, Hasura's
  * `["$", col]`), which stays the alias the expression was first compiled against.
  */
-import type { BoolExp, ColumnComparisonOp, ComparisonOp, IrValue, RelationshipJoin } from '../ir/index.js';
+import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue, RelationshipJoin, RowFunctionCall } from '../ir/index.js';
 import { Aliases } from './aliases.js';
 import { sql, type SqlFragment } from './fragment.js';
 
@@ -54,6 +54,16 @@ export const valueSql = (v: IrValue): SqlFragment => sql.param(v.source, v.pgTyp
 /** `alias."column"`. */
 export const columnSql = (alias: SqlFragment, column: string): SqlFragment => sql`${alias}.${sql.ident(column)}`;
 
+/** `fn(row [, session])`: a computed field without input arguments, called on the row `alias`. */
+export function rowFunctionSql(call: RowFunctionCall, alias: SqlFragment): SqlFragment {
+  const args: Array<[number, SqlFragment]> = [[call.tableArg, alias]];
+  if (call.sessionArg !== undefined) args.push([call.sessionArg, sql.param({ kind: 'sessionJson' }, 'json')]);
+  return sql`${sql.table(call.function)}(${sql.join(args.sort((a, b) => a[0] - b[0]).map((a) => a[1]))})`;
+}
+
+/** What a comparison reads: `alias."column"`, or the computed field's call on the row. */
+const refSql = (alias: SqlFragment, ref: ColumnRef): SqlFragment => (ref.computed ? rowFunctionSql(ref.computed, alias) : columnSql(alias, ref.column));
+
 /** `remote.r1 = local.l1 AND ...` for a relationship's column mapping. */
 export function joinCondition(join: RelationshipJoin, remote: SqlFragment, local: SqlFragment): SqlFragment {
   if (join.mapping.length === 0) return sql`true`;
@@ -94,20 +104,25 @@ function boolSql(exp: BoolExp, alias: SqlFragment, ctx: Required<BoolExpContext>
     case 'not':
       return sql`NOT (${boolSql(exp.item, alias, ctx)})`;
     case 'compare':
-      return compareSql(columnSql(alias, exp.column.column), exp.op, exp.value);
+      return compareSql(refSql(alias, exp.column), exp.op, exp.value);
     case 'is_null': {
-      const col = columnSql(alias, exp.column.column);
+      const col = refSql(alias, exp.column);
       if (typeof exp.isNull === 'boolean') return exp.isNull ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
       return sql`(${col} IS NULL) = ${sql.param(exp.isNull.source, 'bool')}`;
     }
     case 'compare_column': {
       const other = columnSql(exp.otherIsRoot ? ctx.root : alias, exp.other.column);
-      return sql`${columnSql(alias, exp.column.column)} ${sql.unsafeRaw(COLUMN_COMPARE[exp.op])} ${other}`;
+      return sql`${refSql(alias, exp.column)} ${sql.unsafeRaw(COLUMN_COMPARE[exp.op])} ${other}`;
     }
     case 'exists_rel': {
       const remote = ctx.aliases.next('t');
       const where = andSql([joinCondition(exp.rel, remote, alias), boolSql(exp.where, remote, ctx)]);
       return sql`EXISTS (SELECT 1 FROM ${sql.table(exp.rel.remoteTable)} AS ${remote} WHERE ${where})`;
+    }
+    case 'exists_fn': {
+      const rows = ctx.aliases.next('t');
+      const where = boolSql(exp.where, rows, ctx);
+      return sql`EXISTS (SELECT 1 FROM ${rowFunctionSql(exp.call, alias)} AS ${rows}${isTrueSql(where) ? sql.empty : sql` WHERE ${where}`})`;
     }
   }
 }

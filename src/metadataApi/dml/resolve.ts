@@ -135,5 +135,7 @@ function applySelectPerms(env: DmlEnv, table: TableInfo, perm: SelectPerm, root:
       const inner = applySelectPerms(env, remote, remotePerm, root, rootPerm, exp.where, path);
       return { kind: 'exists_rel', rel: exp.rel, where: andAll([inner, remotePerm.filter]) };
     }
+    case 'exists_fn': // only permission filters hold computed fields; a DML `where` never does
+      return exp;
   }
 }
