@@ -116,7 +116,9 @@ export function decodeActionDefinition(v: unknown, path: string): ActionDefiniti
   const o = asObject(v, path);
   const type = optional(o, 'type', path, asString) ?? 'mutation';
   if (type !== 'mutation' && type !== 'query') throw parseError(`expected "mutation" or "query" for action type, but found ${JSON.stringify(type)}`, `${path}.type`);
-  const kind = optional(o, 'kind', path, asString) ?? 'synchronous';
+  let kind = optional(o, 'kind', path, asString) ?? 'synchronous';
+  // Hasura v2 reads no kind for a query action, and its CLI writes `kind: ""` for one.
+  if (type === 'query' && kind === '') kind = 'synchronous';
   if (kind !== 'synchronous' && kind !== 'asynchronous') throw parseError(`expected "synchronous" or "asynchronous" for action kind, but found ${JSON.stringify(kind)}`, `${path}.kind`);
   const def: ActionDefinition = {
     type, kind,
