@@ -6,8 +6,9 @@
  */
 import { parseQualifiedName, type QualifiedTable } from '../../core/index.js';
 import type { Metadata } from './metadata.js';
+import type { UrlConf } from '../../webhooks/index.js';
 import {
-  arrayOf, asBool, asObject, asString, optional, parseError, required, type JsonObject,
+  arrayOf, asBool, asObject, asString, asUrlConf, optional, parseError, required, type JsonObject,
 } from './json.js';
 
 export interface CustomScalar { name: string; description?: string | null }
@@ -36,7 +37,7 @@ export interface ActionDefinition {
   kind: 'synchronous' | 'asynchronous';
   arguments: ActionArgument[];
   output_type: string;
-  handler: string;
+  handler: UrlConf;
   headers?: ActionHeader[];
   forward_client_headers?: boolean;
 }
@@ -127,7 +128,7 @@ export function decodeActionDefinition(v: unknown, path: string): ActionDefiniti
       return { name: required(a, 'name', p, asString), type: required(a, 'type', p, asString), description: desc(a, p) };
     })) ?? [],
     output_type: required(o, 'output_type', path, asString),
-    handler: required(o, 'handler', path, asString),
+    handler: required(o, 'handler', path, asUrlConf),
   };
   const headers = optional(o, 'headers', path, arrayOf(decodeHeader));
   if (headers && headers.length > 0) def.headers = headers;

@@ -6,7 +6,7 @@
  * types, handler and header env variables); a bad one is left out, not the engine.
  */
 import { qualifiedKey } from '../../core/index.js';
-import { resolveHeaders, resolveUrlTemplate } from '../../webhooks/index.js';
+import { resolveHeaders, resolveUrlConf } from '../../webhooks/index.js';
 import {
   actionsOf, customTypesDefinition, customTypesOf,
   type ActionMetadata, type CustomObject, type CustomTypes,
@@ -226,7 +226,8 @@ function resolveAction(a: ActionMetadata, info: CustomTypesInfo, pg: Set<string>
   const ob = info.objects.get(baseName(output));
   if (!ob) return `the type: ${quoted(baseName(output))} is not an object type defined in custom types`;
   if (def.kind === 'asynchronous' && def.type === 'query') return 'query actions cannot be asynchronous';
-  const url = resolveUrlTemplate(def.handler, env);
+  const url = resolveUrlConf(def.handler, env);
+  if (typeof def.handler !== 'string' && url.missing.length > 0) return `environment variable '${url.missing[0]}' not set`;
   if (url.missing.length > 0) return `the env variable(s) ${url.missing.map(quoted).join(', ')} for the handler of action ${quoted(a.name)} are not set`;
   const headers = resolveHeaders(def.headers ?? [], env);
   if (headers.missing.length > 0) return `environment variable ${quoted(headers.missing[0])} not set`;

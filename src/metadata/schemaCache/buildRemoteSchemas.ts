@@ -6,7 +6,7 @@
  * as Hasura v1.3 does (remote schema, join columns, remote field path, argument names and types).
  */
 import type { IntrospectionInputTypeRef, IntrospectionInputValue, IntrospectionObjectType, IntrospectionType, IntrospectionTypeRef } from 'graphql';
-import { resolveHeaders } from '../../webhooks/index.js';
+import { resolveHeaders, resolveUrlConf } from '../../webhooks/index.js';
 import type { TableMetadata } from '../model/metadata.js';
 import { remoteSchemasOf, type RemoteFieldTree, type RemoteRelationshipMetadata, type RemoteSchemaMetadata } from '../model/decodeRemoteSchema.js';
 import { isObject } from '../model/json.js';
@@ -18,7 +18,14 @@ export const DEFAULT_REMOTE_TIMEOUT_SECONDS = 60;
 
 /** The URL a definition points at (`url`, or the value of `url_from_env`). */
 export function remoteSchemaUrl(rs: RemoteSchemaMetadata, env: NodeJS.ProcessEnv = process.env): string {
-  if (rs.definition.url !== undefined) return rs.definition.url;
+  const url = rs.definition.url;
+  if (typeof url === 'string') return url;
+  // Hasura's `{from_env}` URL form (UrlConf): `environment variable 'X' not set`, as its `getEnv`.
+  if (url !== undefined) {
+    const r = resolveUrlConf(url, env);
+    if (r.missing.length > 0) throw new BuildError(`environment variable '${r.missing[0]}' not set`);
+    return r.url;
+  }
   const name = rs.definition.url_from_env ?? '';
   const v = env[name];
   if (v === undefined || v === '') throw new BuildError(`environment variable ${quoted(name)} not set`);
