@@ -16,7 +16,7 @@ import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { boolExp } from './inputTypes.js';
 import { quoted } from './names.js';
-import { isJsonbType, isNumericType } from './pgScalars.js';
+import { isJsonbType, isNumericType } from '../../core/index.js';
 import { outField, tableObject } from './tableTypes.js';
 import { insertView, updateView, type InsertView } from './mutationView.js';
 

@@ -5,10 +5,10 @@
  * selectable and every relationship it crosses AND-ed with the remote table's select filter,
  * and `returning` columns.
  */
-import { ApiError, displayName, pathKey, type QualifiedTable, type Session } from '../../core/index.js';
+import { ApiError, displayName, isBigNumType, pathKey, type QualifiedTable, type Session } from '../../core/index.js';
 import { andAll, TRUE, type BoolExp, type IrValue, type SelectField } from '../../ir/index.js';
 import { parseBoolExp, type ColumnInfo, type JsonObject, type SchemaCache, type TableInfo } from '../../metadata/index.js';
-import { columnCastType, columnParamValue, isBigNumType } from '../../graphql/index.js';
+import { columnCastType, columnParamValue } from '../../graphql/index.js';
 
 /** What a DML operation runs against. */
 export interface DmlEnv {
