@@ -46,12 +46,15 @@ export function planOutput(ctx: PlanContext, selection: NField[] | null): Output
       const table = ctx.cache.tables.get(qualifiedKey(m.rel.remoteTable))!;
       return { alias: c.alias, kind: 'rel', rel: m.rel, select: planSelect(ctx, table, c, { noArgs: m.rel.type === 'object' }) };
     }
+    if (m?.kind === 'ext:action_output_field' && m.list !== undefined && c.selection) {
+      return { alias: c.alias, kind: 'object', name: c.name, list: m.list, selection: planOutput(ctx, c.selection)! };
+    }
     return { alias: c.alias, kind: 'field', name: c.name };
   });
   return { typename, fields };
 }
 
-const hasRels = (o: OutputSelection | null): boolean => !!o?.fields.some((f) => f.kind === 'rel');
+const hasRels = (o: OutputSelection | null): boolean => !!o?.fields.some((f) => f.kind === 'rel' || (f.kind === 'object' && hasRels(f.selection)));
 
 /** Plans `ext:action` root fields. */
 export const planActionField: RootFieldPlanner = (f, meta, ctx, op) => {

@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import { qualifiedKey } from '../core/index.js';
 import { selectArgs, tableObject, type FieldEntry, type SchemaContext } from '../graphql/index.js';
-import { parseTypeRef, type ActionInfo, type CustomObjectInfo, type CustomTypesInfo, type TypeRef } from '../metadata/index.js';
+import { baseName, parseTypeRef, type ActionInfo, type CustomObjectInfo, type CustomTypesInfo, type TypeRef } from '../metadata/index.js';
 
 const BUILTIN: Record<string, GraphQLScalarType> = { Int: GraphQLInt, Float: GraphQLFloat, String: GraphQLString, Boolean: GraphQLBoolean, ID: GraphQLID };
 
@@ -22,7 +22,8 @@ const BUILTIN: Record<string, GraphQLScalarType> = { Int: GraphQLInt, Float: Gra
 export type ActionFieldMeta =
   | { kind: 'ext:action'; action: ActionInfo }
   | { kind: 'ext:action_async_result'; action: ActionInfo }
-  | { kind: 'ext:action_output_field'; name: string }
+  /** `list` is set on a nested object field: whether it holds a list of objects. */
+  | { kind: 'ext:action_output_field'; name: string; list?: boolean }
   | { kind: 'ext:action_rel'; object: CustomObjectInfo; rel: CustomObjectInfo['relationships'][number] };
 
 const tag = (m: ActionFieldMeta) => ({ svc: m });
@@ -68,10 +69,12 @@ export function outputObject(ctx: SchemaContext, ct: CustomTypesInfo, ob: Custom
     fields: () => {
       const fields: Record<string, GraphQLFieldConfig<unknown, unknown>> = {};
       for (const f of ob.fields) {
+        // A field of another object type (Hasura v2's nested object) is that object's type.
+        const nested = ct.objects.get(baseName(f.type));
         fields[f.name] = {
-          type: wrap<GraphQLOutputType>(f.type, (n) => inputNamed(ctx, ct, n)),
+          type: wrap<GraphQLOutputType>(f.type, (n) => (nested ? outputObject(ctx, ct, nested) : inputNamed(ctx, ct, n))),
           description: f.description ?? undefined,
-          extensions: tag({ kind: 'ext:action_output_field', name: f.name }),
+          extensions: tag(nested ? { kind: 'ext:action_output_field', name: f.name, list: f.type.kind === 'list' } : { kind: 'ext:action_output_field', name: f.name }),
         };
       }
       for (const rel of ob.relationships) {
@@ -87,9 +90,9 @@ export function outputObject(ctx: SchemaContext, ct: CustomTypesInfo, ob: Custom
   }));
 }
 
-/** The output type of an action (object or scalar/enum), wrapped as declared. */
+/** The output type of an action (its object type), wrapped as declared. */
 function outputType(ctx: SchemaContext, ct: CustomTypesInfo, a: ActionInfo, ref: TypeRef = a.output): GraphQLOutputType {
-  return wrap<GraphQLOutputType>(ref, (n) => (a.outputObject && n === a.outputObject.name ? outputObject(ctx, ct, a.outputObject) : inputNamed(ctx, ct, n)));
+  return wrap<GraphQLOutputType>(ref, () => outputObject(ctx, ct, a.outputObject));
 }
 
 function args(ctx: SchemaContext, ct: CustomTypesInfo, a: ActionInfo) {

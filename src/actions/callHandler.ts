@@ -94,7 +94,6 @@ export function checkOutput(action: ActionInfo, value: unknown, fail: (code: str
   const ob = action.outputObject;
   const expectingArray = action.output.kind === 'list';
   const isObjList = Array.isArray(value) && value.every(isObj);
-  if (!ob) return; // scalar output: passed through
   if (!isObj(value) && !isObjList) throw fail('parse-failed', 'expecting object or array of objects for action webhook response');
   if (Array.isArray(value) && !expectingArray) throw fail('unexpected', 'expecting object for action webhook response but got array');
   if (isObj(value) && expectingArray) throw fail('unexpected', 'expecting array for action webhook response but got object');

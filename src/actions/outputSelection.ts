@@ -5,7 +5,9 @@ import type { SelectIR } from '../ir/index.js';
 export type OutputField =
   | { alias: string; kind: 'typename'; name: string }
   | { alias: string; kind: 'field'; name: string }
-  | { alias: string; kind: 'rel'; rel: CustomRelInfo; select: SelectIR };
+  | { alias: string; kind: 'rel'; rel: CustomRelInfo; select: SelectIR }
+  /** A field of another object type (nested object, or a list of them when `list`). */
+  | { alias: string; kind: 'object'; name: string; list: boolean; selection: OutputSelection };
 
 export interface OutputSelection {
   typename: string;

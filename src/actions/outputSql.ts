@@ -22,23 +22,44 @@ export function relSelectField(f: Extract<OutputField, { kind: 'rel' }>): Select
   return f.rel.type === 'object' ? { alias: f.alias, kind: 'object_rel', join, select: f.select } : { alias: f.alias, kind: 'array_rel', join, select: f.select };
 }
 
-/** `(SELECT <json> FROM jsonb_array_elements(src) ...)`: the output as JSON (list, or first object / null). */
-export function outputJson(src: SqlFragment, sel: OutputSelection, isList: boolean): SqlFragment {
+/**
+ * `(SELECT <json> FROM jsonb_array_elements(src) ...)`: the output as JSON (list, or first object / null).
+ * A nested object field (Hasura v2) is built the same way from its own value, one level deeper.
+ */
+export function outputJson(src: SqlFragment, sel: OutputSelection, isList: boolean, depth = 0): SqlFragment {
   const types = new Map<string, string>();
   for (const f of sel.fields) {
-    if (f.kind === 'field') types.set(f.name, types.get(f.name) ?? 'jsonb');
+    if (f.kind === 'field' || f.kind === 'object') types.set(f.name, types.get(f.name) ?? 'jsonb');
     if (f.kind === 'rel') for (const m of f.rel.mapping) types.set(m.field, m.pgType);
   }
   if (types.size === 0) types.set('__svc_none', 'jsonb');
-  const fields: SelectField[] = sel.fields.map((f): SelectField => {
+  const e = sql.ident(`_e${depth}`);
+  const rec = sql.ident(`_r${depth}`);
+  const row = sql.ident(`_a${depth}`);
+  const nested: SqlFragment[] = [];
+  const fields: SelectField[] = sel.fields.map((f, i): SelectField => {
     if (f.kind === 'typename') return { alias: f.alias, kind: 'typename', name: f.name };
     if (f.kind === 'field') return { alias: f.alias, kind: 'column', column: f.name, pgType: types.get(f.name)! };
+    if (f.kind === 'object') {
+      const column = `__svc_o${i}`;
+      nested.push(sql`${nestedJson(sql`${rec}.${sql.ident(f.name)}`, f.selection, f.list, depth + 1)} AS ${sql.ident(column)}`);
+      return { alias: f.alias, kind: 'column', column, pgType: 'json' };
+    }
     return relSelectField(f);
   });
   const cols = sql.join([...types].map(([n, t]) => sql`${sql.ident(n)} ${sql.type(t)}`));
-  const row = compileRowJson(fields, sql.ident('_a'));
-  const agg = isList ? sql`coalesce(json_agg(${row} ORDER BY _e.ord), '[]'::json)` : sql`(json_agg(${row}))->0`;
-  return sql`(SELECT ${agg} FROM jsonb_array_elements(${src}) WITH ORDINALITY AS _e(v, ord) CROSS JOIN LATERAL jsonb_to_record(_e.v) AS _a(${cols}) WHERE jsonb_typeof(_e.v) = 'object')`;
+  const json = compileRowJson(fields, row);
+  const agg = isList ? sql`coalesce(json_agg(${json} ORDER BY ${e}.ord), '[]'::json)` : sql`(json_agg(${json}))->0`;
+  const rows = nested.length === 0
+    ? sql`jsonb_to_record(${e}.v) AS ${row}(${cols})`
+    : sql`jsonb_to_record(${e}.v) AS ${rec}(${cols}) CROSS JOIN LATERAL (SELECT ${rec}.*, ${sql.join(nested)}) AS ${row}`;
+  return sql`(SELECT ${agg} FROM jsonb_array_elements(${src}) WITH ORDINALITY AS ${e}(v, ord) CROSS JOIN LATERAL ${rows} WHERE jsonb_typeof(${e}.v) = 'object')`;
+}
+
+/** A nested object field's JSON from its jsonb value: null unless it is an object (or, for a list, an array). */
+function nestedJson(value: SqlFragment, sel: OutputSelection, isList: boolean, depth: number): SqlFragment {
+  if (isList) return sql`CASE WHEN jsonb_typeof(${value}) = 'array' THEN ${outputJson(value, sel, true, depth)} END`;
+  return sql`CASE WHEN jsonb_typeof(${value}) = 'object' THEN ${outputJson(sql`jsonb_build_array(${value})`, sel, false, depth)} END`;
 }
 
 /** The sync statement: the output built from the response passed as one jsonb array parameter. */

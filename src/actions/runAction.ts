@@ -28,11 +28,22 @@ export interface ActionRunContext {
 }
 
 function shape(sel: OutputSelection, o: unknown): unknown {
-  if (o === null || typeof o !== 'object') return null;
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return null;
   const obj = o as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const f of sel.fields) out[f.alias] = f.kind === 'typename' ? f.name : f.kind === 'field' ? (obj[f.name] ?? null) : null;
+  for (const f of sel.fields) {
+    if (f.kind === 'typename') out[f.alias] = f.name;
+    else if (f.kind === 'field') out[f.alias] = obj[f.name] ?? null;
+    else if (f.kind === 'object') out[f.alias] = shapeNested(f.selection, obj[f.name], f.list);
+    else out[f.alias] = null;
+  }
   return out;
+}
+
+/** A nested object field (Hasura v2): the object, or the list of them, shaped to its selection. */
+function shapeNested(sel: OutputSelection, v: unknown, list: boolean): unknown {
+  if (!list) return shape(sel, v);
+  return Array.isArray(v) ? v.map((x) => shape(sel, x)) : null;
 }
 
 /** The field's JSON text. */

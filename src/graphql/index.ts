@@ -2,7 +2,6 @@
  * graphql/: per-role GraphQL schemas built from the schema cache, and request validation
  * against them (Hasura v1.3 names, shapes and messages).
  */
-export * from './schema/pgScalars.js';
 export * from './schema/fieldMeta.js';
 export * from './schema/names.js';
 export * from './schema/roleView.js';

@@ -15,12 +15,22 @@ export type ComparisonOp =
 /** Column-to-column comparisons of permission filters (`_ceq: "other_col"`, or `["$", "col"]` for the root table in v1.3). */
 export type ColumnComparisonOp = '_ceq' | '_cne' | '_cgt' | '_clt' | '_cge' | '_cle';
 
-/** A column of the table the expression is evaluated against. */
+/** A column of the table the expression is evaluated against, or a scalar computed field of it. */
 export interface ColumnRef {
   column: string;
   pgType: string;
   /** Inherited roles: the column reads as null in rows where this does not hold (see SelectPermInfo.columnConditions). */
   visibleIf?: BoolExp;
+  /** Set for a computed field (Hasura v2 permissions): the value is `fn(row [, session])`, not a column. */
+  computed?: RowFunctionCall;
+}
+
+/** A function of the row (a computed field without input arguments): `fn(row [, session json])`. */
+export interface RowFunctionCall {
+  function: QualifiedTable;
+  /** Positions of the row and the session arguments. */
+  tableArg: number;
+  sessionArg?: number;
 }
 
 export type BoolExp =
@@ -33,7 +43,9 @@ export type BoolExp =
   | { kind: 'is_null'; column: ColumnRef; isNull: IrValue | boolean }
   | { kind: 'compare_column'; column: ColumnRef; op: ColumnComparisonOp; other: ColumnRef; otherIsRoot?: boolean }
   /** Traverses a relationship: true when some related row satisfies `where` (EXISTS). */
-  | { kind: 'exists_rel'; rel: RelationshipJoin; where: BoolExp };
+  | { kind: 'exists_rel'; rel: RelationshipJoin; where: BoolExp }
+  /** A SETOF-table computed field: true when some row it returns satisfies `where` (EXISTS). */
+  | { kind: 'exists_fn'; call: RowFunctionCall; where: BoolExp };
 
 /** How to reach a related table: `remote.<remote> = local.<local>` for each pair. */
 export interface RelationshipJoin {

@@ -14,15 +14,19 @@
 import { ApiError, isSessionVariable, parseQualifiedName, pathKey, qualifiedKey } from '../core/index.js';
 import type { QualifiedTable } from '../core/index.js';
 import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue } from '../ir/index.js';
-import type { ColumnInfo, TableInfo } from './schemaCache/types.js';
+import type { ColumnInfo, ComputedFieldInfo, TableInfo } from './schemaCache/types.js';
 import { isObject, jsonTypeName } from './model/json.js';
 
 export type BoolExpMode = 'permission' | 'dml';
+
+/** What a comparison needs of its left side: a column, or a scalar computed field. */
+type Compared = Pick<ColumnInfo, 'name' | 'pgType' | 'pgTypeSchema'>;
 
 /** Something the expression needs to exist: a column (compared with a typed value), a relationship, a table. */
 export type BoolExpDependency =
   | { kind: 'column'; table: QualifiedTable; column: string }
   | { kind: 'relationship'; table: QualifiedTable; name: string }
+  | { kind: 'computed_field'; table: QualifiedTable; name: string }
   | { kind: 'table'; table: QualifiedTable };
 
 export interface BoolExpContext {
@@ -125,14 +129,38 @@ class Parser {
       this.deps.push({ kind: 'relationship', table: table.name, name });
       return { kind: 'exists_rel', rel: rel.join, where: this.object(value, remote, root, path) };
     }
-    if (table.computedFields.has(name)) throw unexpected('Computed columns can not be part of the where clause', path);
+    const cf = table.computedFields.get(name);
+    if (cf) return this.computedFieldExp(cf, value, table, root, path);
     throw new ApiError('not-exists', `${JSON.stringify(name)} does not exist`, { path });
+  }
+
+  /**
+   * A computed field in a permission filter, as Hasura v2 allows it: one without input arguments
+   * (the row, and the session when it takes one). A scalar one is compared like a column; a SETOF-table
+   * one takes that table's boolean expression (true when some returned row matches). v1 DML `where`
+   * keeps Hasura v1.3's refusal.
+   */
+  private computedFieldExp(cf: ComputedFieldInfo, value: unknown, table: TableInfo, root: TableInfo, path: string): BoolExp {
+    if (this.ctx.mode === 'dml') throw unexpected('Computed columns can not be part of the where clause', path);
+    if (cf.inputArgs.length > 0) throw unexpected('Computed columns with input arguments can not be part of the where clause', path);
+    this.deps.push({ kind: 'computed_field', table: table.name, name: cf.name });
+    const call = { function: cf.function, tableArg: cf.tableArgIndex, ...(cf.sessionArgIndex !== undefined ? { sessionArg: cf.sessionArgIndex } : {}) };
+    if (cf.returns.kind === 'table') {
+      const target = this.ctx.tables.get(qualifiedKey(cf.returns.table));
+      if (!target) throw new ApiError('not-exists', `table ${JSON.stringify(display(cf.returns.table))} does not exist`, { path });
+      return { kind: 'exists_fn', call, where: this.object(value, target, root, path) };
+    }
+    const col = { name: cf.name, pgType: cf.returns.pgType, pgTypeSchema: '' };
+    return this.comparisons(col, { column: cf.name, pgType: col.pgType, computed: call }, value, table, root, path);
   }
 
   private columnExp(col: ColumnInfo, value: unknown, table: TableInfo, root: TableInfo, path: string): BoolExp {
     if (col.pgType === 'json') throw unexpected('JSON column can not be part of where clause', path);
     this.deps.push({ kind: 'column', table: table.name, column: col.name });
-    const ref: ColumnRef = { column: col.name, pgType: col.pgType };
+    return this.comparisons(col, { column: col.name, pgType: col.pgType }, value, table, root, path);
+  }
+
+  private comparisons(col: Compared, ref: ColumnRef, value: unknown, table: TableInfo, root: TableInfo, path: string): BoolExp {
     if (!isObject(value)) return { kind: 'compare', column: ref, op: '_eq', value: this.value(value, castTypeOf(col)) };
     const items: BoolExp[] = [];
     for (const [opName, operand] of Object.entries(value)) {
@@ -143,7 +171,7 @@ class Parser {
     return items.length === 1 ? items[0] : { kind: 'and', items };
   }
 
-  private operation(opName: string, operand: unknown, col: ColumnInfo, ref: ColumnRef, table: TableInfo, root: TableInfo, path: string): BoolExp {
+  private operation(opName: string, operand: unknown, col: Compared, ref: ColumnRef, table: TableInfo, root: TableInfo, path: string): BoolExp {
     if (opName === '_is_null' || opName === '$is_null') {
       if (typeof operand === 'boolean') return { kind: 'is_null', column: ref, isNull: operand };
       const v = this.value(operand, 'bool');
@@ -171,7 +199,7 @@ class Parser {
     }
   }
 
-  private columnComparison(op: ColumnComparisonOp, operand: unknown, col: ColumnInfo, ref: ColumnRef, table: TableInfo, root: TableInfo, path: string): BoolExp {
+  private columnComparison(op: ColumnComparisonOp, operand: unknown, col: Compared, ref: ColumnRef, table: TableInfo, root: TableInfo, path: string): BoolExp {
     let target = table;
     let name: unknown = operand;
     let otherIsRoot = false;
@@ -212,7 +240,7 @@ class Parser {
   }
 }
 
-function guardType(col: ColumnInfo, valid: string[], path: string): void {
+function guardType(col: Compared, valid: string[], path: string): void {
   if (!valid.includes(col.pgType)) {
     throw unexpected(`${JSON.stringify(col.name)} is of type ${JSON.stringify(col.pgType)}; this operator works only on columns of type ${valid.map((t) => JSON.stringify(t)).join('/')}`, path);
   }

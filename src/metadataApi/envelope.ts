@@ -9,6 +9,9 @@ import { asArray, asInt, isObject, jsonTypeName } from '../metadata/index.js';
 import { OPERATIONS, isOpType } from './operations.js';
 import type { OpType } from './operations.js';
 
+/** The operations that have a version 2 (the spec's three, and Hasura v2's replace_metadata). */
+export const VERSION_2_TYPES: ReadonlySet<string> = new Set(['track_table', 'set_table_custom_fields', 'track_function', 'replace_metadata']);
+
 export type Query =
   | { type: 'bulk'; items: Query[] }
   | { type: OpType; args: unknown; version: number };
@@ -26,7 +29,8 @@ export function decodeQuery(body: unknown, path = '$'): Query {
     const items = asArray(body.args, path).map((q, i) => decodeQuery(q, pathKey(path, i)));
     return { type: 'bulk', items };
   }
-  if (!isOpType(type)) {
+  // Version 2 is its own set of operations (Hasura's RQLQueryV2): any other type is unknown to it.
+  if (!isOpType(type) || (version === 2 && !VERSION_2_TYPES.has(type))) {
     throw new ApiError('parse-failed', `unknown query type: ${JSON.stringify(type)}`, { path });
   }
   const handler = OPERATIONS[type];

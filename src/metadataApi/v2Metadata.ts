@@ -8,6 +8,7 @@
  */
 import { ApiError } from '../core/index.js';
 import { isOpType } from './operations.js';
+import { VERSION_2_TYPES } from './envelope.js';
 
 type J = Record<string, any>;
 
@@ -76,7 +77,9 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
   }
   const out: J = { type: op, args: a ?? {} };
   if (VERSION_2.has(op) && isObject(a) && ('table' in a || 'function' in a)) out.version = 2;
-  else if (body.version !== undefined) out.version = body.version;
+  // `/v1/metadata`'s own `version` (Hasura v2's export/replace versions) is not the `/v1/query` one:
+  // it is passed on only to the operations that have a version 2 there.
+  else if (body.version !== undefined && VERSION_2_TYPES.has(op)) out.version = body.version;
   return out;
 }
 

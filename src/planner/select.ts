@@ -4,10 +4,10 @@
  * columns/relationships the role's schema exposes (the validator has already refused others).
  */
 import { andAll, type AggregateField, type AggregateIR, type AggregateOp, type BoolExp, type FunctionArg, type IrValue, type SelectField, type SelectIR } from '../ir/index.js';
-import { isBigNumType, outputMeta, vf, type AnnValue, type NField, type SelectView } from '../graphql/index.js';
+import { outputMeta, vf, type AnnValue, type NField, type SelectView } from '../graphql/index.js';
 import type { ColumnInfo, ComputedFieldInfo, RelationshipInfo, RemoteRelInfo, TableInfo } from '../metadata/index.js';
 import { planConnection } from './connection.js';
-import { pathKey } from '../core/index.js';
+import { isBigNumType, pathKey } from '../core/index.js';
 import { planBoolExp } from './boolExp.js';
 import { irValue, type PlanContext } from './context.js';
 import { parseJsonPath } from './jsonPath.js';

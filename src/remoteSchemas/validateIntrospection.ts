@@ -1,8 +1,8 @@
 /**
  * Checks a remote's introspection answer before it is stitched, with Hasura v1.3's messages (its
- * `Remote.hs` / graphql-parser checks): interfaces with fields, objects implementing known interfaces
- * with every interface field (same or sub type, arguments provided, no extra required argument),
- * unions of known object types. Returns the first problem's message, or null.
+ * `Remote.hs` / graphql-parser checks): interfaces and objects with fields, objects implementing known
+ * interfaces with every interface field (same or sub type, each argument provided with the interface's
+ * exact type, no extra required argument), unions with members, all of them known object types. Returns the first problem's message, or null.
  */
 import type { IntrospectionField, IntrospectionQuery, IntrospectionType, IntrospectionTypeRef } from 'graphql';
 
@@ -45,8 +45,13 @@ function checkImplementation(obj: string, f: IntrospectionField | undefined, ifa
     return `The type of Object field '${obj}'.${q(f.name)} (${show(f.type)}) is not the same type/sub type of Interface field '${iface}'.${q(ifield.name)} (${show(ifield.type)})`;
   }
   for (const ia of ifield.args) {
-    if (!f.args.some((a) => a.name === ia.name)) {
+    const oa = f.args.find((a) => a.name === ia.name);
+    if (!oa) {
       return `Interface field argument '${iface}'.${q(ifield.name)}(${q(ia.name)}:) required, but Object field '${obj}'.${q(f.name)} does not provide it`;
+    }
+    // The spec (and Hasura's `hasAllArgs`): an implementation's argument has exactly the interface's type.
+    if (show(oa.type) !== show(ia.type)) {
+      return `Interface field argument '${iface}'.${q(ifield.name)}(${q(ia.name)}:) expects type ${show(ia.type)}, but '${obj}'.${q(f.name)}(${q(oa.name)}:) has type ${show(oa.type)}`;
     }
   }
   for (const a of f.args) {
@@ -71,6 +76,7 @@ export function introspectionError(intro: IntrospectionQuery): string | null {
   const sorted = [...intro.__schema.types].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const t of sorted) {
     if (t.kind === 'OBJECT') {
+      if (t.fields.filter((f) => f.name !== '__typename').length === 0) return `List of fields cannot be empty for Object type '${t.name}'`;
       for (const ref of t.interfaces ?? []) {
         const iface = types.get(ref.name);
         if (!iface || iface.kind !== 'INTERFACE') return `Could not find interface '${ref.name}' implemented by Object type '${t.name}'`;
@@ -80,6 +86,7 @@ export function introspectionError(intro: IntrospectionQuery): string | null {
         }
       }
     } else if (t.kind === 'UNION') {
+      if ((t.possibleTypes ?? []).length === 0) return `List of member types cannot be empty for union type '${t.name}'`;
       for (const ref of t.possibleTypes ?? []) {
         const member = types.get(ref.name);
         if (!member) return `Could not find type '${ref.name}', which is defined as a member type of Union '${t.name}'`;

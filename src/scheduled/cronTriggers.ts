@@ -18,10 +18,10 @@ import { ensureScheduledTables } from './scheduledTables.js';
 export const CRON_EVENTS_AHEAD = 100;
 
 function rowToDef(r: Record<string, unknown>): CronTriggerDef {
-  const webhook = r.webhook_conf as string | { webhook?: string };
+  const webhook = r.webhook_conf as string | { webhook?: string; from_env?: string };
   return {
     name: String(r.name),
-    webhook: typeof webhook === 'string' ? webhook : String(webhook?.webhook ?? ''),
+    webhook: typeof webhook === 'string' ? webhook : typeof webhook?.from_env === 'string' ? { from_env: webhook.from_env } : String(webhook?.webhook ?? ''),
     schedule: String(r.cron_schedule),
     payload: r.payload ?? null,
     headers: (r.header_conf as WebhookHeaderConf[] | null) ?? [],

@@ -7,9 +7,9 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { ApiError, pathKey } from '../core/index.js';
-import { arrayOf, asBool, asInt, asObject, asString, decodeWebhookHeader, optional, parseError, rejectUnknownKeys, required } from '../metadata/index.js';
+import { arrayOf, asBool, asInt, asObject, asString, asUrlConf, decodeWebhookHeader, optional, parseError, rejectUnknownKeys, required } from '../metadata/index.js';
 import type { WebhookHeaderConf } from '../metadata/index.js';
-import { resolveHeaders, resolveUrlTemplate } from '../webhooks/index.js';
+import { resolveHeaders, resolveUrlConf, type UrlConf } from '../webhooks/index.js';
 
 export interface ScheduledRetryConf {
   num_retries: number;
@@ -28,7 +28,7 @@ export const DEFAULT_SCHEDULED_RETRY_CONF: Readonly<ScheduledRetryConf> = Object
 /** A cron trigger as stored in hdb_cron_triggers and exported. */
 export interface CronTriggerDef {
   name: string;
-  webhook: string;
+  webhook: UrlConf;
   schedule: string;
   payload: unknown;
   headers: WebhookHeaderConf[];
@@ -38,7 +38,7 @@ export interface CronTriggerDef {
 }
 
 export interface ScheduledEventDef {
-  webhook: string;
+  webhook: UrlConf;
   /** ISO-8601 UTC. */
   schedule_at: string;
   payload: unknown;
@@ -96,8 +96,8 @@ export function decodeTimestamp(v: unknown, path: string): string {
 }
 
 /** Refuses a webhook or header whose environment variable is not set now (Hasura resolves at creation). */
-export function assertEnvResolvable(webhook: string, headers: readonly WebhookHeaderConf[], path: string, env: NodeJS.ProcessEnv): void {
-  const u = resolveUrlTemplate(webhook, env);
+export function assertEnvResolvable(webhook: UrlConf, headers: readonly WebhookHeaderConf[], path: string, env: NodeJS.ProcessEnv): void {
+  const u = resolveUrlConf(webhook, env);
   if (u.missing.length > 0) throw new ApiError('not-found', `environment variable '${u.missing[0]}' not set`, { path: pathKey(path, 'webhook') });
   const h = resolveHeaders(headers, env);
   if (h.missing.length > 0) throw new ApiError('not-found', `environment variable '${h.missing[0]}' not set`, { path: pathKey(path, 'headers') });
@@ -110,7 +110,7 @@ export function decodeCronTrigger(v: unknown, path: string): CronTriggerDef & { 
   if (!NAME.test(name)) throw parseError('only alphanumeric and underscore and hyphens allowed for name', pathKey(path, 'name'));
   return {
     name,
-    webhook: required(o, 'webhook', path, asString),
+    webhook: required(o, 'webhook', path, asUrlConf),
     schedule: required(o, 'schedule', path, decodeCronSchedule),
     payload: o.payload === undefined ? null : o.payload,
     headers: optional(o, 'headers', path, arrayOf(decodeWebhookHeader)) ?? [],
@@ -125,7 +125,7 @@ export function decodeScheduledEvent(v: unknown, path: string): ScheduledEventDe
   const o = asObject(v, path);
   rejectUnknownKeys(o, EVENT_KEYS, 'scheduled event', path);
   return {
-    webhook: required(o, 'webhook', path, asString),
+    webhook: required(o, 'webhook', path, asUrlConf),
     schedule_at: required(o, 'schedule_at', path, decodeTimestamp),
     payload: o.payload === undefined ? null : o.payload,
     headers: optional(o, 'headers', path, arrayOf(decodeWebhookHeader)) ?? [],

@@ -13,7 +13,7 @@
 import type { DeliveryPlan, Job, QueueAdapter, QueueTable } from '../delivery/index.js';
 import type { WebhookHeaderConf } from '../metadata/index.js';
 import { sql, type SqlFragment } from '../sql/index.js';
-import { resolveHeaders, resolveUrlTemplate } from '../webhooks/index.js';
+import { isUrlConf, resolveHeaders, resolveUrlConf } from '../webhooks/index.js';
 import { DEFAULT_SCHEDULED_RETRY_CONF, type ScheduledRetryConf } from './decodeScheduled.js';
 
 const isoText = (col: string): SqlFragment => sql.unsafeRaw(`replace((${col} AT TIME ZONE 'UTC')::text, ' ', 'T') || 'Z'`);
@@ -71,7 +71,8 @@ export const NEXT_DUE = sql`SELECT min(d) AS next_due, now() AS db_now FROM (
     WHERE status = 'scheduled' AND greatest(scheduled_time, coalesce(next_retry_at, scheduled_time)) > now()) AS x`;
 
 interface Conf {
-  webhook: string;
+  /** A `UrlConf` as stored (a URL string or `{from_env}`). */
+  webhook: unknown;
   payload: unknown;
   headers: WebhookHeaderConf[] | null;
   retry_conf: Partial<ScheduledRetryConf> | null;
@@ -93,7 +94,7 @@ function planFor(job: Job, name: string | undefined, o: QueueOptions): DeliveryP
   if (job.row.conf === null || job.row.conf === undefined) return undefined; // trigger deleted meanwhile
   const conf = JSON.parse(String(job.row.conf)) as Conf;
   const rc = { ...DEFAULT_SCHEDULED_RETRY_CONF, ...(conf.retry_conf ?? {}) };
-  const url = resolveUrlTemplate(String(conf.webhook ?? ''), o.env);
+  const url = resolveUrlConf(isUrlConf(conf.webhook) ? conf.webhook : '', o.env);
   if (url.missing.length > 0) return { dead: `environment variable '${url.missing[0]}' not set` };
   const headers = resolveHeaders(conf.headers ?? [], o.env);
   if (headers.missing.length > 0) return { dead: `environment variable '${headers.missing[0]}' not set` };

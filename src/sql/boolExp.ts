@@ -8,7 +8,7 @@
  * comparisons (`_ceq`...) may refer to the root table of the expression (`otherIsRoot`, Hasura's
  * `["$", col]`), which stays the alias the expression was first compiled against.
  */
-import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue, RelationshipJoin } from '../ir/index.js';
+import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue, RelationshipJoin, RowFunctionCall } from '../ir/index.js';
 import { Aliases } from './aliases.js';
 import { sql, type SqlFragment } from './fragment.js';
 
@@ -64,8 +64,16 @@ export function visibleColumnSql(alias: SqlFragment, column: string, visibleIf: 
   return sql`(CASE WHEN ${compileBoolExp(visibleIf, alias, { aliases, root: alias })} THEN ${col} END)`;
 }
 
+/** `fn(row [, session])`: a computed field without input arguments, called on the row `alias`. */
+export function rowFunctionSql(call: RowFunctionCall, alias: SqlFragment): SqlFragment {
+  const args: Array<[number, SqlFragment]> = [[call.tableArg, alias]];
+  if (call.sessionArg !== undefined) args.push([call.sessionArg, sql.param({ kind: 'sessionJson' }, 'json')]);
+  return sql`${sql.table(call.function)}(${sql.join(args.sort((a, b) => a[0] - b[0]).map((a) => a[1]))})`;
+}
+
+/** What a comparison reads: the computed field's call on the row, or the column as the role sees it. */
 const refSql = (ref: ColumnRef, alias: SqlFragment, ctx: Required<BoolExpContext>): SqlFragment =>
-  visibleColumnSql(alias, ref.column, ref.visibleIf, ctx.aliases);
+  ref.computed ? rowFunctionSql(ref.computed, alias) : visibleColumnSql(alias, ref.column, ref.visibleIf, ctx.aliases);
 
 /** `remote.r1 = local.l1 AND ...` for a relationship's column mapping. */
 export function joinCondition(join: RelationshipJoin, remote: SqlFragment, local: SqlFragment): SqlFragment {
@@ -121,6 +129,11 @@ function boolSql(exp: BoolExp, alias: SqlFragment, ctx: Required<BoolExpContext>
       const remote = ctx.aliases.next('t');
       const where = andSql([joinCondition(exp.rel, remote, alias), boolSql(exp.where, remote, ctx)]);
       return sql`EXISTS (SELECT 1 FROM ${sql.table(exp.rel.remoteTable)} AS ${remote} WHERE ${where})`;
+    }
+    case 'exists_fn': {
+      const rows = ctx.aliases.next('t');
+      const where = boolSql(exp.where, rows, ctx);
+      return sql`EXISTS (SELECT 1 FROM ${rowFunctionSql(exp.call, alias)} AS ${rows}${isTrueSql(where) ? sql.empty : sql` WHERE ${where}`})`;
     }
   }
 }

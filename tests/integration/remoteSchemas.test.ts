@@ -216,6 +216,13 @@ test('invalid remote relationships are refused with 400 and change nothing', asy
     assert.equal(r.status, 400, JSON.stringify(b));
     assert.ok(r.body.error && r.body.code && r.body.path, r.text);
   }
+  // The join column's type is checked against the argument's (Hasura's isTypeCoercible): a text
+  // column cannot feed an Int! argument, nor a list of Int.
+  for (const remote_field of [{ user: { arguments: { id: '$name' } } }, { users: { arguments: { ids: ['$name'] } } }]) {
+    const r = await e.query({ type: 'create_remote_relationship', args: { name: 'bad', table: 'profile', hasura_fields: ['name'], remote_schema: 'users', remote_field } });
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.body.error, /expected type "Int" but got "String"/, r.text);
+  }
   assert.equal(JSON.stringify(await exported()), before);
 });
 

@@ -13,7 +13,7 @@
 import { Kind, type GraphQLScalarType, type ValueNode } from 'graphql';
 import { JsonBigNumber } from '../../lib/index.js';
 import { vf } from './messages.js';
-import { pgScalarName } from '../schema/pgScalars.js';
+import { pgScalarName } from '../../core/index.js';
 import { checkDateTimeText, checkIntervalText, type DateTimeKind } from './dateTimeText.js';
 
 /** What was given: a JSON value (variables) or a literal of the query text with its JSON form. */

@@ -10,7 +10,7 @@ import {
 } from 'graphql';
 import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
 import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
-import { pgScalarName } from './pgScalars.js';
+import { pgScalarName } from '../../core/index.js';
 import { enumTypeName } from './names.js';
 import { selectView, type SelectView } from './roleView.js';
 

@@ -11,7 +11,7 @@ import type { ColumnInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { COMPARABLE_AGG_OPS, NUMERIC_AGG_OPS, type AggregateOpName, type EnumMeta, type InputFieldMeta } from './fieldMeta.js';
 import { comparisonExpName, isGraphqlName, quoted, typeNames } from './names.js';
-import { isComparableType, isJsonbType, isNumericType, isStringType } from './pgScalars.js';
+import { isComparableType, isJsonbType, isNumericType, isStringType } from '../../core/index.js';
 import type { SelectView } from './roleView.js';
 
 const field = (type: GraphQLInputType, svc?: InputFieldMeta, description?: string): GraphQLInputFieldConfig => ({

@@ -17,7 +17,7 @@ import type { SchemaContext } from './context.js';
 import type { EnumMeta } from './fieldMeta.js';
 import { boolExp } from './inputTypes.js';
 import { quoted } from './names.js';
-import { isJsonbType, isNumericType } from './pgScalars.js';
+import { isJsonbType, isNumericType } from '../../core/index.js';
 import { outField, tableObject } from './tableTypes.js';
 import { insertView, updateView, type InsertView } from './mutationView.js';
 

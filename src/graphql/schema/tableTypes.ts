@@ -13,7 +13,7 @@ import type { SelectView } from './roleView.js';
 import type { AggregateOpName, OutputFieldMeta } from './fieldMeta.js';
 import { availableOps, boolExp, opColumns, orderBy, selectColumnEnum, visibleColumns } from './inputTypes.js';
 import { describeWith, functionArgsTypeName, isGraphqlName, quoted, typeNames } from './names.js';
-import { isJsonType } from './pgScalars.js';
+import { isJsonType } from '../../core/index.js';
 import { displayName, graphqlName } from '../../core/index.js';
 
 export const outField = (

@@ -6,8 +6,9 @@
  */
 import { parseQualifiedName, type QualifiedTable } from '../../core/index.js';
 import type { Metadata } from './metadata.js';
+import type { UrlConf } from '../../webhooks/index.js';
 import {
-  arrayOf, asBool, asObject, asString, optional, parseError, required, type JsonObject,
+  arrayOf, asBool, asObject, asString, asUrlConf, optional, parseError, required, type JsonObject,
 } from './json.js';
 
 export interface CustomScalar { name: string; description?: string | null }
@@ -36,7 +37,7 @@ export interface ActionDefinition {
   kind: 'synchronous' | 'asynchronous';
   arguments: ActionArgument[];
   output_type: string;
-  handler: string;
+  handler: UrlConf;
   headers?: ActionHeader[];
   forward_client_headers?: boolean;
 }
@@ -116,7 +117,9 @@ export function decodeActionDefinition(v: unknown, path: string): ActionDefiniti
   const o = asObject(v, path);
   const type = optional(o, 'type', path, asString) ?? 'mutation';
   if (type !== 'mutation' && type !== 'query') throw parseError(`expected "mutation" or "query" for action type, but found ${JSON.stringify(type)}`, `${path}.type`);
-  const kind = optional(o, 'kind', path, asString) ?? 'synchronous';
+  let kind = optional(o, 'kind', path, asString) ?? 'synchronous';
+  // Hasura v2 reads no kind for a query action, and its CLI writes `kind: ""` for one.
+  if (type === 'query' && kind === '') kind = 'synchronous';
   if (kind !== 'synchronous' && kind !== 'asynchronous') throw parseError(`expected "synchronous" or "asynchronous" for action kind, but found ${JSON.stringify(kind)}`, `${path}.kind`);
   const def: ActionDefinition = {
     type, kind,
@@ -125,7 +128,7 @@ export function decodeActionDefinition(v: unknown, path: string): ActionDefiniti
       return { name: required(a, 'name', p, asString), type: required(a, 'type', p, asString), description: desc(a, p) };
     })) ?? [],
     output_type: required(o, 'output_type', path, asString),
-    handler: required(o, 'handler', path, asString),
+    handler: required(o, 'handler', path, asUrlConf),
   };
   const headers = optional(o, 'headers', path, arrayOf(decodeHeader));
   if (headers && headers.length > 0) def.headers = headers;

@@ -9,7 +9,7 @@ import { parseQualifiedName, pathKey } from '../../core/index.js';
 import type { QualifiedTable } from '../../core/index.js';
 import { assertEnvNameAllowed } from '../../webhooks/index.js';
 import type { EventTriggerColumns, EventTriggerMetadata, EventTriggerOpSpec, WebhookHeaderConf } from './metadata.js';
-import { arrayOf, asBool, asInt, asObject, asString, optional, parseError, required } from './json.js';
+import { arrayOf, asBool, asInt, asObject, asString, asUrlConf, optional, parseError, required } from './json.js';
 import type { JsonObject } from './json.js';
 
 const NAME = /^[A-Za-z]+[A-Za-z0-9_-]*$/;
@@ -87,7 +87,7 @@ function decodeBody(o: JsonObject, path: string, defOf: JsonObject, defPath: str
     if (s) specs[op] = s;
   }
   const enableManual = optional(defOf, 'enable_manual', defPath, asBool) ?? false;
-  const webhook = optional(o, 'webhook', path, asString);
+  const webhook = optional(o, 'webhook', path, asUrlConf);
   const fromEnv = optional(o, 'webhook_from_env', path, asString);
   checkTrigger(name, specs, enableManual, webhook, fromEnv, path);
   const out: EventTriggerMetadata = {

@@ -5,13 +5,15 @@
  * Definition rules as Hasura v1.3's `validateRemoteSchemaDef` (DECISIONS.md item 7).
  */
 import { ApiError } from '../../core/index.js';
+import type { UrlConf } from '../../webhooks/index.js';
 import type { Metadata, TableMetadata } from './metadata.js';
-import { arrayOf, asBool, asInt, asObject, asString, asStringArray, isObject, optional, parseError, required } from './json.js';
+import { arrayOf, asBool, asInt, asObject, asString, asStringArray, asUrlConf, isObject, optional, parseError, required } from './json.js';
 
 export type RemoteHeaderConf = { name: string; value: string } | { name: string; value_from_env: string };
 
 export interface RemoteSchemaDef {
-  url?: string;
+  /** A URL, or Hasura's `{from_env: VAR}`. */
+  url?: UrlConf;
   url_from_env?: string;
   headers?: RemoteHeaderConf[];
   forward_client_headers?: boolean;
@@ -44,7 +46,7 @@ function decodeHeader(v: unknown, path: string): RemoteHeaderConf {
 export function decodeRemoteSchemaDef(v: unknown, path: string): RemoteSchemaDef {
   const o = asObject(v, path);
   const def: RemoteSchemaDef = {};
-  const url = optional(o, 'url', path, asString);
+  const url = optional(o, 'url', path, asUrlConf);
   const urlFromEnv = optional(o, 'url_from_env', path, asString);
   if ((url === undefined) === (urlFromEnv === undefined)) {
     throw new ApiError('invalid-params', 'both `url` and `url_from_env` can\'t be empty/present', { path });

@@ -3,6 +3,7 @@
  * `expected Object, encountered String`, `key "table" not found`. Every decoder takes the JSON
  * path of the value it reads and throws a `parse-failed` ApiError pointing there.
  */
+import type { UrlConf } from '../../webhooks/index.js';
 import { ApiError, jsonTypeName, pathKey } from '../../core/index.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -71,3 +72,10 @@ export function rejectUnknownKeys(o: JsonObject, allowed: readonly string[], wha
 
 /** Deep copy of a JSON value (metadata documents are plain JSON). */
 export const cloneJson = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+
+/** Hasura's `UrlConf` (a URL field): a URL string (maybe with `{{VAR}}` parts) or `{"from_env": "VAR"}`. */
+export function asUrlConf(v: unknown, path: string): UrlConf {
+  if (isObject(v)) return { from_env: required(v, 'from_env', path, asString) };
+  if (typeof v === 'string') return v;
+  throw parseError('one of string or object must be provided for url/webhook', path);
+}

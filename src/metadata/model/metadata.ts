@@ -4,6 +4,7 @@
  * also what `replace_metadata` accepts and what the catalog stores as one JSON value.
  */
 import type { NamingConvention, QualifiedTable, QualifiedFunction } from '../../core/index.js';
+import type { UrlConf } from '../../webhooks/index.js';
 
 export interface Metadata {
   version: 2;
@@ -196,8 +197,8 @@ export interface EventTriggerMetadata {
     delete?: EventTriggerOpSpec;
   };
   retry_conf: { num_retries: number; interval_sec: number; timeout_sec: number };
-  /** Exactly one of `webhook` (URL, may hold `{{ENV}}` templates) and `webhook_from_env`. */
-  webhook?: string;
+  /** Exactly one of `webhook` (URL, may hold `{{ENV}}` templates, or `{from_env}`) and `webhook_from_env`. */
+  webhook?: UrlConf;
   webhook_from_env?: string;
   headers?: WebhookHeaderConf[];
   comment?: string | null;

@@ -39,8 +39,8 @@ export interface ActionInfo {
   meta: ActionMetadata;
   arguments: Array<{ name: string; type: TypeRef; description: string | null }>;
   output: TypeRef;
-  /** The output's object type (undefined when the output is a scalar or enum). */
-  outputObject?: CustomObjectInfo;
+  /** The output's object type (an output is an object type or a list of them). */
+  outputObject: CustomObjectInfo;
   url: string;
   headers: ResolvedHeader[];
   roles: Set<string>;

@@ -6,7 +6,7 @@
  * types, handler and header env variables); a bad one is left out, not the engine.
  */
 import { qualifiedKey } from '../../core/index.js';
-import { resolveHeaders, resolveUrlTemplate } from '../../webhooks/index.js';
+import { resolveHeaders, resolveUrlConf } from '../../webhooks/index.js';
 import {
   actionsOf, customTypesDefinition, customTypesOf,
   type ActionMetadata, type CustomObject, type CustomTypes,
@@ -56,26 +56,29 @@ function knownPgTypes(tables: Map<string, TableInfo>): Set<string> {
   return s;
 }
 
-/** The reasons the custom types are invalid (empty when valid), in Hasura's wording. */
-function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg: Set<string>, info: CustomTypesInfo): string[] {
-  const errs: string[] = [];
+/** A reason the custom types are invalid, in Hasura's wording, and the types it makes unusable. */
+interface TypeError { types: string[]; message: string }
+
+/** The reasons the custom types are invalid (empty when valid). */
+function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg: Set<string>, info: CustomTypesInfo): TypeError[] {
+  const errs: TypeError[] = [];
   const scalars = new Set([...(ct.scalars ?? []).map((s) => s.name), ...DEFAULT_SCALARS]);
   const enums = new Set((ct.enums ?? []).map((e) => e.name));
   const inputs = new Set((ct.input_objects ?? []).map((i) => i.name));
   const objects = new Set((ct.objects ?? []).map((o) => o.name));
   const all = [...(ct.scalars ?? []).map((s) => s.name), ...enums, ...(ct.input_objects ?? []).map((i) => i.name), ...(ct.objects ?? []).map((o) => o.name)];
   const dupTypes = duplicateValues(all);
-  if (dupTypes.length) errs.push(`duplicate type names: ${dupTypes.map(quoted).join(', ')}`);
+  if (dupTypes.length) errs.push({ types: dupTypes, message: `duplicate type names: ${dupTypes.map(quoted).join(', ')}` });
   const generated = new Map<string, TableInfo>();
   for (const t of tables.values()) for (const sfx of TABLE_TYPE_SUFFIXES) generated.set(t.gqlName + sfx, t);
   for (const n of new Set(all)) {
     const t = generated.get(n);
-    if (t) errs.push(`the type ${quoted(n)} conflicts with a type generated for the table ${quotedTable(t.name)}`);
+    if (t) errs.push({ types: [n], message: `the type ${quoted(n)} conflicts with a type generated for the table ${quotedTable(t.name)}` });
   }
   for (const e of ct.enums ?? []) {
     const vals = e.values.map((v) => v.value);
     const d = duplicateValues(vals);
-    if (d.length) errs.push(`the enum type ${quoted(e.name)} has duplicate values: ${d.map(quoted).join(', ')}`);
+    if (d.length) errs.push({ types: [e.name], message: `the enum type ${quoted(e.name)} has duplicate values: ${d.map(quoted).join(', ')}` });
   }
   const pgUse = (name: string) => {
     if (!pg.has(name)) return false;
@@ -85,16 +88,16 @@ function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg
   for (const io of ct.input_objects ?? []) {
     const names = io.fields.map((f) => f.name);
     const d = duplicateValues(names);
-    if (d.length) errs.push(`the input object ${quoted(io.name)} has duplicate fields: ${d.map(quoted).join(', ')}`);
+    if (d.length) errs.push({ types: [io.name], message: `the input object ${quoted(io.name)} has duplicate fields: ${d.map(quoted).join(', ')}` });
     for (const f of io.fields) {
       const t = parseTypeRef(f.type);
       const b = t ? baseName(t) : f.type;
       if (!t || !(scalars.has(b) || enums.has(b) || inputs.has(b) || pgUse(b))) {
-        errs.push(`the type ${quoted(b)} for field ${quoted(f.name)} in  input object type ${quoted(io.name)} does not exist`);
+        errs.push({ types: [io.name], message: `the type ${quoted(b)} for field ${quoted(f.name)} in  input object type ${quoted(io.name)} does not exist` });
       }
     }
   }
-  for (const o of ct.objects ?? []) errs.push(...validateObject(o, { scalars, enums, objects, pgUse, tables }));
+  for (const o of ct.objects ?? []) errs.push(...validateObject(o, { scalars, enums, objects, pgUse, tables }).map((message) => ({ types: [o.name], message })));
   return errs;
 }
 
@@ -112,8 +115,9 @@ function validateObject(
     if (f.arguments !== undefined && f.arguments !== null) errs.push(`the object ${quoted(o.name)} can't have arguments`);
     const t = parseTypeRef(f.type);
     const b = t ? baseName(t) : f.type;
-    if (t && env.objects.has(b)) errs.push(`the type ${quoted(b)} of the field ${quoted(f.name)} in the object type ${quoted(o.name)} is object type which isn't allowed`);
-    else if (!t || !(env.scalars.has(b) || env.enums.has(b) || env.pgUse(b))) {
+    // Hasura v2 lets a field have another object type (a nested object); v1.3 refused it.
+    if (t && env.objects.has(b)) continue;
+    if (!t || !(env.scalars.has(b) || env.enums.has(b) || env.pgUse(b))) {
       errs.push(`the type ${quoted(b)} for field ${quoted(f.name)} in  object type ${quoted(o.name)} does not exist`);
     } else if (!env.enums.has(b)) scalarFields.set(f.name, { list: isList(t) });
   }
@@ -157,19 +161,21 @@ export function buildActions(state: BuildState, env: NodeJS.ProcessEnv = process
   const md: Metadata = state.metadata;
   const ct = customTypesOf(md);
   const pg = knownPgTypes(state.tables);
-  let info = emptyInfo();
+  const info = emptyInfo();
   const errs = validateCustomTypes(ct, state.tables, pg, info);
   if (errs.length > 0) {
-    const reason = `validation for the given custom types failed ${errs.length === 1 ? `because ${errs[0]}` : `for the following reasons:\n${errs.map((e) => `  • ${e}\n`).join('')}`}`;
+    const msgs = errs.map((e) => e.message);
+    const reason = `validation for the given custom types failed ${msgs.length === 1 ? `because ${msgs[0]}` : `for the following reasons:\n${msgs.map((e) => `  • ${e}\n`).join('')}`}`;
     state.inconsistent.push({ id: { kind: 'custom_types' }, object: { type: 'custom_types', definition: customTypesDefinition(ct), reason } });
-    info = emptyInfo();
-  } else {
-    info.defs = ct;
-    for (const s of ct.scalars ?? []) info.inputNames.add(s.name);
-    for (const e of ct.enums ?? []) info.inputNames.add(e.name);
-    for (const i of ct.input_objects ?? []) info.inputNames.add(i.name);
-    for (const o of ct.objects ?? []) info.objects.set(o.name, objectInfo(o, state.tables));
   }
+  // The set is reported whole, as Hasura does; the types the errors do not reach stay usable, so one
+  // bad type leaves out only the actions that use it.
+  const usable = usableTypes(ct, new Set(errs.flatMap((e) => e.types)));
+  info.defs = usable;
+  for (const s of usable.scalars ?? []) info.inputNames.add(s.name);
+  for (const e of usable.enums ?? []) info.inputNames.add(e.name);
+  for (const i of usable.input_objects ?? []) info.inputNames.add(i.name);
+  for (const o of usable.objects ?? []) info.objects.set(o.name, objectInfo(o, state.tables));
   const actions = new Map<string, ActionInfo>();
   for (const a of actionsOf(md)) {
     const reason = resolveAction(a, info, pg, actions, env);
@@ -178,6 +184,27 @@ export function buildActions(state: BuildState, env: NodeJS.ProcessEnv = process
     }
   }
   return { customTypes: info, actions };
+}
+
+/** The custom types without `bad` ones and those whose fields reach a bad one. */
+function usableTypes(ct: CustomTypes, bad: Set<string>): CustomTypes {
+  if (bad.size === 0) return ct;
+  const refs = (fields: ReadonlyArray<{ type: string }>) => fields.map((f) => { const t = parseTypeRef(f.type); return t ? baseName(t) : f.type; });
+  const deps = new Map<string, string[]>([
+    ...(ct.input_objects ?? []).map((i): [string, string[]] => [i.name, refs(i.fields)]),
+    ...(ct.objects ?? []).map((o): [string, string[]] => [o.name, refs(o.fields)]),
+  ]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [name, uses] of deps) {
+      if (!bad.has(name) && uses.some((u) => bad.has(u))) {
+        bad.add(name);
+        grew = true;
+      }
+    }
+  }
+  const keep = <T extends { name: string }>(xs: T[] | null | undefined) => xs?.filter((x) => !bad.has(x.name));
+  return { scalars: keep(ct.scalars), enums: keep(ct.enums), input_objects: keep(ct.input_objects), objects: keep(ct.objects) };
 }
 
 function resolveAction(a: ActionMetadata, info: CustomTypesInfo, pg: Set<string>, out: Map<string, ActionInfo>, env: NodeJS.ProcessEnv): string | undefined {
@@ -195,11 +222,12 @@ function resolveAction(a: ActionMetadata, info: CustomTypesInfo, pg: Set<string>
   }
   const output = parseTypeRef(def.output_type);
   if (!output) return `the type: ${quoted(def.output_type)} is not a valid GraphQL type`;
+  // Only an object type or a list of them (Hasura v1.3's `getObjectTypeInfo`): a scalar or enum output is refused.
   const ob = info.objects.get(baseName(output));
-  const isScalarOut = info.inputNames.has(baseName(output)) && !(info.defs.input_objects ?? []).some((i) => i.name === baseName(output));
-  if (!ob && !isScalarOut) return `the type: ${quoted(baseName(output))} is not an object type defined in custom types`;
+  if (!ob) return `the type: ${quoted(baseName(output))} is not an object type defined in custom types`;
   if (def.kind === 'asynchronous' && def.type === 'query') return 'query actions cannot be asynchronous';
-  const url = resolveUrlTemplate(def.handler, env);
+  const url = resolveUrlConf(def.handler, env);
+  if (typeof def.handler !== 'string' && url.missing.length > 0) return `environment variable '${url.missing[0]}' not set`;
   if (url.missing.length > 0) return `the env variable(s) ${url.missing.map(quoted).join(', ')} for the handler of action ${quoted(a.name)} are not set`;
   const headers = resolveHeaders(def.headers ?? [], env);
   if (headers.missing.length > 0) return `environment variable ${quoted(headers.missing[0])} not set`;

@@ -6,7 +6,8 @@
  * as Hasura v1.3 does (remote schema, join columns, remote field path, argument names and types).
  */
 import type { IntrospectionInputTypeRef, IntrospectionInputValue, IntrospectionObjectType, IntrospectionType, IntrospectionTypeRef } from 'graphql';
-import { resolveHeaders } from '../../webhooks/index.js';
+import { pgScalarName } from '../../core/index.js';
+import { resolveHeaders, resolveUrlConf } from '../../webhooks/index.js';
 import type { TableMetadata } from '../model/metadata.js';
 import { remoteSchemasOf, type RemoteFieldTree, type RemoteRelationshipMetadata, type RemoteSchemaMetadata } from '../model/decodeRemoteSchema.js';
 import { isObject } from '../model/json.js';
@@ -18,7 +19,14 @@ export const DEFAULT_REMOTE_TIMEOUT_SECONDS = 60;
 
 /** The URL a definition points at (`url`, or the value of `url_from_env`). */
 export function remoteSchemaUrl(rs: RemoteSchemaMetadata, env: NodeJS.ProcessEnv = process.env): string {
-  if (rs.definition.url !== undefined) return rs.definition.url;
+  const url = rs.definition.url;
+  if (typeof url === 'string') return url;
+  // Hasura's `{from_env}` URL form (UrlConf): `environment variable 'X' not set`, as its `getEnv`.
+  if (url !== undefined) {
+    const r = resolveUrlConf(url, env);
+    if (r.missing.length > 0) throw new BuildError(`environment variable '${r.missing[0]}' not set`);
+    return r.url;
+  }
   const name = rs.definition.url_from_env ?? '';
   const v = env[name];
   if (v === undefined || v === '') throw new BuildError(`environment variable ${quoted(name)} not set`);
@@ -106,11 +114,42 @@ const namedOf = (t: IntrospectionTypeRef): string => {
 const showType = (t: IntrospectionTypeRef): string =>
   t.kind === 'NON_NULL' ? `${showType(t.ofType)}!` : t.kind === 'LIST' ? `[${showType(t.ofType)}]` : t.name;
 
+/** The join columns a template may name (`$col`): column → Postgres type. */
+type JoinColumns = ReadonlyMap<string, string>;
+
+/** Nesting depth of list types (non-null markers ignored), and the named type inside. */
+function listDepth(t: IntrospectionTypeRef): { depth: number; name: string } {
+  let depth = 0;
+  let x: IntrospectionTypeRef = t;
+  while (x.kind === 'NON_NULL' || x.kind === 'LIST') {
+    if (x.kind === 'LIST') depth++;
+    x = x.ofType;
+  }
+  return { depth, name: x.name };
+}
+
+/** GraphQL scalars a column may be joined to an `ID` argument from (Hasura v2's `IDTypeJoin`). */
+const ID_SOURCES = new Set(['ID', 'Int', 'String', 'uuid']);
+
+/**
+ * A `$col` variable against the argument's type, as Hasura's `isTypeCoercible`: the column's GraphQL
+ * scalar must be the argument's named type (or feed an `ID`), at the same list depth or as a single
+ * value for a list. `expected type "Int" but got "String"` otherwise.
+ */
+function checkColumnVariable(pgType: string, type: IntrospectionInputTypeRef): void {
+  const actual = pgScalarName(pgType);
+  const expected = listDepth(type);
+  const same = actual === expected.name || (expected.name === 'ID' && ID_SOURCES.has(actual));
+  if (!same) throw new BuildError(`expected type ${quoted(expected.name)} but got ${quoted(actual)}`);
+}
+
 /** Checks an argument value of the template against the remote's input type. */
-function checkValue(v: unknown, type: IntrospectionInputTypeRef, types: Map<string, IntrospectionType>, fields: readonly string[], path: string): void {
+function checkValue(v: unknown, type: IntrospectionInputTypeRef, types: Map<string, IntrospectionType>, fields: JoinColumns, path: string): void {
   if (typeof v === 'string' && v.startsWith('$')) {
     const col = v.slice(1);
-    if (!fields.includes(col)) throw new BuildError(`the variable ${quoted(col)} at ${path} is not one of hasura_fields`);
+    const pgType = fields.get(col);
+    if (pgType === undefined) throw new BuildError(`the variable ${quoted(col)} at ${path} is not one of hasura_fields`);
+    checkColumnVariable(pgType, type);
     return;
   }
   if (v === null) {
@@ -152,7 +191,7 @@ function checkValue(v: unknown, type: IntrospectionInputTypeRef, types: Map<stri
   if (!ok) throw new BuildError(`expected a value of type ${showType(type)} at ${path}, but found ${JSON.stringify(v)}`);
 }
 
-function checkArguments(args: Record<string, unknown>, params: readonly IntrospectionInputValue[], types: Map<string, IntrospectionType>, fields: readonly string[], path: string): void {
+function checkArguments(args: Record<string, unknown>, params: readonly IntrospectionInputValue[], types: Map<string, IntrospectionType>, fields: JoinColumns, path: string): void {
   for (const [name, v] of Object.entries(args)) {
     const p = params.find((x) => x.name === name);
     if (!p) throw new BuildError(`argument ${quoted(name)} not found in remote field at ${path}`);
@@ -161,7 +200,7 @@ function checkArguments(args: Record<string, unknown>, params: readonly Introspe
 }
 
 /** The remote field path of a relationship, checked against the remote schema. */
-export function remoteFieldPath(tree: RemoteFieldTree, remote: RemoteSchemaInfo, hasuraFields: readonly string[]): RemoteFieldStep[] {
+export function remoteFieldPath(tree: RemoteFieldTree, remote: RemoteSchemaInfo, hasuraFields: JoinColumns): RemoteFieldStep[] {
   const steps: RemoteFieldStep[] = [];
   let parent: IntrospectionObjectType | null = remote.queryRoot;
   let node: RemoteFieldTree | undefined = tree;
@@ -192,7 +231,7 @@ export function resolveRemoteRelationship(
   for (const c of d.hasura_fields) {
     if (!table.columnsByName.has(c)) throw new BuildError(`no such column exists: ${quoted(c)}`);
   }
-  const path = remoteFieldPath(d.remote_field, remote, d.hasura_fields);
+  const path = remoteFieldPath(d.remote_field, remote, new Map(d.hasura_fields.map((c) => [c, table.columnsByName.get(c)!.pgType])));
   return {
     info: {
       name: rel.name,

@@ -5,10 +5,10 @@
  * selectable and every relationship it crosses AND-ed with the remote table's select filter,
  * and `returning` columns.
  */
-import { ApiError, displayName, pathKey, type QualifiedTable, type Session } from '../../core/index.js';
+import { ApiError, displayName, isBigNumType, pathKey, type QualifiedTable, type Session } from '../../core/index.js';
 import { andAll, TRUE, type BoolExp, type IrValue, type SelectField } from '../../ir/index.js';
 import { parseBoolExp, type ColumnInfo, type JsonObject, type SchemaCache, type TableInfo } from '../../metadata/index.js';
-import { columnCastType, columnParamValue, isBigNumType } from '../../graphql/index.js';
+import { columnCastType, columnParamValue } from '../../graphql/index.js';
 
 /** What a DML operation runs against. */
 export interface DmlEnv {
@@ -141,5 +141,7 @@ function applySelectPerms(env: DmlEnv, table: TableInfo, perm: SelectPerm, root:
       const inner = applySelectPerms(env, remote, remotePerm, root, rootPerm, exp.where, path);
       return { kind: 'exists_rel', rel: exp.rel, where: andAll([inner, remotePerm.filter]) };
     }
+    case 'exists_fn': // only permission filters hold computed fields; a DML `where` never does
+      return exp;
   }
 }

@@ -5,10 +5,9 @@
  * set by the permission; the permission filter is AND-ed into `where`, the update check applies.
  * Both answer `{affected_rows, returning?}`.
  */
-import { ApiError, pathKey } from '../../core/index.js';
+import { ApiError, isNumericType, pathKey } from '../../core/index.js';
 import { andAll, type DeleteIR, type IrValue, type MutationResponseField, type UpdateIR, type UpdateOp } from '../../ir/index.js';
 import { runMutation } from '../../sql/index.js';
-import { isNumericType } from '../../graphql/index.js';
 import type { JsonObject, TableInfo } from '../../metadata/index.js';
 import type { OpContext } from '../types.js';
 import type { DeleteArgs, UpdateArgs } from './decode.js';

@@ -2,8 +2,10 @@
  * Remote schema and remote relationship operations: `add_remote_schema` (the remote is fetched and
  * checked first: unreachable or invalid → 400 remote-schema-error; root fields clashing with another
  * remote → 400 unexpected, with the database's → 400 constraint-violation), `remove_remote_schema`
- * (refused while a remote relationship uses it), `reload_remote_schema` (an unreachable remote becomes
- * inconsistent, the request succeeds), `create_/update_/delete_remote_relationship`.
+ * (refused while a remote relationship uses it), `reload_remote_schema` (a remote that was consistent
+ * and now fails → 400 unexpected "cannot continue due to new inconsistent metadata", the schema fetched
+ * before stays; one that was already inconsistent stays so and the request succeeds),
+ * `create_/update_/delete_remote_relationship`.
  */
 import { ApiError } from '../../core/index.js';
 import { isObjectType, isScalarType, type GraphQLSchema } from 'graphql';
@@ -18,6 +20,7 @@ import type { IntrospectionTypeRef } from 'graphql';
 import { fetchRemoteIntrospection } from '../../remoteSchemas/index.js';
 import { ENGINE_PARTS } from '../../appState.js';
 import { op, SUCCESS } from '../types.js';
+import { assertNoNewInconsistencies } from '../workingState.js';
 import { decodeWithTable, quote, tableEntry, trackedTableInfo } from './common.js';
 
 /** Whether a raw metadata list entry is the object named `name`. */
@@ -90,8 +93,13 @@ export const reload_remote_schema = op({
   async run(ctx, args) {
     const md = await ctx.work.draft();
     if (!remoteSchemasOf(md).some((r) => r.name === args.name)) throw notFound(args.name);
+    // Hasura's withNewInconsistentObjsCheck: a remote that was consistent and now fails (down, or its
+    // schema no longer valid) refuses the reload, and the schema fetched before stays in use.
+    const before = await ctx.work.result();
     await ctx.work.refetchRemotes(new Set([args.name]));
-    ctx.work.adopt(md, await ctx.work.buildFor(md));
+    const after = await ctx.work.buildFor(md);
+    assertNoNewInconsistencies(before.inconsistent, after.inconsistent);
+    ctx.work.adopt(md, after);
     return SUCCESS;
   },
 });

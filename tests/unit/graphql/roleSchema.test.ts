@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
-import { getRoleSchema, pgScalarName, isBigNumType, outputMeta } from '../../../src/graphql/index.js';
+import { getRoleSchema, outputMeta } from '../../../src/graphql/index.js';
+import { pgScalarName, isBigNumType } from '../../../src/core/index.js';
 import { makeCache } from './fixtures.js';
 import { ENGINE_PARTS } from '../../../src/appState.js';
 

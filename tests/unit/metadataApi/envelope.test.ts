@@ -60,3 +60,12 @@ test('track_function takes the name (v1), {function, configuration} (v2), and th
     configuration: { session_argument: 'h' },
   });
 });
+
+test('version 2 only for the operations that have one', () => {
+  for (const type of ['track_table', 'set_table_custom_fields', 'track_function']) {
+    assert.equal((decodeQuery({ type, version: 2, args: type === 'track_function' ? { function: 'f' } : { table: 'a' } }) as { version: number }).version, 2, type);
+  }
+  for (const type of ['select', 'run_sql', 'untrack_table', 'export_metadata']) {
+    assert.throws(() => decodeQuery({ type, version: 2, args: {} }), fails('parse-failed', `unknown query type: "${type}"`, '$'), type);
+  }
+});

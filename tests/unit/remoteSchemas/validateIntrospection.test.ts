@@ -42,10 +42,29 @@ test('interface problems, with Hasura\'s messages', () => {
   i = intro();
   type(i, 'Droid').fields[0].args = [{ name: 'extraArg', description: null, type: { kind: 'NON_NULL', name: null, ofType: { kind: 'SCALAR', name: 'Int', ofType: null } }, defaultValue: null }];
   assert.equal(introspectionError(i), 'Object field argument \'Droid\'."id"("extraArg":) is of required type Int!, but is not provided by Interface field \'Character\'."id"');
+
+  // An implementation's argument must have the interface argument's exact type (not a sub type).
+  i = intro();
+  const intArg = (nonNull: boolean) => {
+    const named = { kind: 'SCALAR', name: 'Int', ofType: null };
+    return { name: 'first', description: null, type: nonNull ? { kind: 'NON_NULL', name: null, ofType: named } : named, defaultValue: null };
+  };
+  type(i, 'Character').fields[1].args = [intArg(false)];
+  type(i, 'Human').fields[1].args = [intArg(false)];
+  type(i, 'Droid').fields[1].args = [intArg(true)];
+  assert.equal(introspectionError(i), 'Interface field argument \'Character\'."name"("first":) expects type Int, but \'Droid\'."name"("first":) has type Int!');
+
+  i = intro();
+  type(i, 'Droid').fields = [];
+  assert.equal(introspectionError(i), "List of fields cannot be empty for Object type 'Droid'");
 });
 
 test('union problems, with Hasura\'s messages', () => {
   let i = intro();
+  type(i, 'Search').possibleTypes = [];
+  assert.equal(introspectionError(i), "List of member types cannot be empty for union type 'Search'");
+
+  i = intro();
   type(i, 'Search').possibleTypes = [{ kind: 'OBJECT', name: 'Unknown0' }];
   assert.equal(introspectionError(i), "Could not find type 'Unknown0', which is defined as a member type of Union 'Search'");
 
