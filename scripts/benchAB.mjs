@@ -2,7 +2,8 @@
 /**
  * `npm run bench:ab -- --b SVC_GRAPHQL_HTTP_FAST_PATH=false [--shapes a_by_pk,e_large_1000] [--pairs 3]
  *   [--warmup 3] [--duration 8] [--conns 32] [--pool 8]`, or `--cached <ttl>` (engine B's requests
- *   carry `@cached(ttl: <ttl>)`: a cached query against the same query uncached, both engines on defaults)
+ *   carry `@cached(ttl: <ttl>)`: a cached query against the same query uncached, both engines on defaults),
+ *   or `--a-engine <checkout>` (engine A is that checkout's build: this code against an older one)
  *
  * A/B of one engine setting on the shared bench dataset: engine A (defaults) and engine B (defaults
  * plus the `--b` variables, several allowed) run side by side on the bench Postgres
@@ -33,12 +34,15 @@ const { values: args } = parseArgs({
     conns: { type: 'string', default: '32' },
     pool: { type: 'string', default: '8' },
     cached: { type: 'string' },
+    'a-engine': { type: 'string' },
   },
 });
+// Engine A from another checkout (its dist/, built first): a change against the code before it.
+const aRoot = args['a-engine'] === undefined ? root : resolve(args['a-engine']);
 const SECRET = 'bench-admin-secret';
 const DB_URL = 'postgres://postgres@127.0.0.1:55432/bench';
 const bVars = Object.fromEntries(args.b.map((kv) => { const i = kv.indexOf('='); return [kv.slice(0, i), kv.slice(i + 1)]; }));
-if (Object.keys(bVars).length === 0 && args.cached === undefined) throw new Error('--b NAME=VALUE (the setting engine B runs with) or --cached <ttl> is required');
+if (Object.keys(bVars).length === 0 && args.cached === undefined && args['a-engine'] === undefined) throw new Error('--b NAME=VALUE (the setting engine B runs with), --cached <ttl> or --a-engine <checkout> is required');
 for (const tool of ['wrk', 'psql']) {
   try { execFileSync('which', [tool], { stdio: 'ignore' }); } catch { console.error(`benchAB: ${tool} is not installed`); process.exit(2); }
 }
@@ -47,10 +51,11 @@ execFileSync(join(bench, 'pg-up.sh'), { stdio: 'ignore' });
 const tracks = execFileSync('psql', [DB_URL, '-Atqc', "select count(*) from pg_tables where tablename='track'"]).toString().trim();
 if (tracks !== '1') execFileSync('psql', [DB_URL, '-v', 'ON_ERROR_STOP=1', '-q', '-f', join(bench, 'dataset.sql')], { stdio: 'ignore' });
 execFileSync('node', ['scripts/buildServer.mjs'], { cwd: root, stdio: 'ignore' });
+if (aRoot !== root) execFileSync('node', ['scripts/buildServer.mjs'], { cwd: aRoot, stdio: 'ignore' });
 
-async function startEngine(port, extra) {
+async function startEngine(port, extra, dir = root) {
   const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/src/main.js', 'serve'], {
-    cwd: root, stdio: 'ignore',
+    cwd: dir, stdio: 'ignore',
     env: {
       ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: DB_URL, SVC_GRAPHQL_SERVER_PORT: String(port),
       SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_PG_CONNECTIONS: args.pool, ...extra,
@@ -85,7 +90,7 @@ function wrk(port, shape, seconds, out) {
 mkdirSync(join(root, '.tmp/bench'), { recursive: true });
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 const raw = join(root, '.tmp/bench', `ab-${stamp}.jsonl`);
-const a = await startEngine(18631, {});
+const a = await startEngine(18631, {}, aRoot);
 const b = await startEngine(18632, bVars);
 try {
   await fetch('http://127.0.0.1:18631/v1/query', { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': SECRET }, body: '{"type":"clear_metadata","args":{}}' });
