@@ -149,7 +149,7 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
   while ((await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"))[0]?.status !== 'delivered' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
   assert.deepEqual(await sql(url, "SELECT status FROM hdb_catalog.hdb_cron_events WHERE scheduled_time < now()"), [{ status: 'delivered' }]);
 
-  // The report: what was imported, what was not (the cron trigger, v2-only inherited roles).
+  // The report: what was imported, and nothing left out (inherited roles are served too).
   const [own] = await sql(url, 'SELECT version, adopted_from, adoption_report FROM hdb_catalog.svc_catalog');
   assert.match(own.adopted_from, /^Hasura v2 catalog \(hdb_catalog\.hdb_version 48/);
   assert.deepEqual(
@@ -158,7 +158,10 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
       own.adoption_report.imported.cron_triggers],
     [2, 2, 3, 1, 1, 1, 2, 1, 1],
   );
-  assert.deepEqual(own.adoption_report.not_imported, ['inherited_roles: not supported; left out']);
+  assert.deepEqual(own.adoption_report.not_imported, []);
+  assert.deepEqual(exported.inherited_roles, [{ role_name: 'staff', role_set: ['user'] }]);
+  const staff = await engine.graphql('{ article(order_by: {id: asc}) { title } }', {}, { 'x-svc-role': 'staff', 'x-svc-user-id': '1' });
+  assert.deepEqual(staff.body, { data: { article: [{ title: 'a1' }, { title: 'a2' }, { title: 'a3' }] } });
 
   // A metadata change through the engine goes to its own document; Hasura's stays as it was.
   assert.equal((await engine.query({ type: 'create_select_permission', args: { table: 'author', role: 'guest', permission: { columns: ['name'], filter: {} } } })).status, 200);
