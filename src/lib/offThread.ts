@@ -13,6 +13,12 @@ import { Worker, parentPort } from 'node:worker_threads';
 
 const IDLE_MS = 30_000;
 
+/**
+ * Inputs from this size on are worth a thread: below it the job is a few milliseconds inline, less
+ * than handing it over and back.
+ */
+export const OFF_THREAD_MIN_BYTES = 256 * 1024;
+
 export interface OffThreadRunner<Job, Answer> {
   /** The worker's answer, or undefined when it could not give one. */
   run(job: Job): Promise<Answer | undefined>;

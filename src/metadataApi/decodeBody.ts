@@ -7,10 +7,13 @@
  * not stall the other clients; the main thread pays only for receiving the decoded operations
  * (V8's structured clone, ~13 ms for a 2.7 MB replace_metadata). Any failure of the worker path
  * (a value that does not clone, a thread that dies) decodes inline instead (lib/offThread.ts), so the answer is
- * always the inline one; tests/integration/metadataDecodeOffThread.test.ts compares the two.
+ * always the inline one; tests/unit/metadataApi/decodeBody.test.ts compares the two.
  */
 import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
-import { offThreadRunner } from '../lib/index.js';
+import { OFF_THREAD_MIN_BYTES, offThreadRunner } from '../lib/index.js';
+
+/** Bodies from this size on are decoded off the main thread (lib/offThread.ts). */
+export { OFF_THREAD_MIN_BYTES };
 import { decodeQuery } from './envelope.js';
 import type { Query } from './envelope.js';
 import { translateV2Metadata } from './v2Metadata.js';
@@ -27,8 +30,6 @@ export interface DecodedBody {
   shape: unknown;
 }
 
-/** Bodies from this size on are decoded off the main thread. */
-export const OFF_THREAD_MIN_BYTES = 256 * 1024;
 
 /** The decoding itself, the same on either thread. */
 export function decodeBodyInline(body: Buffer | Uint8Array, endpoint: BodyEndpoint): DecodedBody {

@@ -2,17 +2,14 @@
  * The stored metadata document, decoded from its text and encoded into it. Every metadata operation
  * and every schema-sync reload reads the whole document, and every change writes it: for a document
  * of several MB (a query collection of 60,000 queries is 7 MB) that is 100–200 ms of JSON.parse or
- * JSON.stringify in one event-loop turn. From `OFF_THREAD_MIN` on, both run in a worker thread
+ * JSON.stringify in one event-loop turn. From `OFF_THREAD_MIN_BYTES` (lib/offThread.ts) on, both run in a worker thread
  * (lib/offThread.ts); the main thread pays for handing the value over (V8's structured clone,
  * ~30 ms there). A failure of the thread does the work inline.
  */
-import { offThreadRunner } from '../../lib/index.js';
+import { OFF_THREAD_MIN_BYTES, offThreadRunner } from '../../lib/index.js';
 import type { Metadata } from '../model/metadata.js';
 import { decodeMetadata } from '../model/decodeMetadata.js';
 import { encodeMetadata } from '../model/encodeMetadata.js';
-
-/** Texts from this length on (and documents estimated at it) are handled off the main thread. */
-export const OFF_THREAD_MIN = 256 * 1024;
 
 /** The decoding itself (the document was checked when it was stored: see decodeMetadata's `stored`). */
 export const decodeStoredInline = (text: string): Metadata => decodeMetadata(JSON.parse(text), '$', { stored: true });
@@ -28,13 +25,13 @@ export const storedJob = (job: StoredJob): Metadata | string => ('decode' in job
 const thread = offThreadRunner<StoredJob, Metadata | string>(new URL('./storedDocumentWorker.js', import.meta.url));
 
 export async function decodeStoredMetadata(text: string): Promise<Metadata> {
-  if (text.length < OFF_THREAD_MIN) return decodeStoredInline(text);
+  if (text.length < OFF_THREAD_MIN_BYTES) return decodeStoredInline(text);
   const md = await thread.run({ decode: text });
   return typeof md === 'object' ? md : decodeStoredInline(text);
 }
 
 export async function encodeStoredMetadata(md: Metadata): Promise<string> {
-  if (estimatedLength(md) < OFF_THREAD_MIN) return encodeStoredInline(md);
+  if (estimatedLength(md) < OFF_THREAD_MIN_BYTES) return encodeStoredInline(md);
   const text = await thread.run({ encode: md });
   return typeof text === 'string' ? text : encodeStoredInline(md);
 }

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeStoredInline, decodeStoredMetadata, encodeStoredInline, encodeStoredMetadata, storedDocumentThreadCounts, OFF_THREAD_MIN } from '../../../src/metadata/index.js';
+import { decodeStoredInline, decodeStoredMetadata, encodeStoredInline, encodeStoredMetadata, storedDocumentThreadCounts } from '../../../src/metadata/index.js';
+import { OFF_THREAD_MIN_BYTES } from '../../../src/lib/index.js';
 
 test('a large stored document is decoded and encoded off the main thread, exactly as inline', async () => {
   const queries = Array.from({ length: 20_000 }, (_, i) => ({ name: `q${i}`, query: `query q${i} { author { id name } }` }));
@@ -13,7 +14,7 @@ test('a large stored document is decoded and encoded off the main thread, exactl
     select_permissions: [{ role: 'user', permission: { columns: ['id'], filter: { id: { _eq: 'X-Svc-User-Id' } }, allow_aggregations: true } }],
   }));
   const text = JSON.stringify({ version: 2, tables, query_collections: [{ name: 'big', definition: { queries } }], allowlist: [{ collection: 'big' }] });
-  assert.ok(text.length >= OFF_THREAD_MIN);
+  assert.ok(text.length >= OFF_THREAD_MIN_BYTES);
   const before = storedDocumentThreadCounts();
   const md = await decodeStoredMetadata(text);
   assert.deepStrictEqual(md, decodeStoredInline(text));
