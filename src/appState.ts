@@ -7,7 +7,7 @@
 import type { ServerConfig } from './config/index.js';
 import type { NamingConvention } from './core/index.js';
 import type { Db, ReadReplicas } from './execution/index.js';
-import type { MetadataTable, SchemaCache } from './metadata/index.js';
+import type { Metadata, MetadataTable, SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import type { ResponseCache } from './responseCache/index.js';
@@ -76,6 +76,12 @@ export interface EngineContext {
   db: Db;
   /** Hot standbys that serve GraphQL reads (--read-replica-urls or the metadata's read_replicas); undefined: every read on `db`. */
   replicas?: ReadReplicas;
+  /**
+   * The metadata's `read_replicas`, followed while the engine runs (unset with --read-replica-urls):
+   * `check` refuses a metadata change whose new replicas are not usable standbys (inside its
+   * transaction); `settled` resolves once the installed metadata's replicas are in use.
+   */
+  readReplicaSetup?: { check(md: Metadata): Promise<void>; settled(): Promise<void> };
   logger: Logger;
   state: AppState;
   version: string;

@@ -4,14 +4,14 @@
  * `__typename` root fields answer the root type's name. Other mutation root fields (actions, remote
  * fields) run by the field executors of their kind, given by the table, after the table mutations
  * have committed. With read replicas, the response carries the commit's WAL position
- * (`X-Svc-Commit-Lsn`, readRouting.ts).
+ * (`X-Svc-Commit-Lsn`, execution/readRouting.ts).
  */
 import { ApiError } from '../core/index.js';
 import { executeMutations, isMutationFieldPlan, type MutationFieldPlan } from '../planner/index.js';
 import type { CompiledRootField } from '../planner/index.js';
 import { eventsWritten } from '../events/index.js';
 import type { MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
-import { COMMIT_LSN_HEADER } from './readRouting.js';
+import { COMMIT_LSN_HEADER } from '../execution/index.js';
 
 /** The mutation executor that runs other root fields by `fieldExecutors[kind]`. */
 export const mutationExecutor = (fieldExecutors: Readonly<Record<string, MutationFieldExecutor>>): OperationExecutor => async (args) => {
@@ -31,7 +31,7 @@ export const mutationExecutor = (fieldExecutors: Readonly<Record<string, Mutatio
     const prepare = args.ctx.config.usePreparedStatements !== false;
     const results = await executeMutations(args.ctx.db, plans.map((p) => p.plan), args.session, args.variables, { prepare });
     eventsWritten(args.ctx); // committed: wake the event workers (no NOTIFY inside the user's transaction)
-    // With read replicas: the token that lets the client's next reads see this commit (readRouting.ts).
+    // With read replicas: the token that lets the client's next reads see this commit (execution/readRouting.ts).
     if (args.ctx.replicas && args.responseHeaders) {
       const lsn = await args.ctx.replicas.commitLsn().catch(() => undefined);
       if (lsn !== undefined) args.responseHeaders[COMMIT_LSN_HEADER] = lsn;

@@ -15,8 +15,7 @@ import { ENGINE_PARTS, RELAY_PARTS, type ApiParts } from '../appState.js';
 import type { Handler, HttpResponse } from './handlerTypes.js';
 import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } from './executeGraphql.js';
 import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
-import { readAfterOf } from './readRouting.js';
-import type { ReadAfter } from '../execution/index.js';
+import { readAfterOf, type ReadAfter } from '../execution/index.js';
 
 /** The request's headers as single strings (for actions that forward client headers). */
 export function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -78,7 +77,7 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
     return respond(r, {}, http.headers, status);
   }
   const log: NonNullable<HttpResponse['log']> = { role: session.role };
-  // With read replicas: where this request may read (read-your-writes headers, readRouting.ts).
+  // With read replicas: where this request may read (read-your-writes headers, execution/readRouting.ts).
   let readAfter: ReadAfter;
   if (ctx.replicas !== undefined) {
     try {

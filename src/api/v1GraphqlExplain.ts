@@ -20,14 +20,13 @@ import { parseJsonExact } from '../lib/index.js';
 import { ApiError, inHasuraMode, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import { ENGINE_PARTS, type EngineContext } from '../appState.js';
-import { escapeLiteral, type Db } from '../execution/index.js';
+import { escapeLiteral, readAfterOf, type Db } from '../execution/index.js';
 import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { mapParamRefs, resolveParams } from '../sql/index.js';
 import { explainSubscription } from '../subscriptions/index.js';
 import { jsonResponse, type Handler } from './handlerTypes.js';
 import { apiErrorResponse } from './v1alpha1Config.js';
-import { readAfterOf } from './readRouting.js';
 
 interface ExplainRequest {
   request: GraphqlRequest;

@@ -9,7 +9,7 @@ import type { WsHandler } from './handlerTypes.js';
 import { executeGraphql } from './executeGraphql.js';
 
 const socketOf = (parts: ApiParts): WsHandler => (socket, req, ctx) => {
-  serveGraphqlSocket(socket, req, ctx, (session, request) => executeGraphql(ctx, session, request, 'ws', { parts }), parts);
+  serveGraphqlSocket(socket, req, ctx, (session, request, readAfter) => executeGraphql(ctx, session, request, 'ws', { parts, readAfter }), parts);
 };
 
 export const v1GraphqlWs: WsHandler = socketOf(ENGINE_PARTS);

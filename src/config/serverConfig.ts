@@ -98,6 +98,8 @@ export interface ServerConfig {
   readReplicaMaxLagMs: number;
   /** How often (ms) the replicas' replay positions are measured (default 500). */
   readReplicaCheckIntervalMs: number;
+  /** How long (ms) a read with a commit LSN waits for a replica to replay it before reading from the primary (default 10). */
+  readReplicaWaitForLsnMs: number;
   /** Graceful shutdown: how long to wait for in-flight requests, in ms (default 10000). */
   shutdownTimeoutMs: number;
   /** Worker processes on one port (server/cluster.ts); 1: the engine runs in this process. `auto` is resolved to the usable cores. */

@@ -6,6 +6,7 @@ export type * from './model/metadata.js';
 export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
 export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { decodeReadReplicas } from './model/decodeReadReplicas.js';
 export { decodeApiLimits, encodeApiLimits } from './model/decodeApiLimits.js';
 export { decodeIntrospectionOptions, encodeIntrospectionOptions } from './model/decodeIntrospectionOptions.js';
 export { decodeInheritedRole, assertInheritedRoles } from './model/decodeInheritedRoles.js';

@@ -3,7 +3,8 @@
  * metadata advisory lock when anything may change metadata or schema, READ ONLY when the
  * request asks for it (`run_sql` with `read_only`, see envelope.ts `accessMode`), the operations in order
  * (a `bulk` answers with the list of its results), then the metadata saved and — after COMMIT —
- * the new schema cache installed. Any error rolls everything back.
+ * the new schema cache installed (and, when the metadata's read replicas changed, those in use). Any
+ * error rolls everything back.
  */
 import { ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
@@ -48,6 +49,8 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       // Live-query change triggers leave tables that are no longer tracked.
       await syncLiveTriggers(client, cache);
     }
+    // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
+    if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
     // Every change gets a new resource_version and a notification (other instances rebuild).
     if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
     else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
@@ -57,6 +60,8 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   if (install && ticket > order.installed) {
     order.installed = ticket;
     engine.state.install(install, version);
+    // A change of read_replicas is in use (new pools measured) when the answer goes out.
+    await engine.readReplicaSetup?.settled();
   }
   // Rows written by this request may have captured events: wake the delivery workers.
   if (!readOnly) eventsWritten(engine);

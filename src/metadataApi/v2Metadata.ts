@@ -4,7 +4,8 @@
  * `<op>` (any other source is `not-exists`), `pg_set_table_customization` becomes
  * `set_table_custom_fields`, `replace_metadata` accepts the version-3 document (`sources`) and
  * `{metadata, allow_inconsistent_metadata}`, and `export_metadata` answers in version 3 (the
- * default source's `configuration.read_replicas` is the document's `read_replicas`).
+ * default source's `configuration.read_replicas` is the document's `read_replicas`);
+ * `pg_add_source` of `default` with `replace_configuration: true` is `update_source`.
  */
 import { ApiError } from '../core/index.js';
 import { isOpType } from './operations.js';
@@ -64,6 +65,8 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
   }
   let op = type.startsWith('pg_') ? type.slice(3) : type;
   let a: unknown = isObject(args) ? checkSource(args, path) : args;
+  // Hasura's way to change an existing source's configuration (its read replicas, say).
+  if (type === 'pg_add_source' && isObject(a) && a.replace_configuration === true && a.name === 'default') op = 'update_source';
   if (type.startsWith('pg_') && op === 'set_table_customization' && isObject(a)) {
     const conf = isObject(a.configuration) ? a.configuration : {};
     op = 'set_table_custom_fields';

@@ -33,7 +33,7 @@ import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger } from './logger.js';
-import { replicaMetrics, startReplicas } from './startReplicas.js';
+import { ReplicaSetup } from './startReplicas.js';
 
 export interface StartEngineOptions {
   /** Logger to use instead of a stdout logger at `config.logLevel`. */
@@ -145,8 +145,8 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const state = await createAppState(db, config, logger, catalog.metadataTable);
     // Adopted metadata was written straight to the catalog: install the capture of its event triggers (and Hasura v2's cron triggers).
     if (catalog.adoption) await db.transaction({}, (c) => installAdopted(c, state.current, catalog.adoption!, logger));
-    const replicas = await startReplicas(config, state.current.metadata, databaseUrl, db, logger);
-    if (replicas) undo.push(() => replicas.stop());
+    const replicaSetup = await ReplicaSetup.start(config, state.current.metadata, databaseUrl, db, logger);
+    undo.push(() => replicaSetup.stop());
     // Registered (and heartbeating) before the workers start; deregistered after they stopped.
     const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger);
     undo.push(() => heartbeat.stop());
@@ -158,8 +158,23 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const responseCache = await createResponseCache(config, logger);
     undo.push(() => responseCache.close());
     const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession };
-    if (replicas) ctx.replicas = replicas;
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
+    replicaSetup.attach(ctx);
+    if (replicaSetup.followsMetadata) {
+      // The metadata's read_replicas apply on every install: this engine's changes and the schema sync's.
+      ctx.readReplicaSetup = replicaSetup;
+      const install = state.install.bind(state);
+      state.install = (cache, resourceVersion) => {
+        install(cache, resourceVersion);
+        replicaSetup.follow(state.current.metadata);
+      };
+      const rebuild = state.rebuild.bind(state);
+      state.rebuild = async () => {
+        const cache = await rebuild();
+        replicaSetup.follow(cache.metadata);
+        return cache;
+      };
+    }
     if (config.strictSchemaSync) ctx.catchUp = () => sync.catchUp();
     const onLocalSchemaChange = options.onLocalSchemaChange;
     if (onLocalSchemaChange) {
@@ -259,7 +274,6 @@ function engineMetrics(ctx: EngineContext): EngineMetrics {
   m.registerGauge('svc_websocket_connections', 'Open GraphQL WebSocket connections', () => liveQueryStats(ctx).connections);
   m.registerGauge('svc_live_query_cohorts', 'Live-query cohorts being polled', () => liveQueryStats(ctx).cohorts);
   m.registerGauge('svc_live_query_subscribers', 'Live-query subscribers', () => liveQueryStats(ctx).subscribers);
-  if (ctx.replicas) replicaMetrics(m, ctx.replicas);
   const install = state.install.bind(state);
   state.install = (cache, resourceVersion) => {
     m.schemaRebuilt();

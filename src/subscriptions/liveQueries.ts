@@ -7,13 +7,15 @@
  * schema cache they were planned on: after a metadata change each subscriber is planned again
  * (so changed permissions apply to running subscriptions too). With read replicas and change
  * tracking off (`--live-queries-change-poll-interval 0`), the first result and every poll read from
- * a usable replica (or, with none, the primary). With change tracking on they read from the primary:
+ * a usable replica (or, with none, the primary); a subscription started on a connection that sent
+ * `X-Svc-Commit-Lsn` (upgrade request or connection_init headers) reads its first result from a
+ * server that has replayed that commit. With change tracking on they read from the primary:
  * the change counters are read there, and a rerun on a replica that has not replayed the change yet
  * would take the change as seen and miss the update.
  */
 import { ApiError, type Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import type { ReadDb } from '../execution/index.js';
+import type { ReadAfter, ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
 import { resultHash, type Subscriber } from './cohort.js';
@@ -62,7 +64,7 @@ export class LiveQueryManager {
    */
   async subscribe(
     session: Session, field: LiveRootField, variables: Record<string, unknown>, sub: Subscriber, cancelled: () => boolean,
-    cache: SchemaCache,
+    cache: SchemaCache, readAfter?: ReadAfter,
   ): Promise<() => void> {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
@@ -73,7 +75,7 @@ export class LiveQueryManager {
       // The change triggers exist before the first query runs (liveTriggers.ts).
       await poller.ready;
       const gen = poller.generation();
-      const first = await this.readDb().query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
+      const first = await this.readDb(readAfter).query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
       if (cancelled()) return () => {};
       const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
       const hash = resultHash(body);
@@ -124,10 +126,10 @@ export class LiveQueryManager {
     return created;
   }
 
-  /** Where live queries read: see the file's comment. */
-  private readDb(): Pick<ReadDb, 'query'> {
+  /** Where live queries read: see the file's comment; `readAfter`: a subscriber's first read (its connection's commit LSN). */
+  private readDb(readAfter?: ReadAfter): Pick<ReadDb, 'query'> {
     const { replicas, config } = this.ctx;
-    return replicas !== undefined && config.liveQueries.changePollIntervalMs === 0 ? replicas.reads(undefined) : this.ctx.db;
+    return replicas !== undefined && config.liveQueries.changePollIntervalMs === 0 ? replicas.reads(readAfter) : this.ctx.db;
   }
 
   /** The change counters' watcher (change tracking on), created on first use. */

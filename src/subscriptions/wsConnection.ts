@@ -25,6 +25,7 @@ import { setReceiveLimit } from './receiveLimit.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, inHasuraMode, isStackOverflow, type Session } from '../core/index.js';
+import { readAfterOf, type ReadAfter } from '../execution/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { authenticate, checkNonAdminBody } from '../auth/index.js';
 import type { ApiParts, EngineContext } from '../appState.js';
@@ -41,12 +42,13 @@ import { decodeStartPayload } from './startPayload.js';
 import type { TimerHandle } from './timers.js';
 
 /** Runs a query or mutation for the socket: the same result /v1/graphql would answer. */
-export type WsExecute = (session: Session, request: GraphqlRequest) => Promise<{ body: string; error?: ApiError }>;
+export type WsExecute = (session: Session, request: GraphqlRequest, readAfter: ReadAfter) => Promise<{ body: string; error?: ApiError }>;
 
 /** Send-buffer bound per connection (bytes queued in ws and the socket, not yet on the wire). */
 export const wsLimits = { maxBufferedBytes: 8 * 1024 * 1024 };
 
-type ConnState = { kind: 'new' } | { kind: 'ready'; session: Session } | { kind: 'failed'; message: string };
+/** `readAfter`: with read replicas, where the connection's reads may go (its read-your-writes headers). */
+type ConnState = { kind: 'new' } | { kind: 'ready'; session: Session; readAfter: ReadAfter } | { kind: 'failed'; message: string };
 
 interface Operation {
   cancelled: boolean;
@@ -213,7 +215,10 @@ class GraphqlSocket {
       }
     }
     let auth: Awaited<ReturnType<typeof authenticate>>;
+    let readAfter: ReadAfter;
     try {
+      // X-Svc-Commit-Lsn / X-Svc-Read-Primary of the upgrade request or connection_init (a malformed LSN fails the init).
+      readAfter = this.ctx.replicas === undefined ? undefined : readAfterOf(headers);
       auth = await authenticate(headers, this.ctx.config);
     } catch (e) {
       if (this.closed) return;
@@ -224,7 +229,7 @@ class GraphqlSocket {
       return this.send(connectionErrorMessage(message));
     }
     if (this.closed) return;
-    this.state = { kind: 'ready', session: inHasuraMode(auth.session, this.ctx.hasuraSession) };
+    this.state = { kind: 'ready', session: inHasuraMode(auth.session, this.ctx.hasuraSession), readAfter };
     setReceiveLimit(this.socket, auth.session.isAdmin ? this.ctx.config.maxAdminBodySize : this.ctx.config.maxNonAdminBodySize);
     this.live.timers.clear(this.expiryTimer);
     this.expiryTimer = undefined;
@@ -260,11 +265,11 @@ class GraphqlSocket {
     }
     const op: Operation = { cancelled: false };
     this.ops.set(id, op);
-    void this.run(id, op, request, this.state.session);
+    void this.run(id, op, request, this.state.session, this.state.readAfter);
   }
 
   /** Plans and runs one operation; a subscription is (re)planned here, `sub` kept across re-plans. */
-  private async run(id: string, op: Operation, request: GraphqlRequest, session: Session, sub?: Subscriber): Promise<void> {
+  private async run(id: string, op: Operation, request: GraphqlRequest, session: Session, readAfter: ReadAfter, sub?: Subscriber): Promise<void> {
     try {
       const cache = this.ctx.state.current;
       assertQueryAllowed(cache, this.ctx.config, session, request.query);
@@ -273,7 +278,7 @@ class GraphqlSocket {
         limits: this.ctx.config, planners: this.parts.planners,
       });
       if (compiled.kind !== 'subscription') {
-        const r = await this.execute(session, request);
+        const r = await this.execute(session, request, readAfter);
         if (op.cancelled || this.closed) return;
         this.ops.delete(id);
         // A request refused before it reached the database is an `error` (graphql-transport-ws:
@@ -294,13 +299,13 @@ class GraphqlSocket {
         push: (body) => this.send(dataMessage(this.protocol, id, body)),
         replan: () => {
           op.stop = undefined;
-          if (!op.cancelled && !this.closed) void this.run(id, op, request, session, subscriber);
+          if (!op.cancelled && !this.closed) void this.run(id, op, request, session, readAfter, subscriber);
         },
       };
       const cancelled = () => op.cancelled || this.closed;
       const stop = field.kind === 'ext:stream'
         ? await this.live.stream(session, field.plan as StreamPlan, variables, subscriber, cancelled, cache)
-        : await this.live.subscribe(session, field as LiveRootField, variables, subscriber, cancelled, cache);
+        : await this.live.subscribe(session, field as LiveRootField, variables, subscriber, cancelled, cache, readAfter);
       if (op.cancelled || this.closed) stop();
       else op.stop = stop;
     } catch (e) {

@@ -220,6 +220,9 @@ test('bad replica URLs refuse the start with one line naming them', { timeout: 6
 });
 
 test('read_replicas of the default source: export → replace → export keeps them, and an engine started on that metadata reads from them', { timeout: 60_000 }, async (t) => {
+  // A replica's variable must be set where the metadata names it (the change applies at once).
+  process.env.SVC_TEST_REPLICA_URL = pair.standby.url(DB);
+  t.after(() => delete process.env.SVC_TEST_REPLICA_URL);
   const plain = await startTestEngine({ databaseUrl: pair.primaryUrl(DB) });
   t.after(() => plain.stop());
   const exported = (await plain.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body;
@@ -235,8 +238,6 @@ test('read_replicas of the default source: export → replace → export keeps t
   assert.match(badUrl.body.path, /read_replicas\[0\]\.database_url$/);
   await plain.stop();
 
-  process.env.SVC_TEST_REPLICA_URL = pair.standby.url(DB);
-  t.after(() => delete process.env.SVC_TEST_REPLICA_URL);
   const e = await startTestEngine({ databaseUrl: pair.primaryUrl(DB) });
   t.after(async () => {
     await e.request('POST', '/v1/metadata', { type: 'replace_metadata', args: { ...exported, sources: [{ ...exported.sources[0], configuration: { connection_info: exported.sources[0].configuration.connection_info } }] } });
@@ -244,4 +245,138 @@ test('read_replicas of the default source: export → replace → export keeps t
   });
   const plan = await e.request('POST', '/v1/graphql/explain', { query: { query: '{ note { id } }' } });
   assert.equal(plan.body[0].server, `127.0.0.1:${pair.standby.port}/${DB}`);
+});
+
+/** Connections an engine holds on the standby's database. */
+async function engineConnectionsOnStandby(): Promise<number> {
+  const rows = await sqlOn(pair.standby.url('postgres'), `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'svc-graphql-engine' AND datname = '${DB}'`);
+  return rows[0].n;
+}
+
+test('read_replicas changed through /v1/metadata apply at once on every engine: added, a bad one refused, removed ones drained then closed', { timeout: 120_000 }, async (t) => {
+  await sqlOn(pair.primaryUrl(DB), `CREATE OR REPLACE FUNCTION slow_note(ms int) RETURNS SETOF note LANGUAGE sql STABLE AS $$ SELECT n.* FROM note n, pg_sleep(ms / 1000.0) $$`);
+  // Two engines of one cluster, started without replicas; the second follows through the schema sync.
+  const a = await startTestEngine({ databaseUrl: pair.primaryUrl(DB), readReplicaCheckIntervalMs: 100, liveQueries: { batchSize: 100, refetchIntervalMs: 1000, changePollIntervalMs: 0 } });
+  const b = await startTestEngine({ databaseUrl: pair.primaryUrl(DB), readReplicaCheckIntervalMs: 100, schemaSyncIntervalMs: 200 });
+  t.after(async () => {
+    await a.request('POST', '/v1/metadata', { type: 'pg_update_source', args: { name: 'default', configuration: { read_replicas: [] } } });
+    await a.stop();
+    await b.stop();
+  });
+  for (const q of [{ type: 'track_table', args: { table: 'note' } }, { type: 'track_function', args: { function: 'slow_note' } }]) {
+    const r = await a.query(q);
+    assert.ok(r.status === 200 || /^already-/.test(r.body?.code), r.text);
+  }
+  const server = async (e: TestEngine) => (await e.request('POST', '/v1/graphql/explain', { query: { query: '{ note { id } }' } })).body[0].server;
+  const standby = `127.0.0.1:${pair.standby.port}/${DB}`;
+  await eventually(() => b.graphql('{ note { id } }'), (r) => r.body.data?.note?.length === 1, 10_000, 'b has the tracked table');
+  assert.equal(await server(a), undefined, 'no replica: explain names no server');
+
+  // Added by replace_metadata: in use when the answer comes, no restart.
+  const exported = (await a.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body;
+  const withReplica = structuredClone(exported);
+  withReplica.sources[0].configuration.read_replicas = [{ database_url: pair.standby.url(DB), pool_settings: { max_connections: 4 } }];
+  const added = await a.request('POST', '/v1/metadata', { type: 'replace_metadata', args: withReplica });
+  assert.equal(added.status, 200, added.text);
+  assert.equal(await server(a), standby);
+  await resetStats();
+  assert.deepEqual((await a.graphql('{ note(order_by: {id: asc}) { body } }')).body, { data: { note: [{ body: 'first' }] } });
+  assert.equal(await noteReads(pair.standby.url(DB)), 1);
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 0);
+  // The other engine of the cluster picks it up with the schema sync.
+  await eventually(() => server(b), (s) => s === standby, 10_000, 'engine b reads from the added replica');
+
+  // A bad one (the primary itself, not a standby) is refused in Hasura's shape; nothing changes.
+  const bad = await a.request('POST', '/v1/metadata', { type: 'pg_update_source', args: { name: 'default', configuration: { connection_info: exported.sources[0].configuration.connection_info, read_replicas: [{ database_url: pair.standby.url(DB) }, { database_url: pair.primaryUrl(DB) }] } } });
+  assert.equal(bad.status, 400, bad.text);
+  assert.equal(bad.body.code, 'invalid-configuration');
+  assert.equal(bad.body.path, '$.args');
+  assert.match(bad.body.error, new RegExp(`^Inconsistent object: read replica 127\\.0\\.0\\.1:${new URL(pair.primaryUrl()).port}/${DB} is not a standby`));
+  const unset = await a.request('POST', '/v1/metadata', { type: 'pg_update_source', args: { name: 'default', configuration: { read_replicas: [{ database_url: { from_env: 'SVC_TEST_UNSET_REPLICA' } }] } } });
+  assert.equal(unset.body.code, 'invalid-configuration', unset.text);
+  assert.match(unset.body.error, /environment variable SVC_TEST_UNSET_REPLICA is not set/);
+  assert.deepEqual((await a.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body, withReplica);
+  assert.equal(await server(a), standby);
+
+  // Removed while a read runs on it: that read finishes (its answer, from the standby), then the pool closes.
+  assert.ok((await engineConnectionsOnStandby()) >= 1);
+  await resetStats();
+  const slow = a.graphql('{ slow_note(args: {ms: 1500}) { body } }');
+  await eventually(() => sqlOn(pair.standby.url('postgres'), `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%slow_note%' AND state = 'active' AND pid <> pg_backend_pid()`), (r) => r[0].n === 1, 10_000, 'the slow read runs on the standby');
+  const removed = await a.request('POST', '/v1/metadata', { type: 'pg_add_source', args: { name: 'default', replace_configuration: true, configuration: { connection_info: exported.sources[0].configuration.connection_info } } });
+  assert.equal(removed.status, 200, removed.text);
+  assert.equal(await server(a), undefined, 'no replica left: the single-server path');
+  const done = await slow;
+  assert.deepEqual(done.body, { data: { slow_note: [{ body: 'first' }] } }, done.text);
+  assert.equal((await a.graphql('{ note { id } }')).status, 200);
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 1, 'a new read goes to the primary');
+  await eventually(() => server(b), (s) => s === undefined, 10_000, 'engine b dropped the replica too');
+  await eventually(() => engineConnectionsOnStandby(), (n) => n === 0, 10_000, 'both engines closed their standby pools');
+  assert.deepEqual((await a.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body, exported);
+});
+
+test('read your writes asks the replica on demand: replayed → read there (and the row is seen); replay paused → the primary', { timeout: 60_000 }, async (t) => {
+  // Background checks far apart: a commit is never covered by the last measurement, only by asking.
+  const e = await engine({ readReplicaCheckIntervalMs: 600_000, readReplicaMaxLagMs: 600_000, readReplicaWaitForLsnMs: 200 });
+  t.after(async () => {
+    await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()').catch(() => undefined);
+    await e.runSql('DELETE FROM note WHERE id > 1');
+    await e.stop();
+  });
+  const query = (body: string) => `{ note(where: {body: {_eq: "${body}"}}) { body } }`;
+  await resetStats();
+  for (let i = 0; i < 5; i++) {
+    const ins = await e.graphql(`mutation { insert_note_one(object: {body: "ryw${i}"}) { id } }`);
+    const r = await e.graphql(query(`ryw${i}`), undefined, { 'x-svc-commit-lsn': ins.headers.get('x-svc-commit-lsn')! });
+    assert.deepEqual(r.body, { data: { note: [{ body: `ryw${i}` }] } }, r.text);
+  }
+  assert.equal(await noteReads(pair.standby.url(DB)), 5, 'every read with the token on the standby');
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 0);
+  assert.ok((await metric(e, 'svc_read_replica_replay_questions_total')) >= 1);
+
+  await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_pause()');
+  const ins = await e.graphql('mutation { insert_note_one(object: {body: "paused"}) { id } }');
+  await resetStats();
+  const t0 = performance.now();
+  const r = await e.graphql(query('paused'), undefined, { 'x-svc-commit-lsn': ins.headers.get('x-svc-commit-lsn')! });
+  const ms = performance.now() - t0;
+  assert.deepEqual(r.body, { data: { note: [{ body: 'paused' }] } });
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 1, 'the primary, once the wait bound passed');
+  assert.equal(await noteReads(pair.standby.url(DB)), 0);
+  assert.ok(ms >= 200, `waited the bound first (${ms.toFixed(0)} ms)`);
+  // A read without the token still goes to the (lagging) standby.
+  assert.deepEqual((await e.graphql(query('paused'))).body, { data: { note: [] } });
+});
+
+test('a subscription started with the commit LSN (connection_init headers) reads its first result where that commit is', { timeout: 60_000 }, async (t) => {
+  const e = await engine({ readReplicaMaxLagMs: 600_000, readReplicaWaitForLsnMs: 50, liveQueries: { batchSize: 100, refetchIntervalMs: 60_000, changePollIntervalMs: 0 } });
+  t.after(async () => {
+    await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()').catch(() => undefined);
+    await e.runSql('DELETE FROM note WHERE id > 1');
+    await e.stop();
+  });
+  const subscribe = async (headers: Record<string, string>) => {
+    const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
+    t.after(() => ws.ws.close());
+    ws.send({ type: 'connection_init', payload: { headers } });
+    assert.equal((await ws.next()).type, 'connection_ack');
+    ws.send({ id: 's', type: 'subscribe', payload: { query: 'subscription { note(order_by: {id: asc}) { body } }' } });
+    return (await ws.next(5000)).payload.data.note.map((n: { body: string }) => n.body);
+  };
+  await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_pause()');
+  const ins = await e.graphql('mutation { insert_note_one(object: {body: "sub"}) { id } }');
+  const lsn = ins.headers.get('x-svc-commit-lsn')!;
+  await resetStats();
+  assert.deepEqual(await subscribe({}), ['first'], 'without the token: the lagging standby');
+  assert.equal(await noteReads(pair.standby.url(DB)), 1);
+  assert.deepEqual(await subscribe({ 'X-Svc-Commit-Lsn': lsn }), ['first', 'sub'], 'with it: the primary');
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 1);
+  await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()');
+  assert.deepEqual(await subscribe({ 'X-Svc-Commit-Lsn': lsn }), ['first', 'sub'], 'replayed: the standby');
+  assert.equal(await noteReads(pair.standby.url(DB)), 2);
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 1);
+  // A malformed token fails the connection's init.
+  const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
+  ws.send({ type: 'connection_init', payload: { headers: { 'X-Svc-Commit-Lsn': 'soon' } } });
+  assert.equal((await ws.closed).code, 4403);
 });

@@ -1,16 +1,41 @@
 /**
- * `update_source` (Hasura v2's `pg_update_source` on /v1/metadata): sets the `customization` of the
- * one source, `default` (any other name is `not-exists`). `customization` replaces the stored one
- * whole (`{}` goes back to the server's default naming convention); absent, it is left as it is.
- * The database connection is the engine's own (`--database-url`): a `configuration` is refused, not
- * ignored. The new names hold from the next request on (the schema cache is rebuilt).
+ * `update_source` (Hasura v2's `pg_update_source` on /v1/metadata, and `pg_add_source` with
+ * `replace_configuration: true` for `default`): changes the one source, `default` (any other name is
+ * `not-exists`). `customization` replaces the stored one whole (`{}` goes back to the server's
+ * default naming convention); absent, it is left as it is. Of `configuration`, `read_replicas`
+ * replaces the stored list (absent or `[]`: none), applied at once by every engine; its
+ * `connection_info` must be the engine's own connection as export_metadata gives it
+ * (`{from_env: "SVC_GRAPHQL_DATABASE_URL"}`, the database of `--database-url`): another is refused,
+ * not ignored. The new names hold from the next request on (the schema cache is rebuilt).
  */
-import { ApiError } from '../../core/index.js';
-import { asObject, decodeSourceCustomization, encodeSourceCustomization, type SourceCustomization } from '../../metadata/index.js';
+import { ApiError, pathKey } from '../../core/index.js';
+import {
+  asObject, decodeReadReplicas, decodeSourceCustomization, encodeSourceCustomization, type ReadReplicaMetadata, type SourceCustomization,
+} from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
 interface UpdateSourceArgs {
   customization?: SourceCustomization;
+  /** Set when a `configuration` was given: the new list (empty: none). */
+  readReplicas?: ReadReplicaMetadata[];
+}
+
+const CONFIGURATION_KEYS = ['connection_info', 'read_replicas'];
+
+function decodeConfiguration(v: unknown, path: string): ReadReplicaMetadata[] {
+  const o = asObject(v, path);
+  for (const k of Object.keys(o)) {
+    if (!CONFIGURATION_KEYS.includes(k)) throw new ApiError('not-supported', `"${k}" of a source's configuration is not supported: only read_replicas can be changed`, { path: pathKey(path, k) });
+  }
+  const info = o.connection_info;
+  if (info !== undefined && info !== null) {
+    const url = asObject(info, pathKey(path, 'connection_info')).database_url;
+    const own = typeof url === 'object' && url !== null && (url as { from_env?: unknown }).from_env === 'SVC_GRAPHQL_DATABASE_URL';
+    if (!own) {
+      throw new ApiError('not-supported', "the source's connection is the engine's own (--database-url): connection_info.database_url must be {\"from_env\": \"SVC_GRAPHQL_DATABASE_URL\"}", { path: pathKey(pathKey(path, 'connection_info'), 'database_url') });
+    }
+  }
+  return o.read_replicas === undefined ? [] : decodeReadReplicas(o.read_replicas, pathKey(path, 'read_replicas'));
 }
 
 function decodeUpdateSource(args: unknown, path: string): UpdateSourceArgs {
@@ -22,11 +47,10 @@ function decodeUpdateSource(args: unknown, path: string): UpdateSourceArgs {
   }
   if (typeof o.name !== 'string') throw new ApiError('parse-failed', 'the key "name" was not present', { path });
   if (o.name !== 'default') throw new ApiError('not-exists', `source with name ${JSON.stringify(o.name)} does not exist`, { path: `${path}.name` });
-  if (o.configuration !== undefined && o.configuration !== null) {
-    throw new ApiError('not-supported', "the source's connection is the engine's own (--database-url); \"configuration\" cannot be changed here", { path: `${path}.configuration` });
-  }
-  if (o.customization === undefined || o.customization === null) return {};
-  return { customization: decodeSourceCustomization(o.customization, `${path}.customization`) };
+  const out: UpdateSourceArgs = {};
+  if (o.configuration !== undefined && o.configuration !== null) out.readReplicas = decodeConfiguration(o.configuration, `${path}.configuration`);
+  if (o.customization !== undefined && o.customization !== null) out.customization = decodeSourceCustomization(o.customization, `${path}.customization`);
+  return out;
 }
 
 export const update_source = op({
@@ -34,11 +58,17 @@ export const update_source = op({
   mutates: true,
   decode: (args, path) => decodeUpdateSource(args, path),
   async run(ctx, args) {
-    if (!args.customization) return SUCCESS;
+    if (!args.customization && !args.readReplicas) return SUCCESS;
     const md = await ctx.work.draft();
-    const customization = encodeSourceCustomization(args.customization);
-    if (customization) md.source_customization = customization;
-    else delete md.source_customization;
+    if (args.customization) {
+      const customization = encodeSourceCustomization(args.customization);
+      if (customization) md.source_customization = customization;
+      else delete md.source_customization;
+    }
+    if (args.readReplicas) {
+      if (args.readReplicas.length > 0) md.read_replicas = args.readReplicas;
+      else delete md.read_replicas;
+    }
     await ctx.work.change(md);
     return SUCCESS;
   },

@@ -3,10 +3,12 @@
  * carries `X-Svc-Commit-Lsn` (the primary's WAL position after the commit); a later request that
  * sends that header back reads from a replica that has replayed that position, or from the
  * primary. `X-Svc-Read-Primary: true` sends a request's reads to the primary. Both are read only
- * when read replicas are configured.
+ * when read replicas are configured (HTTP requests; a WebSocket's upgrade request and
+ * connection_init headers, for the first read of its subscriptions).
  */
 import { ApiError } from '../core/index.js';
-import { parseLsn, type ReadAfter } from '../execution/index.js';
+import { parseLsn } from './walPosition.js';
+import type { ReadAfter } from './readReplicas.js';
 
 export const COMMIT_LSN_HEADER = 'x-svc-commit-lsn';
 export const READ_PRIMARY_HEADER = 'x-svc-read-primary';
