@@ -179,9 +179,8 @@ export class ReplicaSetup {
   private expose(): void {
     const ctx = this.ctx;
     if (!ctx) return;
-    const replicas = this.replicas;
-    if (replicas) ctx.replicas = replicas;
-    else delete ctx.replicas;
+    // Assigned, never deleted: a deleted property would turn ctx into a slow dictionary object.
+    ctx.replicas = this.replicas;
     if (this.instance && this.metrics) {
       replicaMetrics(this.metrics, this.instance);
       this.metrics = undefined;

@@ -348,15 +348,15 @@ test('read your writes asks the replica on demand: replayed → read there (and 
   assert.deepEqual((await e.graphql(query('paused'))).body, { data: { note: [] } });
 });
 
-test('a subscription started with the commit LSN (connection_init headers) reads its first result where that commit is', { timeout: 60_000 }, async (t) => {
+test('a subscription started with the commit LSN (connection_init or upgrade headers) reads its first result where that commit is', { timeout: 60_000 }, async (t) => {
   const e = await engine({ readReplicaMaxLagMs: 600_000, readReplicaWaitForLsnMs: 50, liveQueries: { batchSize: 100, refetchIntervalMs: 60_000, changePollIntervalMs: 0 } });
   t.after(async () => {
     await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()').catch(() => undefined);
     await e.runSql('DELETE FROM note WHERE id > 1');
     await e.stop();
   });
-  const subscribe = async (headers: Record<string, string>) => {
-    const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
+  const subscribe = async (headers: Record<string, string>, upgrade?: Record<string, string>) => {
+    const ws = await TestSocket.open(e.url, 'graphql-transport-ws', undefined, upgrade);
     t.after(() => ws.ws.close());
     ws.send({ type: 'connection_init', payload: { headers } });
     assert.equal((await ws.next()).type, 'connection_ack');
@@ -371,10 +371,12 @@ test('a subscription started with the commit LSN (connection_init headers) reads
   assert.equal(await noteReads(pair.standby.url(DB)), 1);
   assert.deepEqual(await subscribe({ 'X-Svc-Commit-Lsn': lsn }), ['first', 'sub'], 'with it: the primary');
   assert.equal(await noteReads(pair.primaryUrl(DB)), 1);
+  assert.deepEqual(await subscribe({}, { 'X-Svc-Commit-Lsn': lsn }), ['first', 'sub'], 'on the upgrade request: the primary too');
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 2);
   await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()');
   assert.deepEqual(await subscribe({ 'X-Svc-Commit-Lsn': lsn }), ['first', 'sub'], 'replayed: the standby');
   assert.equal(await noteReads(pair.standby.url(DB)), 2);
-  assert.equal(await noteReads(pair.primaryUrl(DB)), 1);
+  assert.equal(await noteReads(pair.primaryUrl(DB)), 2);
   // A malformed token fails the connection's init.
   const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
   ws.send({ type: 'connection_init', payload: { headers: { 'X-Svc-Commit-Lsn': 'soon' } } });

@@ -16,8 +16,9 @@ export class TestSocket {
   readonly opened: Promise<void>;
   readonly closed: Promise<Closed>;
 
-  constructor(url: string, protocol: string | undefined, path = '/v1/graphql') {
-    this.ws = new WebSocket(url.replace(/^http/, 'ws') + path, protocol ? [protocol] : []);
+  /** `headers`: sent with the upgrade request. */
+  constructor(url: string, protocol: string | undefined, path = '/v1/graphql', headers?: Record<string, string>) {
+    this.ws = new WebSocket(url.replace(/^http/, 'ws') + path, protocol ? [protocol] : [], headers ? { headers } : undefined);
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
       this.ws.once('error', reject);
@@ -31,8 +32,8 @@ export class TestSocket {
     });
   }
 
-  static async open(url: string, protocol: string | undefined, path?: string): Promise<TestSocket> {
-    const s = new TestSocket(url, protocol, path);
+  static async open(url: string, protocol: string | undefined, path?: string, headers?: Record<string, string>): Promise<TestSocket> {
+    const s = new TestSocket(url, protocol, path, headers);
     await s.opened;
     return s;
   }
