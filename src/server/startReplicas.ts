@@ -21,7 +21,7 @@ import { checkReadReplicas, DatabaseConnectionError, ReadReplicas, replicaName, 
 import type { Metadata } from '../metadata/index.js';
 import type { EngineMetrics } from '../metrics/index.js';
 
-/** The metadata's replicas (env references resolved now); `where` names them in errors. */
+/** The metadata's replicas (env references resolved now; an unset variable is an error naming the replica). */
 function metadataSpecs(config: ServerConfig, metadata: Metadata, env: NodeJS.ProcessEnv): ReplicaSpec[] {
   return (metadata.read_replicas ?? []).map((r, i) => {
     let url = r.database_url;
