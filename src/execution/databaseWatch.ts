@@ -125,7 +125,7 @@ export function createDatabaseWatch(logger: Logger, o: DatabaseWatchOptions): Da
         const first = bad[0]!;
         logger.warn(
           { type: 'database', url: connectionTarget(first.url).address, cause: connectionFailureCause(first.err, first.url) },
-          `database unreachable at ${label(first.url)}: ${connectionFailureCause(first.err, first.url)}; the engine keeps retrying (probing every ${probeMs / 1000} s), requests that need the database fail until it is back`,
+          `database unreachable at ${label(first.url)}: ${connectionFailureCause(first.err, first.url)}; the engine keeps retrying (probing every ${probeMs / 1000} s), requests that need the database fail or wait until it is back`,
         );
       }
       timer = setTimeout(() => void check(), bad.length > 0 ? probeMs : 0);

@@ -44,7 +44,7 @@ test('the first connection failure is probed and logged once for the engine; the
     await new Promise((r) => setTimeout(r, 300)); // several probes more: still one line
     assert.equal(watch.covers(new Error('Connection terminated unexpectedly')), true);
     const said = lines.filter((l) => l.type === 'database').map((l) => l.msg);
-    assert.deepEqual(said, [`database unreachable at 127.0.0.1:${port} (the database URL): connection refused (is Postgres running and listening there?); the engine keeps retrying (probing every 0.05 s), requests that need the database fail until it is back`]);
+    assert.deepEqual(said, [`database unreachable at 127.0.0.1:${port} (the database URL): connection refused (is Postgres running and listening there?); the engine keeps retrying (probing every 0.05 s), requests that need the database fail or wait until it is back`]);
   } finally {
     watch.stop();
   }
