@@ -90,7 +90,7 @@ async function worksAgain(all: Logged[], rx: EventReceiver, tag: string): Promis
 test('Postgres stopped and started with pg_ctl, then PgBouncer: each engine (through PgBouncer with a direct LISTEN URL, through PgBouncer only, direct) logs one line down and one back, and everything works after', { timeout: 180_000 }, async (t) => {
   const rx = await startEventReceiver();
   t.after(() => rx.stop());
-  const quick = { usePreparedStatements: false, schemaSyncIntervalMs: 200, instanceHeartbeatTimeoutSeconds: 2, eventsFetchIntervalMs: 200 };
+  const quick = { usePreparedStatements: false, schemaSyncIntervalMs: 200, instanceHeartbeatTimeoutSeconds: 4, eventsFetchIntervalMs: 200 };
   const a = await loggedEngine({ ...quick, databaseUrl: bouncer.url('postgres'), listenDatabaseUrl: server.url });
   const b = await loggedEngine({ ...quick, databaseUrl: bouncer.url('postgres') });
   const c = await loggedEngine({ ...quick, databaseUrl: server.url, usePreparedStatements: true });

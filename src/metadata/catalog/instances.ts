@@ -7,7 +7,8 @@
  * pooled connection (nothing session-bound: works through a transaction pooler). The renewal also
  * reads which other instances have gone silent for longer than the timeout: each engine logs one line
  * per such instance (an engine that crashed or lost its database), once — counting only silence while
- * its own heartbeats were unbroken for a timeout (after a database outage every heartbeat is stale).
+ * its own heartbeats were unbroken for a timeout (after a database outage every heartbeat is stale,
+ * and engines behind a pooler may come back a few seconds after those connected directly).
  */
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -36,6 +37,7 @@ export interface Heartbeat {
  * waits for it. Rows of instances silent for a day are removed at start.
  */
 export async function startHeartbeat(db: Db, instanceId: string, timeoutSeconds: number, logger: Logger, watch: DatabaseWatch = UNWATCHED): Promise<Heartbeat> {
+  const intervalMs = Math.max(50, Math.floor((timeoutSeconds * 1000) / 4));
   let reported = new Set<string>();
   /** Since when this engine's own heartbeats have been unbroken (local clock). */
   let seeingSince = Date.now();
@@ -53,7 +55,8 @@ export async function startHeartbeat(db: Db, instanceId: string, timeoutSeconds:
     );
     const rows = r.rows as Array<{ instance_id: string; hostname: string | null; pid: number | null; silent_s: number }>;
     const own = rows.find((i) => i.instance_id === instanceId);
-    if (!own || own.silent_s > timeoutSeconds) seeingSince = Date.now();
+    // Our own renewals missed a beat (the database was away, or this process stalled): start counting again.
+    if (!own || own.silent_s * 1000 > 2 * intervalMs || watch.down) seeingSince = Date.now();
     // Another engine's silence counts only while this one could see the database: after an outage of
     // our own, everyone's heartbeat is stale; who is still silent a timeout later is reported then.
     if (Date.now() - seeingSince < timeoutSeconds * 1000) return;
@@ -68,7 +71,6 @@ export async function startHeartbeat(db: Db, instanceId: string, timeoutSeconds:
     }
     reported = new Set(silent.map((i) => i.instance_id));
   };
-  const intervalMs = Math.max(50, Math.floor((timeoutSeconds * 1000) / 4));
   await db.query(`DELETE FROM hdb_catalog.svc_instances WHERE heartbeat_at < now() - interval '1 day'`);
   await beat();
   /** The last renewal failed; `quiet`: the watch covered it (the restore is then a debug line too). */
