@@ -130,6 +130,8 @@ async function start() {
     'max_client_conn = 1000',
     'default_pool_size = 60',
     'ignore_startup_parameters = extra_float_digits,options',
+    // After a failed login to Postgres (restarted), try again after 1 s rather than 15 s.
+    'server_login_retry = 1',
     `logfile = ${join(dir, 'pgbouncer.log')}`,
     `pidfile = ${join(dir, 'pgbouncer.pid')}`,
     '',

@@ -6,7 +6,7 @@
  */
 import type { ServerConfig } from './config/index.js';
 import type { NamingConvention } from './core/index.js';
-import type { Db, ReadReplicas } from './execution/index.js';
+import type { DatabaseWatch, Db, ReadReplicas } from './execution/index.js';
 import type { Metadata, MetadataTable, SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
@@ -74,6 +74,8 @@ export interface AppState {
 export interface EngineContext {
   config: ServerConfig;
   db: Db;
+  /** Whether `db` (and the LISTEN URL) can be reached: parts ask it whether a failure is the database being away (logged once for the engine). */
+  dbWatch?: DatabaseWatch;
   /** Hot standbys that serve GraphQL reads (--read-replica-urls or the metadata's read_replicas); undefined: every read on `db`. */
   replicas?: ReadReplicas;
   /**

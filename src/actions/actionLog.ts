@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { ApiError, inHasuraMode } from '../core/index.js';
-import type { Db, DbClient } from '../execution/index.js';
+import type { DatabaseWatch, Db, DbClient } from '../execution/index.js';
 import { runFragment, startDeliveryWorker, type DeliveryWorker, type Job, type JobResult, type QueueAdapter } from '../delivery/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { sql } from '../sql/index.js';
@@ -73,6 +73,8 @@ export interface ActionWorkerOptions {
   channel?: string;
   databaseUrl?: string;
   userAgent: string;
+  /** The engine's database watch (delivery worker option of the same name). */
+  watch?: DatabaseWatch;
 }
 
 /** The channel async mutations NOTIFY after their log row committed. */
@@ -139,5 +141,6 @@ export function startActionWorker(o: ActionWorkerOptions): DeliveryWorker {
     channel: o.channel,
     databaseUrl: o.databaseUrl,
     userAgent: o.userAgent,
+    watch: o.watch,
   });
 }

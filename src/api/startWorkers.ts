@@ -18,7 +18,7 @@ export async function startWorkers(ctx: EngineContext): Promise<() => Promise<vo
   const scheduled = await startScheduledWorker(ctx);
   await createActionLogTable(ctx.db);
   // --async-actions-fetch-interval 0 disables async-action processing in this engine (others may do it).
-  const notifier = createNotifier(ctx.db, ACTION_LOG_CHANNEL, { onError: (err) => ctx.logger.warn({ type: 'async-action', err }, 'action log NOTIFY failed') });
+  const notifier = createNotifier(ctx.db, ACTION_LOG_CHANNEL, { onError: (err) => ctx.logger[ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'async-action', err }, 'action log NOTIFY failed') });
   setActionWaker(ctx, () => notifier.notify());
   const queues = [events.worker, scheduled.cron, scheduled.oneOff];
   registerQueueMetrics(ctx, queues);
@@ -33,6 +33,7 @@ export async function startWorkers(ctx: EngineContext): Promise<() => Promise<vo
     db: ctx.db, cache: () => ctx.state.current, logger: ctx.logger, instanceId: ctx.state.instanceId ?? '',
     fetchIntervalMs: ctx.config.asyncActionsFetchIntervalMs, heartbeatTimeoutSeconds: ctx.config.instanceHeartbeatTimeoutSeconds, concurrency: 20,
     channel: ACTION_LOG_CHANNEL, databaseUrl: ctx.listenDatabaseUrl, userAgent: `svc-graphql-engine/${ctx.version}`, hasuraSession: ctx.hasuraSession === true,
+    watch: ctx.dbWatch,
   });
   queues.push(actions);
   // After an async mutation: wake this engine's worker now and the others through NOTIFY.

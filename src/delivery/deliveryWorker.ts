@@ -15,7 +15,7 @@
  * One structured log line per attempt (`type: "<queue>-delivery"`: event id, status, latency, try).
  */
 import type { Logger } from 'pino';
-import { listenChannel, type ChannelListener, type Db } from '../execution/index.js';
+import { listenChannel, UNWATCHED, type ChannelListener, type DatabaseWatch, type Db } from '../execution/index.js';
 import { postJson } from '../webhooks/index.js';
 import { attemptOutcome, deadOutcome, type AttemptOutcome } from './attemptOutcome.js';
 import { claimStatement, finishStatement, releaseStatement } from './queueSql.js';
@@ -40,6 +40,8 @@ export interface DeliveryWorkerOptions {
   channel?: string;
   databaseUrl?: string;
   userAgent: string;
+  /** The engine's database watch: a failure it covers (the database is away, logged once for the engine) is a debug line here. */
+  watch?: DatabaseWatch;
   /** How long `stop()` waits for in-flight calls before leaving them to the lease (default 5 s). */
   stopWaitMs?: number;
 }
@@ -57,6 +59,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const { queue, db, logger } = o;
   const batchSize = o.batchSize ?? 100;
   const log = logger.child({ type: `${queue.name}-delivery` });
+  const watch = o.watch ?? UNWATCHED;
   const stats: DeliveryStats = { claimed: 0, delivered: 0, failed: 0, inFlight: 0 };
   let stopped = false;
   /** After stop() has flushed: late outcomes are left to the lease (the pool may be closed). */
@@ -136,7 +139,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       if (rel.length > 0) await runFragment(db, releaseStatement(queue.table, o.instanceId, rel));
     } catch (e) {
       if (isMissingTable(e)) return; // the queue was dropped (clear_metadata): nothing left to record
-      log.error({ err: e, outcomes: batch.length }, `${queue.name} outcomes could not be stored; retrying`);
+      log[watch.covers(e) ? 'debug' : 'error']({ err: e, outcomes: batch.length }, `${queue.name} outcomes could not be stored; retrying`);
       buffer = batch.concat(buffer);
       releases = rel.concat(releases);
       flushRetryTimer = setTimeout(() => {
@@ -167,7 +170,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         }
       } while (wanted && !stopped && inFlight.size < o.concurrency);
     } catch (e) {
-      if (!isMissingTable(e)) log.error({ err: e }, `${queue.name} claim failed`);
+      if (!isMissingTable(e)) log[watch.covers(e) ? 'debug' : 'error']({ err: e }, `${queue.name} claim failed`);
     } finally {
       pumping = false;
     }
@@ -185,7 +188,10 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       onConnected: () => void pump(),
       // Debug only: the schema sync LISTENs on the same URL and logs the loss once for the engine;
       // this connection is only a wake-up (the poll goes on), and it reconnects by itself.
-      onError: (err, retryInMs) => log.debug({ err: err.message, retry_in_ms: retryInMs }, `${queue.name} listener lost; reconnecting`),
+      onError: (err, retryInMs) => {
+        watch.covers(err, 'listen');
+        log.debug({ err: err.message, retry_in_ms: retryInMs }, `${queue.name} listener lost; reconnecting`);
+      },
     });
   }
   void pump();

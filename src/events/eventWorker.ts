@@ -36,8 +36,9 @@ export function startEventWorker(ctx: EngineContext): { worker: DeliveryWorker; 
     channel: EVENTS_CHANNEL,
     databaseUrl: ctx.listenDatabaseUrl,
     userAgent,
+    watch: ctx.dbWatch,
   });
-  const notifier = createNotifier(ctx.db, EVENTS_CHANNEL, { payload: instanceId, onError: (err) => ctx.logger.warn({ type: 'event-delivery', err }, 'events NOTIFY failed') });
+  const notifier = createNotifier(ctx.db, EVENTS_CHANNEL, { payload: instanceId, onError: (err) => ctx.logger[ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'event-delivery', err }, 'events NOTIFY failed') });
   const off = notifier.onLocal(() => worker.wake());
   notifiers.set(ctx.db, notifier);
   return {

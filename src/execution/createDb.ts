@@ -41,7 +41,7 @@ export interface CreateDbOptions {
   /** Called with errors of idle pooled connections (e.g. the server went away). */
   onError?: (err: Error) => void;
   /** Called with one line naming the cause (refused, timed out, auth…) and host:port when a new connection fails. */
-  onConnectFailure?: (message: string) => void;
+  onConnectFailure?: (message: string, err: unknown) => void;
   /** Milliseconds to wait for a free connection before failing (default 60 s). */
   connectionTimeoutMs?: number;
   /** Milliseconds before an idle connection is closed (default 180 s, as Hasura). */
@@ -253,7 +253,7 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
     try {
       c = await pool.connect();
     } catch (err) {
-      options.onConnectFailure?.(describeConnectionFailure(err, url));
+      options.onConnectFailure?.(describeConnectionFailure(err, url), err);
       throw connectionApiError(err, url);
     }
     if (!ready.has(c)) {

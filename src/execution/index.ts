@@ -7,6 +7,8 @@ export { startEmbeddedPostgres } from './embeddedPostgres.js';
 export { EmbeddedPostgresError } from './placePostgres.js';
 export type { EmbeddedPostgresHandle, EmbeddedPostgresOptions } from './embeddedPostgres.js';
 export { listenChannel } from './listenChannel.js';
+export { createDatabaseWatch, isConnectionLoss, UNWATCHED } from './databaseWatch.js';
+export type { DatabaseWatch, DatabaseWatchOptions, WatchedUrl } from './databaseWatch.js';
 export type { ChannelListener, ChannelListenerOptions } from './listenChannel.js';
 export type { JsonFrame } from './dataRowBytes.js';
 export { checkConnection, describeConnectionFailure, DatabaseConnectionError } from './connectionFailure.js';

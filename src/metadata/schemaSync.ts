@@ -8,7 +8,9 @@
  * and a notification from another instance with a newer version rebuilds at once; its own are
  * ignored; losing that connection costs nothing but latency (it reconnects, catching up on
  * reconnect). Rebuilds never overlap: requests arriving during one are coalesced into one more.
- * A failed poll (database or pooler down) logs one line until a poll succeeds again, which logs one.
+ * A failed poll logs one line until a poll succeeds again, which logs one; a failure the engine's
+ * database watch covers (database or pooler away: the watch logs that once) is logged at debug level,
+ * and so is a lost LISTEN connection, a failed rebuild and their recovery.
  *
  * `catchUp()` is the read-your-metadata check a request may await before it is answered
  * (`--strict-schema-sync`): it resolves once the live cache is at least as new as the version
@@ -16,7 +18,7 @@
  * so under load there is about one read per round trip, not one per request.
  */
 import type { Logger } from 'pino';
-import { listenChannel, type Db } from '../execution/index.js';
+import { listenChannel, UNWATCHED, type DatabaseWatch, type Db } from '../execution/index.js';
 import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, type MetadataTable } from './catalog/index.js';
 
 export interface SchemaSync {
@@ -48,6 +50,8 @@ export interface SchemaSyncOptions {
   listenUrl?: string;
   /** Read the version with a prepared statement (the engine's --use-prepared-statements). */
   prepare?: boolean;
+  /** The engine's database watch (execution/databaseWatch.ts); none: every failure is logged here. */
+  watch?: DatabaseWatch;
   /** Reconnect delays of the listener (tests shorten them). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -56,6 +60,7 @@ export interface SchemaSyncOptions {
 /** Starts following other instances' schema updates (see the module header). */
 export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, options: SchemaSyncOptions = {}): SchemaSync {
   const pollMs = options.pollMs ?? 1000;
+  const watch = options.watch ?? UNWATCHED;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -84,23 +89,27 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
           );
         } while (again && !stopped);
       } catch (err) {
-        logger.warn({ type: 'schema-sync', reason, err }, 'schema cache rebuild after a change by another instance failed');
+        logger[watch.covers(err) ? 'debug' : 'warn']({ type: 'schema-sync', reason, err }, 'schema cache rebuild after a change by another instance failed');
       } finally {
         running = undefined;
       }
     })();
   };
 
-  let pollFailing = false;
+  /** The last poll failed; `quiet`: the watch covered it. */
+  let pollFailing: { quiet: boolean } | undefined;
   const poll = async (): Promise<void> => {
     try {
       const isBehind = await behind();
-      if (pollFailing) logger.info({ type: 'schema-sync' }, 'metadata version poll works again');
-      pollFailing = false;
+      if (pollFailing) logger[pollFailing.quiet ? 'debug' : 'info']({ type: 'schema-sync' }, 'metadata version poll works again');
+      pollFailing = undefined;
       if (isBehind) rebuild('poll', true);
     } catch (err) {
-      if (!pollFailing && !stopped) logger.warn({ type: 'schema-sync', err: err instanceof Error ? err.message : String(err) }, 'metadata version poll failed; retrying every interval');
-      pollFailing = true;
+      if (!pollFailing && !stopped) {
+        const quiet = watch.covers(err);
+        logger[quiet ? 'debug' : 'warn']({ type: 'schema-sync', err: err instanceof Error ? err.message : String(err) }, 'metadata version poll failed; retrying every interval');
+        pollFailing = { quiet };
+      }
     }
   };
   let polling: Promise<void> | undefined;
@@ -110,7 +119,8 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
   pollTimer?.unref();
   if (pollMs > 0) rebuild('start', true);
 
-  let listenerDown = false;
+  /** The LISTEN connection is lost; `quiet`: the watch covered it. */
+  let listenerDown: { quiet: boolean } | undefined;
   const listener = options.listenUrl === undefined ? undefined : listenChannel(options.listenUrl, SCHEMA_UPDATE_CHANNEL, {
     retryMs: options.retryMs,
     maxRetryMs: options.maxRetryMs,
@@ -127,19 +137,20 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
       rebuild('notification', false);
     },
     onConnected(reconnected) {
-      if (reconnected) logger.info({ type: 'schema-sync' }, 'LISTEN connection to Postgres restored');
-      listenerDown = false;
+      if (reconnected) logger[listenerDown?.quiet ? 'debug' : 'info']({ type: 'schema-sync' }, 'LISTEN connection to Postgres restored');
+      listenerDown = undefined;
       // Catch up on changes committed while not listening (also between the first build and LISTEN).
       rebuild(reconnected ? 'reconnect' : 'start', true);
     },
     onError(err, retryInMs) {
       if (stopped) return;
-      // One warning per outage; the failed reconnect attempts after it are debug lines.
-      logger[listenerDown ? 'debug' : 'warn'](
+      // One warning per outage (none when the watch covers it); the failed reconnect attempts after it are debug lines.
+      const quiet = listenerDown?.quiet ?? watch.covers(err, 'listen');
+      logger[listenerDown || quiet ? 'debug' : 'warn'](
         { type: 'schema-sync', err: err.message, retry_in_ms: retryInMs, polling: pollMs > 0 },
         `LISTEN connection to Postgres lost (${err.message}); reconnecting in ${retryInMs} ms${pollMs > 0 ? ', polling meanwhile' : ''}`,
       );
-      listenerDown = true;
+      listenerDown ??= { quiet };
     },
   });
 

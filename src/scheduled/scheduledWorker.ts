@@ -53,6 +53,7 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     channel: SCHEDULED_CHANNEL,
     databaseUrl: ctx.listenDatabaseUrl,
     userAgent,
+    watch: ctx.dbWatch,
   };
   const cron = startDeliveryWorker({ ...common, queue: cronEventQueue(qo) });
   const oneOff = startDeliveryWorker({ ...common, queue: scheduledEventQueue(qo) });
@@ -97,7 +98,7 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
         timer.unref();
       } while (rearm && !stopped);
     } catch (e) {
-      if (!stopped) log.warn({ err: e }, 'scheduled triggers: next due time could not be read');
+      if (!stopped) log[ctx.dbWatch?.covers(e) ? 'debug' : 'warn']({ err: e }, 'scheduled triggers: next due time could not be read');
     } finally {
       arming = false;
     }
@@ -112,7 +113,7 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
       await generateCronEvents(ctx.db);
       await arm();
     } catch (e) {
-      if (!stopped) log.warn({ err: e }, 'scheduled triggers: tick failed');
+      if (!stopped) log[ctx.dbWatch?.covers(e) ? 'debug' : 'warn']({ err: e }, 'scheduled triggers: tick failed');
     } finally {
       ticking = false;
     }
@@ -124,7 +125,7 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     if (Date.now() < busyUntil) void arm();
   }, 250);
   busyTimer.unref();
-  const notifier = createNotifier(ctx.db, SCHEDULED_CHANNEL, { payload: instanceId, onError: (err) => log.warn({ err }, 'scheduled NOTIFY failed') });
+  const notifier = createNotifier(ctx.db, SCHEDULED_CHANNEL, { payload: instanceId, onError: (err) => log[ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ err }, 'scheduled NOTIFY failed') });
   const off = notifier.onLocal(() => {
     wakeAll();
     void arm();

@@ -21,7 +21,7 @@ import * as api from '../api/index.js';
 import type { EngineContext } from '../appState.js';
 import { createAuthenticator } from '../auth/index.js';
 import type { ServerConfig } from '../config/index.js';
-import { checkConnection, createDb, startEmbeddedPostgres, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
+import { checkConnection, createDatabaseWatch, createDb, startEmbeddedPostgres, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
 import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
@@ -105,20 +105,26 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
 
     // One line naming the cause (refused, timed out, auth, no such database, TLS) instead of a generic error.
     await checkConnection(databaseUrl);
+    // One line when the database goes away and one when it is back, whichever part notices first.
+    const listenDatabaseUrl = config.listenDatabaseUrl ?? databaseUrl;
+    const dbWatch = createDatabaseWatch(logger, { databaseUrl, listenUrl: listenDatabaseUrl });
+    undo.push(async () => dbWatch.stop());
     let lastFailure = { message: '', at: 0 };
     let lastIdleFailure = { message: '', at: 0 };
     const db = createDb(databaseUrl, config.pgConnections, {
       readBuffer: config.pgReadBuffer,
       pipelineDepth: config.pgPipelineDepth,
-      // A restarted Postgres ends every idle connection with the same error: one line per 10 s per cause.
+      // A lost idle connection of another cause: one line per 10 s per cause.
       onError: (err) => {
+        if (dbWatch.covers(err)) return logger.debug({ type: 'pg-pool', err: err.message }, 'idle Postgres connection failed');
         const now = Date.now();
         if (err.message === lastIdleFailure.message && now - lastIdleFailure.at < 10_000) return;
         lastIdleFailure = { message: err.message, at: now };
         logger.warn({ type: 'pg-pool', err: err.message }, `idle Postgres connection failed (${err.message}); it is replaced on the next request`);
       },
-      // While the database is down every request fails the same way: log each cause once per 10 s.
-      onConnectFailure: (message) => {
+      // A connection refused for another cause (authentication, too many connections): each cause once per 10 s.
+      onConnectFailure: (message, err) => {
+        if (dbWatch.covers(err)) return logger.debug({ type: 'pg-connection' }, message);
         const now = Date.now();
         if (message === lastFailure.message && now - lastFailure.at < 10_000) return;
         lastFailure = { message, at: now };
@@ -148,16 +154,15 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const replicaSetup = await ReplicaSetup.start(config, state.current.metadata, databaseUrl, db, logger);
     undo.push(() => replicaSetup.stop());
     // Registered (and heartbeating) before the workers start; deregistered after they stopped.
-    const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger);
+    const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger, dbWatch);
     undo.push(() => heartbeat.stop());
     // Other engines change metadata: poll the version row, and LISTEN for the wake-up on a session connection.
-    const listenDatabaseUrl = config.listenDatabaseUrl ?? databaseUrl;
-    const sync = startSchemaSync(db, state, logger, { pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, prepare: config.usePreparedStatements, ...options.schemaSync });
+    const sync = startSchemaSync(db, state, logger, { watch: dbWatch, pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, prepare: config.usePreparedStatements, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
     const responseCache = await createResponseCache(config, logger);
     undo.push(() => responseCache.close());
-    const ctx: EngineContext = { config, db, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined };
+    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
     if (replicaSetup.followsMetadata) {

@@ -137,7 +137,7 @@ export class LiveQueryManager {
     const ms = this.ctx.config.liveQueries.changePollIntervalMs;
     if (ms === 0) return undefined;
     this.watcher ??= new ChangeWatcher(this.ctx.db, this.timers, ms, (err) =>
-      this.ctx.logger.warn({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
+      this.ctx.logger[this.ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
     );
     return this.watcher;
   }

@@ -1,19 +1,20 @@
 /**
  * Faults under several engines, each recovering without a restart, nothing committed lost, and a
  * log line naming what happened:
- * - Postgres restarted (`pg_ctl restart -m fast` of a server of our own) under two engines that reach
- *   it through PgBouncer in transaction mode and LISTEN on a direct connection, and one engine
- *   connected to it directly;
+ * - Postgres stopped and started again (`pg_ctl stop -m fast` / `start`, a server of our own), then
+ *   PgBouncer (transaction mode), under three engines: one through PgBouncer with a direct LISTEN
+ *   URL, one through PgBouncer only, one connected directly. Each engine the fault reaches logs
+ *   exactly one line when the database goes away and one when it is back; afterwards a metadata
+ *   change reaches every engine, an event is delivered once, a scheduled event fires once;
  * - an engine SIGKILLed in the middle of a metadata change: the change never happened, the other
  *   engine changes metadata at once afterwards, and logs the silent engine once its heartbeat is stale.
- * (PgBouncer restarted under two engines: pgbouncer.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
 import { spawnEngine } from '../support/engineProcess.js';
-import { eventually } from '../support/eventReceiver.js';
+import { eventually, startEventReceiver, type EventReceiver } from '../support/eventReceiver.js';
 import { startPgbouncer, type Pgbouncer } from '../support/pgbouncer.js';
 import { startSystemPostgres, type SystemPostgres } from '../support/systemPostgres.js';
 import { createTestDatabase, startTestEngine, type TestEngine, type TestEngineOptions } from './harness.js';
@@ -46,42 +47,96 @@ after(async () => {
   server?.stop();
 });
 
-test('Postgres restarted under three engines (two through PgBouncer, one direct): all answer again, nothing committed lost, one line each', { timeout: 90_000 }, async (t) => {
-  const opts = { databaseUrl: bouncer.url('postgres'), listenDatabaseUrl: server.url, usePreparedStatements: false, schemaSyncIntervalMs: 200, instanceHeartbeatTimeoutSeconds: 2 };
-  const a = await loggedEngine(opts);
-  const b = await loggedEngine(opts);
-  // And one straight on Postgres: its pooled connections die with the restart.
-  const c = await loggedEngine({ databaseUrl: server.url, schemaSyncIntervalMs: 200, instanceHeartbeatTimeoutSeconds: 2 });
+/** The fault lines of one outage: the watch's two, and any warning or recovery line of a part. */
+const faultLines = (lines: LogLine[]) =>
+  lines.filter((l) => l.type === 'database' || l.level >= WARN || /restored|works again/.test(l.msg)).map((l) => `${l.level >= WARN ? 'warn' : 'info'} ${l.type}: ${l.msg}`);
+const DOWN = /^warn database: database unreachable at 127\.0\.0\.1:\d+ \(the (database|LISTEN) URL\): .+; the engine keeps retrying/;
+const UP = /^info database: database reachable again after \d+\.\d s: 127\.0\.0\.1:\d+ \(the (database|LISTEN) URL\)/;
+
+type Logged = TestEngine & { lines: LogLine[] };
+
+/**
+ * Takes the database away (`halt`) until every engine of `hit` logged that, brings it back, waits
+ * for every one's line saying so; returns a function giving each engine's log lines since the halt.
+ */
+async function outage(all: Logged[], hit: Logged[], halt: () => unknown, start: () => unknown): Promise<() => LogLine[][]> {
+  const marks = all.map((e) => e.lines.length);
+  const since = () => all.map((e, i) => e.lines.slice(marks[i]));
+  await halt();
+  for (const e of hit) await eventually(() => since()[all.indexOf(e)]!, (ls) => ls.some((l) => /^database unreachable/.test(l.msg)), 20_000, 'the down line');
+  await start();
+  for (const e of hit) await eventually(() => since()[all.indexOf(e)]!, (ls) => ls.some((l) => /^database reachable again/.test(l.msg)), 30_000, 'the back line');
+  return since;
+}
+
+/** What a user checks after a fault: a metadata change seen everywhere, an event delivered once, a scheduled event fired once. */
+async function worksAgain(all: Logged[], rx: EventReceiver, tag: string): Promise<void> {
+  const [a, b, c] = all as [Logged, Logged, Logged];
+  const perm = await a.query({ type: 'create_select_permission', args: { table: 'fault_note', role: `after_${tag}`, permission: { columns: ['body'], filter: {} } } });
+  assert.equal(perm.status, 200, perm.text);
+  for (const e of all) await eventually(() => e.graphql('{ fault_note { body } }', undefined, { 'x-svc-role': `after_${tag}` }), hasData, 15_000, `the permission on every engine`);
+  const ins = await c.graphql(`mutation { insert_fault_note(objects: [{body: "${tag}"}]) { affected_rows } }`);
+  assert.deepEqual(ins.body, { data: { insert_fault_note: { affected_rows: 1 } } });
+  const sched = await b.query({ type: 'create_scheduled_event', args: { webhook: `${rx.url}/at-${tag}`, schedule_at: new Date(Date.now() + 1000).toISOString() } });
+  assert.equal(sched.status, 200, sched.text);
+  const eventDone = async () => (await a.runSql(`SELECT count(*) FILTER (WHERE delivered), max(tries) FROM hdb_catalog.event_log WHERE payload->'data'->'new'->>'body' = '${tag}'`)).result[1];
+  assert.deepEqual(await eventually(eventDone, (r) => r[0] === '1', 20_000, 'the event delivered'), ['1', '1']);
+  assert.equal(rx.deliveries.filter((d) => d.path === '/note' && d.body.event.data.new.body === tag).length, 1);
+  const schedDone = async () => (await a.runSql(`SELECT status, tries FROM hdb_catalog.hdb_scheduled_events WHERE webhook_conf::text LIKE '%at-${tag}%'`)).result.slice(1);
+  assert.deepEqual(await eventually(schedDone, (r) => r[0]?.[0] === 'delivered', 20_000, 'the scheduled event delivered'), [['delivered', '1']]);
+  assert.equal(rx.deliveries.filter((d) => d.path === `/at-${tag}`).length, 1);
+}
+
+test('Postgres stopped and started with pg_ctl, then PgBouncer: each engine (through PgBouncer with a direct LISTEN URL, through PgBouncer only, direct) logs one line down and one back, and everything works after', { timeout: 180_000 }, async (t) => {
+  const rx = await startEventReceiver();
+  t.after(() => rx.stop());
+  const quick = { usePreparedStatements: false, schemaSyncIntervalMs: 200, instanceHeartbeatTimeoutSeconds: 4, eventsFetchIntervalMs: 200 };
+  const a = await loggedEngine({ ...quick, databaseUrl: bouncer.url('postgres'), listenDatabaseUrl: server.url });
+  const b = await loggedEngine({ ...quick, databaseUrl: bouncer.url('postgres') });
+  const c = await loggedEngine({ ...quick, databaseUrl: server.url, usePreparedStatements: true });
+  const all = [a, b, c];
   t.after(async () => {
-    for (const e of [a, b, c]) await e.stop();
+    for (const e of all) await e.stop();
   });
   await a.runSql(`CREATE TABLE fault_note (id serial PRIMARY KEY, body text NOT NULL)`);
   assert.equal((await a.query({ type: 'track_table', args: { table: 'fault_note' } })).status, 200);
+  const trigger = await a.query({ type: 'create_event_trigger', args: { name: 'note_ins', table: 'fault_note', insert: { columns: '*' }, webhook: `${rx.url}/note` } });
+  assert.equal(trigger.status, 200, trigger.text);
   for (const e of [b, c]) await eventually(() => e.graphql('{ fault_note { id } }'), hasData, 10_000, 'fault_note on B and C');
   const ins = await b.graphql('mutation { insert_fault_note(objects: [{body: "x"}, {body: "y"}]) { affected_rows } }');
   assert.deepEqual(ins.body, { data: { insert_fault_note: { affected_rows: 2 } } });
-  assert.deepEqual([problems(a.lines), problems(b.lines), problems(c.lines)], [[], [], []]);
+  assert.deepEqual(all.map((e) => faultLines(e.lines)), [[], [], []]);
 
-  server.restart();
-  for (const e of [a, b, c]) {
+  // Postgres away: every engine notices (a and c through their connections, b through its stalled heartbeat).
+  const pgLines = await outage(all, all, () => server.halt(), () => server.start());
+  for (const e of all) {
     const r = await eventually(() => e.graphql('{ fault_note(order_by: {id: asc}) { body } }').catch(() => ({ body: undefined })), hasData, 20_000, 'answers again');
     assert.deepEqual(r.body, { data: { fault_note: [{ body: 'x' }, { body: 'y' }] } });
   }
-  // Metadata changes flow both ways again (the listener reconnected; the poll works).
-  assert.equal((await a.query({ type: 'create_select_permission', args: { table: 'fault_note', role: 'user', permission: { columns: ['body'], filter: {} } } })).status, 200);
-  for (const e of [b, c]) await eventually(() => e.graphql('{ fault_note { body } }', undefined, { 'x-svc-role': 'user' }), hasData, 10_000, 'the permission on B and C');
-  const more = await c.graphql('mutation { insert_fault_note(objects: [{body: "z"}]) { affected_rows } }');
-  assert.deepEqual(more.body, { data: { insert_fault_note: { affected_rows: 1 } } });
-
-  for (const e of [a, b, c]) {
-    const lines = problems(e.lines);
-    t.diagnostic(JSON.stringify(lines));
-    // One warning naming the lost LISTEN connection (the workers' listeners on the same URL stay quiet),
-    // and no warning repeated while Postgres was away.
-    assert.equal(lines.filter((l) => l.startsWith('schema-sync: LISTEN connection to Postgres lost')).length, 1, JSON.stringify(lines));
-    assert.equal(new Set(lines.map((l) => l.replace(/\d+ ms/, 'N ms'))).size, lines.length, JSON.stringify(lines));
-    await eventually(() => e.lines.some((l) => l.msg === 'LISTEN connection to Postgres restored'), (v) => v, 10_000, 'the restored line');
+  await worksAgain(all, rx, 'pg');
+  for (const [i, lines] of pgLines().entries()) {
+    const seen = faultLines(lines);
+    t.diagnostic(`${'abc'[i]}: ${JSON.stringify(seen)}`);
+    assert.equal(seen.length, 2, JSON.stringify(seen));
+    assert.match(seen[0]!, DOWN);
+    assert.match(seen[1]!, UP);
   }
+
+  // PgBouncer away: a and b notice; c (direct) sees nothing.
+  const bouncerLines = await outage(all, [a, b], () => bouncer.halt(), () => bouncer.start());
+  await worksAgain(all, rx, 'bouncer');
+  const [la, lb, lc] = bouncerLines().map(faultLines);
+  t.diagnostic(JSON.stringify([la, lb, lc]));
+  for (const seen of [la!, lb!]) {
+    assert.equal(seen.length, 2, JSON.stringify(seen));
+    assert.match(seen[0]!, DOWN);
+    assert.match(seen[0]!, new RegExp(`:${bouncer.port} \\(the database URL\\)`));
+    assert.match(seen[1]!, UP);
+  }
+  assert.deepEqual(lc, []);
+  // Nothing committed was lost: every row is there, each event delivered once.
+  assert.deepEqual((await c.graphql('{ fault_note(order_by: {id: asc}) { body } }')).body, { data: { fault_note: ['x', 'y', 'pg', 'bouncer'].map((body) => ({ body })) } });
+  assert.deepEqual(rx.deliveries.filter((d) => d.path === '/note').map((d) => d.body.event.data.new.body).sort(), ['bouncer', 'pg', 'x', 'y']);
 });
 
 test('an engine SIGKILLed during a metadata change: the change never happened, the other engine goes on and logs it once', { timeout: 120_000 }, async (t) => {

@@ -4,7 +4,7 @@
  *
  *   const b = await startPgbouncer({ serverUrl: 'postgres://u:pw@127.0.0.1:5432/postgres', poolMode: 'transaction' });
  *   b.url('mydb')  // postgres://u:pw@127.0.0.1:<b.port>/mydb — any database name is routed to the server
- *   await b.restart(); await b.stop();
+ *   await b.restart(); await b.halt(); await b.start(); await b.stop();
  *
  * Clients are trusted (only users in its auth file); PgBouncer logs in to Postgres with the URL's
  * password. Run as root, it drops to `nobody` (PgBouncer refuses to run as root). Used by
@@ -54,6 +54,9 @@ export interface Pgbouncer {
   port: number;
   url(database?: string): string;
   restart(): Promise<void>;
+  /** Stops PgBouncer (every client dropped) until `start()`. */
+  halt(): Promise<void>;
+  start(): Promise<void>;
   log(): string;
   stop(): Promise<void>;
 }
@@ -83,6 +86,8 @@ export async function startPgbouncer(o: PgbouncerOptions): Promise<Pgbouncer> {
     `default_pool_size = ${o.poolSize ?? 40}`,
     'max_db_connections = 0',
     'server_idle_timeout = 10',
+    // After a failed login to Postgres, try again after 1 s rather than 15 s: back soon after Postgres is.
+    'server_login_retry = 1',
     'ignore_startup_parameters = extra_float_digits,options',
     ...(o.maxPreparedStatements ? [`max_prepared_statements = ${o.maxPreparedStatements}`] : []),
     '',
@@ -129,6 +134,8 @@ export async function startPgbouncer(o: PgbouncerOptions): Promise<Pgbouncer> {
       await kill();
       await launch();
     },
+    halt: kill,
+    start: launch,
     log: () => out,
     async stop() {
       await kill();

@@ -16,6 +16,10 @@ export interface SystemPostgres {
   major: number;
   /** `pg_ctl restart -m fast`: every connection is terminated, the server is back on the same port. */
   restart(): void;
+  /** `pg_ctl stop -m fast` (every connection terminated; `start()` brings it back on the same port). */
+  halt(): void;
+  /** `pg_ctl start` after `halt()`. */
+  start(): void;
   stop(): void;
 }
 
@@ -60,6 +64,12 @@ export async function startSystemPostgres(settings: readonly string[] = []): Pro
     asPostgres,
     restart() {
       run(join(found.bin, 'pg_ctl'), ['-D', data, '-o', opts, '-m', 'fast', '-w', '-l', join(dir, 'log'), 'restart'], asPostgres);
+    },
+    halt() {
+      run(join(found.bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], asPostgres);
+    },
+    start() {
+      run(join(found.bin, 'pg_ctl'), ['-D', data, '-o', opts, '-w', '-l', join(dir, 'log'), 'start'], asPostgres);
     },
     stop() {
       try {

@@ -49,6 +49,9 @@ test('kubernetes: Deployment with probes on /healthz and graceful termination, S
     assert.equal(probe.httpGet.path, '/healthz');
     assert.equal(probe.httpGet.port, portName);
   }
+  // A database outage (which fails /healthz) must not restart the engines: liveness waits minutes, readiness seconds.
+  assert.ok(c.livenessProbe.periodSeconds * c.livenessProbe.failureThreshold >= 120);
+  assert.ok(c.readinessProbe.periodSeconds * c.readinessProbe.failureThreshold <= 10);
   // preStop wait (ms in the command) + drain timeout must fit in the grace period.
   const preStopMs = Number(/setTimeout\([^,]+,\s*(\d+)\)/.exec(c.lifecycle.preStop.exec.command.join(' '))![1]);
   const drainMs = Number(c.env.find((e: { name: string }) => e.name === 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT').value);
