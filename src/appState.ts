@@ -7,12 +7,12 @@
 import type { ServerConfig } from './config/index.js';
 import type { NamingConvention } from './core/index.js';
 import type { DatabaseWatch, Db, ReadReplicas } from './execution/index.js';
-import type { Metadata, MetadataTable, SchemaCache } from './metadata/index.js';
+import type { CacheCheck, Metadata, MetadataTable, SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import type { ResponseCache } from './responseCache/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';
-import { RELAY_SCHEMA_PARTS, TABLE_SCHEMA_PARTS, type SchemaParts } from './graphql/index.js';
+import { collectionQueryInconsistencies, getRoleSchema, RELAY_SCHEMA_PARTS, TABLE_SCHEMA_PARTS, type SchemaParts } from './graphql/index.js';
 import { RELAY_PLANNERS, TABLE_PLANNERS, type RootFieldPlanners } from './planner/index.js';
 import { actionMutationFields, actionQueryFields, planActionAsyncResult, planActionField } from './actions/index.js';
 import { fetchRemoteInputs, planRemoteField } from './remoteSchemas/index.js';
@@ -69,6 +69,8 @@ export interface AppState {
   readonly defaultNamingConvention?: NamingConvention;
   /** Where the metadata document is stored; absent: `hdb_metadata` (`svc_metadata` in a catalog adopted from Hasura v2). */
   readonly metadataTable?: MetadataTable;
+  /** What every build checks beyond the metadata itself (`checkStoredQueries`); metadata operations' builds run it too. */
+  readonly cacheCheck?: CacheCheck;
 }
 
 export interface EngineContext {
@@ -112,4 +114,15 @@ export interface EngineContext {
  * unreachable remotes included, are logged, not fatal).
  */
 export const createAppState = (db: Db, config: ServerConfig, logger: Logger, metadataTable?: MetadataTable): Promise<AppState> =>
-  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known), metadataTable);
+  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known), metadataTable, checkStoredQueries);
+
+/**
+ * The stored queries REST endpoints serve, validated against the admin schema of the GraphQL API
+ * (as Hasura v2 validates stored queries on each build). Nothing is built without REST endpoints;
+ * otherwise the admin schema built here is the one admin requests then use (memoised per cache),
+ * so the check costs no request anything.
+ */
+export const checkStoredQueries: CacheCheck = (cache) => {
+  if ((cache.metadata.rest_endpoints ?? []).length === 0) return [];
+  return collectionQueryInconsistencies(getRoleSchema(cache, 'admin', ENGINE_PARTS.schema).schema, cache.metadata);
+};

@@ -28,6 +28,7 @@ export * from './schema/mutationTypes.js';
 export * from './schema/mutationRoot.js';
 export { CACHED_DIRECTIVE, DEFAULT_CACHE_TTL, resolveCached, type CachedSpec } from './request/cachedDirective.js';
 export { assertQueryAllowed, isQueryAllowed } from './request/allowlist.js';
+export { collectionQueryInconsistencies } from './request/collectionQueries.js';
 export { chosenPath } from './request/chosenPath.js';
 export { measureOperation, type DocumentCost } from './request/documentCost.js';
 export {

@@ -13,7 +13,7 @@ import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
 import { introspectDatabase } from './introspection/index.js';
-import { buildSchemaCache } from './schemaCache/buildSchemaCache.js';
+import { buildSchemaCache, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 
 export interface LiveState {
   readonly current: SchemaCache;
@@ -28,6 +28,8 @@ export interface LiveState {
   install(cache: SchemaCache, resourceVersion?: number): void;
   /** The server's default naming convention, for caches built by metadata operations. */
   readonly defaultNamingConvention: NamingConvention;
+  /** The check every build of this state runs on its cache (metadata operations' builds too). */
+  readonly cacheCheck?: CacheCheck;
 }
 
 /** Tables the metadata marks `is_enum` (their rows are read during introspection). */
@@ -63,13 +65,14 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 
 /** Builds the first schema cache and returns the live state holder. */
 export async function createAppState(
-  db: Db, config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher, metadataTable: MetadataTable = 'hdb_metadata',
+  db: Db, config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher, metadataTable: MetadataTable = 'hdb_metadata', cacheCheck?: CacheCheck,
 ): Promise<LiveState> {
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
-    return { cache: buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention), resourceVersion: loaded.resourceVersion };
+    const cache = buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck);
+    return { cache, resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
   let current = first.cache;
@@ -82,6 +85,7 @@ export async function createAppState(
     instanceId: randomUUID(),
     defaultNamingConvention: config.defaultNamingConvention,
     metadataTable,
+    cacheCheck,
     get resourceVersion() {
       return version;
     },

@@ -57,6 +57,17 @@ export function metadataToV3(md: J): J {
 }
 
 /** Rewrites a /v1/metadata body into a /v1/query body. */
+/**
+ * Hasura v2 commands whose permissions would narrow what a role may reach, which the engine does not
+ * have (docs/roles.md): refused by name rather than as unknown commands.
+ */
+const NOT_SUPPORTED_COMMANDS: Readonly<Record<string, string>> = {
+  create_function_permission: 'function permissions are not supported: a function is exposed to every role that may select its table',
+  drop_function_permission: 'function permissions are not supported: a function is exposed to every role that may select its table',
+  add_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
+  drop_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
+};
+
 export function translateV2Metadata(body: unknown, path = '$'): unknown {
   if (!isObject(body) || typeof body.type !== 'string') return body; // decodeQuery reports the shape error
   const { type, args } = body;
@@ -72,6 +83,7 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
     op = 'set_table_custom_fields';
     a = { table: a.table, custom_root_fields: conf.custom_root_fields ?? {}, custom_column_names: conf.custom_column_names ?? {} };
   }
+  if (op in NOT_SUPPORTED_COMMANDS) throw new ApiError('not-supported', NOT_SUPPORTED_COMMANDS[op], { path });
   if (!isOpType(op) || NOT_METADATA.has(op) || (type.startsWith('pg_') && ['export_metadata', 'replace_metadata', 'reload_metadata', 'clear_metadata'].includes(op))) {
     throw new ApiError('parse-failed', `unknown metadata command ${JSON.stringify(type)}`, { path });
   }

@@ -110,7 +110,7 @@ export class WorkingState {
   async result(): Promise<BuildResult> {
     if (!this.built) {
       const md = await this.metadata();
-      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md), this.live.defaultNamingConvention);
+      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md), this.live.defaultNamingConvention, this.live.cacheCheck);
     }
     return this.built;
   }
@@ -149,7 +149,7 @@ export class WorkingState {
   async buildFor(next: Metadata): Promise<BuildResult> {
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
-    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention);
+    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck);
   }
 
   /**
@@ -197,11 +197,13 @@ export function assertNoNewInconsistencies(before: readonly Inconsistency[], aft
 
 /**
  * Hasura refuses a schema whose tables/functions clash on root field names (see graphql's
- * `assertNoRootFieldConflicts`); clashes already present before this change are left alone.
+ * `assertNoRootFieldConflicts`; under `graphql-default`, also fields and types the convention
+ * merges); clashes already present before this change are left alone.
  */
 function assertNoNewRootFieldConflicts(before: SchemaCache, after: SchemaCache): void {
   const old = duplicateRootFields(before);
   const fresh = duplicateRootFields(after);
-  const isNew = (kind: 'query' | 'mutation') => fresh[kind].some((n) => !old[kind].includes(n));
-  if (isNew('query') || isNew('mutation')) assertNoRootFieldConflicts(after);
+  const isNew = (kind: 'query' | 'mutation' | 'types') => fresh[kind].some((n) => !old[kind].includes(n));
+  const newField = fresh.fields.some((f) => !old.fields.some((o) => o.table === f.table && o.field === f.field));
+  if (isNew('query') || isNew('mutation') || isNew('types') || newField) assertNoRootFieldConflicts(after);
 }

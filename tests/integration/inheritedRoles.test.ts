@@ -10,6 +10,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { signJwt, svcClaims } from '../support/jwt.js';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { startRemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
 
 const KEY = 'an-hs256-key-of-at-least-32-characters!!';
 let e: TestEngine;
@@ -144,6 +145,72 @@ test('actions: an inherited role may call an action any member may call', async 
   assert.ok((await fields('user_anon')).includes('ping'), 'through anonymous');
   assert.ok(!(await fields('user')).includes('ping'));
   assert.ok(!(await fields('user_author')).includes('ping'), 'no member may call it');
+});
+
+test('functions follow the combined select permission; remote schemas are every role\'s; function and remote schema permissions are refused', async (t) => {
+  const remote = await startRemoteGraphqlServer('type Query { motd: String }', { motd: () => 'hello' });
+  t.after(() => remote.stop());
+  await e.runSql(`CREATE FUNCTION search_users(q text) RETURNS SETOF users LANGUAGE sql STABLE AS $$ SELECT * FROM users WHERE name ILIKE q $$;`);
+  const r = await e.query({
+    type: 'bulk',
+    args: [
+      { type: 'track_function', args: { name: 'search_users' } },
+      { type: 'add_inherited_role', args: { role_name: 'fn_member', role_set: ['user', 'anonymous'] } },
+      { type: 'add_remote_schema', args: { name: 'notes', definition: { url: remote.url } } },
+    ],
+  });
+  assert.equal(r.status, 200, r.text);
+  // The function's rows are the combined permission's: any member's rows (limit 2, the larger), the email only where `user` allows it.
+  const q = '{ search_users(args: {q: "%"}, order_by: {id: asc}) { id name email } }';
+  assert.deepEqual((await e.graphql(q, undefined, asRole('fn_member', { 'x-svc-user-id': '1' }))).body,
+    { data: { search_users: [{ id: 1, name: 'Alice', email: 'alice@x.io' }, { id: 2, name: 'Bob', email: null }] } });
+  assert.deepEqual((await e.graphql('{ search_users(args: {q: "%"}, order_by: {id: asc}) { id } }', undefined, asRole('fn_member', { 'x-svc-user-id': '3' }))).body,
+    { data: { search_users: [{ id: 1 }, { id: 2 }] } });
+  // A role set none of whose members may select the table gets no function.
+  const none = await e.graphql('{ search_users(args: {q: "%"}) { id } }', undefined, asRole('author'));
+  assert.equal(none.body.errors[0].extensions.code, 'validation-failed');
+  // Remote schemas: every role (an inherited one too) may query them, as Hasura without remote schema permissions.
+  assert.deepEqual((await e.graphql('{ motd }', undefined, asRole('fn_member', { 'x-svc-user-id': '1' }))).body, { data: { motd: 'hello' } });
+
+  // Permissions that would narrow who may call a function or query a remote schema are refused, not dropped.
+  const md = await exportMd();
+  for (const [doc, key] of [
+    [{ ...md, functions: md.functions.map((f: object) => ({ ...f, permissions: [{ role: 'user' }] })) }, 'functions[0].permissions'],
+    [{ ...md, remote_schemas: md.remote_schemas.map((x: object) => ({ ...x, permissions: [{ role: 'user', definition: { schema: 'type Query { motd: String }' } }] })) }, 'remote_schemas[0].permissions'],
+  ] as const) {
+    const refused = await e.query({ type: 'replace_metadata', args: doc });
+    assert.deepEqual([refused.status, refused.body.code], [400, 'not-supported'], refused.text);
+    assert.ok(refused.body.error.includes(key), refused.body.error);
+  }
+  for (const type of ['pg_create_function_permission', 'add_remote_schema_permissions']) {
+    const op = await e.request('POST', '/v1/metadata', { type, args: { function: 'search_users', remote_schema: 'notes', role: 'user', definition: {} } });
+    assert.deepEqual([op.status, op.body.code], [400, 'not-supported'], `${type}: ${op.text}`);
+  }
+  assert.deepEqual(await exportMd(), md);
+  const cleanup = await e.query({ type: 'bulk', args: [
+    { type: 'remove_remote_schema', args: { name: 'notes' } },
+    { type: 'untrack_function', args: { name: 'search_users' } },
+    { type: 'drop_inherited_role', args: { role_name: 'fn_member' } },
+  ] });
+  assert.equal(cleanup.status, 200, cleanup.text);
+});
+
+test('a member that is itself an inherited role keeps its column conditions (stricter than Hasura, which would show them on all its rows)', async () => {
+  const r = await e.query({ type: 'bulk', args: [
+    perm('select', 'users', 'auditor', { columns: ['id', 'name', 'email'], filter: { id: { _eq: 3 } } }),
+    { type: 'add_inherited_role', args: { role_name: 'outer', role_set: ['user_anon', 'auditor'] } },
+  ] });
+  assert.equal(r.status, 200, r.text);
+  // Bob's row comes from `anonymous` (through user_anon), which does not grant email: null, as for user_anon itself.
+  const rows = await e.graphql('{ users(where: {id: {_in: [2, 3]}}, order_by: {id: desc}) { id email } }', undefined, asRole('outer', { 'x-svc-user-id': '1' }));
+  assert.deepEqual(rows.body, { data: { users: [{ id: 3, email: 'sam@x.io' }, { id: 2, email: null }] } });
+  const probe = await e.graphql('{ users(where: {email: {_like: "bob%"}}) { id } }', undefined, asRole('outer', { 'x-svc-user-id': '1' }));
+  assert.deepEqual(probe.body, { data: { users: [] } });
+  const cleanup = await e.query({ type: 'bulk', args: [
+    { type: 'drop_inherited_role', args: { role_name: 'outer' } },
+    { type: 'drop_select_permission', args: { table: 'users', role: 'auditor' } },
+  ] });
+  assert.equal(cleanup.status, 200, cleanup.text);
 });
 
 test('Hasura\'s errors, and nothing half-applied', async () => {

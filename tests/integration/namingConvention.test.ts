@@ -349,3 +349,46 @@ test('actions and remote schemas keep their names; their relationships to tables
   assert.deepEqual(names(root.fields.find((f: { name: string }) => f.name === 'message_of').args), ['user_id']);
   assert.deepEqual(names(root.fields.find((f: { name: string }) => f.name === 'pick_user').args), ['the_id']);
 });
+
+test('graphql-default names that collide are refused, whole: columns, root fields, types, remote schemas compared by the converted names', async (t) => {
+  const remote = await startRemoteGraphqlServer('type Query { clashA: Int }', { clashA: () => 1 });
+  t.after(() => remote.stop());
+  const e = await startTestEngine();
+  t.after(() => e.stop());
+  await e.runSql(`CREATE TABLE clash_a (id serial PRIMARY KEY, user_id int, "userId" int);
+    CREATE TABLE user_account (id int PRIMARY KEY); CREATE TABLE "userAccount" (id int PRIMARY KEY); CREATE TABLE "User_account" (code int);`);
+  const meta = (body: unknown) => e.request('POST', '/v1/metadata', body);
+  const camel = { type: 'pg_update_source', args: { name: 'default', customization: { naming_convention: 'graphql-default' } } };
+  const exported = async () => JSON.stringify((await e.query({ type: 'export_metadata', args: {} })).body);
+  const refused = async (body: unknown, code: string, error: string | RegExp) => {
+    const before = await exported();
+    const r = await meta(body);
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.code, code, r.text);
+    if (typeof error === 'string') assert.equal(r.body.error, error);
+    else assert.match(r.body.error, error);
+    assert.equal(await exported(), before, 'metadata unchanged');
+  };
+  for (const table of ['clash_a', 'user_account']) assert.equal((await e.query({ type: 'track_table', args: { table } })).status, 200);
+  // Under hasura-default a remote root field `clashA` is no clash with `clash_a`; the switch to graphql-default is.
+  assert.equal((await e.query({ type: 'add_remote_schema', args: { name: 'r', definition: { url: remote.url } } })).status, 200);
+  await refused(camel, 'remote-schema-conflicts', 'conflicting root fields with remote schemas: "clashA"');
+  assert.equal((await e.query({ type: 'remove_remote_schema', args: { name: 'r' } })).status, 200);
+  // Columns user_id and "userId" would both be the field userId.
+  await refused(camel, 'unexpected', 'following fields of table "clash_a" are duplicated: "userId"');
+  assert.equal((await e.graphql('{ clash_a { user_id userId } }')).body.data.clash_a.length, 0, 'still hasura-default');
+  assert.equal((await e.query({ type: 'set_table_custom_fields', args: { table: 'clash_a', custom_column_names: { userId: 'userIdRaw' } } })).status, 200);
+  assert.equal((await meta(camel)).status, 200);
+  assert.deepEqual((await e.graphql('{ clashA { userId userIdRaw } }')).body, { data: { clashA: [] } });
+  // Now a remote schema's root field is compared with the converted names.
+  await refused({ type: 'add_remote_schema', args: { name: 'r', definition: { url: remote.url } } }, 'constraint-violation',
+    'types/root fields of the remote schema conflict with the database: "clashA"');
+  // Tables whose root fields (userAccount, userAccountByPk...) or type (UserAccount) merge with another's.
+  await refused({ type: 'track_table', args: { table: 'userAccount' } }, 'unexpected', /^following query root fields are duplicated: .*"userAccount"/);
+  await refused({ type: 'track_table', args: { table: { schema: 'public', name: 'User_account' }, configuration: { custom_root_fields: { select: 'codes', select_aggregate: 'codesAggregate', insert: 'insCodes', insert_one: 'insCode', update: 'updCodes', update_many: 'updCodesMany', delete: 'delCodes' } } }, version: 2 },
+    'unexpected', 'following types are duplicated: "UserAccount"');
+  // A column added later that merges with another is refused by the run_sql that adds it.
+  const r = await e.query({ type: 'run_sql', args: { sql: 'ALTER TABLE user_account ADD COLUMN "Id" int' } });
+  assert.deepEqual([r.status, r.body.error], [400, 'following fields of table "user_account" are duplicated: "id"'], r.text);
+  assert.deepEqual((await e.graphql('{ userAccount { id } }')).body, { data: { userAccount: [] } });
+});

@@ -23,6 +23,7 @@ const QUERIES = [
   { name: 'cached', query: 'query @cached(ttl: 20) { author_aggregate { aggregate { count } } }' },
   { name: 'watch', query: 'subscription { author { id } }' },
   { name: 'two', query: 'query A { author { id } } query B { author { name } }' },
+  { name: 'bad', query: '{ author { nope } }' },
 ];
 
 const endpoint = (name: string, url: string, methods: string[], query = name) =>
@@ -164,6 +165,51 @@ test('create / drop: Hasura errors, nothing changed by a refused call; export, r
   assert.equal((await e.query({ type: 'drop_query_collection', args: { collection: 'c', cascade: true } })).status, 200);
   assert.equal((await e.query({ type: 'export_metadata', args: {} })).body.rest_endpoints, undefined);
   assert.equal((await e.request('GET', '/api/rest/authors')).status, 404);
+});
+
+test('stored queries are validated against the admin schema, as Hasura v2: a change that breaks one is refused, whole', async (t) => {
+  const e = await setup(t);
+  const exported = async () => JSON.stringify((await e.query({ type: 'export_metadata', args: {} })).body);
+  const before = await exported();
+  const refused = async (body: unknown, ...reasons: string[]) => {
+    const r = await e.query(body);
+    assert.deepEqual([r.status, r.body.code, r.body.error], [400, 'unexpected', 'cannot continue due to new inconsistent metadata'], r.text);
+    assert.deepEqual(r.body.internal.map((o: { reason: string }) => o.reason), reasons);
+    assert.equal(await exported(), before, 'metadata unchanged');
+  };
+  const invalid = (query: string, errors: string, endpoints?: string) =>
+    `Inconsistent object: In query collection "c" the query "${query}" is invalid with the following error(s): ${errors}`
+    + (endpoints ? `. This query is being used in the following REST endpoint(s): ${endpoints}` : '');
+  // An endpoint for a stored query that does not validate (the collection alone is not checked, see the docs).
+  await refused(endpoint('x', 'x', ['GET'], 'bad'), invalid('bad', '"Cannot query field "nope" on type "author". Did you mean "name"?"', '"x"'));
+  // A schema change the endpoint's query would not survive: refused, the column and the endpoint stay.
+  await refused({ type: 'run_sql', args: { sql: 'ALTER TABLE author DROP COLUMN active' } },
+    invalid('by_id', '"Cannot query field "active" on type "author"."', '"by_id"'),
+    invalid('by_name', '"Field "active" is not defined by type "author_bool_exp"."', '"by_name"'));
+  assert.deepEqual((await e.request('GET', '/api/rest/authors/1')).body, { author_by_pk: { id: 1, name: 'ann', active: true } });
+  const untrack = await e.query({ type: 'untrack_table', args: { table: 'author' } });
+  assert.deepEqual([untrack.status, untrack.body.error], [400, 'cannot continue due to new inconsistent metadata']);
+  assert.equal(await exported(), before);
+
+  // Stored already broken (replace_metadata allowing inconsistencies): listed with Hasura's name and type; dropping it takes its endpoint along.
+  const md = (await e.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body;
+  md.query_collections[0].definition.queries.find((q: { name: string }) => q.name === 'all').query = 'query { author { id gone } }';
+  const strict = await e.request('POST', '/v1/metadata', { type: 'replace_metadata', args: { metadata: md } });
+  assert.deepEqual([strict.status, strict.body.error], [400, 'cannot continue due to inconsistent metadata'], strict.text);
+  assert.equal(await exported(), before);
+  const allowed = await e.request('POST', '/v1/metadata', { type: 'replace_metadata', args: { metadata: md, allow_inconsistent_metadata: true } });
+  assert.equal(allowed.status, 200, allowed.text);
+  const expected = {
+    type: 'query_collections', name: 'query_collections all in c', definition: { name: 'all', query: 'query { author { id gone } }' },
+    reason: invalid('all', '"Cannot query field "gone" on type "author"."', '"all"'),
+  };
+  assert.deepEqual([allowed.body.is_consistent, allowed.body.inconsistent_objects], [false, [expected]]);
+  assert.deepEqual((await e.query({ type: 'get_inconsistent_metadata', args: {} })).body.inconsistent_objects, [expected]);
+  assert.equal((await e.query({ type: 'drop_inconsistent_metadata', args: {} })).status, 200);
+  const after = (await e.query({ type: 'export_metadata', args: {} })).body;
+  assert.equal(after.query_collections[0].definition.queries.some((q: { name: string }) => q.name === 'all'), false);
+  assert.equal(after.rest_endpoints.some((x: { name: string }) => x.name === 'all'), false);
+  assert.deepEqual((await e.query({ type: 'get_inconsistent_metadata', args: {} })).body.is_consistent, true);
 });
 
 test('/api/swagger/json: a valid OpenAPI 3 document of the endpoints; admin only', async (t) => {

@@ -4,11 +4,20 @@
  * root field named like another table's field, a function named like a table...), the metadata
  * change is refused with `following query root fields are duplicated: "x"`. Names only; no schema
  * is built. Admin sees every root field, so checking admin covers every role.
+ *
+ * The names are those of the cache's naming convention: under `graphql-default` the generated root
+ * fields are compared in camelCase (custom root field names as given), with each other and with the
+ * remote schemas' root fields. That convention can also merge names that differ under
+ * `hasura-default` — columns `user_id` and `userId` of one table both give `userId`, tables
+ * `user_account` and `userAccount` both give the type `UserAccount` — which Hasura does not report;
+ * here they are refused the same way (`following fields of table "t" are duplicated: "userId"`,
+ * `following types are duplicated: "UserAccount"`), so that no field or type silently hides another.
  */
 import { ApiError } from '../../core/index.js';
-import type { SchemaCache } from '../../metadata/index.js';
+import type { SchemaCache, TableInfo } from '../../metadata/index.js';
 import { isGraphqlName, rootFieldNames } from './names.js';
 import { mutationFieldNames } from './mutationRoot.js';
+import { snakeToCamel, snakeToPascal } from './namingCase.js';
 
 function duplicates(names: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -28,38 +37,81 @@ export function remoteRootFields(cache: SchemaCache): { query: string[]; mutatio
   return { query, mutation };
 }
 
-/** The admin role's duplicated query and mutation root field names (remote schemas' included). */
-export function duplicateRootFields(cache: SchemaCache): { query: string[]; mutation: string[] } {
-  const remote = remoteRootFields(cache);
-  const db = databaseRootFields(cache);
-  return { query: duplicates([...db.query, ...remote.query]), mutation: duplicates([...db.mutation, ...remote.mutation]) };
+/** What clashes in the admin role's schema; each list holds the duplicated names (empty: none). */
+export interface NameClashes {
+  query: string[];
+  mutation: string[];
+  /** `"field" of table "t"` keys: fields of one table's object type that the convention merges. */
+  fields: Array<{ table: string; field: string }>;
+  /** Table type names the convention merges. */
+  types: string[];
 }
 
-/** The admin role's query and mutation root field names from tables and functions. */
+/** The admin role's duplicated query and mutation root field names (remote schemas' included), and the convention's merged names. */
+export function duplicateRootFields(cache: SchemaCache): NameClashes {
+  const remote = remoteRootFields(cache);
+  const db = databaseRootFields(cache);
+  const camel = cache.namingConvention === 'graphql-default';
+  return {
+    query: duplicates([...db.query, ...remote.query]),
+    mutation: duplicates([...db.mutation, ...remote.mutation]),
+    fields: camel ? tableFieldClashes(cache) : [],
+    types: camel ? duplicates([...cache.tables.values()].filter((t) => isGraphqlName(t.gqlName)).map((t) => snakeToPascal(t.gqlName))) : [],
+  };
+}
+
+/** A generated root field's name under the cache's convention (what the user named is kept). */
+function rootCase(cache: SchemaCache, t?: TableInfo): (name: string) => string {
+  if (cache.namingConvention !== 'graphql-default') return (name) => name;
+  const custom = new Set(t ? Object.values(t.customRootFields) : []);
+  return (name) => (custom.has(name) ? name : snakeToCamel(name));
+}
+
+/** The admin role's query and mutation root field names from tables and functions, as the cache's naming convention gives them. */
 export function databaseRootFields(cache: SchemaCache): { query: string[]; mutation: string[] } {
   const query: string[] = [];
   const mutation: string[] = [];
   for (const t of cache.tables.values()) {
     if (!isGraphqlName(t.gqlName)) continue;
+    const named = rootCase(cache, t);
     const q = rootFieldNames(t);
     const m = mutationFieldNames(t);
     const hasPk = (t.primaryKey?.length ?? 0) > 0;
-    query.push(q.select, q.selectAggregate);
-    if (hasPk) query.push(q.selectByPk);
-    if (t.mutability.insertable) mutation.push(m.insert, m.insertOne);
-    if (t.mutability.updatable) mutation.push(m.update, ...(hasPk ? [m.updateByPk] : []));
-    if (t.mutability.deletable) mutation.push(m.delete, ...(hasPk ? [m.deleteByPk] : []));
+    query.push(...[q.select, q.selectAggregate, ...(hasPk ? [q.selectByPk] : [])].map(named));
+    if (t.mutability.insertable) mutation.push(named(m.insert), named(m.insertOne));
+    if (t.mutability.updatable) mutation.push(...[m.update, m.updateMany, ...(hasPk ? [m.updateByPk] : [])].map(named));
+    if (t.mutability.deletable) mutation.push(...[m.delete, ...(hasPk ? [m.deleteByPk] : [])].map(named));
   }
   for (const fn of cache.functions.values()) {
-    if (!isGraphqlName(fn.gqlName) || !cache.tables.has(`${fn.returnTable.schema}.${fn.returnTable.name}`)) continue;
-    query.push(fn.gqlName, `${fn.gqlName}_aggregate`);
+    const returns = cache.tables.get(`${fn.returnTable.schema}.${fn.returnTable.name}`);
+    if (!isGraphqlName(fn.gqlName) || !returns) continue;
+    const named = rootCase(cache, returns);
+    query.push(named(fn.gqlName), named(`${fn.gqlName}_aggregate`));
   }
   return { query, mutation };
 }
 
+/**
+ * Fields of a table's object type that `graphql-default` merges: columns by their camelCase names
+ * (custom column names as given), relationships, computed fields and remote relationships by theirs.
+ */
+function tableFieldClashes(cache: SchemaCache): Array<{ table: string; field: string }> {
+  const out: Array<{ table: string; field: string }> = [];
+  for (const t of cache.tables.values()) {
+    const names = [
+      ...t.columns.map((c) => (c.gqlName !== c.name ? c.gqlName : snakeToCamel(c.name))),
+      ...t.relationships.keys(),
+      ...t.computedFields.keys(),
+      ...(t.remoteRelationships?.keys() ?? []),
+    ];
+    for (const field of duplicates(names)) out.push({ table: t.name.schema === 'public' ? t.name.name : `${t.name.schema}.${t.name.name}`, field });
+  }
+  return out;
+}
+
 /** Throws Hasura's 400 `unexpected` error when `cache` has clashing root fields. */
 export function assertNoRootFieldConflicts(cache: SchemaCache, path = '$.args'): void {
-  const { query, mutation } = duplicateRootFields(cache);
+  const { query, mutation, fields, types } = duplicateRootFields(cache);
   const show = (ns: string[]) => ns.map((n) => `"${n}"`).join(', ');
   const remote = remoteRootFields(cache);
   const remoteQ = query.filter((n) => remote.query.includes(n));
@@ -69,4 +121,9 @@ export function assertNoRootFieldConflicts(cache: SchemaCache, path = '$.args'):
   }
   if (query.length > 0) throw new ApiError('unexpected', `following query root fields are duplicated: ${show(query)}`, { path });
   if (mutation.length > 0) throw new ApiError('unexpected', `following mutation root fields are duplicated: ${show(mutation)}`, { path });
+  if (fields.length > 0) {
+    const { table } = fields[0];
+    throw new ApiError('unexpected', `following fields of table "${table}" are duplicated: ${show(fields.filter((f) => f.table === table).map((f) => f.field))}`, { path });
+  }
+  if (types.length > 0) throw new ApiError('unexpected', `following types are duplicated: ${show(types)}`, { path });
 }

@@ -10,6 +10,7 @@
  */
 import type { DbClient } from '../../execution/index.js';
 import { decodeMetadata } from '../model/decodeMetadata.js';
+import { entryKeyLabel, unsupportedMetadataKeys } from '../model/unsupportedMetadata.js';
 import { saveMetadata } from '../catalog/metadataStore.js';
 import { importHasuraMetadata } from './mapHasuraMetadata.js';
 import { count, readyHasuraQueues, type AdoptionReport } from './adoptHasuraCatalog.js';
@@ -27,6 +28,11 @@ export async function adoptHasuraV2Catalog(c: DbClient, version: string): Promis
   const stored = (r.rows[0] as { metadata: string } | undefined)?.metadata;
   const doc = stored === undefined ? { version: 3, sources: [] } : (JSON.parse(stored) as Record<string, unknown>);
   const { metadata, mapped, unsupported } = importHasuraMetadata(doc);
+  // Function and remote schema permissions are not acted on: named in the report, never dropped unsaid.
+  for (const k of unsupportedMetadataKeys(metadata)) {
+    const label = entryKeyLabel(k);
+    if (label) unsupported.push(`${k}: not imported (${label})`);
+  }
   // Cron triggers are rows of hdb_cron_triggers for this engine (scheduled/, later in the chain): handed
   // back for startEngine to install once the scheduled tables are there.
   const crons = Array.isArray(metadata.cron_triggers) ? (metadata.cron_triggers as unknown[]) : [];

@@ -26,7 +26,8 @@ export type Removable =
   | { kind: 'action'; name: string }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string }
-  | { kind: 'inherited_role'; name: string };
+  | { kind: 'inherited_role'; name: string }
+  | { kind: 'query_collection_query'; collection: string; query: string };
 
 /** Removes one object from `md` (in place); a no-op when it is not there. */
 export function removeObject(md: Metadata, id: Removable): void {
@@ -50,6 +51,10 @@ export function removeObject(md: Metadata, id: Removable): void {
   if (id.kind === 'inherited_role') {
     md.inherited_roles = (md.inherited_roles ?? []).filter((r) => r.role_name !== id.name);
     if (md.inherited_roles.length === 0) delete md.inherited_roles;
+    return;
+  }
+  if (id.kind === 'query_collection_query') {
+    removeCollectionQuery(md, id.collection, id.query);
     return;
   }
   if (id.kind === 'remote_schema') {
@@ -286,4 +291,20 @@ function fixTree(tree: Record<string, unknown>, fix: (v: unknown) => unknown): R
     if (isObject(node.field)) out.field = fixTree(node.field, fix);
     return [k, out];
   }));
+}
+
+/**
+ * Drops query `query` of collection `collection`, and the REST endpoints that serve it (an endpoint
+ * cannot name a query that is gone). Empty collections stay, as Hasura keeps them.
+ */
+function removeCollectionQuery(md: Metadata, collection: string, query: string): void {
+  for (const c of md.query_collections ?? []) {
+    if (c.name === collection) c.definition.queries = c.definition.queries.filter((q) => q.name !== query);
+  }
+  const served = (e: { definition: { query: { collection_name: string; query_name: string } } }) =>
+    e.definition.query.collection_name === collection && e.definition.query.query_name === query;
+  if (md.rest_endpoints) {
+    md.rest_endpoints = md.rest_endpoints.filter((e) => !served(e));
+    if (md.rest_endpoints.length === 0) delete md.rest_endpoints;
+  }
 }

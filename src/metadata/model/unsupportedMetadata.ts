@@ -16,6 +16,19 @@ export const UNSUPPORTED_METADATA_KEYS: Readonly<Record<string, string>> = {
 /** Keys of a table's metadata not implemented yet. */
 export const UNSUPPORTED_TABLE_KEYS: Readonly<Record<string, string>> = {};
 
+/**
+ * Keys of other list entries not implemented: Hasura v2's function permissions (honoured by Hasura
+ * only with `infer_function_permissions: false`, when they narrow who may call a function) and remote
+ * schema permissions (only with `--enable-remote-schema-permissions`, when they narrow who may query
+ * a remote schema). The engine exposes a function to every role that may select its table and every
+ * remote schema to every role, as Hasura's defaults do; dropping either list would silently widen
+ * what a role may do, so a document carrying them is refused.
+ */
+export const UNSUPPORTED_ENTRY_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  functions: { permissions: 'function permissions: a function is exposed to every role that may select its table' },
+  remote_schemas: { permissions: 'remote schema permissions: every role may query every remote schema' },
+};
+
 /** Every top-level key the engine knows; any other key with a non-empty value is refused too. */
 const KNOWN_KEYS = new Set(['version', 'tables', 'functions', 'query_collections', 'rest_endpoints', 'allowlist', 'api_limits', 'graphql_schema_introspection', 'source_customization', 'remote_schemas', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles', 'read_replicas']);
 
@@ -35,15 +48,23 @@ export function unsupportedMetadataKeys(doc: unknown): string[] {
     if (isEmpty(value)) continue;
     if (key in UNSUPPORTED_METADATA_KEYS || !KNOWN_KEYS.has(key)) found.push(key);
   }
-  if (Array.isArray(o.tables)) {
-    o.tables.forEach((t, i) => {
+  for (const [list, keys] of Object.entries({ tables: UNSUPPORTED_TABLE_KEYS, ...UNSUPPORTED_ENTRY_KEYS })) {
+    const entries = o[list];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((t, i) => {
       if (t === null || typeof t !== 'object') return;
-      for (const key of Object.keys(UNSUPPORTED_TABLE_KEYS)) {
-        if (!isEmpty((t as Record<string, unknown>)[key])) found.push(`tables[${i}].${key}`);
+      for (const key of Object.keys(keys)) {
+        if (!isEmpty((t as Record<string, unknown>)[key])) found.push(`${list}[${i}].${key}`);
       }
     });
   }
   return found;
+}
+
+/** What an unsupported entry key (`functions[0].permissions`, `tables[1].x`) is, for messages; undefined for top-level keys. */
+export function entryKeyLabel(key: string): string | undefined {
+  const entry = /^(\w+)\[\d+\]\.(\w+)$/.exec(key);
+  return entry ? ({ tables: UNSUPPORTED_TABLE_KEYS, ...UNSUPPORTED_ENTRY_KEYS } as Record<string, Record<string, string>>)[entry[1]]?.[entry[2]] : undefined;
 }
 
 /** Throws 400 `not-supported` listing every key of `doc` the engine would not act on. */
@@ -51,8 +72,7 @@ export function assertSupportedMetadata(doc: unknown, path = '$.args'): void {
   const keys = unsupportedMetadataKeys(doc);
   if (keys.length === 0) return;
   const what = keys.map((k) => {
-    const leaf = k.replace(/^tables\[\d+\]\./, '');
-    const label = k.startsWith('tables[') ? UNSUPPORTED_TABLE_KEYS[leaf] : (UNSUPPORTED_METADATA_KEYS[k] ?? 'unknown key');
+    const label = entryKeyLabel(k) ?? UNSUPPORTED_METADATA_KEYS[k] ?? 'unknown key';
     return `${k} (${label})`;
   });
   throw new ApiError('not-supported', `this engine does not support yet, so refuses to store: ${what.join(', ')}`, { path, status: 400 });

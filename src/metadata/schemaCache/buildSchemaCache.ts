@@ -39,6 +39,13 @@ export interface BuildResult {
   inconsistent: Inconsistency[];
 }
 
+/**
+ * A check of the finished cache that needs later stages (the GraphQL schema: the stored queries of
+ * query collections are validated against the admin schema). Given by appState; what it returns is
+ * reported with the cache's other inconsistent objects.
+ */
+export type CacheCheck = (cache: SchemaCache) => Inconsistency[];
+
 const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
 
 /**
@@ -47,7 +54,7 @@ const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
  */
 export function buildSchemaCacheFull(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
-  defaultNaming: NamingConvention = 'hasura-default',
+  defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck,
 ): BuildResult {
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
@@ -213,12 +220,18 @@ export function buildSchemaCacheFull(
   };
   if (inheritedRoles.size > 0) cache.inheritedRoles = inheritedRoles;
   if (backendOnlyRoles.size > 0) cache.backendOnlyRoles = backendOnlyRoles;
+  const extra = check?.(cache) ?? [];
+  if (extra.length > 0) {
+    state.inconsistent.push(...extra);
+    cache.inconsistentObjects = state.inconsistent.map((i) => i.object);
+  }
   return { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
 }
 
 /** The schema cache only (see buildSchemaCacheFull). */
 export function buildSchemaCache(
   metadata: Metadata, snapshot: DbSnapshot, env?: NodeJS.ProcessEnv, remoteInputs?: ReadonlyMap<string, RemoteIntrospection>, defaultNaming?: NamingConvention,
+  check?: CacheCheck,
 ): SchemaCache {
-  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs, defaultNaming).cache;
+  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs, defaultNaming, check).cache;
 }

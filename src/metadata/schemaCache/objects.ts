@@ -18,7 +18,8 @@ export type MetadataObjectId =
   | { kind: 'action'; name: string }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string }
-  | { kind: 'inherited_role'; name: string };
+  | { kind: 'inherited_role'; name: string }
+  | { kind: 'query_collection_query'; collection: string; query: string };
 
 /** What a metadata object can depend on. */
 export type SchemaRef =
@@ -67,6 +68,8 @@ export function objectKey(id: MetadataObjectId): string {
       return `rs:${id.name}`;
     case 'inherited_role':
       return `ir:${id.name}`;
+    case 'query_collection_query':
+      return `qc:${JSON.stringify([id.collection, id.query])}`;
   }
 }
 
@@ -115,6 +118,8 @@ export function reportObject(id: MetadataObjectId): string {
       return `remote_schema ${id.name}`;
     case 'inherited_role':
       return `inherited_role ${id.name}`;
+    case 'query_collection_query':
+      return `query_collections ${id.query} in ${id.collection}`;
   }
 }
 

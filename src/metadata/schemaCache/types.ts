@@ -86,6 +86,8 @@ export interface RemoteRelInfo {
 
 export interface InconsistentObject {
   type: string; // 'table' | 'object_relation' | 'array_relation' | 'select_permission' | ...
+  /** Hasura v2's `name` of the object, where the engine reports it (`query_collections q in c`). */
+  name?: string;
   definition: unknown;
   reason: string;
 }
