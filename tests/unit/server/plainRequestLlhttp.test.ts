@@ -111,9 +111,17 @@ const NEXT = Buffer.from('GET /next HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1');
 /** Checks one input; returns whether the fast path accepted it. */
 function compare(bytes: Buffer, label: string): boolean {
   // A pipelined request after it: the fast path must end the first where node does.
-  const input = Buffer.concat([bytes, NEXT]);
-  const fast = parsePlainRequest(input, 0, MAX_HEAD, MAX_BODY);
+  let input = Buffer.concat([bytes, NEXT]);
+  let fast = parsePlainRequest(input, 0, MAX_HEAD, MAX_BODY);
   if (typeof fast !== 'object') return false;
+  // A Content-Length beyond the bytes given (a mutated digit): the fast path has read the head and
+  // waits for the rest of the body, as llhttp does; give both the whole body, then the next request.
+  const missing = fast.bodyStart + fast.bodyLength - input.length;
+  if (missing > 0) {
+    input = Buffer.concat([input, Buffer.alloc(missing, 0x61), NEXT]);
+    fast = parsePlainRequest(input, 0, MAX_HEAD, MAX_BODY);
+    if (typeof fast !== 'object') return false;
+  }
   const show = `${label}: ${JSON.stringify(bytes.toString('latin1'))}`;
   const node = llhttpParse(input);
   assert.ok(node, `the fast path accepted what node:http rejects — ${show}`);
