@@ -8,10 +8,25 @@
  * LOCKED`), or adds a slot, so writers never wait for each other's commit. The sum of a table's
  * slots grows with every committed write. The function is SECURITY DEFINER so any role that may write the table
  * may bump its counter.
+ *
+ * What changed, for narrowing reruns to the subscribers a change concerns: three more
+ * statement-level triggers (`svc_live_rows_insert|update|delete`, installed with the counter's)
+ * append, from the statement's transition tables, one row to `hdb_catalog.svc_live_log`: the
+ * writer's transaction id, the table, and the old and new images of the changed rows as a jsonb
+ * array, or NULL when the statement changed more than LIVE_LOG_MAX_ROWS rows (the reader then
+ * reruns everything on that table). One log row per statement, exactly as one counter bump per
+ * statement, so a reader can tell from the counters whether the log it read is complete. Readers
+ * prune entries older than every position they still need (changeWatcher.ts).
  */
 
 /** Name of the trigger (on each watched table) and of its function in `hdb_catalog`. */
 export const LIVE_CHANGE_TRIGGER = 'svc_live_change';
+
+/** The row-capture triggers, one per event (a trigger with transition tables has one event). */
+export const LIVE_ROWS_TRIGGERS = { INSERT: 'svc_live_rows_insert', UPDATE: 'svc_live_rows_update', DELETE: 'svc_live_rows_delete' } as const;
+
+/** Statements changing more rows than this log no images (their table's subscribers all rerun). */
+export const LIVE_LOG_MAX_ROWS = 100;
 
 /** Catalog steps of the change signal (idempotent; run by migrateCatalog after the base layout). */
 export const LIVE_CHANGE_STEPS = [
@@ -31,6 +46,27 @@ export const LIVE_CHANGE_STEPS = [
        INSERT INTO hdb_catalog.svc_live_change AS c (relid, slot) VALUES (TG_RELID, floor(random() * 2147483647)::int)
        ON CONFLICT (relid, slot) DO UPDATE SET version = c.version + 1;
      END IF;
+     RETURN NULL;
+   END;
+   $svc$`,
+  `CREATE TABLE IF NOT EXISTS hdb_catalog.svc_live_log (
+     xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+     relid oid NOT NULL,
+     rows jsonb
+   )`,
+  `CREATE INDEX IF NOT EXISTS svc_live_log_xid ON hdb_catalog.svc_live_log (xid)`,
+  `CREATE OR REPLACE FUNCTION hdb_catalog.svc_live_rows() RETURNS trigger
+   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $svc$
+   DECLARE old_images jsonb := '[]'; new_images jsonb := '[]';
+   BEGIN
+     IF TG_OP <> 'INSERT' THEN
+       SELECT coalesce(jsonb_agg(to_jsonb(r)), '[]') INTO old_images FROM (SELECT * FROM svc_old LIMIT ${LIVE_LOG_MAX_ROWS + 1}) r;
+     END IF;
+     IF TG_OP <> 'DELETE' THEN
+       SELECT coalesce(jsonb_agg(to_jsonb(r)), '[]') INTO new_images FROM (SELECT * FROM svc_new LIMIT ${LIVE_LOG_MAX_ROWS + 1}) r;
+     END IF;
+     INSERT INTO hdb_catalog.svc_live_log (relid, rows) VALUES (TG_RELID,
+       CASE WHEN jsonb_array_length(old_images) > ${LIVE_LOG_MAX_ROWS} OR jsonb_array_length(new_images) > ${LIVE_LOG_MAX_ROWS} THEN NULL ELSE old_images || new_images END);
      RETURN NULL;
    END;
    $svc$`,
