@@ -211,8 +211,11 @@ async function main() {
     // ids in a shuffled order: no row is updated twice in a window, so no update is superseded
     const id = order[updates % N];
     const name = `load-${process.pid}-${++counter}`;
-    await db.query(`UPDATE ${TABLE} SET name = $1 WHERE id = $2`, [name, id]);
+    // Timed from the commit's acknowledgement; a message that beats the acknowledgement (a loaded
+    // client) is timed from when the UPDATE was sent.
     pending.set(name, now());
+    await db.query(`UPDATE ${TABLE} SET name = $1 WHERE id = $2`, [name, id]);
+    if (pending.has(name)) pending.set(name, now());
     updates++;
     await sleep(1000 / UPS);
   }
