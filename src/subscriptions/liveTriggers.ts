@@ -11,14 +11,16 @@
  * first query, which runs afterwards. `lock_timeout` bounds that wait: a table busy for longer
  * leaves the statement on the refetch interval.
  *
- * With the counter come the row-capture triggers (`LIVE_ROWS_TRIGGERS`, metadata/catalog/liveChanges.ts)
- * that let a change rerun only the subscribers it concerns. Where Postgres refuses them (transition
- * tables are not allowed on inheritance children), the counter alone is installed: every change to
- * that table then reruns all its cohorts.
+ * Where Postgres allows transition tables, the counter of INSERT/UPDATE/DELETE is bumped by the
+ * row-capture triggers (`LIVE_ROWS_TRIGGERS`, metadata/catalog/liveChanges.ts), which also log the
+ * changed rows so a change reruns only the subscribers it concerns, and `svc_live_change` keeps
+ * TRUNCATE. Where Postgres refuses them (inheritance children), `svc_live_change` counts every
+ * event alone: every change to that table then reruns all its cohorts. A table that carries the
+ * counter alone (installed by an earlier version) gets the capture triggers at its next watch.
  */
 import type { Db, DbClient } from '../execution/index.js';
 import { LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, type SchemaCache } from '../metadata/index.js';
-import { compile, sql } from '../sql/index.js';
+import { compile, sql, type SqlFragment } from '../sql/index.js';
 import { liveDependencies, type LiveDependencies } from './liveDependencies.js';
 
 /** How long trigger installation waits for a table's writers before giving up. */
@@ -48,11 +50,8 @@ export async function watchStatement(db: Db, statement: string, cache: SchemaCac
       await c.query('SELECT pg_advisory_xact_lock($1)', [LIVE_CHANGE_LOCK_KEY]);
       for (const row of (await missing()).rows) {
         const table = sql.ident(String(row.schema), String(row.name));
-        if (row.counted !== true) {
-          await c.query(compile(sql`CREATE TRIGGER ${sql.ident(LIVE_CHANGE_TRIGGER)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-          FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_change()`).text);
-        }
-        if (row.captured !== true) await installRowCapture(c, table);
+        if (row.captured !== true && (await installRowCapture(c, table, row.counted === true))) continue;
+        if (row.counted !== true) await c.query(counterTrigger(table, row.captured === true ? 'TRUNCATE' : 'INSERT OR UPDATE OR DELETE OR TRUNCATE'));
       }
       return deps;
     });
@@ -61,18 +60,29 @@ export async function watchStatement(db: Db, statement: string, cache: SchemaCac
   }
 }
 
-/** The row-capture triggers of `table`, in a savepoint: when Postgres refuses them the counter stays alone. */
-async function installRowCapture(c: DbClient, table: ReturnType<typeof sql.ident>): Promise<void> {
+const counterTrigger = (table: SqlFragment, events: string): string =>
+  compile(sql`CREATE TRIGGER ${sql.ident(LIVE_CHANGE_TRIGGER)} AFTER ${sql.unsafeRaw(events)} ON ${table}
+    FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_change()`).text;
+
+/**
+ * The row-capture triggers of `table` and its TRUNCATE-only counter (replacing the counter of
+ * every event when `counted`), in a savepoint: false (nothing changed) when Postgres refuses them.
+ */
+async function installRowCapture(c: DbClient, table: SqlFragment, counted: boolean): Promise<boolean> {
   await c.queryRaw('SAVEPOINT svc_live_rows');
   try {
+    if (counted) await c.query(compile(sql`DROP TRIGGER ${sql.ident(LIVE_CHANGE_TRIGGER)} ON ${table}`).text);
+    await c.query(counterTrigger(table, 'TRUNCATE'));
     for (const [event, name] of Object.entries(LIVE_ROWS_TRIGGERS)) {
       const transition = event === 'INSERT' ? sql`NEW TABLE AS svc_new` : event === 'DELETE' ? sql`OLD TABLE AS svc_old` : sql`OLD TABLE AS svc_old NEW TABLE AS svc_new`;
       await c.query(compile(sql`CREATE TRIGGER ${sql.ident(name)} AFTER ${sql.unsafeRaw(event)} ON ${table} REFERENCING ${transition}
         FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_rows()`).text);
     }
     await c.queryRaw('RELEASE SAVEPOINT svc_live_rows');
+    return true;
   } catch {
     await c.queryRaw('ROLLBACK TO SAVEPOINT svc_live_rows');
+    return false;
   }
 }
 
