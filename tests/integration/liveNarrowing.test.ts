@@ -190,4 +190,33 @@ test('live queries rerun only the cohorts a change touches', async (t) => {
       await s.closed;
     }
   });
+
+  await t.test('a table counted by the counter alone gets the capture triggers when next watched, and narrows', async () => {
+    await eventually(() => stats().cohorts === 0 && stats().pollers === 0, 10_000, 'previous pollers gone');
+    await e.runSql(`CREATE TABLE legacy (id int PRIMARY KEY, v int NOT NULL); INSERT INTO legacy SELECT g, 0 FROM generate_series(1, 3) g;
+      CREATE TRIGGER svc_live_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON legacy FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_change();`);
+    assert.equal((await e.query({ type: 'track_table', args: { schema: 'public', name: 'legacy' } })).status, 200);
+    const s = await openTransportWs(e.url, ADMIN);
+    for (const id of [1, 2, 3]) subscribe(s, String(id), 'subscription ($id: Int!) { legacy_by_pk(id: $id) { id v } }', { id });
+    for (let i = 0; i < 3; i++) await s.next();
+    const triggers = await e.runSql(`SELECT t.tgname, t.tgtype::int & 60 FROM pg_trigger t WHERE t.tgrelid = 'legacy'::regclass ORDER BY 1`);
+    // tgtype bits: 4 insert, 8 delete, 16 update, 32 truncate
+    assert.deepEqual(triggers.result.slice(1), [['svc_live_change', '32'], ['svc_live_rows_delete', '8'], ['svc_live_rows_insert', '4'], ['svc_live_rows_update', '16']]);
+    await eventually(() => stats().changeDriven === 1, 10_000, 'change-driven');
+    await reads(2);
+    const runs = stats().cohortRuns;
+    await pgc.query('UPDATE legacy SET v = 1 WHERE id = 2');
+    const m = await s.next();
+    assert.equal(m.id, '2');
+    assert.deepEqual(m.payload.data.legacy_by_pk, { id: 2, v: 1 });
+    await reads(3);
+    assert.equal(stats().cohortRuns - runs, 1);
+    // TRUNCATE is still a change (every cohort reruns)
+    await pgc.query('TRUNCATE legacy');
+    const got = new Set<string>();
+    while (got.size < 3) got.add((await s.next()).id);
+    await s.none(50);
+    s.close();
+    await s.closed;
+  });
 });
