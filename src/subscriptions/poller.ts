@@ -96,7 +96,9 @@ export class Poller implements ChangeListener {
       this.relids = deps.relids;
       const key = this.opts.key;
       const root = key ? deps.tables.indexOf(`${key.table.schema}.${key.table.name}`) : -1;
-      if (key && root >= 0) {
+      const exact = key && root >= 0 ? await this.exactKey(deps.relids[root]!, key) : false;
+      if (this.stopped) return;
+      if (key && exact) {
         this.rootRelid = deps.relids[root];
         this.index = new CohortIndex(key);
         for (const c of this.cohorts.values()) this.index.add(c);
@@ -105,6 +107,24 @@ export class Poller implements ChangeListener {
     } else {
       this.intervalReason = deps.watch ? 'reads no table' : deps.reason;
       this.schedule(this.opts.intervalMs);
+    }
+  }
+
+  /**
+   * Whether the key column's equality is the comparison of canonical texts: false for a text
+   * column with a nondeterministic collation (case-insensitive equality), or when it cannot be told.
+   */
+  private async exactKey(relid: number, key: LiveKey): Promise<boolean> {
+    if (key.kind !== 'text') return true;
+    try {
+      const r = await this.opts.db.query(
+        `SELECT coalesce((SELECT l.collisdeterministic FROM pg_collation l WHERE l.oid = a.attcollation), true) AS exact
+           FROM pg_attribute a WHERE a.attrelid = $1 AND a.attname = $2`,
+        [relid, key.column],
+      );
+      return r.rows[0]?.exact === true;
+    } catch {
+      return false;
     }
   }
 

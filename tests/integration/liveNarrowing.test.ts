@@ -219,4 +219,28 @@ test('live queries rerun only the cohorts a change touches', async (t) => {
     s.close();
     await s.closed;
   });
+
+  await t.test('a text key under a case-insensitive collation is not narrowed (its equality is not the texts\' equality)', async () => {
+    await eventually(() => stats().cohorts === 0 && stats().pollers === 0, 10_000, 'previous pollers gone');
+    await e.runSql(`CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+      CREATE TABLE person (name text COLLATE ci PRIMARY KEY, v int NOT NULL); INSERT INTO person VALUES ('Ann', 0), ('bob', 0);`);
+    assert.equal((await e.query({ type: 'track_table', args: { schema: 'public', name: 'person' } })).status, 200);
+    const s = await openTransportWs(e.url, ADMIN);
+    subscribe(s, 'ann', 'subscription ($n: String!) { person(where: {name: {_eq: $n}}) { v } }', { n: 'ann' });
+    subscribe(s, 'bob', 'subscription ($n: String!) { person(where: {name: {_eq: $n}}) { v } }', { n: 'bob' });
+    assert.deepEqual((await s.next()).payload.data.person, [{ v: 0 }]);
+    await s.next();
+    await eventually(() => stats().changeDriven === 1, 10_000, 'change-driven');
+    await reads(2);
+    const runs = stats().cohortRuns;
+    // 'Ann' equals 'ann' under the collation: the subscriber of 'ann' must see it
+    await pgc.query(`UPDATE person SET v = 1 WHERE name = 'Ann'`);
+    const m = await s.next();
+    assert.equal(m.id, 'ann');
+    assert.deepEqual(m.payload.data.person, [{ v: 1 }]);
+    await reads(3);
+    assert.equal(stats().cohortRuns - runs, 2, 'both cohorts ran: no narrowing');
+    s.close();
+    await s.closed;
+  });
 });
