@@ -39,17 +39,11 @@ cpu_ticks() { # user+system ticks of $1 and its children
   echo "$total"
 }
 
-ENGINE_PID=
-stop_engine() {
-  if [ -n "$ENGINE_PID" ] && kill -0 "$ENGINE_PID" 2>/dev/null; then
-    kill -TERM "$ENGINE_PID"
-    for _ in $(seq 1 100); do kill -0 "$ENGINE_PID" 2>/dev/null || break; sleep 0.2; done
-  fi
-}
-trap stop_engine EXIT
+# shellcheck source=lib/benchEngine.sh
+. "$ROOT/scripts/lib/benchEngine.sh"
 
 for W in $WORKERS; do
-  PORT=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+  PORT=$(free_port)
   (cd "$ROOT" && NODE_ENV=production SVC_GRAPHQL_DATABASE_URL="$DB_URL" SVC_GRAPHQL_SERVER_PORT="$PORT" SVC_GRAPHQL_SERVER_HOST=127.0.0.1 \
      SVC_GRAPHQL_ADMIN_SECRET="$BENCH_ADMIN_SECRET" SVC_GRAPHQL_PG_CONNECTIONS="$POOL" SVC_GRAPHQL_WORKERS="$W" SVC_GRAPHQL_LOG_LEVEL=warn \
      exec node --max-semi-space-size=4 dist/src/main.js serve >"$ROOT/.tmp/bench/workers-engine.log" 2>&1) &

@@ -5,19 +5,21 @@
  * queries keep at the change-counter reads only), then commits updates to rows that subscribers
  * watch and measures, over a fixed window:
  *   - the time from each committed UPDATE to the matching subscriber's message (p50/p90/p99/max),
- *   - the engine's CPU (% of one core, from /proc/<pid>/stat) and RSS (/proc/<pid>/status),
+ *   - the engine's CPU (% of one core, from /proc/<pid>/stat) and RSS (/proc/<pid>/status), the
+ *     engine's worker processes (its children) included,
  *   - Postgres statements per second (pg_stat_statements: all, and the multiplexed polls only),
  *   - messages that carried no change (must be 0).
  *
  *   node scripts/subscriptionLoad.mjs --url http://127.0.0.1:18611 --engine-pid <pid> \
  *     --pg postgres://postgres:postgres@127.0.0.1:55611/bench --subs 10000 [--per-conn 1] \
- *     [--protocol graphql-ws] [--idle 30] [--duration 30] [--updates-per-sec 20] [--admin-secret s]
+ *     [--protocol graphql-ws] [--idle 30] [--duration 30] [--updates-per-sec 20] [--admin-secret s] [--table track]
  *
- * Each subscription is `track_by_pk(id: $id)` with its own id (1..N), so N subscriptions are N
- * cohorts. Needs the bench dataset (/work/shared/bench/dataset.sql, tracked with track.json).
- * Prints one JSON line with the figures.
+ * Each subscription is `<table>_by_pk(id: $id) { id name }` with its own id (1..N), so N
+ * subscriptions are N cohorts. Needs the bench dataset (/work/shared/bench/dataset.sql, tracked
+ * with track.json), or any tracked table with `id int` and `name text` holding rows 1..N
+ * (`npm run bench:live` sets all of it up). Prints one JSON line with the figures.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -36,6 +38,7 @@ const { values: opt } = parseArgs({
     'updates-per-sec': { type: 'string', default: '20' },
     'admin-secret': { type: 'string' },
     'open-concurrency': { type: 'string', default: '200' },
+    table: { type: 'string', default: 'track' },
   },
 });
 const N = Number(opt.subs);
@@ -46,7 +49,10 @@ const UPS = Number(opt['updates-per-sec']);
 const PROTOCOL = opt.protocol;
 const START = PROTOCOL === 'graphql-ws' ? 'start' : 'subscribe';
 const DATA = PROTOCOL === 'graphql-ws' ? 'data' : 'next';
-const QUERY = 'subscription ($id: Int!) { track_by_pk(id: $id) { id name unit_price } }';
+const TABLE = opt.table;
+if (!/^[a-z_][a-z0-9_]*$/.test(TABLE)) throw new Error(`--table: not a plain table name: ${TABLE}`);
+const FIELD = `${TABLE}_by_pk`;
+const QUERY = `subscription ($id: Int!) { ${FIELD}(id: $id) { id name } }`;
 const headers = opt['admin-secret'] ? { 'x-svc-admin-secret': opt['admin-secret'] } : {};
 const wsUrl = opt.url.replace(/^http/, 'ws') + '/v1/graphql';
 
@@ -69,7 +75,7 @@ function onData(id, payload) {
     errors++;
     return;
   }
-  const name = payload.data?.track_by_pk?.name;
+  const name = payload.data?.[FIELD]?.name;
   if (!s.initial) {
     s.initial = true;
     s.name = name;
@@ -108,12 +114,30 @@ function openConnection(firstId, count) {
   });
 }
 
-function cpuTicks(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return Number(parts[11]) + Number(parts[12]); // utime + stime (fields 14, 15)
+/** The engine's process and its children (the workers of `--workers`). */
+function engineProcesses(pid) {
+  const out = [String(pid)];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const f = readFileSync(`/proc/${p}/stat`, 'utf8');
+      if (f.slice(f.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) out.push(p);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+function cpuTicks(pid) {
+  let t = 0;
+  for (const p of engineProcesses(pid)) {
+    const f = readFileSync(`/proc/${p}/stat`, 'utf8');
+    const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    t += Number(parts[11]) + Number(parts[12]); // utime + stime (fields 14, 15)
+  }
+  return t;
+}
+const rssMb = (pid) => engineProcesses(pid).reduce((sum, p) => sum + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))[1]) / 1024, 0);
 const CLK_TCK = 100;
 
 async function statementCounts(db) {
@@ -187,8 +211,11 @@ async function main() {
     // ids in a shuffled order: no row is updated twice in a window, so no update is superseded
     const id = order[updates % N];
     const name = `load-${process.pid}-${++counter}`;
-    await db.query('UPDATE track SET name = $1 WHERE id = $2', [name, id]);
+    // Timed from the commit's acknowledgement; a message that beats the acknowledgement (a loaded
+    // client) is timed from when the UPDATE was sent.
     pending.set(name, now());
+    await db.query(`UPDATE ${TABLE} SET name = $1 WHERE id = $2`, [name, id]);
+    if (pending.has(name)) pending.set(name, now());
     updates++;
     await sleep(1000 / UPS);
   }
@@ -216,6 +243,7 @@ async function main() {
     pg_statements_per_s: Math.round(((st1.all - st0.all) / windowS) * 10) / 10,
     pg_poll_statements_per_s: Math.round(((st1.polls - st0.polls) / windowS) * 10) / 10,
     unchanged_messages: unchangedMessages,
+    engine_processes: pid ? engineProcesses(pid).length : null,
     load_average: loadavg().map((x) => Math.round(x * 100) / 100),
     errors,
     closed_early: closedEarly,

@@ -13,6 +13,7 @@ export {
   type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type RootFieldPlanners, type PlanOptions, type RemoteJoinPlan, type RemoteJoinShape,
 } from './planOperation.js';
 export { variableSignature } from './signature.js';
+export type { LiveKey, LiveKeyKind } from './liveKey.js';
 export { getCompiledOperation, compileOperation, type CompiledOperation, type CompiledRootField, type PlanRequest } from './planCache.js';
 export { TABLE_PLANNERS } from './planners.js';
 // Mutations: the planner of the ext:insert/update/delete kinds, and their executor.

@@ -17,9 +17,11 @@ import type { RuntimeCheck } from './context.js';
 import { planOperation, type OperationPlan, type RootFieldPlan, type RootFieldPlanners } from './planOperation.js';
 import { checkLimitValue, checkOffsetValue } from './select.js';
 import { signatureFromShapes, variableSignature } from './signature.js';
+import { liveKeyOf, type LiveKey } from './liveKey.js';
 
 export type CompiledRootField =
-  | { alias: string; kind: 'sql'; text: string; params: Param[] }
+  /** `liveKey`: a subscription's row key, when it has one (liveKey.ts). */
+  | { alias: string; kind: 'sql'; text: string; params: Param[]; liveKey?: LiveKey }
   | { alias: string; kind: 'typename'; value: string }
   | { alias: string; kind: 'introspection' }
   | { alias: string; kind: `ext:${string}`; plan: unknown };
@@ -104,18 +106,20 @@ export function compileOperation(
 ): CompiledOperation {
   const introspectionNodes: FieldNode[] = [];
   const parts: Array<{ alias: string; frag: SqlFragment } | { alias: string; constant: string }> = [];
-  const sqlField = (alias: string, frag: SqlFragment): CompiledRootField => {
+  const sqlField = (alias: string, frag: SqlFragment, f?: RootFieldPlan): CompiledRootField => {
     parts.push({ alias, frag });
-    return { alias, kind: 'sql', ...compile(frag) };
+    const compiled = compile(frag);
+    const liveKey = f && plan.kind === 'subscription' ? liveKeyOf(f, compiled.params) : undefined;
+    return liveKey ? { alias, kind: 'sql', ...compiled, liveKey } : { alias, kind: 'sql', ...compiled };
   };
   const fields = plan.fields.map((f: RootFieldPlan): CompiledRootField => {
     switch (f.kind) {
       case 'select':
-        return sqlField(f.alias, compileSelect(f.ir));
+        return sqlField(f.alias, compileSelect(f.ir), f);
       case 'select_by_pk':
-        return sqlField(f.alias, compileSelect(f.ir, { single: true }));
+        return sqlField(f.alias, compileSelect(f.ir, { single: true }), f);
       case 'aggregate':
-        return sqlField(f.alias, compileAggregate(f.ir));
+        return sqlField(f.alias, compileAggregate(f.ir), f);
       case 'sql_fragment':
         return sqlField(f.alias, f.frag);
       case 'typename':

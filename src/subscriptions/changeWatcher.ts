@@ -10,16 +10,44 @@
  * again whenever one of its tables changed at a later generation. A table seen for the first time
  * counts as changed (its earlier writes may postdate a cohort's first query).
  *
+ * The same statement reads what changed (`hdb_catalog.svc_live_log`, metadata/catalog/liveChanges.ts):
+ * the log rows of the watched tables committed after the previous read's snapshot and visible in
+ * this one (by writer transaction id against the previous snapshot: commit order, not start order,
+ * so a long transaction's rows are never skipped). A table's changed rows are handed to listeners
+ * only when the log is complete for it: as many log rows as its counter moved (one of each per
+ * statement), none of them over the bound. Anything else (TRUNCATE, a bulk statement, a table
+ * whose capture triggers are missing, log rows pruned under a slow reader, the first read) hands
+ * no rows: listeners then rerun everything that reads the table.
+ *
+ * Pruning: every PRUNE_EVERY_MS the watcher deletes log rows older than the snapshot it took
+ * RETAIN_MS ago (any engine's reader further behind just sees an incomplete log).
+ *
  * The timer runs only while some table is watched, and also lets listeners check whether the
  * schema cache they were planned on is stale.
  */
 import type { Db } from '../execution/index.js';
 import type { TimerHandle, Timers } from './timers.js';
 
+/** The old and new images of the rows a table's statements changed (column name → JSON value). */
+export type RowImages = ReadonlyArray<Record<string, unknown>>;
+
 export interface ChangeListener {
-  /** Called after each read; `changed` holds the tables whose counter moved at this generation. */
-  onRead(changed: ReadonlySet<number>): void;
+  /**
+   * Called after each read; `changed` holds the tables whose counter moved at this generation,
+   * `rows` the changed rows of those of them whose log was complete (absent: anything may have changed).
+   */
+  onRead(changed: ReadonlySet<number>, rows: ReadonlyMap<number, RowImages>): void;
 }
+
+const READ_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
+  (SELECT coalesce(json_agg(json_build_array(c.relid, c.version)), '[]') FROM (
+     SELECT relid::int8 AS relid, sum(version)::text AS version FROM hdb_catalog.svc_live_change WHERE relid = ANY($1::oid[]) GROUP BY relid) c)::text AS versions,
+  (SELECT coalesce(json_agg(json_build_array(l.relid::int8, l.rows)), '[]') FROM hdb_catalog.svc_live_log l
+    WHERE $2::pg_snapshot IS NOT NULL AND l.relid = ANY($1::oid[])
+      AND l.xid >= pg_snapshot_xmin($2::pg_snapshot) AND NOT pg_visible_in_snapshot(l.xid, $2::pg_snapshot))::text AS log`;
+
+const PRUNE_EVERY_MS = 10_000;
+const RETAIN_MS = 60_000;
 
 interface Watched {
   refs: number;
@@ -39,6 +67,10 @@ export class ChangeWatcher {
   private timer: TimerHandle | undefined;
   private reading = false;
   private failing = false;
+  /** The snapshot of the last completed read (the log is read from there). */
+  private snapshot: string | null = null;
+  /** Snapshots' xmin by time, for pruning (one per PRUNE_EVERY_MS). */
+  private readonly marks: Array<{ at: number; xmin: string }> = [];
 
   constructor(private readonly db: Db, private readonly timers: Timers, private readonly intervalMs: number, private readonly onError: (e: unknown) => void) {}
 
@@ -91,28 +123,38 @@ export class ChangeWatcher {
     try {
       const relids = [...this.tables.keys()];
       this.reads++;
-      const r = await this.db.query(
-        `SELECT relid::int8 AS relid, sum(version)::text AS version FROM hdb_catalog.svc_live_change WHERE relid = ANY($1::oid[]) GROUP BY relid`,
-        [relids],
-        { prepare: true },
-      );
+      const r = await this.db.query(READ_SQL, [relids, this.snapshot], { prepare: true });
+      const row = r.rows[0]!;
       const versions = new Map<number, string>();
-      for (const row of r.rows) versions.set(Number(row.relid), String(row.version));
+      for (const [relid, v] of JSON.parse(String(row.versions)) as Array<[number, string]>) versions.set(Number(relid), v);
+      const logged = new Map<number, { statements: number; images: Array<Record<string, unknown>> | undefined }>();
+      for (const [relid, images] of JSON.parse(String(row.log)) as Array<[number, Array<Record<string, unknown>> | null]>) {
+        let l = logged.get(relid);
+        if (!l) logged.set(relid, (l = { statements: 0, images: [] }));
+        l.statements++;
+        if (images === null) l.images = undefined;
+        else l.images?.push(...images);
+      }
       const gen = this.gen + 1;
       const changed = new Set<number>();
+      const rows = new Map<number, RowImages>();
       for (const id of relids) {
         const w = this.tables.get(id);
         if (!w) continue;
         const v = versions.get(id) ?? '0';
         if (w.version !== v) {
+          const l = logged.get(id);
+          if (w.version !== undefined && l?.images && BigInt(v) - BigInt(w.version) === BigInt(l.statements)) rows.set(id, l.images);
           w.version = v;
           w.changedGen = gen;
           changed.add(id);
         }
       }
+      this.snapshot = String(row.snapshot);
       this.gen = gen;
       this.failing = false;
-      for (const l of [...this.listeners]) l.onRead(changed);
+      for (const l of [...this.listeners]) l.onRead(changed, rows);
+      await this.prune();
     } catch (e) {
       // logged once until a read succeeds again
       if (!this.failing) this.onError(e);
@@ -120,5 +162,15 @@ export class ChangeWatcher {
     } finally {
       this.reading = false;
     }
+  }
+
+  /** Deletes log rows older than the snapshot taken RETAIN_MS ago (see the file's comment). */
+  private async prune(): Promise<void> {
+    const now = Date.now();
+    const last = this.marks[this.marks.length - 1];
+    if (!last || now - last.at >= PRUNE_EVERY_MS) this.marks.push({ at: now, xmin: this.snapshot!.split(':')[0]! });
+    if (now - this.marks[0]!.at < RETAIN_MS) return;
+    const { xmin } = this.marks.shift()!;
+    await this.db.query('DELETE FROM hdb_catalog.svc_live_log WHERE xid < $1::xid8', [xmin]);
   }
 }

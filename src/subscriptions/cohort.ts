@@ -27,6 +27,8 @@ export class Cohort {
   readonly subscribers = new Set<Subscriber>();
   /** This cohort's variables as an element of the statement's `json[]` literal. */
   readonly varsElement: string;
+  /** Change-driven pollers: the last generation at which a change concerned this cohort alone (narrowing.ts). */
+  changedGen = 0;
 
   /**
    * Change-driven pollers: the change generation completed before this cohort's last query

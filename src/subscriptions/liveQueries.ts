@@ -21,7 +21,7 @@ import { batchValues, cohortVariables, multiplexedStatement, varsElement, type L
 import { resultHash, type Subscriber } from './cohort.js';
 import { Poller } from './poller.js';
 import { StreamRunner } from './streams.js';
-import type { StreamPlan } from '../planner/index.js';
+import type { LiveKey, StreamPlan } from '../planner/index.js';
 import { ChangeWatcher } from './changeWatcher.js';
 import { watchStatement } from './liveTriggers.js';
 import { Timers, type TimerHandle } from './timers.js';
@@ -38,6 +38,8 @@ export interface LiveQueryStats {
   timers: number;
   /** Multiplexed statements run by the current pollers. */
   polls: number;
+  /** Cohorts those statements ran (a change to a keyed query's root table runs only the cohorts it concerns). */
+  cohortRuns: number;
   /** Pollers refetching on change (the others poll every refetch interval). */
   changeDriven: number;
   /** Reads of the change counters. */
@@ -69,7 +71,7 @@ export class LiveQueryManager {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
     const prepare = this.ctx.config.usePreparedStatements !== false;
-    const poller = this.pollerFor(statement, cache, prepare);
+    const poller = this.pollerFor(statement, cache, prepare, field.liveKey);
     poller.hold();
     try {
       // The change triggers exist before the first query runs (liveTriggers.ts).
@@ -99,7 +101,7 @@ export class LiveQueryManager {
   }
 
   /** The poller of `statement` planned on `cache`, created when missing. */
-  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean): Poller {
+  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean, key: LiveKey | undefined): Poller {
     const existing = this.pollers.get(statement);
     // planned against an older schema cache: its subscribers are re-planned at its next round
     if (existing && existing.cache === cache) return existing;
@@ -111,6 +113,7 @@ export class LiveQueryManager {
       intervalMs: config.liveQueries.refetchIntervalMs,
       prepare,
       watcher: this.changeWatcher(),
+      key,
       watch: () => watchStatement(db, statement, cache),
       errorBody: (e) => this.errorBody(e),
       isStale: () => this.ctx.state.current !== cache,
@@ -209,13 +212,14 @@ export class LiveQueryManager {
 
   stats(): LiveQueryStats {
     const s: LiveQueryStats = {
-      connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, changeDriven: 0,
+      connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, cohortRuns: 0, changeDriven: 0,
       changeReads: this.watcher?.reads ?? 0, streams: this.streams.size,
     };
     for (const p of this.pollers.values()) {
       s.cohorts += p.cohorts.size;
       s.subscribers += p.subscriberCount;
       s.polls += p.polls;
+      s.cohortRuns += p.cohortRuns;
       if (p.changeDriven) s.changeDriven++;
     }
     return s;
@@ -242,7 +246,7 @@ export function liveQueriesFor(ctx: EngineContext): LiveQueryManager {
 
 /** Counts of live connections, pollers, cohorts, subscribers and timers (of one engine, or all). */
 export function liveQueryStats(ctx?: EngineContext): LiveQueryStats {
-  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, changeDriven: 0, changeReads: 0, streams: 0 };
+  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, cohortRuns: 0, changeDriven: 0, changeReads: 0, streams: 0 };
   for (const [c, m] of managers) {
     if (ctx && c !== ctx) continue;
     const s = m.stats();

@@ -10,10 +10,17 @@
  * installation bumps the counter and every write committed before it is seen by the subscriber's
  * first query, which runs afterwards. `lock_timeout` bounds that wait: a table busy for longer
  * leaves the statement on the refetch interval.
+ *
+ * Where Postgres allows transition tables, the counter of INSERT/UPDATE/DELETE is bumped by the
+ * row-capture triggers (`LIVE_ROWS_TRIGGERS`, metadata/catalog/liveChanges.ts), which also log the
+ * changed rows so a change reruns only the subscribers it concerns, and `svc_live_change` keeps
+ * TRUNCATE. Where Postgres refuses them (inheritance children), `svc_live_change` counts every
+ * event alone: every change to that table then reruns all its cohorts. A table that carries the
+ * counter alone (installed by an earlier version) gets the capture triggers at its next watch.
  */
 import type { Db, DbClient } from '../execution/index.js';
-import { LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, type SchemaCache } from '../metadata/index.js';
-import { compile, sql } from '../sql/index.js';
+import { LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, type SchemaCache } from '../metadata/index.js';
+import { compile, sql, type SqlFragment } from '../sql/index.js';
 import { liveDependencies, type LiveDependencies } from './liveDependencies.js';
 
 /** How long trigger installation waits for a table's writers before giving up. */
@@ -30,21 +37,52 @@ export async function watchStatement(db: Db, statement: string, cache: SchemaCac
       if (!deps.watch || deps.relids.length === 0) return deps;
       const missing = () =>
         c.query(
-          `SELECT n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE c.oid = ANY($1::oid[]) AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $2)`,
-          [deps.relids, LIVE_CHANGE_TRIGGER],
+          `SELECT n.nspname AS schema, c.relname AS name,
+                  EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $2) AS counted,
+                  EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $3) AS captured
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.oid = ANY($1::oid[])
+              AND NOT (EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $2)
+                   AND EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $3))`,
+          [deps.relids, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS.INSERT],
         );
       if ((await missing()).rows.length === 0) return deps;
       await c.query('SELECT pg_advisory_xact_lock($1)', [LIVE_CHANGE_LOCK_KEY]);
       for (const row of (await missing()).rows) {
         const table = sql.ident(String(row.schema), String(row.name));
-        await c.query(compile(sql`CREATE TRIGGER ${sql.ident(LIVE_CHANGE_TRIGGER)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
-          FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_change()`).text);
+        if (row.captured !== true && (await installRowCapture(c, table, row.counted === true))) continue;
+        if (row.counted !== true) await c.query(counterTrigger(table, row.captured === true ? 'TRUNCATE' : 'INSERT OR UPDATE OR DELETE OR TRUNCATE'));
       }
       return deps;
     });
   } catch (e) {
     return { watch: false, reason: `its change triggers could not be installed: ${(e as Error).message}` };
+  }
+}
+
+const counterTrigger = (table: SqlFragment, events: string): string =>
+  compile(sql`CREATE TRIGGER ${sql.ident(LIVE_CHANGE_TRIGGER)} AFTER ${sql.unsafeRaw(events)} ON ${table}
+    FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_change()`).text;
+
+/**
+ * The row-capture triggers of `table` and its TRUNCATE-only counter (replacing the counter of
+ * every event when `counted`), in a savepoint: false (nothing changed) when Postgres refuses them.
+ */
+async function installRowCapture(c: DbClient, table: SqlFragment, counted: boolean): Promise<boolean> {
+  await c.queryRaw('SAVEPOINT svc_live_rows');
+  try {
+    if (counted) await c.query(compile(sql`DROP TRIGGER ${sql.ident(LIVE_CHANGE_TRIGGER)} ON ${table}`).text);
+    await c.query(counterTrigger(table, 'TRUNCATE'));
+    for (const [event, name] of Object.entries(LIVE_ROWS_TRIGGERS)) {
+      const transition = event === 'INSERT' ? sql`NEW TABLE AS svc_new` : event === 'DELETE' ? sql`OLD TABLE AS svc_old` : sql`OLD TABLE AS svc_old NEW TABLE AS svc_new`;
+      await c.query(compile(sql`CREATE TRIGGER ${sql.ident(name)} AFTER ${sql.unsafeRaw(event)} ON ${table} REFERENCING ${transition}
+        FOR EACH STATEMENT EXECUTE FUNCTION hdb_catalog.svc_live_rows()`).text);
+    }
+    await c.queryRaw('RELEASE SAVEPOINT svc_live_rows');
+    return true;
+  } catch {
+    await c.queryRaw('ROLLBACK TO SAVEPOINT svc_live_rows');
+    return false;
   }
 }
 
@@ -62,7 +100,10 @@ export async function syncLiveTriggers(c: DbClient, cache: SchemaCache): Promise
   const tracked = isTracked(cache);
   for (const row of r.rows) {
     if (tracked(String(row.schema), String(row.name))) continue;
-    await c.query(compile(sql`DROP TRIGGER IF EXISTS ${sql.ident(LIVE_CHANGE_TRIGGER)} ON ${sql.ident(String(row.schema), String(row.name))}`).text);
+    const table = sql.ident(String(row.schema), String(row.name));
+    for (const name of [LIVE_CHANGE_TRIGGER, ...Object.values(LIVE_ROWS_TRIGGERS)]) {
+      await c.query(compile(sql`DROP TRIGGER IF EXISTS ${sql.ident(name)} ON ${table}`).text);
+    }
     await c.query('DELETE FROM hdb_catalog.svc_live_change WHERE relid = $1', [row.relid]);
   }
 }

@@ -16,6 +16,7 @@
  * response's, so a live result and a query result are the same bytes).
  */
 import type { Session } from '../core/index.js';
+import type { LiveKey } from '../planner/index.js';
 import { compile, mapParamRefs, resolveParams, sql, type Param } from '../sql/index.js';
 import { pgText, quoteElement } from './pgText.js';
 
@@ -24,6 +25,8 @@ export interface LiveRootField {
   alias: string;
   text: string;
   params: Param[];
+  /** The row key that narrows reruns (planner/liveKey.ts), when the field has one. */
+  liveKey?: LiveKey;
 }
 
 const statements = new WeakMap<LiveRootField, string>();

@@ -7,6 +7,9 @@
  *     each read of the change counters (changeWatcher.ts) that moved one of its tables, the cohorts
  *     whose last query started before that change run again, one round at a time (changes during
  *     a round start another round right after it);
+ *     Narrowed (narrowing.ts): when the statement has a row key (planner/liveKey.ts) and the
+ *     change to its root table came with the changed rows, only the cohorts those rows concern
+ *     run; a change to any other table it reads, or one without rows, runs every cohort;
  *   - interval (a function or view Postgres cannot see through, or change tracking off): every
  *     cohort, every refetch interval, the next round one interval after the previous one started.
  *
@@ -19,7 +22,9 @@ import type { ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues } from './multiplexedQuery.js';
 import { Cohort, resultHash, type Subscriber } from './cohort.js';
-import type { ChangeListener, ChangeWatcher } from './changeWatcher.js';
+import type { ChangeListener, ChangeWatcher, RowImages } from './changeWatcher.js';
+import { CohortIndex } from './narrowing.js';
+import type { LiveKey } from '../planner/index.js';
 import type { LiveDependencies } from './liveDependencies.js';
 import type { TimerHandle, Timers } from './timers.js';
 
@@ -33,6 +38,8 @@ export interface PollerOptions {
   prepare: boolean;
   /** The change counters' watcher; absent when change tracking is off. */
   watcher: ChangeWatcher | undefined;
+  /** The statement's row key, when it has one (narrows reruns to the cohorts a change concerns). */
+  key: LiveKey | undefined;
   /** What the statement reads (installs the change triggers); only called with a watcher. */
   watch(): Promise<LiveDependencies>;
   /** The `{"errors":[…]}` body for a failed poll. */
@@ -65,6 +72,16 @@ export class Poller implements ChangeListener {
   readonly ready: Promise<void>;
   /** Statements run (for the stats). */
   polls = 0;
+  /** Cohorts run by those statements (for the stats). */
+  cohortRuns = 0;
+  /** Keyed, change-driven: the cohorts by key value, and the oid of the root table. */
+  private index: CohortIndex<Cohort> | undefined;
+  private rootRelid: number | undefined;
+  /** The last generation at which a change concerned every cohort. */
+  private fullGen = 0;
+  /** Since the last round: whether a change concerned every cohort, and the cohorts concerned otherwise. */
+  private allMarked = false;
+  private readonly marked = new Set<Cohort>();
 
   /** `cache`: the schema cache the statement was planned on. */
   constructor(readonly statement: string, private readonly opts: PollerOptions, readonly cache: SchemaCache) {
@@ -77,10 +94,37 @@ export class Poller implements ChangeListener {
     if (this.stopped) return;
     if (watcher && deps.watch && deps.relids.length > 0) {
       this.relids = deps.relids;
+      const key = this.opts.key;
+      const root = key ? deps.tables.indexOf(`${key.table.schema}.${key.table.name}`) : -1;
+      const exact = key && root >= 0 ? await this.exactKey(deps.relids[root]!, key) : false;
+      if (this.stopped) return;
+      if (key && exact) {
+        this.rootRelid = deps.relids[root];
+        this.index = new CohortIndex(key);
+        for (const c of this.cohorts.values()) this.index.add(c);
+      }
       this.unwatch = watcher.add(this, deps.relids);
     } else {
       this.intervalReason = deps.watch ? 'reads no table' : deps.reason;
       this.schedule(this.opts.intervalMs);
+    }
+  }
+
+  /**
+   * Whether the key column's equality is the comparison of canonical texts: false for a text
+   * column with a nondeterministic collation (case-insensitive equality), or when it cannot be told.
+   */
+  private async exactKey(relid: number, key: LiveKey): Promise<boolean> {
+    if (key.kind !== 'text') return true;
+    try {
+      const r = await this.opts.db.query(
+        `SELECT coalesce((SELECT l.collisdeterministic FROM pg_collation l WHERE l.oid = a.attcollation), true) AS exact
+           FROM pg_attribute a WHERE a.attrelid = $1 AND a.attname = $2`,
+        [relid, key.column],
+      );
+      return r.rows[0]?.exact === true;
+    } catch {
+      return false;
     }
   }
 
@@ -115,13 +159,20 @@ export class Poller implements ChangeListener {
       c = new Cohort(varsJson, gen);
       this.cohorts.set(varsJson, c);
       this.byId.set(c.id, c);
+      this.index?.add(c);
     }
     return c;
   }
 
   /** A subscriber joined `c`: a change its first query may have missed runs the cohort again. */
   joined(c: Cohort): void {
-    if (this.relids && this.isDue(c, this.opts.watcher!.changedGen(this.relids))) void this.refetch();
+    if (!this.relids) return;
+    const changedGen = this.opts.watcher!.changedGen(this.relids);
+    if (changedGen !== PENDING_FIRST_READ && c.seenGen < changedGen) {
+      c.changedGen = Math.max(c.changedGen, changedGen);
+      this.marked.add(c);
+      void this.refetch();
+    }
   }
 
   /** Drops a cohort whose last subscriber left; stops the poller when it was the last one. */
@@ -129,18 +180,37 @@ export class Poller implements ChangeListener {
     if (c.subscribers.size > 0 || this.cohorts.get(c.varsJson) !== c) return;
     this.cohorts.delete(c.varsJson);
     this.byId.delete(c.id);
+    this.index?.delete(c);
+    this.marked.delete(c);
     if (this.cohorts.size === 0 && this.holds === 0) this.stop();
   }
 
   /** ChangeListener: the counters were read. */
-  onRead(changed: ReadonlySet<number>): void {
+  onRead(changed: ReadonlySet<number>, rows: ReadonlyMap<number, RowImages>): void {
     if (this.stopped || !this.relids) return;
     if (this.opts.isStale()) return void this.poll();
-    if (this.relids.some((id) => changed.has(id))) void this.refetch();
+    const gen = this.opts.watcher!.gen;
+    let any = false;
+    for (const id of this.relids) {
+      if (!changed.has(id)) continue;
+      any = true;
+      const images = id === this.rootRelid ? rows.get(id) : undefined;
+      const concerned = images && this.index!.concerned(images);
+      if (!concerned) {
+        this.fullGen = gen;
+        this.allMarked = true;
+      } else {
+        for (const c of concerned) {
+          c.changedGen = gen;
+          this.marked.add(c);
+        }
+      }
+    }
+    if (any) void this.refetch();
   }
 
-  private isDue(c: Cohort, changedGen: number): boolean {
-    return changedGen !== PENDING_FIRST_READ && c.seenGen < changedGen;
+  private isDue(c: Cohort): boolean {
+    return c.seenGen < Math.max(this.fullGen, c.changedGen);
   }
 
   /** Change-driven rounds: the due cohorts, until no change arrived during the last round. */
@@ -155,8 +225,10 @@ export class Poller implements ChangeListener {
         this.again = false;
         const watcher = this.opts.watcher!;
         const gen = watcher.gen;
-        const changedGen = watcher.changedGen(this.relids!);
-        const due = [...this.cohorts.values()].filter((c) => this.isDue(c, changedGen));
+        const candidates = this.allMarked ? [...this.cohorts.values()] : [...this.marked].filter((c) => this.cohorts.get(c.varsJson) === c);
+        this.allMarked = false;
+        this.marked.clear();
+        const due = candidates.filter((c) => this.isDue(c));
         for (const c of due) c.seenGen = gen;
         await this.runAll(due);
       } while (this.again && !this.stopped);
@@ -212,6 +284,7 @@ export class Poller implements ChangeListener {
 
   private async runBatch(batch: Cohort[]): Promise<void> {
     this.polls++;
+    this.cohortRuns += batch.length;
     try {
       const r = await this.opts.db.query(this.statement, batchValues(batch), { prepare: this.opts.prepare });
       for (const row of r.rows) {

@@ -20,7 +20,7 @@ for (const prepare of [true, false]) {
     const calls: Array<{ text: string; opts: unknown }> = [];
     let emptied = false;
     const poller = new Poller('SELECT multiplexed', {
-      db: recordingDb(calls), timers: new Timers(), batchSize: 10, intervalMs: 5, prepare, watcher: undefined,
+      db: recordingDb(calls), timers: new Timers(), batchSize: 10, intervalMs: 5, prepare, watcher: undefined, key: undefined,
       watch: async () => ({ watch: false, reason: 'change tracking is off' }),
       errorBody: () => '{}', isStale: () => false, onEmpty: () => (emptied = true), onStale: () => {},
     }, {} as SchemaCache);
