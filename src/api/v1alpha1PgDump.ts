@@ -44,7 +44,7 @@ export const v1alpha1PgDump: Handler = async (req, ctx) => {
     const server = await ctx.db.query('SHOW server_version_num');
     const serverMajor = Math.floor(Number((server.rows[0] as { server_version_num: string }).server_version_num) / 10000);
     const binary = choosePgDump(serverMajor);
-    const out = binary.path === BUILT_IN ? await runBuiltIn(url, opts) : await runPgDump(binary.path, url, opts);
+    const out = binary.path === BUILT_IN ? await runBuiltIn(url, opts, serverMajor) : await runPgDump(binary.path, url, opts);
     const body = clean ? cleanOutput(out.toString('utf8')) : out;
     return { status: 200, headers: { 'content-type': 'application/sql; charset=utf-8' }, body, log: { role: session.role } };
   } catch (e) {
@@ -175,9 +175,11 @@ const FORMAT_OPT = /^(?:-F(.*)|--format(?:=(.*))?)$/;
 
 /**
  * The built-in pg_dump: it writes plain SQL only (an archive format needs an installed pg_dump),
- * and its errors are worded as the installed pg_dump words them (`pg_dump: error: …`).
+ * and its errors are worded as the installed pg_dump words them (`pg_dump: error: …`). Being
+ * version 18, it writes `SET transaction_timeout = 0;`, a setting servers before 17 do not have:
+ * for those that line is dropped, so that the dump restores on the server it came from.
  */
-async function runBuiltIn(url: string, opts: string[]): Promise<string> {
+async function runBuiltIn(url: string, opts: string[], serverMajor: number): Promise<string> {
   opts.forEach((o, i) => {
     const m = FORMAT_OPT.exec(o);
     if (!m) return;
@@ -189,7 +191,8 @@ async function runBuiltIn(url: string, opts: string[]): Promise<string> {
   const u = new URL(url);
   const host = u.searchParams.get('host') ?? (decodeURIComponent(u.hostname.replace(/^\[|\]$/g, '')) || 'localhost');
   try {
-    return await runWasmPgDump(url, [...opts, `--host=${host}`, `--port=${u.port || '5432'}`], TIMEOUT_MS);
+    const out = await runWasmPgDump(url, [...opts, `--host=${host}`, `--port=${u.port || '5432'}`], TIMEOUT_MS);
+    return serverMajor < 17 ? out.replace(/^SET transaction_timeout = 0;\n/m, '') : out;
   } catch (e) {
     const text = (e instanceof Error ? e.message : String(e))
       .replace(/^pg_dump failed with exit code \d+\. \nError message: /, '')
