@@ -6,21 +6,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
-import { createTestDatabase, startTestEngine, type TestEngine } from './harness.js';
+import { createTestDatabase, sqlOn, startTestEngine, type TestEngine } from './harness.js';
 import { applyConformanceSchema } from '../support/conformanceSchema.js';
 import { pgDumpCandidates } from '../../src/api/v1alpha1PgDump.js';
 
 const ENABLED = { SVC_GRAPHQL_ENABLED_APIS: 'graphql,metadata,pgdump' };
 
-async function runOn(url: string, sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
+/** Makes the engine (in this process) run the built-in pg_dump until the test ends. */
+function useBuiltInPgDump(t: { after(fn: () => unknown): void }): void {
+  process.env.SVC_GRAPHQL_PG_DUMP_PATH = 'built-in';
+  t.after(() => delete process.env.SVC_GRAPHQL_PG_DUMP_PATH);
 }
 
 /** Dumps the engine's database through the API; asserts a 200. */
@@ -34,7 +29,7 @@ async function dump(e: TestEngine, opts: string[], clean = false): Promise<strin
 async function restoreAndDump(t: { after(fn: () => unknown): void }, text: string, opts: string[], clean = false): Promise<string> {
   const db = await createTestDatabase('restore');
   t.after(() => db.drop());
-  await runOn(db.url, text);
+  await sqlOn(db.url, text);
   const e = await startTestEngine({ databaseUrl: db.url, env: ENABLED });
   t.after(() => e.stop());
   return dump(e, opts, clean);
@@ -88,8 +83,7 @@ test('the embedded Postgres 17 is dumped by the built-in pg_dump; dumps restore 
 test('built-in pg_dump: bad options and refused requests answer in Hasura\'s shape', async (t) => {
   const e = await startTestEngine({ env: ENABLED });
   t.after(() => e.stop());
-  process.env.SVC_GRAPHQL_PG_DUMP_PATH = 'built-in';
-  t.after(() => delete process.env.SVC_GRAPHQL_PG_DUMP_PATH);
+  useBuiltInPgDump(t);
   await e.runSql('CREATE TABLE kept (id int PRIMARY KEY)');
   const call = (opts: unknown) => e.request('POST', '/v1alpha1/pg_dump', { opts });
 
@@ -119,8 +113,7 @@ test('built-in pg_dump: bad options and refused requests answer in Hasura\'s sha
 test('a long built-in dump does not hold up other requests', async (t) => {
   const e = await startTestEngine({ env: ENABLED });
   t.after(() => e.stop());
-  process.env.SVC_GRAPHQL_PG_DUMP_PATH = 'built-in';
-  t.after(() => delete process.env.SVC_GRAPHQL_PG_DUMP_PATH);
+  useBuiltInPgDump(t);
   await e.runSql("CREATE TABLE big AS SELECT g AS id, md5(g::text) AS h, repeat('x', 100) AS pad FROM generate_series(1, 150000) g");
   await e.query({ type: 'track_table', args: { schema: 'public', name: 'big' } });
   const t0 = performance.now();

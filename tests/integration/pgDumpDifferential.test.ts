@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startTestEngine, type TestEngine } from './harness.js';
+import { sqlOn, startTestEngine, type TestEngine } from './harness.js';
 import { applyConformanceSchema } from '../support/conformanceSchema.js';
 import { startSystemPostgres } from '../support/systemPostgres.js';
 
@@ -73,14 +73,8 @@ test('the built-in pg_dump and the installed one dump the same statements (SCRAM
   const builtInData = (await timedDump(e, 'built-in', data)).text;
   assert.ok(installedData.filter((s) => s.startsWith('INSERT INTO ')).length > 100);
   assert.deepEqual(statements(builtInData), installedData);
-  const restore = new pg.Client({ connectionString: url });
-  await restore.connect();
-  await restore.query('CREATE DATABASE restored');
-  await restore.end();
-  const restored = new pg.Client({ connectionString: url.replace(/\/postgres$/, '/restored') });
-  await restored.connect();
-  await restored.query(builtInData.replace(/^\\(un)?restrict .*$/gm, ''));
-  await restored.end();
+  await sqlOn(url, 'CREATE DATABASE restored');
+  await sqlOn(url.replace(/\/postgres$/, '/restored'), builtInData.replace(/^\\(un)?restrict .*$/gm, ''));
   const r = await startTestEngine({ databaseUrl: url.replace(/\/postgres$/, '/restored'), env: ENABLED });
   t.after(() => r.stop());
   assert.deepEqual(statements((await timedDump(r, join(server.bin, 'pg_dump'), [...data, '--inserts'])).text), installedData);
