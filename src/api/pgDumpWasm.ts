@@ -25,12 +25,14 @@ export function runWasmPgDump(url: string, opts: string[], timeoutMs: number): P
   const bridge = new PgDumpBridge(bridgeTarget(url));
   const data: PgDumpWorkerData = { signal, port: port2, args: opts };
   const moduleUrl = new URL('./pgDumpWasmWorker.js', import.meta.url);
+  // The process's Node options, less one that only applies to its own entry (`--input-type`).
+  const options = { workerData: data, transferList: [port2], execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')) };
   const worker = import.meta.url.endsWith('.ts')
     ? new Worker(
         `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((t) => { t.register(); return import(${JSON.stringify(moduleUrl.href.replace(/\.js$/, '.ts'))}); })`,
-        { eval: true, workerData: data, transferList: [port2] },
+        { ...options, eval: true },
       )
-    : new Worker(moduleUrl, { workerData: data, transferList: [port2] });
+    : new Worker(moduleUrl, options);
   const post = (answer: Uint8Array, code: number): void => {
     if (code === 1) port1.postMessage(answer);
     Atomics.store(state, 0, code);
