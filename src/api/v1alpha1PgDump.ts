@@ -6,9 +6,11 @@
  *
  * The connection goes through PG* environment variables, never argv, so the password does not
  * show in the process list; options that would redirect the dump (`-f`, `-d`, `-h`, `-p`, `-U`)
- * are refused. The binary: `SVC_GRAPHQL_PG_DUMP_PATH`, else the newest of
- * /usr/lib/postgresql/<v>/bin/pg_dump and `pg_dump` on PATH; none, or none as new as the server's
- * major version (the embedded Postgres is 17) → a clear 500 saying what to install.
+ * are refused. The binary: `SVC_GRAPHQL_PG_DUMP_PATH` when set (a path, or `built-in`; it must be as
+ * new as the server);
+ * else the newest of /usr/lib/postgresql/<v>/bin/pg_dump and `pg_dump` on PATH when it is at least
+ * the server's major version; else the built-in pg_dump 18 (WebAssembly, `pgDumpWasm.ts`), which
+ * writes table data as INSERT statements and plain SQL only; a server newer than that → a clear 500.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { ApiError } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import type { Handler } from './handlerTypes.js';
 import { apiErrorResponse } from './v1alpha1Config.js';
+import { runWasmPgDump, WASM_PG_DUMP_MAJOR } from './pgDumpWasm.js';
 
 const PREAMBLE = new Set([
   'SET statement_timeout = 0;', 'SET lock_timeout = 0;', 'SET idle_in_transaction_session_timeout = 0;',
@@ -27,6 +30,8 @@ const PREAMBLE = new Set([
   'SET transaction_timeout = 0;', 'CREATE SCHEMA public;', "COMMENT ON SCHEMA public IS 'standard public schema';",
 ]);
 const NOTIFY_TRIGGER = /^CREATE TRIGGER "?notify_(hasura|svc)_.+"? AFTER [A-Za-z0-9]+ ON .+ FOR EACH ROW EXECUTE (FUNCTION|PROCEDURE) "?hdb_(views|catalog)"?\."?notify_(hasura|svc)_.+"?\(\);$/;
+/** psql's `\\restrict` / `\\unrestrict` lines (pg_dump since 17.6, 16.10, 15.14): not SQL, so not in a migration. */
+const RESTRICT = /^\\(un)?restrict\b/;
 const REFUSED_OPTS = /^(-f|--file|-d|--dbname|-h|--host|-p|--port|-U|--username)(=|$)|^-[fdhpU]./;
 const TIMEOUT_MS = 10 * 60_000;
 
@@ -39,7 +44,7 @@ export const v1alpha1PgDump: Handler = async (req, ctx) => {
     const server = await ctx.db.query('SHOW server_version_num');
     const serverMajor = Math.floor(Number((server.rows[0] as { server_version_num: string }).server_version_num) / 10000);
     const binary = choosePgDump(serverMajor);
-    const out = await runPgDump(binary.path, url, opts);
+    const out = binary.path === BUILT_IN ? await runBuiltIn(url, opts, serverMajor) : await runPgDump(binary.path, url, opts);
     const body = clean ? cleanOutput(out.toString('utf8')) : out;
     return { status: 200, headers: { 'content-type': 'application/sql; charset=utf-8' }, body, log: { role: session.role } };
   } catch (e) {
@@ -63,11 +68,14 @@ function parseBody(raw: Buffer): { opts: string[]; clean: boolean } {
   return { opts: opts as string[], clean: clean_output === true };
 }
 
-/** A pg_dump binary and its major version. */
+/** A pg_dump binary and its major version (`path` is `BUILT_IN` for the WebAssembly one). */
 export interface PgDumpBinary {
   path: string;
   major: number;
 }
+
+/** The `path` of the built-in pg_dump. */
+export const BUILT_IN = 'built-in';
 
 const majors = new Map<string, number | undefined>();
 
@@ -112,18 +120,24 @@ export function pgDumpCandidates(): PgDumpBinary[] {
 }
 
 /**
- * The pg_dump to run against a server of major version `serverMajor`: the newest candidate, which
- * must be at least that version (pg_dump refuses newer servers). Otherwise a clear 500 saying what
- * was found and how to fix it.
+ * The pg_dump to run against a server of major version `serverMajor`: `SVC_GRAPHQL_PG_DUMP_PATH`
+ * when set (`built-in` names the built-in one), which must be at least that version (pg_dump refuses newer servers); else the newest
+ * installed one when it is that new; else the built-in one when it can dump that server. Otherwise a
+ * clear 500 saying what was found and how to fix it.
  */
 export function choosePgDump(serverMajor: number): PgDumpBinary {
-  const [best] = pgDumpCandidates();
-  const fix = `install the PostgreSQL ${serverMajor} (or newer) client tools and set SVC_GRAPHQL_PG_DUMP_PATH to their pg_dump`;
-  if (!best) throw new ApiError('unexpected', `pg_dump is not available: no pg_dump binary was found (${fix})`, { status: 500 });
-  if (best.major < serverMajor) {
-    throw new ApiError('unexpected', `pg_dump is not available: the database runs PostgreSQL ${serverMajor} but the newest pg_dump found (${best.path}) is version ${best.major}, and pg_dump cannot dump a newer server (${fix})`, { status: 500 });
+  const explicit = process.env.SVC_GRAPHQL_PG_DUMP_PATH;
+  if (explicit === BUILT_IN) {
+    if (serverMajor <= WASM_PG_DUMP_MAJOR) return { path: BUILT_IN, major: WASM_PG_DUMP_MAJOR };
+    throw new ApiError('unexpected', `pg_dump is not available: the database runs PostgreSQL ${serverMajor} and the built-in pg_dump dumps servers up to PostgreSQL ${WASM_PG_DUMP_MAJOR} (install the PostgreSQL ${serverMajor} client tools and set SVC_GRAPHQL_PG_DUMP_PATH to their pg_dump)`, { status: 500 });
   }
-  return best;
+  const [best] = pgDumpCandidates();
+  if (best && best.major >= serverMajor) return best;
+  if (!explicit && serverMajor <= WASM_PG_DUMP_MAJOR) return { path: BUILT_IN, major: WASM_PG_DUMP_MAJOR };
+  const fix = `install the PostgreSQL ${serverMajor} (or newer) client tools and set SVC_GRAPHQL_PG_DUMP_PATH to their pg_dump`;
+  const builtIn = explicit ? '' : `, the built-in pg_dump dumps servers up to PostgreSQL ${WASM_PG_DUMP_MAJOR}`;
+  if (!best) throw new ApiError('unexpected', `pg_dump is not available: no pg_dump binary was found${builtIn} (${fix})`, { status: 500 });
+  throw new ApiError('unexpected', `pg_dump is not available: the database runs PostgreSQL ${serverMajor} but the newest pg_dump found (${best.path}) is version ${best.major}, and pg_dump cannot dump a newer server${builtIn} (${fix})`, { status: 500 });
 }
 
 function pgEnv(url: string): NodeJS.ProcessEnv {
@@ -157,7 +171,39 @@ function runPgDump(binary: string, url: string, opts: string[]): Promise<Buffer>
   });
 }
 
+const FORMAT_OPT = /^(?:-F(.*)|--format(?:=(.*))?)$/;
+
+/**
+ * The built-in pg_dump: it writes plain SQL only (an archive format needs an installed pg_dump),
+ * and its errors are worded as the installed pg_dump words them (`pg_dump: error: …`). Being
+ * version 18, it writes `SET transaction_timeout = 0;`, a setting servers before 17 do not have:
+ * for those that line is dropped, so that the dump restores on the server it came from.
+ */
+async function runBuiltIn(url: string, opts: string[], serverMajor: number): Promise<string> {
+  opts.forEach((o, i) => {
+    const m = FORMAT_OPT.exec(o);
+    if (!m) return;
+    const format = m[1] || m[2] || opts[i + 1] || '';
+    if (!/^p(lain)?$/i.test(format)) {
+      throw new ApiError('invalid-params', `pg_dump option ${o}${m[1] || m[2] ? '' : ` ${format}`} needs an installed pg_dump (SVC_GRAPHQL_PG_DUMP_PATH): the built-in one writes plain SQL only`, { path: '$.opts' });
+    }
+  });
+  const u = new URL(url);
+  const host = u.searchParams.get('host') ?? (decodeURIComponent(u.hostname.replace(/^\[|\]$/g, '')) || 'localhost');
+  try {
+    const out = await runWasmPgDump(url, [...opts, `--host=${host}`, `--port=${u.port || '5432'}`], TIMEOUT_MS);
+    return serverMajor < 17 ? out.replace(/^SET transaction_timeout = 0;\n/m, '') : out;
+  } catch (e) {
+    const text = (e instanceof Error ? e.message : String(e))
+      .replace(/^pg_dump failed with exit code \d+\. \nError message: /, '')
+      .replace(/^could not find a "[^"]*" to execute/, '')
+      .trim()
+      .replace(/(?<!^)pg_dump: /g, '\npg_dump: ');
+    throw new ApiError('unexpected', `error while executing pg_dump: ${text}`, { status: 500 });
+  }
+}
+
 export function cleanOutput(text: string): string {
-  const keep = text.split('\n').filter((line) => !(line.trim() === '' || line.startsWith('--') || PREAMBLE.has(line) || NOTIFY_TRIGGER.test(line)));
+  const keep = text.split('\n').filter((line) => !(line.trim() === '' || line.startsWith('--') || PREAMBLE.has(line) || NOTIFY_TRIGGER.test(line) || RESTRICT.test(line)));
   return keep.map((l) => `${l}\n`).join('');
 }

@@ -134,6 +134,17 @@ async function dropDatabase(name: string): Promise<void> {
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`));
 }
 
+/** Runs `sql` (one or more statements) on its own connection to the database at `url`. */
+export async function sqlOn(url: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
 /** A database of its own on the test server (`t_<prefix>_<random>`): its URL and how to drop it. */
 export async function createTestDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_${prefix}_${randomBytes(5).toString('hex')}`;

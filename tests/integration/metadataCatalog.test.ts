@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { sqlOn } from './harness.js';
 import { createDb } from '../../src/execution/index.js';
 import { introspectDatabase, loadMetadata, migrateCatalog, saveMetadata, decodeMetadata } from '../../src/metadata/index.js';
 
@@ -13,15 +13,7 @@ async function withDatabase(t: { after: (fn: () => Promise<void>) => void }): Pr
   const base = process.env.SVC_TEST_DATABASE_URL;
   if (!base) throw new Error('SVC_TEST_DATABASE_URL is not set');
   const name = 't_' + randomBytes(6).toString('hex');
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: base });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = (sql: string) => sqlOn(base, sql);
   await admin(`CREATE DATABASE ${name}`);
   t.after(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   const u = new URL(base);
