@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startTestEngine } from './harness.js';
-import { eventually, openTransportWs, type TestSocket } from './subscriptionsClient.js';
+import { eventually, openTransportWs, TestSocket } from './subscriptionsClient.js';
 import { liveQueryStats, wsLimits } from '../../src/subscriptions/index.js';
 
 const ADMIN = { 'x-svc-admin-secret': 'adm' };
@@ -126,6 +126,23 @@ test('multiplexed, change-driven streams', async (t) => {
     while (bodies.length < 2) bodies.push(...(await s.next(10_000)).payload.data.event_stream.map((r: { body: string }) => r.body));
     assert.deepEqual(bodies, ['first', 'second']);
     s.close();
+  });
+
+  await t.test('300 subscriptions sent at once on one connection, right behind connection_init (as a reconnecting client does)', async () => {
+    const s = await TestSocket.open(e.url, 'graphql-transport-ws');
+    s.send({ type: 'connection_init', payload: { headers: ADMIN } });
+    for (let i = 0; i < 300; i++) s.send({ id: `r${i}`, type: 'subscribe', payload: { query: STREAM, variables: { after: 100_000 + i } } });
+    assert.equal((await s.next()).type, 'connection_ack');
+    const seen = new Set<string>();
+    while (seen.size < 300) {
+      const m = await s.next(10_000);
+      assert.equal(m.type, 'next', JSON.stringify(m));
+      assert.deepEqual(m.payload.data.message_stream, []);
+      seen.add(m.id);
+    }
+    assert.equal(stats().streams, 300);
+    s.close();
+    await eventually(() => stats().streams === 0, 15_000, 'the 300 streams to go');
   });
 
   await t.test('departed clients: a disconnect frees its streams; a client that stops reading is closed, others go on', async () => {
