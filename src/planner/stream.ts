@@ -2,7 +2,7 @@
  * `<t>_stream(batch_size, cursor: [{initial_value: {<column>: v}, ordering}], where)` → the plan of
  * a streaming subscription (`ext:stream`): one statement with two columns,
  *
- *   SELECT root, CASE WHEN n = <limit> THEN last ELSE greatest($cursor, $bound)::text END AS cursor, n
+ *   SELECT root, CASE WHEN n = <limit> THEN last ELSE greatest($cursor, $bound)::text END AS cursor, n   (DESC: last, if any)
  *     FROM (SELECT (<the rows: where AND the role's filter AND <column> > $cursor AND <column> <= $bound,
  *                    ORDER BY <column>, LIMIT least(batch_size, the role's limit)>) AS root,
  *                  <the same rows' last cursor value> AS last, <their number> AS n)
@@ -79,9 +79,12 @@ export function planStream(f: NField, meta: OutputFieldMeta, ctx: PlanContext): 
   const rows: SelectIR = { ...base, orderBy: [{ target: { kind: 'column', column: column.name }, direction: desc ? 'desc' : 'asc' }], limit };
   const cursorRows: SelectIR = { ...rows, fields: [{ alias: 'c', kind: 'column', column: column.name, pgType: column.pgType }] };
   const cursorParam = sql.param(variable(STREAM_CURSOR_VARIABLE).source, valueType);
-  const rest = desc ? sql`${cursorParam}::text` : sql`greatest(${cursorParam}, ${sql.param(variable(STREAM_BOUND_VARIABLE).source, valueType)})::text`;
   const [r, c] = [sql.ident('_r'), sql.ident('_c')];
-  const compiled = compile(sql`SELECT ${r}.${sql.ident('root')}, CASE WHEN ${r}.${sql.ident('n')} >= ${sql.int(limit)} THEN ${r}.${sql.ident('last')} ELSE ${rest} END AS ${sql.ident('cursor')}, ${r}.${sql.ident('n')}
+  // ASC: a batch that is not full delivered everything up to the bound; DESC: the last row, if any
+  const next = desc
+    ? sql`CASE WHEN ${r}.${sql.ident('n')} > 0 THEN ${r}.${sql.ident('last')} ELSE ${cursorParam}::text END`
+    : sql`CASE WHEN ${r}.${sql.ident('n')} >= ${sql.int(limit)} THEN ${r}.${sql.ident('last')} ELSE greatest(${cursorParam}, ${sql.param(variable(STREAM_BOUND_VARIABLE).source, valueType)})::text END`;
+  const compiled = compile(sql`SELECT ${r}.${sql.ident('root')}, ${next} AS ${sql.ident('cursor')}, ${r}.${sql.ident('n')}
 FROM (SELECT (${compileSelect(rows)}) AS ${sql.ident('root')}, ${c}.${sql.ident('j')} -> -1 ->> 'c' AS ${sql.ident('last')}, coalesce(json_array_length(${c}.${sql.ident('j')}), 0) AS ${sql.ident('n')}
   FROM (SELECT (${compileSelect(cursorRows)})::json AS ${sql.ident('j')}) AS ${c}) AS ${r}`);
   const plan: StreamPlan = { alias: f.alias, text: compiled.text, params: compiled.params, initial: plainValue(value), table: table.name, column: column.name, desc, limit };

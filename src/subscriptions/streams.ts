@@ -71,9 +71,9 @@ export class StreamPoller implements ChangeListener {
   polls = 0;
   readonly ready: Promise<void>;
   private readonly key: string;
-  private readonly unmark: () => void;
   private relids: number[] | undefined;
-  private unwatch: (() => void) | undefined;
+  /** What stop() undoes: the bound's key, the watched tables. */
+  private readonly undo: Array<() => void> = [];
   private timer: TimerHandle | undefined;
   private running = false;
   private again = false;
@@ -82,7 +82,7 @@ export class StreamPoller implements ChangeListener {
 
   constructor(readonly statement: string, private readonly field: LiveRootField, private readonly shape: StreamShape, private readonly opts: StreamOptions, readonly cache: SchemaCache) {
     this.key = markKey(shape.table, shape.column);
-    this.unmark = opts.marks.add(shape.table, shape.column);
+    this.undo.push(opts.marks.add(shape.table, shape.column));
     this.ready = this.start();
   }
 
@@ -96,7 +96,7 @@ export class StreamPoller implements ChangeListener {
     if (this.stopped) return;
     if (watcher && deps?.watch && deps.relids.length > 0) {
       this.relids = deps.relids;
-      this.unwatch = watcher.add(this, deps.relids);
+      this.undo.push(watcher.add(this, deps.relids));
     } else this.schedule();
   }
 
@@ -230,9 +230,7 @@ export class StreamPoller implements ChangeListener {
     if (this.stopped) return;
     this.stopped = true;
     this.opts.timers.clear(this.timer);
-    this.timer = undefined;
-    this.unwatch?.();
-    this.unmark();
+    for (const f of this.undo.splice(0)) f();
     this.opts.onEmpty();
   }
 }

@@ -94,6 +94,18 @@ test('multiplexed, change-driven streams', async (t) => {
     await eventually(() => stats().streams === 0 && stats().streamPollers === 0, 15_000, () => `streams gone: ${JSON.stringify(stats())}`);
   });
 
+  await t.test('DESC: committed rows downwards in batches, each once, later writes deliver nothing again', async () => {
+    const s = await openTransportWs(e.url, ADMIN);
+    s.send({ id: 'd', type: 'subscribe', payload: { query: 'subscription { message_stream(batch_size: 4, cursor: {initial_value: {id: 11}, ordering: DESC}) { id } }' } });
+    const batches: number[][] = [];
+    while (batches.flat().at(-1) !== 1) batches.push((await s.next(10_000)).payload.data.message_stream.map((r: { id: number }) => r.id));
+    assert.deepEqual(batches, [[10, 9, 8, 7], [6, 5, 4, 3], [2, 1]]);
+    await e.runSql("INSERT INTO message (body) VALUES ('above')");
+    await reads(10);
+    await s.none(0);
+    s.close();
+  });
+
   await t.test('a sequence value committed after a later one is delivered, in order', async () => {
     const s = await openTransportWs(e.url, ADMIN);
     const max = Number((await e.runSql('SELECT max(id) FROM message')).result[1][0]);
