@@ -12,12 +12,18 @@
  *
  *   node scripts/subscriptionLoad.mjs --url http://127.0.0.1:18611 --engine-pid <pid> \
  *     --pg postgres://postgres:postgres@127.0.0.1:55611/bench --subs 10000 [--per-conn 1] \
- *     [--protocol graphql-ws] [--idle 30] [--duration 30] [--updates-per-sec 20] [--admin-secret s] [--table track]
+ *     [--kind live|stream] [--protocol graphql-ws] [--idle 30] [--duration 30] [--updates-per-sec 20] \
+ *     [--admin-secret s] [--table track]
  *
- * Each subscription is `<table>_by_pk(id: $id) { id name }` with its own id (1..N), so N
- * subscriptions are N cohorts. Needs the bench dataset (/work/shared/bench/dataset.sql, tracked
- * with track.json), or any tracked table with `id int` and `name text` holding rows 1..N
- * (`npm run bench:live` sets all of it up). Prints one JSON line with the figures.
+ * `--kind live` (default): each subscription is `<table>_by_pk(id: $id) { id name }` with its own id
+ * (1..N), so N subscriptions are N cohorts. `--kind stream`: each is `<table>_stream(batch_size: 10,
+ * cursor: {initial_value: {id: $id}})` from its own cursor past the last row (all in one multiplexed
+ * statement; nothing to deliver while nothing is inserted); streams are measured idle only
+ * (`--duration 0`). `--duration 0` skips the update window: the idle figures alone. A connection may
+ * carry hundreds of subscriptions (`--per-conn`), sent at once as a reconnecting client sends them.
+ * Needs the bench dataset (/work/shared/bench/dataset.sql, tracked with track.json), or any tracked
+ * table with `id int` and `name text` holding rows 1..N (`npm run bench:live` sets all of it up), and
+ * pg_stat_statements. Prints one JSON line with the figures and the load average.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -39,6 +45,7 @@ const { values: opt } = parseArgs({
     'admin-secret': { type: 'string' },
     'open-concurrency': { type: 'string', default: '200' },
     table: { type: 'string', default: 'track' },
+    kind: { type: 'string', default: 'live' },
   },
 });
 const N = Number(opt.subs);
@@ -51,8 +58,15 @@ const START = PROTOCOL === 'graphql-ws' ? 'start' : 'subscribe';
 const DATA = PROTOCOL === 'graphql-ws' ? 'data' : 'next';
 const TABLE = opt.table;
 if (!/^[a-z_][a-z0-9_]*$/.test(TABLE)) throw new Error(`--table: not a plain table name: ${TABLE}`);
-const FIELD = `${TABLE}_by_pk`;
-const QUERY = `subscription ($id: Int!) { ${FIELD}(id: $id) { id name } }`;
+const KIND = opt.kind;
+if (KIND !== 'live' && KIND !== 'stream') throw new Error('--kind is live or stream');
+if (KIND === 'stream' && DURATION_S > 0) throw new Error('--kind stream measures idle streams only: give --duration 0');
+/** Stream cursors start past every row (ids of the bench dataset are below this). */
+const STREAM_FROM = 1_000_000_000;
+const FIELD = KIND === 'live' ? `${TABLE}_by_pk` : `${TABLE}_stream`;
+const QUERY = KIND === 'live'
+  ? `subscription ($id: Int!) { ${FIELD}(id: $id) { id name } }`
+  : `subscription ($id: Int!) { ${FIELD}(batch_size: 10, cursor: {initial_value: {id: $id}}) { id name } }`;
 const headers = opt['admin-secret'] ? { 'x-svc-admin-secret': opt['admin-secret'] } : {};
 const wsUrl = opt.url.replace(/^http/, 'ws') + '/v1/graphql';
 
@@ -68,6 +82,8 @@ let unchangedMessages = 0;
 let errors = 0;
 let initialReceived = 0;
 let closedEarly = 0;
+/** Messages after the initial results (idle: must stay 0). */
+let laterMessages = 0;
 
 function onData(id, payload) {
   const s = subs.get(id);
@@ -75,7 +91,8 @@ function onData(id, payload) {
     errors++;
     return;
   }
-  const name = payload.data?.[FIELD]?.name;
+  const name = KIND === 'live' ? payload.data?.[FIELD]?.name : JSON.stringify(payload.data?.[FIELD]);
+  if (s.initial) laterMessages++;
   if (!s.initial) {
     s.initial = true;
     s.name = name;
@@ -100,7 +117,7 @@ function openConnection(firstId, count) {
       if (m.type === 'connection_ack') {
         for (let id = firstId; id < firstId + count; id++) {
           subs.set(id, { initial: false, name: undefined });
-          ws.send(JSON.stringify({ id: String(id), type: START, payload: { query: QUERY, variables: { id } } }));
+          ws.send(JSON.stringify({ id: String(id), type: START, payload: { query: QUERY, variables: { id: KIND === 'live' ? id : STREAM_FROM + id } } }));
         }
         resolve(ws);
       } else if (m.type === DATA) onData(Number(m.id), m.payload);
@@ -142,9 +159,10 @@ const CLK_TCK = 100;
 
 async function statementCounts(db) {
   const r = await db.query(`SELECT coalesce(sum(calls), 0)::bigint AS all,
-    coalesce(sum(calls) FILTER (WHERE query LIKE '%FROM unnest($1::"_uuid", $2::"_json")%' AND query NOT LIKE 'EXPLAIN%'), 0)::bigint AS polls
+    coalesce(sum(calls) FILTER (WHERE query LIKE '%FROM unnest($1::"_uuid", $2::"_json")%' AND query NOT LIKE 'EXPLAIN%'), 0)::bigint AS polls,
+    coalesce(sum(calls) FILTER (WHERE query LIKE '%FROM pg_locks%'), 0)::bigint AS marks
     FROM pg_stat_statements`);
-  return { all: Number(r.rows[0].all), polls: Number(r.rows[0].polls) };
+  return { all: Number(r.rows[0].all), polls: Number(r.rows[0].polls), marks: Number(r.rows[0].marks) };
 }
 
 const pct = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
@@ -168,7 +186,7 @@ async function main() {
     sockets.push(...(await Promise.all(batch)));
   }
   while (initialReceived < N) {
-    if (now() - t0 > 300_000) throw new Error(`only ${initialReceived}/${N} initial results after 300 s`);
+    if (now() - t0 > 1_800_000) throw new Error(`only ${initialReceived}/${N} initial results after 1800 s`);
     await sleep(100);
   }
   const rampSeconds = (now() - t0) / 1000;
@@ -180,7 +198,7 @@ async function main() {
     const icpu0 = pid ? cpuTicks(pid) : 0;
     const ist0 = await statementCounts(db);
     const i0 = now();
-    const before = unchangedMessages + latencies.length;
+    const before = laterMessages;
     await sleep(IDLE_S * 1000);
     const idleS = (now() - i0) / 1000;
     const icpu1 = pid ? cpuTicks(pid) : 0;
@@ -191,8 +209,17 @@ async function main() {
       // minus the two statementCounts queries themselves
       pg_statements_per_s: Math.round(((ist1.all - ist0.all - 1) / idleS) * 10) / 10,
       pg_poll_statements_per_s: Math.round(((ist1.polls - ist0.polls) / idleS) * 10) / 10,
-      messages: unchangedMessages + latencies.length - before,
+      pg_stream_bound_statements_per_s: Math.round(((ist1.marks - ist0.marks) / idleS) * 10) / 10,
+      engine_rss_mb: pid ? Math.round(rssMb(pid)) : null,
+      messages: laterMessages - before,
+      load_average: loadavg().map((x) => Math.round(x * 100) / 100),
     };
+  }
+  if (DURATION_S <= 0) {
+    console.log(JSON.stringify({ kind: KIND, subscriptions: N, connections: conns, protocol: PROTOCOL, ramp_s: Math.round(rampSeconds * 10) / 10, idle, errors, closed_early: closedEarly }));
+    for (const ws of sockets) ws.terminate();
+    await db.end();
+    process.exit(0);
   }
 
   const cpu0 = pid ? cpuTicks(pid) : 0;
@@ -228,6 +255,7 @@ async function main() {
   const sorted = [...latencies].sort((a, b) => a - b);
   const round = (x) => (x === null ? null : Math.round(x));
   const out = {
+    kind: KIND,
     subscriptions: N,
     connections: conns,
     protocol: PROTOCOL,

@@ -21,4 +21,4 @@ export {
   planMutationField, mutationRootPlanner, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationFieldPlan, type StatementPlan,
 } from './mutation.js';
 export { RELAY_PLANNERS } from './relay.js';
-export { STREAM_CURSOR_VARIABLE, type StreamPlan } from './stream.js';
+export { STREAM_CURSOR_VARIABLE, STREAM_BOUND_VARIABLE, type StreamPlan } from './stream.js';

@@ -2,15 +2,20 @@
  * `<t>_stream(batch_size, cursor: [{initial_value: {<column>: v}, ordering}], where)` → the plan of
  * a streaming subscription (`ext:stream`): one statement with two columns,
  *
- *   SELECT (<the rows: where AND the role's filter AND <column> > $cursor, ORDER BY <column>,
- *            LIMIT least(batch_size, the role's limit)>) AS root,
- *          (SELECT (<the same rows' cursor column>) -> -1 ->> 'c') AS cursor
+ *   SELECT root, CASE WHEN n = <limit> THEN last ELSE greatest($cursor, $bound)::text END AS cursor, n   (DESC: last, if any)
+ *     FROM (SELECT (<the rows: where AND the role's filter AND <column> > $cursor AND <column> <= $bound,
+ *                    ORDER BY <column>, LIMIT least(batch_size, the role's limit)>) AS root,
+ *                  <the same rows' last cursor value> AS last, <their number> AS n)
  *
- * `$cursor` reads the variable `STREAM_CURSOR_VARIABLE`, which the stream runner sets to the last
- * cursor value it delivered (`initial` at first); `<`/DESC for `ordering: DESC`. As in Hasura,
- * exactly one cursor column; it should be unique (rows sharing a value across a batch boundary are
- * delivered once, only the first of them).
+ * `$cursor` reads the variable `STREAM_CURSOR_VARIABLE`, which the stream runner sets to where the
+ * subscriber is (`initial` at first); `$bound` (`STREAM_BOUND_VARIABLE`) is the highest cursor value
+ * no transaction can still commit a row below (subscriptions/streamMarks.ts; NULL: none yet, no
+ * rows). A batch that is not full has delivered every row up to the bound, so the next cursor is the
+ * bound. With `ordering: DESC`: `<` and no bound (rows already committed, walked downwards). As in
+ * Hasura, exactly one cursor column; it should be unique (rows sharing a value across a batch
+ * boundary are delivered once, only the first of them).
  */
+import type { QualifiedTable } from '../core/index.js';
 import type { BoolExp, SelectIR } from '../ir/index.js';
 import { vf, type AnnValue, type NField, type OutputFieldMeta, type StreamFieldMeta } from '../graphql/index.js';
 import { compile, compileSelect, sql, type Param } from '../sql/index.js';
@@ -21,14 +26,22 @@ import { planSelect } from './select.js';
 
 /** The variable the cursor comparison reads (not a GraphQL name a client can declare: `$` names cannot start with a digit). */
 export const STREAM_CURSOR_VARIABLE = '0cursor';
+/** The variable of the delivery bound (ASC streams). */
+export const STREAM_BOUND_VARIABLE = '0bound';
 
 export interface StreamPlan {
   alias: string;
-  /** Two columns: `root` (the batch's JSON array) and `cursor` (its last cursor value as text, NULL when empty). */
+  /** Three columns: `root` (the batch's JSON array), `cursor` (where the subscriber is next, as text) and `n` (rows in the batch). */
   text: string;
   params: Param[];
   /** The cursor's starting value, as the client gave it. */
   initial: unknown;
+  /** The table and cursor column (the delivery bound is the column's highest committed value). */
+  table: QualifiedTable;
+  column: string;
+  desc: boolean;
+  /** Rows per batch: a batch of `limit` rows may be followed by more. */
+  limit: number;
 }
 
 function field(v: AnnValue | undefined, name: string): AnnValue | undefined {
@@ -56,20 +69,24 @@ export function planStream(f: NField, meta: OutputFieldMeta, ctx: PlanContext): 
   const ordering = field(cursors[0], 'ordering');
   const desc = ordering?.kind === 'enum' && ordering.value === 'DESC';
 
-  const cursorCompare: BoolExp = {
-    kind: 'compare',
-    column: { column: column.name, pgType: column.pgType },
-    op: desc ? '_lt' : '_gt',
-    value: { source: { kind: 'variable', name: STREAM_CURSOR_VARIABLE }, pgType: columnValueType(column) },
-  };
-  const base = planSelect(ctx, table, f, { extraWhere: cursorCompare });
-  const rows: SelectIR = {
-    ...base,
-    orderBy: [{ target: { kind: 'column', column: column.name }, direction: desc ? 'desc' : 'asc' }],
-    limit: view.limit === null ? batchSize : Math.min(batchSize, view.limit),
-  };
+  const valueType = columnValueType(column);
+  const variable = (name: string) => ({ source: { kind: 'variable' as const, name }, pgType: valueType });
+  const col = { column: column.name, pgType: column.pgType };
+  const cursorCompare: BoolExp = { kind: 'compare', column: col, op: desc ? '_lt' : '_gt', value: variable(STREAM_CURSOR_VARIABLE) };
+  const bounded: BoolExp = desc ? cursorCompare : { kind: 'and', items: [cursorCompare, { kind: 'compare', column: col, op: '_lte', value: variable(STREAM_BOUND_VARIABLE) }] };
+  const base = planSelect(ctx, table, f, { extraWhere: bounded });
+  const limit = view.limit === null ? batchSize : Math.min(batchSize, view.limit);
+  const rows: SelectIR = { ...base, orderBy: [{ target: { kind: 'column', column: column.name }, direction: desc ? 'desc' : 'asc' }], limit };
   const cursorRows: SelectIR = { ...rows, fields: [{ alias: 'c', kind: 'column', column: column.name, pgType: column.pgType }] };
-  const compiled = compile(sql`SELECT (${compileSelect(rows)}) AS ${sql.ident('root')}, ((${compileSelect(cursorRows)}) -> -1 ->> 'c') AS ${sql.ident('cursor')}`);
-  const plan: StreamPlan = { alias: f.alias, text: compiled.text, params: compiled.params, initial: plainValue(value) };
+  const cursorParam = sql.param(variable(STREAM_CURSOR_VARIABLE).source, valueType);
+  const [r, c] = [sql.ident('_r'), sql.ident('_c')];
+  // ASC: a batch that is not full delivered everything up to the bound; DESC: the last row, if any
+  const next = desc
+    ? sql`CASE WHEN ${r}.${sql.ident('n')} > 0 THEN ${r}.${sql.ident('last')} ELSE ${cursorParam}::text END`
+    : sql`CASE WHEN ${r}.${sql.ident('n')} >= ${sql.int(limit)} THEN ${r}.${sql.ident('last')} ELSE greatest(${cursorParam}, ${sql.param(variable(STREAM_BOUND_VARIABLE).source, valueType)})::text END`;
+  const compiled = compile(sql`SELECT ${r}.${sql.ident('root')}, ${next} AS ${sql.ident('cursor')}, ${r}.${sql.ident('n')}
+FROM (SELECT (${compileSelect(rows)}) AS ${sql.ident('root')}, ${c}.${sql.ident('j')} -> -1 ->> 'c' AS ${sql.ident('last')}, coalesce(json_array_length(${c}.${sql.ident('j')}), 0) AS ${sql.ident('n')}
+  FROM (SELECT (${compileSelect(cursorRows)})::json AS ${sql.ident('j')}) AS ${c}) AS ${r}`);
+  const plan: StreamPlan = { alias: f.alias, text: compiled.text, params: compiled.params, initial: plainValue(value), table: table.name, column: column.name, desc, limit };
   return { alias: f.alias, kind: 'ext:stream', plan };
 }

@@ -20,7 +20,8 @@ import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
 import { resultHash, type Subscriber } from './cohort.js';
 import { Poller } from './poller.js';
-import { StreamRunner } from './streams.js';
+import { StreamPoller } from './streams.js';
+import { StreamMarks } from './streamMarks.js';
 import type { LiveKey, StreamPlan } from '../planner/index.js';
 import { ChangeWatcher } from './changeWatcher.js';
 import { watchStatement } from './liveTriggers.js';
@@ -46,12 +47,21 @@ export interface LiveQueryStats {
   changeReads: number;
   /** Streaming subscriptions running. */
   streams: number;
+  /** Stream pollers (one per statement) and the statements they ran. */
+  streamPollers: number;
+  streamPolls: number;
+  /** Observations of the streams' delivery bound (streamMarks.ts). */
+  streamMarks: number;
 }
+
+/** The columns of a streaming field's statement after `root` (planner/stream.ts). */
+const STREAM_COLUMNS = ['cursor', 'n'];
 
 export class LiveQueryManager {
   readonly timers = new Timers();
   private readonly pollers = new Map<string, Poller>();
-  private readonly streams = new Set<StreamRunner>();
+  private readonly streamPollers = new Map<string, StreamPoller>();
+  private marks: StreamMarks | undefined;
   private readonly keepAlive = new Set<() => void>();
   private keepAliveTimer: TimerHandle | undefined;
   private watcher: ChangeWatcher | undefined;
@@ -146,40 +156,43 @@ export class LiveQueryManager {
   }
 
   /**
-   * Starts a streaming subscription (planner/stream.ts); its first batch is pushed before this
-   * resolves. Returns its stop function.
+   * Starts a streaming subscription (planner/stream.ts) in the stream poller of its statement; its
+   * first batch is pushed before this resolves. Returns its stop function.
    */
   async stream(
     session: Session, plan: StreamPlan, variables: Record<string, unknown>, sub: Subscriber, cancelled: () => boolean, cache: SchemaCache,
   ): Promise<() => void> {
     const field: LiveRootField = { alias: plan.alias, text: plan.text, params: plan.params };
-    const statement = multiplexedStatement(field, true);
+    const statement = multiplexedStatement(field, STREAM_COLUMNS);
+    const existing = this.streamPollers.get(statement);
+    const poller = existing && existing.cache === cache ? existing : this.streamPollerFor(statement, field, plan, cache);
+    return poller.subscribe(sub, variables, session, plan.initial, cancelled);
+  }
+
+  private streamPollerFor(statement: string, field: LiveRootField, plan: StreamPlan, cache: SchemaCache): StreamPoller {
     const { db, config } = this.ctx;
-    const watcher = this.changeWatcher();
-    const deps = watcher ? await watchStatement(db, statement, cache) : undefined;
-    if (cancelled()) return () => {};
-    const runner: StreamRunner = new StreamRunner(statement, field, variables, session, sub, plan.initial, {
+    this.marks ??= new StreamMarks(db);
+    const created: StreamPoller = new StreamPoller(statement, field, plan, {
       db,
       timers: this.timers,
+      batchSize: config.liveQueries.batchSize,
       intervalMs: config.liveQueries.refetchIntervalMs,
       prepare: config.usePreparedStatements !== false,
-      watch: watcher && deps?.watch && deps.relids.length > 0 ? { watcher, relids: deps.relids } : undefined,
+      marks: this.marks,
+      watcher: this.changeWatcher(),
+      watch: () => watchStatement(db, statement, cache),
       errorBody: (e) => this.errorBody(e),
       isStale: () => this.ctx.state.current !== cache,
-      onStale: (s) => s.replan(),
-      onStop: () => {
-        this.streams.delete(runner);
+      onEmpty: () => {
+        if (this.streamPollers.get(statement) === created) this.streamPollers.delete(statement);
         this.checkIdle();
       },
-    });
-    this.streams.add(runner);
-    try {
-      await runner.start();
-    } catch (e) {
-      runner.stop();
-      throw e;
-    }
-    return () => runner.stop();
+      onStale: (subscribers) => {
+        for (const s of subscribers) s.replan();
+      },
+    }, cache);
+    this.streamPollers.set(statement, created);
+    return created;
   }
 
   private errorBody(e: unknown): string {
@@ -213,8 +226,12 @@ export class LiveQueryManager {
   stats(): LiveQueryStats {
     const s: LiveQueryStats = {
       connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, cohortRuns: 0, changeDriven: 0,
-      changeReads: this.watcher?.reads ?? 0, streams: this.streams.size,
+      changeReads: this.watcher?.reads ?? 0, streams: 0, streamPollers: this.streamPollers.size, streamPolls: 0, streamMarks: this.marks?.observations ?? 0,
     };
+    for (const p of this.streamPollers.values()) {
+      s.streams += p.streams.size;
+      s.streamPolls += p.polls;
+    }
     for (const p of this.pollers.values()) {
       s.cohorts += p.cohorts.size;
       s.subscribers += p.subscriberCount;
@@ -226,7 +243,7 @@ export class LiveQueryManager {
   }
 
   private checkIdle(): void {
-    if (this.connections === 0 && this.pollers.size === 0 && this.streams.size === 0 && this.timers.size === 0) this.onIdle();
+    if (this.connections === 0 && this.pollers.size === 0 && this.streamPollers.size === 0 && this.timers.size === 0) this.onIdle();
   }
 }
 
@@ -246,7 +263,9 @@ export function liveQueriesFor(ctx: EngineContext): LiveQueryManager {
 
 /** Counts of live connections, pollers, cohorts, subscribers and timers (of one engine, or all). */
 export function liveQueryStats(ctx?: EngineContext): LiveQueryStats {
-  const total: LiveQueryStats = { connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, cohortRuns: 0, changeDriven: 0, changeReads: 0, streams: 0 };
+  const total: LiveQueryStats = {
+    connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, cohortRuns: 0, changeDriven: 0, changeReads: 0, streams: 0, streamPollers: 0, streamPolls: 0, streamMarks: 0,
+  };
   for (const [c, m] of managers) {
     if (ctx && c !== ctx) continue;
     const s = m.stats();

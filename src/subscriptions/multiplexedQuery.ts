@@ -32,17 +32,18 @@ export interface LiveRootField {
 const statements = new WeakMap<LiveRootField, string>();
 
 /**
- * The multiplexed statement of `field` (memoised per compiled field). With `cursor`, the field's
- * statement has a second column `cursor` (a streaming field, planner/stream.ts), returned too.
+ * The multiplexed statement of `field` (memoised per compiled field). `extra`: the field's
+ * statement's columns after `root` (a streaming field's `cursor` and `n`, planner/stream.ts),
+ * returned too.
  */
-export function multiplexedStatement(field: LiveRootField, cursor = false): string {
+export function multiplexedStatement(field: LiveRootField, extra: readonly string[] = []): string {
   let text = statements.get(field);
   if (text === undefined) {
     const inner = mapParamRefs(field.text, (i) => `("_subs"."result_vars"->>${i})`);
     const ids = sql.param({ kind: 'value', value: null }, '_uuid');
     const vars = sql.param({ kind: 'value', value: null }, '_json');
-    const cursorColumn = cursor ? sql`, ${sql.ident('_fld', 'cursor')}` : sql.empty;
-    const fldColumns = cursor ? sql`${sql.ident('root')}, ${sql.ident('cursor')}` : sql.ident('root');
+    const cursorColumn = sql.join(extra.map((c) => sql`, ${sql.ident('_fld', c)}`), '');
+    const fldColumns = sql.join(['root', ...extra].map((c) => sql.ident(c)), ', ');
     text = compile(sql`SELECT ${sql.ident('_subs', 'result_id')}, ${sql.literal(`{${JSON.stringify(field.alias)}:`)} || coalesce(${sql.ident('_fld', 'root')}::text, 'null') || '}' AS ${sql.ident('result')}${cursorColumn}
 FROM unnest(${ids}, ${vars}) AS ${sql.ident('_subs')}(${sql.ident('result_id')}, ${sql.ident('result_vars')})
 LEFT OUTER JOIN LATERAL (${sql.unsafeRaw(inner)}) AS ${sql.ident('_fld')}(${fldColumns}) ON true`).text;

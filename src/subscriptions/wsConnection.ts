@@ -13,7 +13,9 @@
  * Authentication reads `payload.headers` with the handshake's headers exactly like an HTTP
  * request (a header the handshake already has is replaced only with `--ws-init-overrides-headers`,
  * on by default without an admin secret); until connection_init is accepted, messages are held to
- * `--max-unauthenticated-body-size`, and at most `--ws-max-queued-messages` wait to be handled; a credential's expiry (JWT `exp`) closes the socket. Queries and mutations go to the
+ * `--max-unauthenticated-body-size`, and at most `--ws-max-queued-messages` wait to be handled (holding
+ * at most QUEUED_MESSAGE_BYTES_FACTOR × the per-message bound: a client may send hundreds of small
+ * `start`s at once, as Hasura clients do on reconnecting); a credential's expiry (JWT `exp`) closes the socket. Queries and mutations go to the
  * injected `execute` (the /v1/graphql pipeline); subscriptions become live queries (liveQueries.ts).
  * Messages are handled in arrival order; only `connection_init` is awaited before the next one, so
  * a slow query never holds up a `stop`. Sends are bounded: a client that does not read past
@@ -43,6 +45,9 @@ import type { TimerHandle } from './timers.js';
 
 /** Runs a query or mutation for the socket: the same result /v1/graphql would answer. */
 export type WsExecute = (session: Session, request: GraphqlRequest, readAfter: ReadAfter) => Promise<{ body: string; error?: ApiError }>;
+
+/** Bytes of received, unhandled messages a connection may hold: this many times its per-message bound. */
+const QUEUED_MESSAGE_BYTES_FACTOR = 64;
 
 /** Send-buffer bound per connection (bytes queued in ws and the socket, not yet on the wire). */
 export const wsLimits = { maxBufferedBytes: 8 * 1024 * 1024 };
@@ -79,6 +84,7 @@ class GraphqlSocket {
   private chain: Promise<void> = Promise.resolve();
   /** Messages received and not yet handled. */
   private queued = 0;
+  private queuedBytes = 0;
 
   constructor(
     private readonly socket: WebSocket, req: IncomingMessage, private readonly ctx: EngineContext, private readonly execute: WsExecute,
@@ -109,10 +115,15 @@ class GraphqlSocket {
     } else if (!this.state.session.isAdmin && bytes.length > config.maxNonAdminBodySize) {
       return this.close(1009, `message larger than ${config.maxNonAdminBodySize} bytes`);
     }
+    const perMessage = this.state.kind !== 'ready' ? config.maxUnauthenticatedBodySize : this.state.session.isAdmin ? config.maxAdminBodySize : config.maxNonAdminBodySize;
+    if (this.queuedBytes + bytes.length > QUEUED_MESSAGE_BYTES_FACTOR * perMessage) {
+      return this.close(1008, `more than ${QUEUED_MESSAGE_BYTES_FACTOR * perMessage} bytes of messages waiting to be handled`);
+    }
     if (this.queued >= config.wsMaxQueuedMessages) {
       return this.close(1008, `more than ${config.wsMaxQueuedMessages} messages waiting to be handled`);
     }
     this.queued++;
+    this.queuedBytes += bytes.length;
     // A macrotask between messages: many costly messages in one TCP read never hold the event
     // loop together; the order of messages is kept.
     this.chain = this.chain
@@ -122,7 +133,10 @@ class GraphqlSocket {
         this.ctx.logger.error({ type: 'websocket-log', err }, 'websocket message failed');
         this.close(1011, 'internal error');
       })
-      .finally(() => this.queued--);
+      .finally(() => {
+        this.queued--;
+        this.queuedBytes -= bytes.length;
+      });
   }
 
   private async handle(bytes: Buffer): Promise<void> {

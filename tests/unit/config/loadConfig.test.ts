@@ -139,7 +139,7 @@ test('body limit flags: defaults, flags and env twins, bad values refused', () =
   const d = defaultConfig();
   assert.deepEqual(
     [d.maxUnauthenticatedBodySize, d.maxNonAdminJsonValues, d.maxAdminBodySize, d.wsMaxQueuedMessages, d.wsInitOverridesHeaders],
-    [65536, 100000, 52428800, 64, undefined],
+    [65536, 100000, 52428800, 1000, undefined],
   );
   const c = loadConfig(['--max-unauthenticated-body-size', '2048', '--ws-init-overrides-headers', '--ws-max-queued-messages=3'], { SVC_GRAPHQL_MAX_NON_ADMIN_JSON_VALUES: '500', SVC_GRAPHQL_MAX_ADMIN_BODY_SIZE: '1048576' });
   assert.deepEqual([c.maxUnauthenticatedBodySize, c.maxNonAdminJsonValues, c.maxAdminBodySize, c.wsMaxQueuedMessages, c.wsInitOverridesHeaders], [2048, 500, 1048576, 3, true]);
