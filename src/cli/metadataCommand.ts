@@ -24,7 +24,9 @@ Commands:
   diff                      show how the directory differs from the engine; exit 1 when it does
   reload                    reload metadata (re-read the database schema)
   inconsistency list        list inconsistent metadata objects; exit 1 when there are some
+  inconsistency status      one line: consistent (exit 0) or not (exit 1)
   inconsistency drop        drop inconsistent metadata objects
+                            (\`inconsistencies\` and \`ic\` are aliases, as in Hasura's CLI)
 
 Flags:
   --dir DIR                 metadata directory (default: metadata); a Hasura CLI v2 or v3 layout
@@ -38,6 +40,9 @@ Flags:
   --no-color                (diff) plain text
   -h, --help                this help
 `;
+
+/** \`metadata inconsistency\` and the aliases Hasura's CLI gives it. */
+const INCONSISTENCY = new Set(['inconsistency', 'inconsistencies', 'ic']);
 
 const FLAGS: FlagSpec = { dir: { type: 'string' }, file: { type: 'string' }, format: { type: 'string' }, 'allow-inconsistent-metadata': { type: 'boolean' } };
 
@@ -101,7 +106,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
     io.out(METADATA_HELP);
     return sub === undefined ? 1 : 0;
   }
-  const isInc = sub === 'inconsistency';
+  const isInc = sub !== undefined && INCONSISTENCY.has(sub);
   const p = parseFlags(argv.slice(isInc ? 2 : 1), FLAGS);
   if (p.values.help === true) {
     io.out(METADATA_HELP);
@@ -111,7 +116,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
   const dir = str(p, 'dir') ?? 'metadata';
   const t0 = performance.now();
   const took = () => `${Math.round(performance.now() - t0)} ms`;
-  switch (sub) {
+  switch (isInc ? 'inconsistency' : sub) {
     case 'export': {
       io.progress(`exporting metadata from ${client.conn.endpoint} …`);
       const files = (await layoutOf(p, dir))(await exportMetadata(client));
@@ -161,14 +166,15 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
       return 0;
     case 'inconsistency': {
       const action = argv[1];
-      if (action === 'list') {
+      if (action === 'list' || action === 'status') {
         const r = (await client.query({ type: 'get_inconsistent_metadata', args: {} })) as J;
         const objs = (r.inconsistent_objects ?? []) as J[];
         if (objs.length === 0) {
           io.progress('metadata is consistent');
           return 0;
         }
-        io.out(inconsistencyLines(objs));
+        if (action === 'list') io.out(inconsistencyLines(objs));
+        else io.progress(`metadata is inconsistent (${objs.length} object${objs.length === 1 ? '' : 's'}): see metadata inconsistency list`);
         return 1;
       }
       if (action === 'drop') {
@@ -176,7 +182,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
         io.progress('inconsistent objects dropped');
         return 0;
       }
-      throw new CliError(`metadata inconsistency: expected list or drop, got ${action === undefined ? 'nothing' : JSON.stringify(action)}`);
+      throw new CliError(`metadata inconsistency: expected list, status or drop, got ${action === undefined ? 'nothing' : JSON.stringify(action)}`);
     }
     default:
       throw new CliError(`unknown metadata command: ${JSON.stringify(sub)} (see svc-graphql-engine metadata --help)`);

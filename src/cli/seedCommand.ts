@@ -13,7 +13,7 @@ import { CliError } from './cliError.js';
 import { EngineClient, ServerError, bulkFailure } from './client.js';
 import { databaseFolder } from './databaseFolder.js';
 import type { CliIo } from './io.js';
-import { splitSql } from './sqlStatements.js';
+import { splitSql, withoutTransactionControl } from './sqlStatements.js';
 
 export const SEED_HELP = `Usage: svc-graphql-engine seed <command> [flags]
 
@@ -77,7 +77,10 @@ export async function seedCommand(argv: string[], io: CliIo): Promise<number> {
   const stmts: { file: string; line: number; text: string }[] = [];
   for (const n of files) {
     const file = join(dir, n);
-    for (const s of splitSql(await readFile(file, 'utf8'))) stmts.push({ file, line: s.line, text: s.text });
+    const own = withoutTransactionControl(splitSql(await readFile(file, 'utf8')));
+    if (own.rollback !== undefined) throw new CliError(`${file}:${own.rollback}: a seed file cannot ROLLBACK: all seeds run as one transaction (no seed applied)`);
+    if (own.skipped.length > 0) io.progress(`${file}: its BEGIN/COMMIT (line ${own.skipped.join(', ')}) left out: all seeds run as one transaction`);
+    for (const s of own.stmts) stmts.push({ file, line: s.line, text: s.text });
   }
   const client = new EngineClient(connectionOf(p, io.env));
   try {
