@@ -8,12 +8,13 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectionOf, intFlag, parseFlags, str } from './args.js';
+import { intFlag, parseFlags, str } from './args.js';
 import type { FlagSpec } from './args.js';
 import { CliError } from './cliError.js';
 import { databaseFolder } from './databaseFolder.js';
 import { EngineClient, ServerError, bulkFailure } from './client.js';
 import type { CliIo } from './io.js';
+import { projectOf } from './projectConfig.js';
 import { isMigration, localMigrations, readMigrationFile, yamlOperations, type Migration } from './migrationFiles.js';
 import { splitSql, withoutTransactionControl } from './sqlStatements.js';
 
@@ -32,7 +33,9 @@ Flags:
                             project keeps them in DIR/<database>/ (found by itself)
   --database-name NAME      the database folder of a config-v3 project (default: default, or the
                             only folder there is)
-  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
+  --project DIR             a Hasura CLI project folder (default: the current one): its config.yaml
+                            gives endpoint, admin_secret and the *_directory folders
+  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, else config.yaml's, else http://localhost:8080)
   --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
   -h, --help                this help
 `;
@@ -122,7 +125,8 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     io.out(MIGRATE_HELP);
     return 0;
   }
-  const root = str(p, 'dir') ?? 'migrations';
+  const project = await projectOf(p, io);
+  const root = project.dir('migrations');
   const dbName = str(p, 'database-name');
   if (sub === 'create') {
     const dir = dbName !== undefined ? join(root, dbName) : await databaseFolder(root, undefined, isMigration);
@@ -136,7 +140,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     return 0;
   }
   const dir = await databaseFolder(root, dbName, isMigration);
-  const client = new EngineClient(connectionOf(p, io.env));
+  const client = new EngineClient(project.conn);
   if (sub === 'status') {
     const local = await localMigrations(dir);
     const applied = await appliedVersions(client);

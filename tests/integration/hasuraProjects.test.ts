@@ -62,17 +62,19 @@ describe('nextjs-13 (config v3: identity columns, a domain, triggers, enum table
   });
 
   test('migrate apply, metadata apply, seed apply, consistent, no drift', async () => {
-    const m = await cli(e, 'migrate', ['apply', '--dir', dir + 'migrations']);
+    // As Hasura's CLI runs in the project folder: config.yaml names the folders (its endpoint and
+    // admin secret give way to SVC_GRAPHQL_ENDPOINT, as Hasura's CLI lets HASURA_GRAPHQL_ENDPOINT win).
+    const m = await cli(e, 'migrate', ['apply', '--project', dir]);
     assert.equal(m.code, 0, m.err);
     assert.match(m.err, /applied 1 migration/);
     assert.deepEqual(await rows(e, "SELECT count(*)::text FROM information_schema.tables WHERE table_schema = 'public'"), [['9']]);
 
-    const md = await cli(e, 'metadata', ['apply', '--dir', dir + 'metadata']);
+    const md = await cli(e, 'metadata', ['apply', '--project', dir]);
     assert.equal(md.code, 0, md.err + md.out);
     assert.match(md.err, /X-Hasura-User-Id → x-svc-user-id/);
 
     // The seeds wrap themselves in BEGIN … COMMIT; they are applied whole, as one transaction.
-    const s = await cli(e, 'seed', ['apply', '--dir', dir + 'seeds']);
+    const s = await cli(e, 'seed', ['apply', '--project', dir]);
     assert.equal(s.code, 0, s.err);
     assert.match(s.err, /01_A_user_seeds\.sql: its BEGIN\/COMMIT \(line 1, 503\) left out/);
     assert.deepEqual(await rows(e, 'SELECT (SELECT count(*) FROM "user")::text, (SELECT count(*) FROM address)::text, (SELECT max(id) FROM "user")::text'), [['499', '497', '502']]);
