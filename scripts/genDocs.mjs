@@ -44,6 +44,7 @@ export function renderRoutes(routes, wsPaths) {
 export const ARGS = {
   run_sql: '`sql`, `cascade?`, `check_metadata_consistency?`, `read_only?`',
   track_table: '`table` (`{schema, name}` or a name), `is_enum?`; version 2: `{table, configuration: {custom_root_fields, custom_column_names}}`',
+  add_existing_table_or_view: "Hasura v1's older name for `track_table` (same arguments)",
   untrack_table: '`table`, `cascade?`',
   set_table_is_enum: '`table`, `is_enum`',
   set_table_custom_fields: '`table`, `custom_root_fields?`, `custom_column_names?`',

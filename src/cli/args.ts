@@ -10,6 +10,7 @@ export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: stri
 
 export const CONNECTION_FLAGS: FlagSpec = {
   endpoint: { type: 'string' },
+  project: { type: 'string' },
   'admin-secret': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   'no-color': { type: 'boolean' },
@@ -53,14 +54,17 @@ export interface Connection {
   adminSecret: string | undefined;
 }
 
-/** --endpoint / --admin-secret, else SVC_GRAPHQL_ENDPOINT / SVC_GRAPHQL_ADMIN_SECRET, else localhost:8080. */
-export function connectionOf(p: Parsed, env: NodeJS.ProcessEnv): Connection {
-  const endpoint = str(p, 'endpoint') ?? env.SVC_GRAPHQL_ENDPOINT ?? 'http://localhost:8080';
+/**
+ * --endpoint / --admin-secret, else SVC_GRAPHQL_ENDPOINT / SVC_GRAPHQL_ADMIN_SECRET, else the project's
+ * config.yaml (`project`, see projectConfig.ts), else localhost:8080.
+ */
+export function connectionOf(p: Parsed, env: NodeJS.ProcessEnv, project: { endpoint?: string; adminSecret?: string } = {}): Connection {
+  const endpoint = str(p, 'endpoint') ?? env.SVC_GRAPHQL_ENDPOINT ?? project.endpoint ?? 'http://localhost:8080';
   try {
     const u = new URL(endpoint);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
   } catch {
     throw new CliError(`--endpoint is not an http(s) URL: ${JSON.stringify(endpoint)}`);
   }
-  return { endpoint: endpoint.replace(/\/+$/, ''), adminSecret: str(p, 'admin-secret') ?? env.SVC_GRAPHQL_ADMIN_SECRET };
+  return { endpoint: endpoint.replace(/\/+$/, ''), adminSecret: str(p, 'admin-secret') ?? env.SVC_GRAPHQL_ADMIN_SECRET ?? project.adminSecret };
 }

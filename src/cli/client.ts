@@ -32,7 +32,7 @@ export function describeError(status: number, body: any): string {
 /** Which item of a failed `bulk` failed (from the error's path), and the Postgres message or the one-line error. */
 export function bulkFailure(e: ServerError): { index: number | undefined; message: string } {
   const body = e.body as { path?: string; internal?: { error?: { message?: string } } } | undefined;
-  const idx = /^\$\.args\[(\d+)\]/.exec(body?.path ?? '');
+  const idx = /^\$(?:\.args)?\[(\d+)\]/.exec(body?.path ?? '');
   const pgMessage = body?.internal?.error?.message;
   return { index: idx ? Number(idx[1]) : undefined, message: pgMessage !== undefined ? `postgres error: ${pgMessage}` : describeError(e.status, e.body) };
 }

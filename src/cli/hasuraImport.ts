@@ -1,2 +1,2 @@
 /** The Hasura-export mapping the CLI applies before `replace_metadata` (shared with the engine's catalog adoption). */
-export { importHasuraMetadata, toV3, type ImportResult } from '../metadata/index.js';
+export { importHasuraMetadata, mapHasuraBrand, toV3, type ImportResult } from '../metadata/index.js';

@@ -3,7 +3,7 @@
  * YAML directory (metadataDir) kept in git, sent to and read from a running engine over HTTP.
  */
 import { readFile } from 'node:fs/promises';
-import { connectionOf, parseFlags, str } from './args.js';
+import { parseFlags, str } from './args.js';
 import type { FlagSpec, Parsed } from './args.js';
 import { CliError } from './cliError.js';
 import { EngineClient, ServerError } from './client.js';
@@ -12,6 +12,7 @@ import { lineDiff } from './lineDiff.js';
 import { filesToMetadata, metadataToFiles, readMetadataDir, writeMetadataDir } from './metadataDir.js';
 import { isV3Dir, metadataToV3Files, readV3Metadata } from './metadataDirV3.js';
 import type { CliIo } from './io.js';
+import { projectOf } from './projectConfig.js';
 
 type J = Record<string, any>;
 
@@ -24,13 +25,17 @@ Commands:
   diff                      show how the directory differs from the engine; exit 1 when it does
   reload                    reload metadata (re-read the database schema)
   inconsistency list        list inconsistent metadata objects; exit 1 when there are some
+  inconsistency status      one line: consistent (exit 0) or not (exit 1)
   inconsistency drop        drop inconsistent metadata objects
+                            (\`inconsistencies\` and \`ic\` are aliases, as in Hasura's CLI)
 
 Flags:
   --dir DIR                 metadata directory (default: metadata); a Hasura CLI v2 or v3 layout
   --format v2|v3            (export) the layout to write (default: the directory's, else v2)
   --file FILE               (apply) a JSON export instead of a directory (Hasura v1.3/v2, version 2 or 3)
-  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
+  --project DIR             a Hasura CLI project folder (default: the current one): its config.yaml
+                            gives endpoint, admin_secret and the *_directory folders
+  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, else config.yaml's, else http://localhost:8080)
   --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
   --allow-inconsistent-metadata
                             (apply) apply even when objects are inconsistent (Hasura v2's
@@ -38,6 +43,9 @@ Flags:
   --no-color                (diff) plain text
   -h, --help                this help
 `;
+
+/** \`metadata inconsistency\` and the aliases Hasura's CLI gives it. */
+const INCONSISTENCY = new Set(['inconsistency', 'inconsistencies', 'ic']);
 
 const FLAGS: FlagSpec = { dir: { type: 'string' }, file: { type: 'string' }, format: { type: 'string' }, 'allow-inconsistent-metadata': { type: 'boolean' } };
 
@@ -69,7 +77,7 @@ async function exportMetadata(client: EngineClient): Promise<J> {
 }
 
 /** Metadata from --file (JSON) or --dir (YAML directory), normalised and brand-mapped. */
-async function loadLocal(p: Parsed, io: CliIo): Promise<J> {
+async function loadLocal(p: Parsed, io: CliIo, dir: string): Promise<J> {
   const file = str(p, 'file');
   let raw: J;
   if (file !== undefined) {
@@ -86,7 +94,6 @@ async function loadLocal(p: Parsed, io: CliIo): Promise<J> {
     }
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new CliError(`${file}: expected a metadata object`);
   } else {
-    const dir = str(p, 'dir') ?? 'metadata';
     raw = (await isV3Dir(dir)) ? await readV3Metadata(dir) : filesToMetadata(await readMetadataDir(dir));
   }
   const r = importHasuraMetadata(raw);
@@ -101,17 +108,18 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
     io.out(METADATA_HELP);
     return sub === undefined ? 1 : 0;
   }
-  const isInc = sub === 'inconsistency';
+  const isInc = sub !== undefined && INCONSISTENCY.has(sub);
   const p = parseFlags(argv.slice(isInc ? 2 : 1), FLAGS);
   if (p.values.help === true) {
     io.out(METADATA_HELP);
     return 0;
   }
-  const client = new EngineClient(connectionOf(p, io.env));
-  const dir = str(p, 'dir') ?? 'metadata';
+  const project = await projectOf(p, io);
+  const client = new EngineClient(project.conn);
+  const dir = project.dir('metadata');
   const t0 = performance.now();
   const took = () => `${Math.round(performance.now() - t0)} ms`;
-  switch (sub) {
+  switch (isInc ? 'inconsistency' : sub) {
     case 'export': {
       io.progress(`exporting metadata from ${client.conn.endpoint} …`);
       const files = (await layoutOf(p, dir))(await exportMetadata(client));
@@ -120,7 +128,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
       return 0;
     }
     case 'apply': {
-      const md = await loadLocal(p, io);
+      const md = await loadLocal(p, io, dir);
       io.progress(`applying metadata (${(md.tables ?? []).length} tables) to ${client.conn.endpoint} …`);
       const allow = p.values['allow-inconsistent-metadata'] === true;
       let r: J;
@@ -142,7 +150,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
     }
     case 'diff': {
       const layout = await layoutOf(p, dir);
-      const local = layout(withoutNulls(await loadLocal(p, io)) as J);
+      const local = layout(withoutNulls(await loadLocal(p, io, dir)) as J);
       const server = layout(withoutNulls(await exportMetadata(client)) as J);
       const color = p.values['no-color'] !== true && io.color;
       let differs = false;
@@ -161,14 +169,15 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
       return 0;
     case 'inconsistency': {
       const action = argv[1];
-      if (action === 'list') {
+      if (action === 'list' || action === 'status') {
         const r = (await client.query({ type: 'get_inconsistent_metadata', args: {} })) as J;
         const objs = (r.inconsistent_objects ?? []) as J[];
         if (objs.length === 0) {
           io.progress('metadata is consistent');
           return 0;
         }
-        io.out(inconsistencyLines(objs));
+        if (action === 'list') io.out(inconsistencyLines(objs));
+        else io.progress(`metadata is inconsistent (${objs.length} object${objs.length === 1 ? '' : 's'}): see metadata inconsistency list`);
         return 1;
       }
       if (action === 'drop') {
@@ -176,7 +185,7 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
         io.progress('inconsistent objects dropped');
         return 0;
       }
-      throw new CliError(`metadata inconsistency: expected list or drop, got ${action === undefined ? 'nothing' : JSON.stringify(action)}`);
+      throw new CliError(`metadata inconsistency: expected list, status or drop, got ${action === undefined ? 'nothing' : JSON.stringify(action)}`);
     }
     default:
       throw new CliError(`unknown metadata command: ${JSON.stringify(sub)} (see svc-graphql-engine metadata --help)`);

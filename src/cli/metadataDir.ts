@@ -114,8 +114,11 @@ export function filesToMetadata(files: ReadonlyMap<string, string>): J {
   return md;
 }
 
-/** Reads every .yaml/.graphql file of a metadata directory. */
-export async function readMetadataDir(dir: string): Promise<Map<string, string>> {
+/**
+ * Reads every .yaml/.graphql file of a metadata directory. `topOfV3`: the top of a config-v3
+ * directory, whose files are all optional (a project may have only `databases/`).
+ */
+export async function readMetadataDir(dir: string, topOfV3 = false): Promise<Map<string, string>> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -126,7 +129,7 @@ export async function readMetadataDir(dir: string): Promise<Map<string, string>>
   for (const n of names.sort()) {
     if (n.endsWith('.yaml') || n.endsWith('.yml') || n.endsWith('.graphql')) files.set(n.replace(/\.yml$/, '.yaml'), await readFile(join(dir, n), 'utf8'));
   }
-  if (files.size === 0) throw new CliError(`${dir} holds no metadata files (.yaml)`);
+  if (files.size === 0 && !topOfV3) throw new CliError(`${dir} holds no metadata files (.yaml)`);
   return files;
 }
 

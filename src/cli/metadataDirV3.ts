@@ -76,7 +76,7 @@ async function resolveIncludes(v: unknown, root: string, rel: string, seen: stri
 
 /** The version-3 metadata document of a v3 directory (sources with their tables and functions resolved). */
 export async function readV3Metadata(dir: string): Promise<J> {
-  const top = filesToMetadata(await readMetadataDir(dir));
+  const top = filesToMetadata(await readMetadataDir(dir, true));
   delete top.tables;
   const sources = await readYaml(dir, DATABASES, undefined, []).catch((e) => {
     if (e instanceof CliError && e.message.startsWith('cannot read')) return [];

@@ -1,20 +1,22 @@
 /**
- * `svc-graphql-engine migrate create|apply|status`: SQL migrations in `migrations/<version>_<name>/`
- * (up.sql, down.sql), versions recorded as Hasura's CLI does in
+ * `svc-graphql-engine migrate create|apply|status`: migrations in `migrations/<version>_<name>/`
+ * (up.sql, down.sql; up.yaml/down.yaml metadata operations; config v1's flat files, see
+ * migrationFiles.ts), versions recorded as Hasura's CLI does in
  * `hdb_catalog.schema_migrations(version bigint, dirty boolean)`. Each migration goes to the engine
  * as one `bulk` of `run_sql` (one per statement) plus the version row, which the engine runs in one
  * transaction: a failure leaves nothing behind and is reported with the file and the statement's line.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectionOf, intFlag, parseFlags, str } from './args.js';
+import { intFlag, parseFlags, str } from './args.js';
 import type { FlagSpec } from './args.js';
 import { CliError } from './cliError.js';
 import { databaseFolder } from './databaseFolder.js';
 import { EngineClient, ServerError, bulkFailure } from './client.js';
 import type { CliIo } from './io.js';
-import { splitSql } from './sqlStatements.js';
+import { projectOf } from './projectConfig.js';
+import { isMigration, localMigrations, readMigrationFile, yamlOperations, type Migration } from './migrationFiles.js';
+import { splitSql, withoutTransactionControl } from './sqlStatements.js';
 
 export const MIGRATE_HELP = `Usage: svc-graphql-engine migrate <command> [flags]
 
@@ -31,7 +33,9 @@ Flags:
                             project keeps them in DIR/<database>/ (found by itself)
   --database-name NAME      the database folder of a config-v3 project (default: default, or the
                             only folder there is)
-  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
+  --project DIR             a Hasura CLI project folder (default: the current one): its config.yaml
+                            gives endpoint, admin_secret and the *_directory folders
+  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, else config.yaml's, else http://localhost:8080)
   --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
   -h, --help                this help
 `;
@@ -44,30 +48,6 @@ const FLAGS: FlagSpec = {
   version: { type: 'string' },
   type: { type: 'string' },
 };
-
-interface Migration {
-  version: bigint;
-  name: string;
-  folder: string;
-}
-
-async function localMigrations(dir: string): Promise<Migration[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new CliError(`cannot read ${dir}: ${(e as Error).message}`);
-  }
-  const out: Migration[] = [];
-  for (const n of names) {
-    const m = /^(\d+)_(.*)$/.exec(n);
-    if (m) out.push({ version: BigInt(m[1]!), name: m[2]!, folder: join(dir, n) });
-  }
-  return out.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
-}
-
-const isMigration = (d: Dirent) => d.isDirectory() && /^\d+_/.test(d.name);
 
 const ENSURE_TABLE = 'CREATE TABLE IF NOT EXISTS hdb_catalog.schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL)';
 
@@ -83,15 +63,6 @@ async function appliedVersions(client: EngineClient): Promise<Set<bigint>> {
   return new Set(rows.slice(1).map((row) => BigInt(row[0]!)));
 }
 
-async function readSql(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
-  }
-}
-
 /** SQL written for Hasura reads the session from `hasura.user`, or `x-hasura-*` keys of a session argument. */
 const READS_HASURA_SESSION = /hasura\.user|x-hasura-/i;
 
@@ -104,30 +75,43 @@ async function engineSetsHasuraUser(client: EngineClient): Promise<boolean> {
   return r.result?.[1]?.[0] === 't';
 }
 
-/** Runs one migration's up or down file and records it, in one transaction on the engine; returns the file when its SQL reads Hasura's session. */
-async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down'): Promise<string | undefined> {
-  const file = join(m.folder, `${dir}.sql`);
-  const text = await readSql(file);
-  const stmts = splitSql(text);
+/**
+ * Runs one migration's up or down files (SQL statements, then YAML operations) and records it, in one
+ * transaction on the engine; returns the files whose SQL reads Hasura's session.
+ */
+async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down', io: CliIo): Promise<string[]> {
+  const args: { type: string; args: unknown }[] = [{ type: 'run_sql', args: { sql: ENSURE_TABLE } }];
+  /** Where each bulk item after the first came from, for the error line. */
+  const origin: string[] = [];
+  const readers: string[] = [];
+  for (const file of m.files[dir]) {
+    const text = await readMigrationFile(file);
+    if (READS_HASURA_SESSION.test(text)) readers.push(file);
+    if (file.endsWith('.yaml')) {
+      const { ops, mapped } = yamlOperations(file, text);
+      for (const line of mapped) io.progress(`mapped: ${line}`);
+      ops.forEach((op, i) => (args.push(op), origin.push(`${file} (operation ${i + 1}, ${op.type})`)));
+      continue;
+    }
+    const own = withoutTransactionControl(splitSql(text));
+    if (own.rollback !== undefined) throw new CliError(`${file}:${own.rollback}: a migration cannot ROLLBACK: each migration runs as one transaction (migration ${m.version} ${dir} not applied)`);
+    if (own.skipped.length > 0) io.progress(`${file}: its BEGIN/COMMIT (line ${own.skipped.join(', ')}) left out: each migration runs as one transaction`);
+    for (const s of own.stmts) (args.push({ type: 'run_sql', args: { sql: s.text } }), origin.push(`${file}:${s.line}`));
+  }
   const record =
     dir === 'up'
       ? `INSERT INTO hdb_catalog.schema_migrations (version, dirty) VALUES (${m.version}, false) ON CONFLICT (version) DO UPDATE SET dirty = false`
       : `DELETE FROM hdb_catalog.schema_migrations WHERE version = ${m.version}`;
-  const args = [
-    { type: 'run_sql', args: { sql: ENSURE_TABLE } },
-    ...stmts.map((s) => ({ type: 'run_sql', args: { sql: s.text } })),
-    { type: 'run_sql', args: { sql: record } },
-  ];
+  args.push({ type: 'run_sql', args: { sql: record } });
   try {
     await client.query({ type: 'bulk', args });
   } catch (e) {
     if (!(e instanceof ServerError)) throw e;
     const f = bulkFailure(e);
-    const stmt = f.index !== undefined ? stmts[f.index - 1] : undefined;
-    const where = stmt ? `${file}:${stmt.line}` : file;
+    const where = (f.index !== undefined ? origin[f.index - 1] : undefined) ?? `${m.version}_${m.name}`;
     throw new CliError(`${where}: ${f.message} (migration ${m.version} ${dir} not applied)`);
   }
-  return READS_HASURA_SESSION.test(text) ? file : undefined;
+  return readers;
 }
 
 export async function migrateCommand(argv: string[], io: CliIo): Promise<number> {
@@ -141,7 +125,8 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     io.out(MIGRATE_HELP);
     return 0;
   }
-  const root = str(p, 'dir') ?? 'migrations';
+  const project = await projectOf(p, io);
+  const root = project.dir('migrations');
   const dbName = str(p, 'database-name');
   if (sub === 'create') {
     const dir = dbName !== undefined ? join(root, dbName) : await databaseFolder(root, undefined, isMigration);
@@ -155,7 +140,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
     return 0;
   }
   const dir = await databaseFolder(root, dbName, isMigration);
-  const client = new EngineClient(connectionOf(p, io.env));
+  const client = new EngineClient(project.conn);
   if (sub === 'status') {
     const local = await localMigrations(dir);
     const applied = await appliedVersions(client);
@@ -199,8 +184,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   for (const step of plan) {
     k++;
     io.progress(`[${k}/${plan.length}] ${step.dir} ${step.m.version}_${step.m.name} …`);
-    const reader = await runOne(client, step.m, step.dir);
-    if (reader) readers.push(reader);
+    readers.push(...(await runOne(client, step.m, step.dir, io)));
   }
   io.progress(`applied ${plan.length} migration${plan.length === 1 ? '' : 's'}`);
   if (readers.length > 0 && !(await engineSetsHasuraUser(client))) {

@@ -7,13 +7,14 @@
 import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { connectionOf, parseFlags, str } from './args.js';
+import { parseFlags, str } from './args.js';
 import type { FlagSpec } from './args.js';
 import { CliError } from './cliError.js';
 import { EngineClient, ServerError, bulkFailure } from './client.js';
 import { databaseFolder } from './databaseFolder.js';
 import type { CliIo } from './io.js';
-import { splitSql } from './sqlStatements.js';
+import { projectOf } from './projectConfig.js';
+import { splitSql, withoutTransactionControl } from './sqlStatements.js';
 
 export const SEED_HELP = `Usage: svc-graphql-engine seed <command> [flags]
 
@@ -25,7 +26,9 @@ Commands:
 Flags:
   --dir DIR                 seeds directory (default: seeds); config v3 keeps DIR/<database>/
   --database-name NAME      the database folder (default: default, or the only folder there is)
-  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, default http://localhost:8080)
+  --project DIR             a Hasura CLI project folder (default: the current one): its config.yaml
+                            gives endpoint, admin_secret and the *_directory folders
+  --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, else config.yaml's, else http://localhost:8080)
   --admin-secret SECRET     admin secret (env SVC_GRAPHQL_ADMIN_SECRET)
   -h, --help                this help
 `;
@@ -45,7 +48,8 @@ export async function seedCommand(argv: string[], io: CliIo): Promise<number> {
     io.out(SEED_HELP);
     return 0;
   }
-  const root = str(p, 'dir') ?? 'seeds';
+  const project = await projectOf(p, io);
+  const root = project.dir('seeds');
   const dbName = str(p, 'database-name');
   if (sub === 'create') {
     const name = p.positionals[0];
@@ -77,9 +81,12 @@ export async function seedCommand(argv: string[], io: CliIo): Promise<number> {
   const stmts: { file: string; line: number; text: string }[] = [];
   for (const n of files) {
     const file = join(dir, n);
-    for (const s of splitSql(await readFile(file, 'utf8'))) stmts.push({ file, line: s.line, text: s.text });
+    const own = withoutTransactionControl(splitSql(await readFile(file, 'utf8')));
+    if (own.rollback !== undefined) throw new CliError(`${file}:${own.rollback}: a seed file cannot ROLLBACK: all seeds run as one transaction (no seed applied)`);
+    if (own.skipped.length > 0) io.progress(`${file}: its BEGIN/COMMIT (line ${own.skipped.join(', ')}) left out: all seeds run as one transaction`);
+    for (const s of own.stmts) stmts.push({ file, line: s.line, text: s.text });
   }
-  const client = new EngineClient(connectionOf(p, io.env));
+  const client = new EngineClient(project.conn);
   try {
     await client.query({ type: 'bulk', args: stmts.map((s) => ({ type: 'run_sql', args: { sql: s.text } })) });
   } catch (e) {

@@ -60,3 +60,30 @@ export function splitSql(sql: string): SqlStatement[] {
   push(n);
   return out;
 }
+
+/** The statement without its leading comments and trailing `;`, in upper case with single spaces. */
+function bare(text: string): string {
+  return text.replace(/^(\s|--[^\n]*\n?|\/\*[\s\S]*?\*\/)*/, '').replace(/;\s*$/, '').trim().replace(/\s+/g, ' ').toUpperCase();
+}
+
+const OPENS_OR_COMMITS = /^(BEGIN|START TRANSACTION|COMMIT|END)( WORK| TRANSACTION)?( (ISOLATION|READ|DEFERRABLE|NOT|AND)\b.*)?$/;
+const ROLLS_BACK = /^(ROLLBACK|ABORT)( WORK| TRANSACTION)?( AND( NO)? CHAIN)?$/;
+
+/**
+ * The statements of a file the CLI runs as ONE transaction of its own, without the file's own
+ * `BEGIN … COMMIT` (Hasura projects' seeds and migrations often wrap themselves): sent as they
+ * are, the file's COMMIT would commit the CLI's transaction midway, so a later failure would leave
+ * half the file applied. `skipped` lists the lines left out. A `ROLLBACK`/`ABORT` is refused
+ * (`rollback` names its line): nothing sensible can be applied around it.
+ */
+export function withoutTransactionControl(stmts: SqlStatement[]): { stmts: SqlStatement[]; skipped: number[]; rollback?: number } {
+  const kept: SqlStatement[] = [];
+  const skipped: number[] = [];
+  for (const s of stmts) {
+    const b = bare(s.text);
+    if (ROLLS_BACK.test(b)) return { stmts: kept, skipped, rollback: s.line };
+    if (OPENS_OR_COMMITS.test(b)) skipped.push(s.line);
+    else kept.push(s);
+  }
+  return { stmts: kept, skipped };
+}

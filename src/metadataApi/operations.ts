@@ -68,6 +68,7 @@ import { DML_OPERATIONS } from './dml/index.js';
 export const OP_TYPES = [
   'run_sql',
   'track_table',
+  'add_existing_table_or_view',
   'untrack_table',
   'set_table_is_enum',
   'set_table_custom_fields',
@@ -141,6 +142,8 @@ export type OpType = (typeof OP_TYPES)[number];
 export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   run_sql,
   track_table,
+  // Hasura v1's older name for track_table (v1.3 still takes it; Hasura 1.0's CLI wrote it into migrations).
+  add_existing_table_or_view: track_table,
   untrack_table,
   set_table_is_enum,
   set_table_custom_fields,

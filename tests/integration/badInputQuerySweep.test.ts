@@ -24,6 +24,7 @@ const T = 'author';
 const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   run_sql: { sql: 'select 1' },
   track_table: { schema: 'public', name: 'author' },
+  add_existing_table_or_view: { schema: 'public', name: 'author' },
   untrack_table: { table: 'author', cascade: false },
   set_table_is_enum: { table: 'author', is_enum: true },
   set_table_custom_fields: { table: 'author', custom_root_fields: {}, custom_column_names: {} },

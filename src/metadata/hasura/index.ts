@@ -1,4 +1,4 @@
-export { importHasuraMetadata, toV3 } from './mapHasuraMetadata.js';
+export { importHasuraMetadata, mapHasuraBrand, toV3 } from './mapHasuraMetadata.js';
 export type { ImportResult } from './mapHasuraMetadata.js';
 export { readHasuraV1Catalog } from './readHasuraV1Catalog.js';
 export { adoptHasuraV1Catalog } from './adoptHasuraCatalog.js';

@@ -43,6 +43,12 @@ function mapBrand(v: unknown, path: string, mapped: string[]): unknown {
   return out;
 }
 
+/** `X-Hasura-*` → `x-svc-*` anywhere in `v` (a metadata operation of a Hasura migration, say), with each change listed. */
+export function mapHasuraBrand(v: unknown, path = '$'): { value: unknown; mapped: string[] } {
+  const mapped: string[] = [];
+  return { value: mapBrand(v, path, mapped), mapped };
+}
+
 /** Flattens a version-3 export to version 2 on its `default` Postgres source. */
 function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
   const out: J = { version: 2 };
@@ -70,6 +76,21 @@ function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
   return out;
 }
 
+/**
+ * `kind: ""` on a query action (what Hasura's CLI v2 writes: a query has no kind) → `synchronous`,
+ * the kind the engine gives it, so that an export after apply compares equal to the directory.
+ */
+function queryActionKinds(md: J, mapped: string[]): J {
+  if (!Array.isArray(md.actions)) return md;
+  const actions = (md.actions as J[]).map((a, i) => {
+    const d = a?.definition;
+    if (d?.kind !== '' || (d.type ?? 'mutation') !== 'query') return a;
+    mapped.push(`$.actions[${i}].definition.kind: "" (query action) → synchronous`);
+    return { ...a, definition: { ...d, kind: 'synchronous' } };
+  });
+  return { ...md, actions };
+}
+
 /** Normalises any accepted metadata (v2, v3) for replace_metadata. */
 export function importHasuraMetadata(input: J): ImportResult {
   const mapped: string[] = [];
@@ -80,6 +101,7 @@ export function importHasuraMetadata(input: J): ImportResult {
     md = { ...md, version: 2 };
   }
   md = mapBrand(md, '$', mapped) as J;
+  md = queryActionKinds(md, mapped);
   return { metadata: md, mapped, unsupported };
 }
 

@@ -1,0 +1,210 @@
+/**
+ * Real Hasura projects, replayed as a team moving off Hasura would: each sample app's project
+ * directory from Hasura's repository (tests/support/fixtures/hasura-projects/, copied as published)
+ * goes through the CLI — migrate apply, metadata apply, seed apply, metadata inconsistency list,
+ * metadata diff — against a real engine, and then the app's own GraphQL documents (read from its
+ * source files) run with the roles and session variables its permissions use.
+ */
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { runCli, type CliIo } from '../../src/cli/index.js';
+import { startTestEngine, type TestEngine } from './harness.js';
+import { TestSocket } from './subscriptionsClient.js';
+import { startWebhookServer, type WebhookServer } from '../support/webhookServer.js';
+
+const project = (name: string) => fileURLToPath(new URL(`../support/fixtures/hasura-projects/${name}/`, import.meta.url));
+
+async function cli(e: TestEngine, command: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => void out.push(t), err: (l) => void err.push(l), progress: (l) => void err.push(l), env: { SVC_GRAPHQL_ENDPOINT: e.url }, color: false };
+  const code = await runCli(command, argv, io);
+  return { code, out: out.join(''), err: err.join('\n') };
+}
+
+const rows = async (e: TestEngine, sql: string): Promise<string[][]> => ((await e.runSql(sql)).result as string[][]).slice(1);
+
+// The app's documents, as written in community/sample-apps/nextjs-13 (service/queries.graphql, app/components/orders.tsx).
+const GET_PRODUCTS = 'query GetProducts {\n  product(limit: 10) {\n    id\n    name\n  }\n}';
+const GET_PRODUCT = 'query GetProduct($id: Int!) {\n  product_by_pk(id: $id) {\n    id\n    description\n    name\n    price\n    image_urls(path: "$[0]")\n  }\n}';
+const PLACE_ORDER =
+  'mutation PlaceOrder($products: order_product_arr_rel_insert_input!) {\n  insert_order_one(\n    object: {\n      products: $products\n      billing_address_id: 222\n      user_id: 225\n      shipping_address_id: 222\n    }\n  ) {\n    id\n  }\n}';
+const PRODUCT_ORDERS = `
+          subscription ProductOrders($id: Int!) {
+            order_product_stream(
+              batch_size: 10
+              cursor: { initial_value: { created_at: "2021-02-22T18:16:12.95499+00:00" } }
+              where: { product_id: { _eq: $id } }
+            ) {
+              id
+              quantity
+              created_at
+            }
+          }`;
+
+describe('nextjs-13 (config v3: identity columns, a domain, triggers, enum tables, tables named "order" and "user", actions, seeds)', () => {
+  let e: TestEngine;
+  let hooks: WebhookServer;
+  const dir = project('nextjs-13');
+  const asUser = (id: number) => ({ 'x-svc-role': 'user', 'x-svc-user-id': String(id) });
+
+  before(async () => {
+    hooks = await startWebhookServer(() => ({ status: 200, body: { name: 'Admin', email: 'admin@site.com', token: 't', refreshToken: 'r' } }));
+    // The project's actions call {{NEXTJS_SERVER_URL}}/api/actions/… (its docker-compose sets it).
+    process.env.NEXTJS_SERVER_URL = hooks.url;
+    e = await startTestEngine();
+  });
+  after(async () => {
+    await e?.stop();
+    await hooks?.stop();
+    delete process.env.NEXTJS_SERVER_URL;
+  });
+
+  test('migrate apply, metadata apply, seed apply, consistent, no drift', async () => {
+    // As Hasura's CLI runs in the project folder: config.yaml names the folders (its endpoint and
+    // admin secret give way to SVC_GRAPHQL_ENDPOINT, as Hasura's CLI lets HASURA_GRAPHQL_ENDPOINT win).
+    const m = await cli(e, 'migrate', ['apply', '--project', dir]);
+    assert.equal(m.code, 0, m.err);
+    assert.match(m.err, /applied 1 migration/);
+    assert.deepEqual(await rows(e, "SELECT count(*)::text FROM information_schema.tables WHERE table_schema = 'public'"), [['9']]);
+
+    const md = await cli(e, 'metadata', ['apply', '--project', dir]);
+    assert.equal(md.code, 0, md.err + md.out);
+    assert.match(md.err, /X-Hasura-User-Id → x-svc-user-id/);
+
+    // The seeds wrap themselves in BEGIN … COMMIT; they are applied whole, as one transaction.
+    const s = await cli(e, 'seed', ['apply', '--project', dir]);
+    assert.equal(s.code, 0, s.err);
+    assert.match(s.err, /01_A_user_seeds\.sql: its BEGIN\/COMMIT \(line 1, 503\) left out/);
+    assert.deepEqual(await rows(e, 'SELECT (SELECT count(*) FROM "user")::text, (SELECT count(*) FROM address)::text, (SELECT max(id) FROM "user")::text'), [['499', '497', '502']]);
+
+    const ic = await cli(e, 'metadata', ['ic', 'list']);
+    assert.equal(ic.code, 0, ic.out);
+    assert.match(ic.err, /metadata is consistent/);
+    const diff = await cli(e, 'metadata', ['diff', '--dir', dir + 'metadata']);
+    assert.equal(diff.code, 0, diff.out);
+    assert.match(diff.err, /no differences/);
+  });
+
+  test("the app's queries, its order mutation and its stream subscription, with its roles", async () => {
+    // The products seed is not in the published project: the site admin adds two, as the admin pages would.
+    const added = await e.graphql(
+      'mutation { insert_product(objects: [{id: 101, name: "Chair", category_display_name: "Furniture", price: 49, description: "A chair", image_urls: ["https://example.com/chair-1.jpg", "https://example.com/chair-2.jpg"]}, {id: 102, name: "Laptop", category_display_name: "Computers", price: 999}]) { affected_rows } }',
+      undefined,
+      { 'x-svc-role': 'site-admin' },
+    );
+    assert.deepEqual(added.body, { data: { insert_product: { affected_rows: 2 } } });
+
+    const anon = { 'x-svc-role': 'anonymous' };
+    assert.deepEqual((await e.graphql(GET_PRODUCTS, undefined, anon)).body, { data: { product: [{ id: 101, name: 'Chair' }, { id: 102, name: 'Laptop' }] } });
+    assert.deepEqual((await e.graphql(GET_PRODUCT, { id: 101 }, anon)).body, {
+      data: { product_by_pk: { id: 101, description: 'A chair', name: 'Chair', price: 49, image_urls: 'https://example.com/chair-1.jpg' } },
+    });
+    // anonymous has no select permission on users.
+    assert.equal((await e.graphql('{ user { id } }', undefined, anon)).body.errors?.[0]?.message, 'field "user" not found in type: \'query_root\'');
+
+    // The subscription the product page opens, before and after an order.
+    const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
+    after(() => ws.ws.close());
+    ws.send({ type: 'connection_init', payload: {} });
+    assert.equal((await ws.next()).type, 'connection_ack');
+    ws.send({ id: '1', type: 'subscribe', payload: { query: PRODUCT_ORDERS, variables: { id: 101 } } });
+    const first = await ws.next();
+    assert.deepEqual(first.payload?.data, { order_product_stream: [] }, JSON.stringify(first));
+
+    // PlaceOrder as the app sends it (its server-side client holds the admin secret): user 225, address 222 of the seeds.
+    const placed = await e.graphql(PLACE_ORDER, { products: { data: [{ product_id: 101, quantity: 1 }] } });
+    const orderId = placed.body.data?.insert_order_one?.id;
+    assert.equal(typeof orderId, 'number', JSON.stringify(placed.body));
+    const streamed = await ws.next();
+    assert.equal(streamed.type, 'next');
+    assert.deepEqual(streamed.payload.data.order_product_stream.map((r: { quantity: number }) => r.quantity), [1]);
+
+    // A user sees only their own orders (and their own user row); another user sees none of them.
+    const mine = await e.graphql('{ order { id user_id status products { quantity product { name } } } user { id name } }', undefined, asUser(225));
+    assert.deepEqual(mine.body, { data: { order: [{ id: orderId, user_id: 225, status: 'CREATED', products: [{ quantity: 1, product: { name: 'Chair' } }] }], user: [{ id: 225, name: 'Leland' }] } });
+    assert.deepEqual((await e.graphql('{ order { id } order_product { id } }', undefined, asUser(226))).body, { data: { order: [], order_product: [] } });
+
+    // The insert check: user 226 cannot order in 225's name, and nothing is left behind.
+    const forged = await e.graphql('mutation { insert_order_one(object: {user_id: 225, billing_address_id: 222, shipping_address_id: 222, products: {data: [{product_id: 102, quantity: 1}]}}) { id } }', undefined, asUser(226));
+    assert.equal(forged.body.errors?.[0]?.extensions?.code, 'permission-error', JSON.stringify(forged.body));
+    assert.deepEqual(await rows(e, 'SELECT count(*)::text FROM "order"'), [['1']]);
+    // Their own order (their address 223) goes through; the enum column reads as the enum.
+    const own = await e.graphql('mutation { insert_order_one(object: {user_id: 226, billing_address_id: 223, shipping_address_id: 223}) { user_id status order_status { status } } }', undefined, asUser(226));
+    assert.deepEqual(own.body, { data: { insert_order_one: { user_id: 226, status: 'CREATED', order_status: { status: 'CREATED' } } } });
+    // Only the site admin may update orders; the sum_order trigger then fills the total.
+    const update = await e.graphql('mutation { update_order(where: {}, _set: {status: PAID}) { affected_rows } }', undefined, asUser(225));
+    assert.equal(update.body.errors?.[0]?.message, 'field "update_order" not found in type: \'mutation_root\'');
+    const paid = await e.graphql(`mutation { update_order_by_pk(pk_columns: {id: ${orderId}}, _set: {status: PAID}) { status order_total } }`, undefined, { 'x-svc-role': 'site-admin' });
+    assert.deepEqual(paid.body, { data: { update_order_by_pk: { status: 'PAID', order_total: 49 } } });
+
+    // A review takes user_id from the session (the permission's `set`).
+    await e.runSql(`INSERT INTO order_product (id, order_id, product_id, quantity) VALUES (101, ${orderId}, 101, 1)`);
+    const review = await e.graphql('mutation { insert_product_review_one(object: {product_id: 101, rating: 5, comment: "sturdy"}) { user_id product_id rating } }', undefined, asUser(225));
+    assert.deepEqual(review.body, { data: { insert_product_review_one: { user_id: 225, product_id: 101, rating: 5 } } });
+  });
+
+  test('a query action written with kind: "" calls its handler', async () => {
+    const r = await e.graphql('query { adminLogin(params: {email: "admin@site.com", password: "password"}) { name token } }', undefined, { 'x-svc-role': 'anonymous' });
+    assert.deepEqual(r.body, { data: { adminLogin: { name: 'Admin', token: 't' } } });
+    const req = hooks.requests.at(-1)!;
+    assert.equal(new URL(req.url, hooks.url).pathname.endsWith('/api/actions/admin-login'), true, req.url);
+    assert.deepEqual((req.body as { input: unknown }).input, { params: { email: 'admin@site.com', password: 'password' } });
+  });
+});
+
+describe('realtime-location-tracking (config v3 project; its config v1 migrations as Hasura 1.0 wrote them)', () => {
+  let e: TestEngine;
+  before(async () => {
+    e = await startTestEngine();
+  });
+  after(async () => {
+    await e?.stop();
+  });
+
+  test('config v1 flat .up.yaml migrations: SQL and metadata operations, versions recorded; the one whose sequence is not published fails naming its file', async () => {
+    const dir = project('realtime-location-tracking-v1') + 'migrations';
+    const r = await cli(e, 'migrate', ['apply', '--dir', dir]);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /1536071857738_run_sql_migration\.up\.yaml \(operation 1, run_sql\): postgres error: relation "vehicle_loc" does not exist \(migration 1536071857738 up not applied\)/);
+    const s = await cli(e, 'migrate', ['status', '--dir', dir]);
+    assert.match(s.out, /^1536071612723\tadd_relationship_locations_table_public_vehicle\tPresent\tApplied$/m);
+    assert.match(s.out, /^1536071857738\trun_sql_migration\tPresent\tNot Applied$/m);
+    // add_existing_table_or_view tracked the tables and create_array_relationship joined them.
+    await e.runSql("INSERT INTO vehicle VALUES ('v1', 'Van'); INSERT INTO vehicle_location VALUES (1, 'v1', '(12.93958, 77.62047)')");
+    assert.deepEqual((await e.graphql('{ vehicle { id locations { location } } }')).body, { data: { vehicle: [{ id: 'v1', locations: [{ location: '(12.93958, 77.62047)' }] }] } });
+    await e.runSql('DROP TABLE vehicle_location, vehicle CASCADE; DELETE FROM hdb_catalog.schema_migrations');
+    assert.equal((await cli(e, 'metadata', ['ic', 'drop'])).code, 0);
+  });
+
+  test("config v3: the app's mutations and subscription over /v1alpha1/graphql", async () => {
+    const dir = project('realtime-location-tracking');
+    assert.equal((await cli(e, 'migrate', ['apply', '--dir', dir + 'migrations'])).code, 0);
+    const md = await cli(e, 'metadata', ['apply', '--dir', dir + 'metadata']);
+    assert.equal(md.code, 0, md.err);
+    assert.equal((await cli(e, 'metadata', ['diff', '--dir', dir + 'metadata'])).code, 0);
+
+    // The app's client speaks Apollo's subscriptions-transport-ws (graphql-ws) to /v1alpha1/graphql.
+    const ws = await TestSocket.open(e.url, 'graphql-ws', '/v1alpha1/graphql');
+    after(() => ws.ws.close());
+    ws.send({ type: 'connection_init', payload: {} });
+    assert.equal((await ws.next()).type, 'connection_ack');
+    const getVehicle = 'subscription getVehicle($vehicleId: String!) {\n  vehicle (where: { id: { _eq: $vehicleId }}) {\n    id\n    name\n  }\n}';
+    ws.send({ id: '1', type: 'start', payload: { query: getVehicle, variables: { vehicleId: 'c9f6' } } });
+    assert.deepEqual((await ws.next()).payload, { data: { vehicle: [] } });
+
+    const post = (query: string, variables: unknown) => e.request('POST', '/v1alpha1/graphql', { query, variables });
+    const insertVehicle = 'mutation insert_vehicle ($objects: [vehicle_insert_input!]! )  {\n  insert_vehicle (objects: $objects){\n    returning {\n      id\n    }\n  }\n}';
+    assert.deepEqual((await post(insertVehicle, { objects: [{ id: 'c9f6', name: 'c9f6' }] })).body, { data: { insert_vehicle: { returning: [{ id: 'c9f6' }] } } });
+    assert.deepEqual((await ws.next()).payload, { data: { vehicle: [{ id: 'c9f6', name: 'c9f6' }] } });
+
+    const insertLocation = 'mutation insert_vehicle_location ($objects: [vehicle_location_insert_input!]! )  {\n  insert_vehicle_location (objects: $objects){\n    returning {\n      id\n    }\n  }\n}';
+    for (const location of ['(12.93958, 77.62047)', '(12.93960, 77.62050)']) {
+      const r = await post(insertLocation, { objects: [{ vehicle_id: 'c9f6', location }] });
+      assert.equal(typeof r.body.data?.insert_vehicle_location?.returning?.[0]?.id, 'number', JSON.stringify(r.body));
+    }
+    const latest = await post('query { vehicle_location(where: {vehicle_id: {_eq: "c9f6"}}, order_by: {timestamp: desc, id: desc}, limit: 1) { location } }', {});
+    assert.deepEqual(latest.body, { data: { vehicle_location: [{ location: '(12.93960, 77.62050)' }] } });
+  });
+});
