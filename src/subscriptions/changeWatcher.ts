@@ -23,7 +23,10 @@
  * RETAIN_MS ago (any engine's reader further behind just sees an incomplete log).
  *
  * The timer runs only while some table is watched, and also lets listeners check whether the
- * schema cache they were planned on is stale.
+ * schema cache they were planned on is stale. While reads find nothing changed, the pause doubles up
+ * to IDLE_MAX_MS (never below `intervalMs`); a read that finds a change goes back to `intervalMs`.
+ * So idle live queries cost four reads a second instead of twenty, and a first change after a quiet
+ * spell is seen within IDLE_MAX_MS.
  */
 import type { Db } from '../execution/index.js';
 import type { TimerHandle, Timers } from './timers.js';
@@ -47,6 +50,8 @@ const READ_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
       AND l.xid >= pg_snapshot_xmin($2::pg_snapshot) AND NOT pg_visible_in_snapshot(l.xid, $2::pg_snapshot))::text AS log`;
 
 const PRUNE_EVERY_MS = 10_000;
+/** The longest pause between reads while nothing changes. */
+export const IDLE_MAX_MS = 250;
 const RETAIN_MS = 60_000;
 
 interface Watched {
@@ -71,8 +76,12 @@ export class ChangeWatcher {
   private snapshot: string | null = null;
   /** Snapshots' xmin by time, for pruning (one per PRUNE_EVERY_MS). */
   private readonly marks: Array<{ at: number; xmin: string }> = [];
+  /** The pause before the next read: `intervalMs`, doubling while reads find nothing changed. */
+  private pauseMs: number;
 
-  constructor(private readonly db: Db, private readonly timers: Timers, private readonly intervalMs: number, private readonly onError: (e: unknown) => void) {}
+  constructor(private readonly db: Db, private readonly timers: Timers, private readonly intervalMs: number, private readonly onError: (e: unknown) => void) {
+    this.pauseMs = intervalMs;
+  }
 
   /** Starts watching `relids` for `l`; the returned function undoes it. */
   add(l: ChangeListener, relids: readonly number[]): () => void {
@@ -80,7 +89,10 @@ export class ChangeWatcher {
     for (const id of relids) {
       const w = this.tables.get(id);
       if (w) w.refs++;
-      else this.tables.set(id, { refs: 1, version: undefined, changedGen: Number.MAX_SAFE_INTEGER });
+      else {
+        this.tables.set(id, { refs: 1, version: undefined, changedGen: Number.MAX_SAFE_INTEGER });
+        this.pauseMs = this.intervalMs;
+      }
     }
     this.schedule();
     let removed = false;
@@ -111,7 +123,7 @@ export class ChangeWatcher {
 
   private schedule(): void {
     if (this.timer !== undefined || this.listeners.size === 0) return;
-    this.timer = this.timers.after(this.intervalMs, () => {
+    this.timer = this.timers.after(this.pauseMs, () => {
       this.timer = undefined;
       void this.read().finally(() => this.schedule());
     });
@@ -152,6 +164,7 @@ export class ChangeWatcher {
       }
       this.snapshot = String(row.snapshot);
       this.gen = gen;
+      this.pauseMs = changed.size > 0 ? this.intervalMs : Math.max(this.intervalMs, Math.min(IDLE_MAX_MS, this.pauseMs * 2));
       this.failing = false;
       for (const l of [...this.listeners]) l.onRead(changed, rows);
       await this.prune();
