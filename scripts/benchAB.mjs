@@ -7,12 +7,12 @@
  *
  * A/B of one engine setting on the shared bench dataset: engine A (defaults) and engine B (defaults
  * plus the `--b` variables, several allowed) run side by side on the bench Postgres
- * (../shared/bench/pg-up.sh, 127.0.0.1:55432); for each shape, `--pairs` interleaved pairs of wrk runs
+ * (bench/pg-up.sh, 127.0.0.1:55432); for each shape, `--pairs` interleaved pairs of wrk runs
  * (A then B, B then A on even pairs), each after a warm-up. Reports per shape the req/s of A and B, the
  * ratio B/A of each pair and their median, and each engine's CPU per request (user + system time of
  * its process over the measured seconds). It measures what a hand-written part buys: run it with the
  * part switched off (docs/benchmarks.md lists the switches and the latest figures).
- * Needs wrk (`apt-get install -y wrk`), psql and the harness in ../shared/bench. Output: a Markdown
+ * Needs wrk (`apt-get install -y wrk`), psql and the harness in bench/. Output: a Markdown
  * table on stdout, raw runs as JSON lines in .tmp/bench/ab-<UTC>.jsonl.
  */
 import { spawn, execFileSync } from 'node:child_process';
@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const bench = resolve(root, '../shared/bench');
+const bench = resolve(root, 'bench');
 const { values: args } = parseArgs({
   options: {
     b: { type: 'string', multiple: true, default: [] },

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # `npm run bench:live`: live queries under writes, end to end and reproducible from this one command.
 #
-#   1. a Postgres 15 cluster of its own (../shared/bench/pg-up.sh with PGBASE=/tmp/live-bench-pg,
+#   1. a Postgres 15 cluster of its own (bench/pg-up.sh with PGBASE=/tmp/live-bench-pg,
 #      port $PGPORT), with pg_stat_statements preloaded, and the bench dataset loaded once;
 #   2. with TABLE=live_row: a table `live_row (id int primary key, name text)` holding rows 1..SUBS
 #      (for more live queries than the dataset's 50,000 tracks);
 #   3. the engine built and started (`serve --workers $WORKERS`, defaults otherwise), metadata
-#      cleared, the dataset tracked (../shared/bench/track.sh), live_row tracked when used;
+#      cleared, the dataset tracked (bench/track.sh), live_row tracked when used;
 #   4. scripts/subscriptionLoad.mjs: SUBS live queries `<TABLE>_by_pk(id: $id)`, each its own
 #      cohort, PER_CONN per socket; an idle window, then UPS updates a second for DURATION s. It
 #      prints one JSON line: update → message p50/p90/p99/max, missed, messages without a change,
 #      engine CPU % of a core and RSS (primary and workers summed), Postgres statements/s, load average.
 #
 # Environment (defaults): SUBS=10000 PER_CONN=50 TABLE=track WORKERS=1 IDLE=10 DURATION=30 UPS=20
-#   PGPORT=55433 BENCH_DIR=../shared/bench
+#   PGPORT=55433 BENCH_DIR=bench
 # The 10,000-cohorts-on-one-table case:  npm run bench:live
 # The 200,000 case:                      SUBS=200000 TABLE=live_row WORKERS=2 npm run bench:live
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BENCH_DIR="${BENCH_DIR:-$ROOT/../shared/bench}"
+BENCH_DIR="${BENCH_DIR:-$ROOT/bench}"
 SUBS="${SUBS:-10000}" PER_CONN="${PER_CONN:-50}" TABLE="${TABLE:-track}" WORKERS="${WORKERS:-1}"
 IDLE="${IDLE:-10}" DURATION="${DURATION:-30}" UPS="${UPS:-20}"
 export PGPORT="${PGPORT:-55433}" PGBASE="${PGBASE:-/tmp/live-bench-pg}"

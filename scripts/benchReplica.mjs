@@ -2,7 +2,7 @@
 /**
  * `npm run bench:replica -- [--shapes a_by_pk,c_nested_3] [--pairs 3] [--warmup 3] [--duration 8] [--conns 32] [--pool 8] [--writes 300]`
  *
- * Read replicas measured on the bench dataset (../shared/bench/dataset.sql) in a primary + hot
+ * Read replicas measured on the bench dataset (bench/dataset.sql) in a primary + hot
  * standby pair of its own (scripts/replica.mjs start: PostgreSQL 15, pg_basebackup -R; removed at the
  * end), so that nothing else runs on those servers; engine A reads from the primary only, engine B
  * has the standby as its read replica.
@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 
 const loadAtStart = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const bench = resolve(root, '../shared/bench');
+const bench = resolve(root, 'bench');
 const { values: args } = parseArgs({
   options: {
     shapes: { type: 'string', default: 'a_by_pk,c_nested_3' },

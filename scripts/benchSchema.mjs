@@ -2,7 +2,7 @@
 /**
  * Schema-scale benchmark: 500 tracked tables with foreign-key relationships.
  *
- *   node scripts/benchSchema.mjs            (after `npm run build`; bench Postgres from ../shared/bench/pg-up.sh)
+ *   node scripts/benchSchema.mjs            (after `npm run build`; bench Postgres from bench/pg-up.sh)
  *
  * Creates database `bench_schema` (dropped first) on BENCH_SCHEMA_PG (default the bench Postgres,
  * postgres://postgres@127.0.0.1:55432) with TABLES (500) tables `t000…`: each has a primary key, two

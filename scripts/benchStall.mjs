@@ -10,7 +10,7 @@
  * auth webhook, /v1/query, /v1/metadata, a WebSocket message before connection_init), non-admin
  * bodies costly to parse (tests/support/hostileBodies.ts), and two admin replace_metadata: a 2.8 MB query
  * collection and 300 tables with permissions for 3 roles.
- * Needs the bench Postgres (../shared/bench/pg-up.sh, 127.0.0.1:55432); uses its own database
+ * Needs the bench Postgres (bench/pg-up.sh, 127.0.0.1:55432); uses its own database
  * `stall_bench`. Output: a Markdown table (input, status, stall ms) on stdout.
  */
 import { spawn, execFileSync } from 'node:child_process';
@@ -29,7 +29,7 @@ const engineDir = resolve(args.engine);
 const SECRET = 'stall-bench-secret';
 const DB = 'postgres://postgres@127.0.0.1:55432/stall_bench';
 
-execFileSync(resolve(root, '../shared/bench/pg-up.sh'), { stdio: 'ignore' });
+execFileSync(resolve(root, 'bench/pg-up.sh'), { stdio: 'ignore' });
 try { execFileSync('psql', ['postgres://postgres@127.0.0.1:55432/postgres', '-qc', 'CREATE DATABASE stall_bench'], { stdio: 'ignore' }); } catch { /* exists */ }
 execFileSync('node', ['scripts/buildServer.mjs'], { cwd: engineDir, stdio: 'ignore' });
 

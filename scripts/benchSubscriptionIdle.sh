@@ -7,12 +7,12 @@
 #   npm run build && bash scripts/benchSubscriptionIdle.sh
 #   SUBS="10000 200000" KINDS="live stream" PER_CONN=500 IDLE=30 bash scripts/benchSubscriptionIdle.sh
 #
-# Uses its own Postgres 15 cluster (../shared/bench/pg-up.sh on PGPORT, default 55440, in PGBASE,
+# Uses its own Postgres 15 cluster (bench/pg-up.sh on PGPORT, default 55440, in PGBASE,
 # default /tmp/svc-subs-pg, with pg_stat_statements preloaded) and the bench dataset, tracked with
-# ../shared/bench/track.sh; the engine listens on ENGINE_PORT (default 18640), defaults otherwise.
+# bench/track.sh; the engine listens on ENGINE_PORT (default 18640), defaults otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BENCH="${BENCH:-../shared/bench}"
+BENCH="${BENCH:-bench}"
 export PGPORT="${PGPORT:-55440}" PGBASE="${PGBASE:-/tmp/svc-subs-pg}"
 SUBS="${SUBS:-10000 200000}"
 KINDS="${KINDS:-live stream}"

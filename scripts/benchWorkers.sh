@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # `npm run bench:workers`: req/s and engine CPU per request of a few shapes with --workers 1 and 2,
-# on the shared bench database (../shared/bench: pg-up.sh, dataset, track.sh, queries/).
+# on the shared bench database (bench/: pg-up.sh, dataset, track.sh, queries/).
 #
 #   for each W in $WORKERS: start `node dist/src/main.js serve --workers W` on the bench database,
 #   clear_metadata + track.sh, then per shape: a warm-up, then a measured wrk run
-#   (1 thread, $CONNS connections, $DURATION s, ../shared/bench/load/post.lua); the engine's CPU is the
+#   (1 thread, $CONNS connections, $DURATION s, bench/load/post.lua); the engine's CPU is the
 #   user+system time of the primary and all its workers (from /proc, before and after the run).
 #   Postgres' CPU is not in it. Results: one line per run on stdout and in .tmp/bench/workers-<ts>.txt.
 #
 # Environment (defaults): WORKERS="1 2" SHAPES="a_by_pk c_nested_3" CONNS=32 WARMUP=3 DURATION=8
-#   BENCH_POOL=8 (pool per worker)   BENCH_DIR=../shared/bench   BENCH_ADMIN_SECRET=bench-admin-secret
+#   BENCH_POOL=8 (pool per worker)   BENCH_DIR=bench   BENCH_ADMIN_SECRET=bench-admin-secret
 # The load generator (wrk) runs on the same cores as the engine: with 2 cores and 2 workers the
 # workers and wrk compete, so the req/s is what this machine can do, not what 2 cores of engine can.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BENCH_DIR="${BENCH_DIR:-$ROOT/../shared/bench}"
+BENCH_DIR="${BENCH_DIR:-$ROOT/bench}"
 WORKERS="${WORKERS:-1 2}" SHAPES="${SHAPES:-a_by_pk c_nested_3}"
 CONNS="${CONNS:-32}" WARMUP="${WARMUP:-3}" DURATION="${DURATION:-8}" POOL="${BENCH_POOL:-8}"
 export BENCH_ADMIN_SECRET="${BENCH_ADMIN_SECRET:-bench-admin-secret}" PGPORT="${PGPORT:-55432}"

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASELINE="${1:?usage: clusterConformance.sh BASELINE_FILE [RUNNER]}"
-RUNNER="${2:-../shared/conformance/run.mjs}"
+RUNNER="${2:-tests/conformance/run.mjs}"
 export SVC_CLUSTER_DIR="${SVC_CLUSTER_DIR:-$(mktemp -d)}"
 trap 'node scripts/cluster.mjs stop' EXIT
 SVC_GRAPHQL_ADMIN_SECRET=ci-secret \

@@ -21,7 +21,7 @@
  * statement; nothing to deliver while nothing is inserted); streams are measured idle only
  * (`--duration 0`). `--duration 0` skips the update window: the idle figures alone. A connection may
  * carry hundreds of subscriptions (`--per-conn`), sent at once as a reconnecting client sends them.
- * Needs the bench dataset (/work/shared/bench/dataset.sql, tracked with track.json), or any tracked
+ * Needs the bench dataset (bench/dataset.sql, tracked with bench/track.json), or any tracked
  * table with `id int` and `name text` holding rows 1..N (`npm run bench:live` sets all of it up), and
  * pg_stat_statements. Prints one JSON line with the figures and the load average.
  */

@@ -6,8 +6,8 @@
  * corpus's fixture servers (fixtureServers.mjs: the action webhook on 127.0.0.1:5593 writes rows back
  * through this engine with the admin secret).
  *
- *   node tests/support/actionsConformance.mjs [--pg-url URL] [--port 18xxx] [--runner ../shared/conformance/run.mjs]
- *        [--servers ../shared/conformance/servers] [--baseline F | --update-baseline F]
+ *   node tests/support/actionsConformance.mjs [--pg-url URL] [--port 18xxx] [--runner tests/conformance/run.mjs]
+ *        [--servers tests/conformance/servers] [--baseline F | --update-baseline F]
  */
 import { parseArgs, runOnFreshEngine } from './conformanceEngine.mjs';
 import { enginePort, postgresUrl, serversDir, startFixtureServers, withCleanups } from './fixtureServers.mjs';

@@ -4,7 +4,7 @@
  * (SVC_GRAPHQL_ENABLE_ALLOWLIST=true, an admin secret, stringified numerics) on a fresh database.
  *
  *   node tests/support/allowlistConformance.mjs [--pg-url postgres://postgres:postgres@127.0.0.1:5432/postgres] \
- *        [--port 18631] [--runner ../shared/conformance/run.mjs] [--baseline F | --update-baseline F]
+ *        [--port 18631] [--runner tests/conformance/run.mjs] [--baseline F | --update-baseline F]
  *
  * The Postgres server: `--pg-url`, else SVC_TEST_DATABASE_URL / SVC_GRAPHQL_DATABASE_URL (a maintenance
  * URL: the script creates and drops its own database there), else a throwaway embedded Postgres.

@@ -4,7 +4,7 @@
  * each against an engine started for it (JWT needs its own server settings), on fresh databases.
  *
  *   node tests/support/authConformance.mjs --pg-url postgres://postgres:postgres@127.0.0.1:5432/postgres \
- *        [--port 18155] [--runner ../shared/conformance/run.mjs] [--baseline F | --update-baseline F]
+ *        [--port 18155] [--runner tests/conformance/run.mjs] [--baseline F | --update-baseline F]
  *
  * Three engines, one after the other (all with SVC_GRAPHQL_ADMIN_SECRET):
  *   1. JWT HS256, no audience/issuer: auth/jwt (9 cases; the 4 aud/iss ones are skipped), config_api, explain

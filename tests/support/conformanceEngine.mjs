@@ -26,7 +26,7 @@ export function parseArgs(argv = process.argv.slice(2)) {
   const updateBaseline = arg('--update-baseline');
   return {
     arg,
-    runner: resolve(root, arg('--runner', '../shared/conformance/run.mjs')),
+    runner: resolve(root, arg('--runner', 'tests/conformance/run.mjs')),
     baseline,
     ratchet: baseline ? ['--baseline', resolve(baseline)] : updateBaseline ? ['--update-baseline', resolve(updateBaseline)] : [],
     pgUrl: arg('--pg-url', process.env.SVC_TEST_DATABASE_URL ?? process.env.SVC_GRAPHQL_DATABASE_URL),

@@ -1,6 +1,6 @@
 /**
  * The conformance corpus' schema as test data: the `run_sql` statements of every group's
- * setup.json (../shared/conformance/cases), each group in a schema of its own (`c_<category>_<group>`,
+ * setup.json (tests/conformance/cases), each group in a schema of its own (`c_<category>_<group>`,
  * through search_path) so that groups that reuse table names do not collide. Groups whose SQL does
  * not apply on its own (it names `public.` objects or the engine's catalog) are left out: the
  * result says which applied.
@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 
-const CASES = new URL('../../../shared/conformance/cases/', import.meta.url);
+const CASES = new URL('../conformance/cases/', import.meta.url);
 
 /** Each group's setup SQL, in the corpus' order. */
 export function conformanceSetupSql(): { name: string; sql: string }[] {

@@ -1,11 +1,11 @@
 /**
  * What the gated conformance scripts share beyond conformanceEngine.mjs: the Postgres they run on
  * (given, or a throwaway embedded one), the engine's port, cleanups, and the corpus's fixture
- * servers (../shared/conformance/servers/start.mjs: action webhook on 127.0.0.1:5593, remote
+ * servers (tests/conformance/servers/start.mjs: action webhook on 127.0.0.1:5593, remote
  * GraphQL servers on :5000/:4000/:4001) for actionsConformance.mjs and remoteSchemaConformance.mjs.
  *
  * The servers need their node_modules: when the folder has none (a clean CI clone), it is copied to
- * a temporary folder and `npm ci` runs there (../shared is never written). Their ports are fixed by
+ * a temporary folder and `npm ci` runs there (parallel runs never install into the same folder). Their ports are fixed by
  * the corpus: while one is taken (another run uses them) the start is retried.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -30,10 +30,10 @@ export async function withCleanups(fn) {
 
 /** The servers folder with node_modules installed (a temp copy when `given` has none). */
 export function serversDir(given, cleanups) {
-  const shared = resolve(root, given ?? '../shared/conformance/servers');
-  if (existsSync(join(shared, 'node_modules', 'graphql'))) return shared;
+  const servers = resolve(root, given ?? 'tests/conformance/servers');
+  if (existsSync(join(servers, 'node_modules', 'graphql'))) return servers;
   const copy = mkdtempSync(join(tmpdir(), 'svc-fixture-servers-'));
-  cpSync(shared, copy, { recursive: true, filter: (src) => !src.includes('node_modules') });
+  cpSync(servers, copy, { recursive: true, filter: (src) => !src.includes('node_modules') });
   cleanups.push(() => rmSync(copy, { recursive: true, force: true }));
   const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: copy, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('npm ci in the fixture servers copy failed');

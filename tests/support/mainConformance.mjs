@@ -5,7 +5,7 @@
  * run where the engine's database URL must be shaped (e.g. through PgBouncer, scripts/withPgbouncer.mjs).
  *
  *   node tests/support/mainConformance.mjs [--pg-url postgres://…/postgres] [--port N]
- *        [--runner ../shared/conformance/run.mjs] [--baseline F | --update-baseline F]
+ *        [--runner tests/conformance/run.mjs] [--baseline F | --update-baseline F]
  *
  * The Postgres server: `--pg-url`, else SVC_TEST_DATABASE_URL / SVC_GRAPHQL_DATABASE_URL (a
  * maintenance URL), else a throwaway embedded Postgres. Exits with the runner's status (1 when the

@@ -6,7 +6,7 @@
  * :5000/:4000/:4001 and the action webhook on :5593) running beside it.
  *
  *   node tests/support/remoteSchemaConformance.mjs [--pg-url URL] [--port N] [--servers DIR]
- *        [--runner ../shared/conformance/run.mjs] [--only remote_schemas,actions/remote_joins]
+ *        [--runner tests/conformance/run.mjs] [--only remote_schemas,actions/remote_joins]
  *        [--baseline F | --update-baseline F]
  *
  * The Postgres server: `--pg-url`, else SVC_TEST_DATABASE_URL / SVC_GRAPHQL_DATABASE_URL (a

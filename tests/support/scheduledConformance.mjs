@@ -6,11 +6,11 @@
  * database. (Modelled on eventsConformance.mjs.)
  *
  *   node tests/support/scheduledConformance.mjs [--pg-url postgres://…/postgres] [--port 18632]
- *        [--runner ../shared/conformance/run.mjs] [--baseline F | --update-baseline F]
+ *        [--runner tests/conformance/run.mjs] [--baseline F | --update-baseline F]
  *
  * The Postgres server: `--pg-url`, else SVC_TEST_DATABASE_URL / SVC_GRAPHQL_DATABASE_URL (a maintenance
  * URL: the script creates and drops its own database there), else a throwaway embedded Postgres.
- * Needs no fixture servers (no node_modules under ../shared/conformance/servers).
+ * Needs no fixture servers (no node_modules under tests/conformance/servers).
  * Exits with the runner's status (1 when the engine does not start; without a ratchet flag, also 1
  * when any case fails).
  */

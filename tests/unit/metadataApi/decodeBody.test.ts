@@ -12,7 +12,7 @@ import { ApiError, isStackOverflow } from '../../../src/core/index.js';
 import { decodeBody, decodeBodyInline, decodeBodyOffThread, offThreadDecodeCounts, OFF_THREAD_MIN_BYTES } from '../../../src/metadataApi/index.js';
 import type { BodyEndpoint } from '../../../src/metadataApi/index.js';
 
-const CASES = resolve(import.meta.dirname, '../../../../shared/conformance/cases');
+const CASES = resolve(import.meta.dirname, '../../conformance/cases');
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

@@ -1,5 +1,5 @@
 /**
- * The six bench shapes (shared/bench/queries/*.hasura.graphql) as the planner would hand them to
+ * The six bench shapes (bench/queries/*.hasura.graphql) as the planner would hand them to
  * the compiler, as admin (no permission filters). Variables stay variables.
  */
 import type { AggregateIR, RelationshipJoin, SelectField, SelectIR } from '../../../src/ir/index.js';
