@@ -20,7 +20,8 @@ import type { Logger } from 'pino';
 import * as api from '../api/index.js';
 import type { EngineContext } from '../appState.js';
 import { createAuthenticator } from '../auth/index.js';
-import type { ServerConfig } from '../config/index.js';
+import cluster from 'node:cluster';
+import { openAccessWarning, type ServerConfig } from '../config/index.js';
 import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
 import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type SchemaSyncOptions } from '../metadata/index.js';
@@ -214,6 +215,9 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       },
       `svc-graphql-engine ${version} listening on ${url}`,
     );
+    const open = openAccessWarning(config);
+    // A cluster's primary logs it once for all its workers (cluster.ts).
+    if (open && !cluster.isWorker) logger.warn({ type: 'startup', kind: open.code, host: config.serverHost }, open.message);
 
     let stopping: Promise<void> | undefined;
     return {
