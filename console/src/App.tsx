@@ -1,10 +1,11 @@
 /**
  * The console's shell: a left navigation and hash routes (`#/graphiql`, `#/data/<schema>/<table>`,
  * …), so the engine serves one page. Before anything else it checks the admin secret: when the
- * engine answers `access-denied` / 401, a form asks for it (kept in sessionStorage only).
+ * engine answers `access-denied` / 401, a form asks for it (kept in sessionStorage only). The
+ * engine's warnings about its setup (config API) are banners above every page.
  */
 import { useEffect, useState, type ReactNode } from 'react';
-import { adminSecret, exportMetadata } from './api';
+import { adminSecret, engineWarnings, exportMetadata, type EngineWarning } from './api';
 import { ErrorBox, TextField } from './components';
 import { GraphiqlPage } from './pages/GraphiqlPage';
 import { DataPage } from './pages/DataPage';
@@ -72,12 +73,15 @@ export function App() {
   const [authError, setAuthError] = useState<unknown>();
   // With nothing tracked yet the GraphQL schema is empty: a newcomer starts on the Data page instead.
   const [empty, setEmpty] = useState(false);
+  // The engine's warnings about its setup (an engine open to the network without an admin secret).
+  const [warnings, setWarnings] = useState<EngineWarning[]>([]);
   const check = () => {
     setAuth('checking');
     exportMetadata().then(
       (md) => {
         setEmpty(!(md.tables?.length || md.remote_schemas?.length || md.actions?.length));
         setAuth('ok');
+        engineWarnings().then(setWarnings, () => setWarnings([]));
       },
       (e) => {
         if (adminSecret.get()) setAuthError(e);
@@ -101,7 +105,12 @@ export function App() {
         </ul>
         <button type="button" className="link" onClick={() => { adminSecret.set(''); check(); }}>Log out</button>
       </nav>
-      <main id="content">{route.render(parts.slice(1))}</main>
+      <main id="content">
+        {warnings.map((w) => (
+          <div key={w.code} className="banner" role="alert" data-code={w.code}>{w.message}</div>
+        ))}
+        {route.render(parts.slice(1))}
+      </main>
     </div>
   );
 }

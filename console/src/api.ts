@@ -1,5 +1,6 @@
 /**
- * The console's only way to the engine: same-origin POSTs to /v1/query and /v1/graphql with the
+ * The console's only way to the engine: same-origin POSTs to /v1/query and /v1/graphql (and a GET of
+ * /v1alpha1/config for the engine's warnings) with the
  * admin secret the user typed (kept in sessionStorage, never in a URL). Engine errors come back as
  * `EngineError` values carrying the spec's `{code, error, path}`, so pages can show each next to the
  * field that caused it.
@@ -72,6 +73,20 @@ export async function runSql(sql: string, opts: { readOnly?: boolean } = {}): Pr
 export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 export const exportMetadata = (): Promise<any> => query('export_metadata', {});
+
+/** A warning of the engine about its own setup (`/v1alpha1/config` `warnings`), shown as a banner. */
+export interface EngineWarning {
+  code: string;
+  message: string;
+}
+
+/** The engine's warnings from the config API (admin only); none when it cannot be read. */
+export async function engineWarnings(): Promise<EngineWarning[]> {
+  const r = await fetch('/v1alpha1/config', { headers: adminHeaders() });
+  if (!r.ok) return [];
+  const v = (await r.json()) as { warnings?: unknown };
+  return Array.isArray(v.warnings) ? (v.warnings as EngineWarning[]).filter((w) => typeof w?.message === 'string') : [];
+}
 
 export interface TableRef {
   schema: string;

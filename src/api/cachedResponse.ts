@@ -1,7 +1,9 @@
 /**
  * A `@cached` query over HTTP: look the request up in the response cache, else run it and keep a
- * successful answer for its ttl. The key is the role, the session variables the operation's SQL
- * reads, the query text, its operation name and its variables (Hasura v2's key); every answer
+ * successful answer for its ttl. The key is the engine's scope (database, source, answer-shaping
+ * options: responseCache/), the metadata's resource version the answer is computed with, the API,
+ * the role, the backend-only flag, the session variables the operation's SQL reads, the query text,
+ * its operation name and its variables (Hasura v2's key and what else changes the answer); every answer
  * from the cache or stored in it carries `Cache-Control: max-age=<seconds left>`. An operation
  * with root fields answered elsewhere (actions, remote schemas: they see every session variable
  * and may forward client headers) runs uncached.
@@ -10,7 +12,7 @@ import type { ApiError, Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import { resolveCached, type CachedSpec, type GraphqlRequest } from '../graphql/index.js';
 import type { CompiledOperation } from '../planner/index.js';
-import { ResponseCache } from '../responseCache/index.js';
+import type { ResponseCache } from '../responseCache/index.js';
 import type { Param } from '../sql/index.js';
 
 /** Per compiled operation: the session variables its statements read (null: all of them). */
@@ -48,14 +50,16 @@ export const cacheable = (compiled: CompiledOperation): boolean => !compiled.fie
 
 /** The answer of a `@cached` request: from the cache, or from `run` (then stored when it succeeded). */
 export async function cachedAnswer<R extends Answer>(
-  ctx: EngineContext & { responseCache: ResponseCache }, session: Session, request: GraphqlRequest, api: string,
+  ctx: EngineContext & { responseCache: ResponseCache }, session: Session, request: GraphqlRequest, api: string, resourceVersion: number,
   spec: CachedSpec, compiled: CompiledOperation, variables: Record<string, unknown>, run: () => Promise<R>,
 ): Promise<R | Answer & { status: 200 }> {
   const cache = ctx.responseCache;
   const { ttl, refresh } = resolveCached(spec, variables, cache.maxTtl);
   const names = sessionVarsRead(compiled);
   const sessionVars = (names ?? Object.keys(session.vars).sort()).map((n) => [n, session.vars[n]] as const);
-  const key = ResponseCache.key({ role: `${api}\u0000${session.role}`, sessionVars, operationName: request.operationName ?? null, query: request.query, variables });
+  const key = cache.key({
+    resourceVersion, api, role: session.role, backendOnly: session.backendOnly === true, sessionVars, operationName: request.operationName ?? null, query: request.query, variables,
+  });
   const hit = await cache.lookup(key, refresh);
   if (hit) return { body: hit.body, status: 200, kind: 'query', headers: { 'cache-control': `max-age=${Math.max(1, Math.ceil(hit.ttlMs / 1000))}` } };
   const result = await run();

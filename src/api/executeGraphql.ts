@@ -95,6 +95,8 @@ export async function executeGraphql(
   const extras = opts.extras;
   try {
     const cache = ctx.state.current;
+    // Read in the same tick as `cache` (a swap sets both at once): the version the answer is computed with.
+    const resourceVersion = ctx.state.resourceVersion;
     assertQueryAllowed(cache, ctx.config, session, request.query);
     const parts = opts.parts ?? ENGINE_PARTS;
     const roleSchema = getRoleSchema(cache, session.role, parts.schema, session.backendOnly);
@@ -106,10 +108,10 @@ export async function executeGraphql(
     }
     // Queries read from a replica when there are any (no cost without: one property read).
     const db: ReadDb = ctx.replicas === undefined || compiled.kind !== 'query' ? ctx.db : ctx.replicas.reads(opts.readAfter);
-    if (compiled.cached && transport === 'http' && ctx.responseCache && cacheable(compiled)) {
+    if (compiled.cached && transport === 'http' && ctx.responseCache && resourceVersion !== undefined && cacheable(compiled)) {
       const cacheCtx = ctx as EngineContext & { responseCache: ResponseCache };
       const api = parts === ENGINE_PARTS ? 'graphql' : 'relay';
-      return await cachedAnswer(cacheCtx, session, request, api, compiled.cached, compiled, variables, () => runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras));
+      return await cachedAnswer(cacheCtx, session, request, api, resourceVersion, compiled.cached, compiled, variables, () => runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras));
     }
     return await runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras);
   } catch (e) {

@@ -2,8 +2,10 @@
  * `/api/rest/<url>` (Hasura v2's RESTified endpoints): the endpoint whose URL template and method
  * match, its stored query run through the GraphQL pipeline with the caller's session (same auth,
  * permissions, allow-list, limits and `@cached`), variables from the URL, the query string and a
- * JSON object body (restVariables.ts). The answer is the GraphQL `data` object itself; a request
- * error is Hasura's `{path, error, code}` with its status (404 no endpoint, 405 with `Allow`).
+ * JSON object body (restVariables.ts). The caller is authenticated before the URL is matched, so a
+ * refused one gets the same auth error on every path and method. The answer is the GraphQL `data`
+ * object itself; a request error is Hasura's `{path, error, code}` with its status (404 no endpoint,
+ * 405 with `Allow`).
  */
 import { ApiError, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
@@ -58,14 +60,15 @@ export const restEndpoint: Handler = async (req, ctx) => {
   let match: ReturnType<typeof matchRest>;
   let args: RestArgs;
   try {
+    // Authenticated first, as Hasura: a caller that is refused learns nothing of the endpoints (the same answer on every path and method).
+    session = await resolveSession(req.headers, ctx.config, req.body);
+    if (!session.isAdmin && req.body.length > 0) checkNonAdminBody(ctx.config, req.body);
     match = matchRest(ctx.state.current, req.method, pathSegments(req.path));
     if (match.kind === 'none') throw new ApiError('not-found', 'Endpoint not found', { status: 404 });
     if (match.kind === 'method') {
       const allowed = [...new Set(match.allowed)];
       return failure(new ApiError('method-not-allowed', `Allowed methods: ${allowed.join(', ')}`, { status: 405 }), devMode, { allow: allowed.join(', ') });
     }
-    session = await resolveSession(req.headers, ctx.config, req.body);
-    if (!session.isAdmin && req.body.length > 0) checkNonAdminBody(ctx.config, req.body);
     args = [...[...req.query].map(([k, v]): RestArgs[number] => [k, { text: v }]), ...bodyArgs(req.body), ...match.captured.map(([k, v]): RestArgs[number] => [k, { text: v }])];
   } catch (e) {
     return failure(e, devMode);

@@ -7,7 +7,8 @@
  *  - admin secret: the right `X-Svc-Admin-Secret` gives admin (a role header then picks the role),
  *    a wrong one is 401; without it → JWT, the auth webhook, or the unauthorized role;
  *  - JWT: `Authorization: Bearer <token>` (verifyJwt + jwtClaims); with several configurations
- *    (`--jwt-secrets`), the first whose issuer, audience and key fit the token and that verifies it;
+ *    (`--jwt-secrets`), the one configuration whose issuer fits the token's `iss` (Hasura's rules:
+ *    none, or more than one, refuses the token);
  *  - webhook: authWebhook.
  * Only the first two may ask for `backend_only` permissions (backendOnlyHeader.ts).
  * JWT or the webhook without an admin secret, both together, or an unauthorized role with the
@@ -167,26 +168,16 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     const words = authz.trim().split(/\s+/);
     if (words.length !== 2 || words[0] !== 'Bearer') throw new ApiError('invalid-headers', 'Malformed Authorization header');
     const token = words[1]!;
-    const candidates = jwts.length === 1 ? jwts : candidateVerifiers(jwts, token);
-    if (candidates.length === 0) {
-      // As Hasura: a token no configuration is for (by issuer or audience) is unauthenticated.
-      if (config.unauthorizedRole !== undefined) return { session: roleSession(config.unauthorizedRole, vars) };
-      throw new ApiError('invalid-jwt', 'Could not verify JWT: JWTNotInIssuer', { internal: { detail: 'no configuration of --jwt-secrets is for the issuer and audience of this token' } });
+    const j = jwts.length === 1 ? jwts[0]! : verifierFor(jwts, token);
+    const s = j.settings;
+    try {
+      const verified = verifyJwt(token, j.resolve, { audience: s.audience, issuer: s.issuer, leewaySeconds: s.leewaySeconds, now: now() / 1000 });
+      const claims = extractClaims(verified.payload, s.claims);
+      return { session: sessionFromClaims(claims, requestedRole), expiresAt: verified.expiresAt };
+    } catch (e) {
+      if (!(e instanceof JwtError)) throw e;
+      throw new ApiError('invalid-jwt', `Could not verify JWT: ${e.reason}`, { status: e.expired ? expiredStatus : 400, internal: e.detail ? { detail: e.detail } : undefined });
     }
-    let firstError: JwtError | undefined;
-    for (const j of candidates) {
-      const s = j.settings;
-      try {
-        const verified = verifyJwt(token, j.resolve, { audience: s.audience, issuer: s.issuer, leewaySeconds: s.leewaySeconds, now: now() / 1000 });
-        const claims = extractClaims(verified.payload, s.claims);
-        return { session: sessionFromClaims(claims, requestedRole), expiresAt: verified.expiresAt };
-      } catch (e) {
-        if (!(e instanceof JwtError)) throw e;
-        firstError ??= e;
-      }
-    }
-    const e = firstError!;
-    throw new ApiError('invalid-jwt', `Could not verify JWT: ${e.reason}`, { status: e.expired ? expiredStatus : 400, internal: e.detail ? { detail: e.detail } : undefined });
   }
 
   return {
@@ -206,24 +197,33 @@ interface JwtVerifier {
 }
 
 /**
- * The configurations a token may be for, in their order: an issuer that matches the token's `iss`
- * (or is absent on either side: Hasura's rule for several secrets), and an audience that the token's
- * `aud` names (or is absent on either side). Key ids are checked by the verification itself (a JWK set
- * without the token's `kid` does not verify it). An undecodable token leaves every configuration in.
+ * The one configuration of `--jwt-secrets` that verifies `token`, by Hasura's rules for several
+ * secrets: a configuration is for the token when its `issuer` equals the token's `iss`, or either is
+ * absent. None: `invalid-jwt` JWTNotInIssuer; more than one: `invalid-headers` "Multiple JWTs found"
+ * (the token is ambiguous). A token is never tried against a second configuration once the first
+ * refused it, so no issuer can borrow another configuration's key. Audiences do not choose: the
+ * chosen configuration checks `aud` as it verifies.
  */
-function candidateVerifiers(jwts: readonly JwtVerifier[], token: string): JwtVerifier[] {
-  let payload: { iss?: unknown; aud?: unknown };
-  try {
-    payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) ?? {};
-    if (typeof payload !== 'object') return [...jwts];
-  } catch {
-    return [...jwts];
+function verifierFor(jwts: readonly JwtVerifier[], token: string): JwtVerifier {
+  const iss = tokenIssuer(token);
+  const fit = jwts.filter(({ settings: s }) => s.issuer === undefined || iss === undefined || s.issuer === iss);
+  if (fit.length === 1) return fit[0]!;
+  if (fit.length === 0) {
+    throw new ApiError('invalid-jwt', 'Could not verify JWT: JWTNotInIssuer', { internal: { detail: `no configuration of --jwt-secrets has the issuer ${JSON.stringify(iss)}` } });
   }
-  const iss = typeof payload.iss === 'string' ? payload.iss : undefined;
-  const auds = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter((a): a is string => typeof a === 'string') : undefined;
-  return jwts.filter(({ settings: s }) =>
-    (s.issuer === undefined || iss === undefined || s.issuer === iss)
-    && (s.audience === undefined || auds === undefined || auds.some((a) => s.audience!.includes(a))));
+  throw new ApiError('invalid-headers', 'Could not verify JWT: Multiple JWTs found', {
+    internal: { detail: `${fit.length} configurations of --jwt-secrets are for this token (issuer ${iss === undefined ? 'absent' : JSON.stringify(iss)}); give each its own issuer` },
+  });
+}
+
+/** The token's `iss` when its payload decodes to an object with a string `iss`, else undefined (as Hasura's `tokenIssuer`). */
+function tokenIssuer(token: string): string | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iss?: unknown } | null;
+    return payload !== null && typeof payload === 'object' && typeof payload.iss === 'string' ? payload.iss : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function headerValue(headers: IncomingHttpHeaders | Record<string, string>, name: string): string | undefined {

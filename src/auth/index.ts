@@ -6,3 +6,4 @@ export type { AuthFailureHttp } from './graphqlAuthStatus.js';
 export type { AuthLogger } from './authLogger.js';
 export { secretEquals } from './secretEquals.js';
 export { bodyTooLarge, checkNonAdminBody, checkUnauthenticatedBody, MAX_NON_ADMIN_JSON_DEPTH } from './bodyLimits.js';
+export { connectionInitHeaders, type InitHeaders } from './connectionInitHeaders.js';

@@ -5,3 +5,5 @@ export type { Env } from './loadConfig.js';
 export { OPTIONS } from './options.js';
 export type { OptionSpec } from './options.js';
 export { helpText } from './help.js';
+export { openAccessWarning, isLoopbackHost } from './openAccessWarning.js';
+export type { ConfigWarning } from './openAccessWarning.js';

@@ -19,7 +19,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import type { ServerConfig } from '../config/index.js';
+import { openAccessWarning, type ServerConfig } from '../config/index.js';
 import { checkConnection, createDb, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { migrateCatalog } from '../metadata/index.js';
 import type { EngineHandle } from './startEngine.js';
@@ -86,6 +86,9 @@ export async function runClusterPrimary(config: ServerConfig, logger: Logger): P
         readyWorkers.add(worker);
         if (++readyCount === config.workers) {
           logger.info({ type: 'startup', kind: 'cluster', workers: config.workers, pid: process.pid }, `${config.workers} workers listening on ${msg.url}`);
+          // Once for the whole cluster (the workers do not log it).
+          const open = openAccessWarning(config);
+          if (open) logger.warn({ type: 'startup', kind: open.code, host: config.serverHost }, open.message);
         }
       } else if (msg.svc === 'schema') {
         for (const other of workers) if (other !== worker && other.isConnected()) other.send(msg);

@@ -20,15 +20,16 @@ import type { Logger } from 'pino';
 import * as api from '../api/index.js';
 import type { EngineContext } from '../appState.js';
 import { createAuthenticator } from '../auth/index.js';
-import type { ServerConfig } from '../config/index.js';
-import { checkConnection, createDatabaseWatch, createDb, startEmbeddedPostgres, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
+import cluster from 'node:cluster';
+import { openAccessWarning, type ServerConfig } from '../config/index.js';
+import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
 import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type SchemaSyncOptions } from '../metadata/index.js';
 import { createAppState } from '../appState.js';
 import { syncEventTriggers } from '../events/index.js';
 import { decodeCronTrigger, upsertCronTrigger, type CronTriggerDef } from '../scheduled/index.js';
 import { EngineMetrics } from '../metrics/index.js';
-import { MemoryStore, RedisStore, ResponseCache } from '../responseCache/index.js';
+import { MemoryStore, RedisStore, ResponseCache, type CacheScope } from '../responseCache/index.js';
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
@@ -160,7 +161,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const sync = startSchemaSync(db, state, logger, { watch: dbWatch, pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, prepare: config.usePreparedStatements, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
-    const responseCache = await createResponseCache(config, logger);
+    const responseCache = await createResponseCache(config, logger, await cacheScope(db, config, version, hasuraSession));
     undo.push(() => responseCache.close());
     const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
@@ -214,6 +215,9 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       },
       `svc-graphql-engine ${version} listening on ${url}`,
     );
+    const open = openAccessWarning(config);
+    // A cluster's primary logs it once for all its workers (cluster.ts).
+    if (open && !cluster.isWorker) logger.warn({ type: 'startup', kind: open.code, host: config.serverHost }, open.message);
 
     let stopping: Promise<void> | undefined;
     return {
@@ -292,9 +296,28 @@ function engineMetrics(ctx: EngineContext): EngineMetrics {
   return m;
 }
 
+/**
+ * What every `@cached` key of this engine starts with: the database (system identifier and name), the
+ * source, and the options that shape an answer. Engines sharing one Redis meet only when all agree.
+ */
+async function cacheScope(db: Db, config: ServerConfig, version: string, hasuraSession: boolean): Promise<CacheScope> {
+  const id = await databaseIdentity(db);
+  return {
+    systemIdentifier: id.system,
+    database: id.database,
+    source: 'default',
+    options: {
+      version,
+      naming: config.defaultNamingConvention ?? null,
+      stringifyNumericTypes: config.stringifyNumericTypes === true,
+      hasuraSession,
+    },
+  };
+}
+
 /** The `@cached` store: Redis when --redis-url is set (unreachable → the engine does not start), else memory. */
-async function createResponseCache(config: ServerConfig, logger: Logger): Promise<ResponseCache> {
-  if (!config.redisUrl) return new ResponseCache(new MemoryStore(config.cacheMemorySize), config.cacheMaxEntryTtl);
+async function createResponseCache(config: ServerConfig, logger: Logger, scope: CacheScope): Promise<ResponseCache> {
+  if (!config.redisUrl) return new ResponseCache(new MemoryStore(config.cacheMemorySize), config.cacheMaxEntryTtl, scope);
   let last = 0;
   const onError = (err: unknown) => {
     // While Redis is down every cached request fails the same way: log once per 10 s.
@@ -308,5 +331,5 @@ async function createResponseCache(config: ServerConfig, logger: Logger): Promis
   } catch (e) {
     throw new Error(`cannot connect to the Redis response cache (--redis-url): ${e instanceof Error ? e.message : String(e)}`);
   }
-  return new ResponseCache(store, config.cacheMaxEntryTtl, onError);
+  return new ResponseCache(store, config.cacheMaxEntryTtl, scope, onError);
 }

@@ -10,9 +10,10 @@
  *                                         | error (invalid request; graphql-ws then sends complete)
  *   stop / complete {id}            →     (the operation ends, nothing is sent)
  *
- * Authentication reads `payload.headers` with the handshake's headers exactly like an HTTP
- * request (a header the handshake already has is replaced only with `--ws-init-overrides-headers`,
- * on by default without an admin secret); until connection_init is accepted, messages are held to
+ * Authentication reads `payload.headers` with the handshake's headers like an HTTP request, but
+ * never with more rights than the upgrade request's (auth/connectionInitHeaders.ts: with an admin
+ * secret, a header the handshake has is not replaced, and a handshake that carries credentials alone
+ * decides the session; `--ws-init-overrides-headers` restores Hasura's merge); until connection_init is accepted, messages are held to
  * `--max-unauthenticated-body-size`, and at most `--ws-max-queued-messages` wait to be handled (holding
  * at most QUEUED_MESSAGE_BYTES_FACTOR × the per-message bound: a client may send hundreds of small
  * `start`s at once, as Hasura clients do on reconnecting); a credential's expiry (JWT `exp`) closes the socket. Queries and mutations go to the
@@ -29,7 +30,7 @@ import type { RawData, WebSocket } from 'ws';
 import { ApiError, errors, inHasuraMode, isStackOverflow, type Session } from '../core/index.js';
 import { readAfterOf, type ReadAfter } from '../execution/index.js';
 import { parseJsonExact } from '../lib/index.js';
-import { authenticate, checkNonAdminBody } from '../auth/index.js';
+import { authenticate, checkNonAdminBody, connectionInitHeaders } from '../auth/index.js';
 import type { ApiParts, EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type StreamPlan } from '../planner/index.js';
@@ -216,17 +217,11 @@ class GraphqlSocket {
   }
 
   private async init(payload: unknown): Promise<void> {
-    const headers = { ...this.handshakeHeaders };
     const given = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>).headers : undefined;
-    if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
-      // Hasura lets the payload replace the upgrade request's headers; with an admin secret set the
-      // upgrade request's headers (set by a proxy, say) win unless --ws-init-overrides-headers.
-      const config = this.ctx.config;
-      const override = config.wsInitOverridesHeaders ?? (config.adminSecret === undefined || config.adminSecret === '');
-      for (const [k, v] of Object.entries(given as Record<string, unknown>)) {
-        const key = k.toLowerCase();
-        if (typeof v === 'string' && (override || !(key in this.handshakeHeaders))) headers[key] = v;
-      }
+    // connection_init never adds rights to the upgrade request's (auth/connectionInitHeaders.ts).
+    const { headers, ignored } = connectionInitHeaders(this.handshakeHeaders, given, this.ctx.config);
+    if (ignored.length > 0) {
+      this.ctx.logger.info({ type: 'websocket-log', event: 'connection_init_headers_ignored', headers: ignored }, 'connection_init headers ignored: the upgrade request decides the connection\'s rights');
     }
     let auth: Awaited<ReturnType<typeof authenticate>>;
     let readAfter: ReadAfter;

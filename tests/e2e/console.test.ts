@@ -5,7 +5,8 @@
  * sort / insert / edit / delete rows, add a select permission with a row filter and see its effect
  * when querying as that role (in the page's "try it" and in GraphiQL), an invalid filter's error
  * next to the field, metadata reload and an inconsistent object dropped, an event trigger delivering
- * to a webhook of this test, a cron trigger's scheduled events, an action and a remote schema.
+ * to a webhook of this test, a cron trigger's scheduled events, an action and a remote schema, and the
+ * banner of an engine open to the network without an admin secret.
  * Any console error or uncaught exception in the page fails the run.
  * `SVC_E2E_SCREENSHOTS=1 npm run test:e2e` also writes the main pages to docs/console/*.png.
  */
@@ -270,6 +271,21 @@ test('Actions and remote schemas: create an action, add a remote schema', async 
   await page.getByRole('cell', { name: remote.url }).waitFor();
   assert.deepEqual((await e.graphql('{ hello }')).body, { data: { hello: 'world' } });
   await shot('remote-schemas');
+});
+
+test('an engine without an admin secret on every interface shows a banner saying so; a guarded one none', async () => {
+  await go('sql');
+  assert.equal(await page.locator('.banner').count(), 0, 'the admin-secret engine has no warning');
+  const open = await startTestEngine({ enableConsole: true, serverHost: '0.0.0.0' });
+  try {
+    await page.goto(`${open.url}/console`);
+    const banner = page.getByRole('alert').filter({ hasText: 'no admin secret is set' });
+    await banner.waitFor();
+    assert.match(await banner.innerText(), /listens on 0\.0\.0\.0 \(every interface\): every request is admin/);
+    await shot('open-access-banner');
+  } finally {
+    await open.stop();
+  }
 });
 
 test('no console errors in the page', () => {

@@ -1,10 +1,12 @@
 /**
- * Several JWT configurations (`--jwt-secrets` / SVC_GRAPHQL_JWT_SECRETS): two identity providers
- * side by side — one with a real JWKS server (RS256, keys by kid), one with a shared HS256 key — and
- * a third that differs from the second only by audience. A token is accepted by the first
- * configuration whose issuer and audience fit it and that verifies it; each configuration's own
- * claims settings apply; a token for no configuration is refused (or gets the unauthorized role);
- * a bad list refuses to start. Then an engine started with the variable serves both providers' users.
+ * Several JWT configurations (`--jwt-secrets` / SVC_GRAPHQL_JWT_SECRETS): identity providers side by
+ * side — one with a real JWKS server (RS256, keys by kid), two with their own HS256 keys. As Hasura's
+ * rules for several secrets: a token is verified by exactly one configuration, the one whose issuer
+ * is the token's `iss` (or that has none, or a token without `iss`); no configuration is
+ * JWTNotInIssuer, more than one "Multiple JWTs found"; a token that the chosen configuration refuses
+ * is never tried with another one's key. Each configuration's own claims settings apply; a bad list
+ * refuses to start. Then an engine started with the variable serves both providers' users, and
+ * refuses over HTTP a token with one issuer signed with another configuration's key.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,11 +27,13 @@ function secrets(jwksUrl: string): string {
   return JSON.stringify([
     { jwk_url: jwksUrl, issuer: 'https://idp.example' },
     { type: 'HS256', key: HS_KEY, issuer: 'legacy', claims_namespace_path: '$.legacy' },
-    { type: 'HS256', key: OTHER_KEY, issuer: 'legacy', audience: 'mobile' },
+    { type: 'HS256', key: OTHER_KEY, issuer: 'mobile', audience: 'mobile' },
   ]);
 }
 
-test('a token is accepted by the first configuration whose issuer, audience and key fit and that verifies it', async (t) => {
+const refused = (code: string, message: string) => (e: unknown) => e instanceof ApiError && e.code === code && e.message === message;
+
+test('a token is verified by the one configuration its issuer names, with that configuration\'s claims settings', async (t) => {
   const jwks = await startJwksServer({ keys: [A.jwk('a')] });
   const config = loadConfig([], { SVC_GRAPHQL_ADMIN_SECRET: 's', SVC_GRAPHQL_JWT_SECRETS: secrets(jwks.url) });
   const auth = await createAuthenticator(config);
@@ -39,38 +43,48 @@ test('a token is accepted by the first configuration whose issuer, audience and 
   // Provider 1: RS256 from the JWKS, by kid.
   const s1 = await auth.resolveSession(bearer(signJwt(claims('1', { iss: 'https://idp.example' }), { alg: 'RS256', key: A.privateKey, kid: 'a' })));
   assert.deepEqual(s1.vars, { 'x-svc-user-id': '1', 'x-svc-role': 'user' });
-
   // Provider 2: its own claims location (claims_namespace_path) applies.
   const legacy = { iss: 'legacy', legacy: { 'x-svc-allowed-roles': ['user'], 'x-svc-default-role': 'user', 'x-svc-user-id': '2' }, exp: nowSeconds() + 600 };
   assert.equal((await auth.resolveSession(bearer(signJwt(legacy, { alg: 'HS256', key: HS_KEY })))).vars['x-svc-user-id'], '2');
-
-  // Same issuer, other key: the second configuration fails to verify, the third (audience fits) does.
-  const mobile = signJwt(claims('3', { iss: 'legacy', aud: 'mobile' }), { alg: 'HS256', key: OTHER_KEY });
-  assert.equal((await auth.resolveSession(bearer(mobile))).vars['x-svc-user-id'], '3');
-
-  // A token without an issuer is a candidate for each, but a configured issuer requires the claim.
-  await assert.rejects(auth.resolveSession(bearer(signJwt(claims('4'), { alg: 'RS256', key: A.privateKey, kid: 'a' }))), (e: unknown) => e instanceof ApiError && e.message === 'Could not verify JWT: JWTNotInIssuer');
+  // Provider 3, with its audience.
+  assert.equal((await auth.resolveSession(bearer(signJwt(claims('3', { iss: 'mobile', aud: 'mobile' }), { alg: 'HS256', key: OTHER_KEY })))).vars['x-svc-user-id'], '3');
 });
 
-test('a token no configuration verifies is refused with the first candidate\'s reason; one for no issuer is refused or unauthorized', async (t) => {
+test('one issuer never borrows another configuration\'s key; unknown and ambiguous tokens are refused with Hasura\'s errors', async (t) => {
   const jwks = await startJwksServer({ keys: [A.jwk('a')] });
   const env = { SVC_GRAPHQL_ADMIN_SECRET: 's', SVC_GRAPHQL_JWT_SECRETS: secrets(jwks.url) };
   const auth = await createAuthenticator(loadConfig([], env));
   const anon = await createAuthenticator(loadConfig([], { ...env, SVC_GRAPHQL_UNAUTHORIZED_ROLE: 'anonymous' }));
-  t.after(async () => { auth.close(); anon.close(); await jwks.stop(); });
+  // An item without an issuer beside one with: Hasura's ambiguity.
+  const open = await createAuthenticator(loadConfig([], { SVC_GRAPHQL_ADMIN_SECRET: 's', SVC_GRAPHQL_JWT_SECRETS: JSON.stringify([
+    { type: 'HS256', key: HS_KEY, issuer: 'a' },
+    { type: 'HS256', key: OTHER_KEY },
+  ]) }));
+  t.after(async () => { auth.close(); anon.close(); open.close(); await jwks.stop(); });
   const invalid = (re: RegExp) => (e: unknown) => e instanceof ApiError && e.code === 'invalid-jwt' && re.test(e.message);
 
-  // Issuer of provider 1, signed with a key it does not publish.
-  const forged = signJwt(claims('9', { iss: 'https://idp.example' }), { alg: 'RS256', key: rsaPair().privateKey, kid: 'a' });
-  await assert.rejects(auth.resolveSession(bearer(forged)), invalid(/JWSInvalidSignature/));
-  // An unknown kid at provider 1 and no other candidate for that issuer.
+  // The issuer of provider 2 (legacy), signed with provider 3's key: provider 2 refuses it, provider 3 is not asked.
+  await assert.rejects(auth.resolveSession(bearer(signJwt(claims('9', { iss: 'legacy', aud: 'mobile' }), { alg: 'HS256', key: OTHER_KEY }))), refused('invalid-jwt', 'Could not verify JWT: JWSError JWSInvalidSignature'));
+  // The issuer of provider 1, signed with provider 2's HS256 key or a key it does not publish.
+  await assert.rejects(auth.resolveSession(bearer(signJwt(claims('9', { iss: 'https://idp.example' }), { alg: 'HS256', key: HS_KEY }))), invalid(/^Could not verify JWT: /));
+  await assert.rejects(auth.resolveSession(bearer(signJwt(claims('9', { iss: 'https://idp.example' }), { alg: 'RS256', key: rsaPair().privateKey, kid: 'a' }))), invalid(/JWSInvalidSignature/));
+  // An unknown kid at provider 1.
   await assert.rejects(auth.resolveSession(bearer(signJwt(claims('9', { iss: 'https://idp.example' }), { alg: 'RS256', key: A.privateKey, kid: 'zz' }))), invalid(/NoUsableKeys/));
-  // The legacy issuer with an audience no configuration accepts, signed with the third key: not for the third.
-  await assert.rejects(auth.resolveSession(bearer(signJwt(claims('9', { iss: 'legacy', aud: 'web' }), { alg: 'HS256', key: OTHER_KEY }))), invalid(/JWSInvalidSignature/));
-  // An issuer no configuration has.
+  // An issuer no configuration has: refused, with or without an unauthorized role (Hasura's processJwt).
   const stranger = signJwt(claims('9', { iss: 'elsewhere' }), { alg: 'HS256', key: HS_KEY });
-  await assert.rejects(auth.resolveSession(bearer(stranger)), invalid(/JWTNotInIssuer/));
-  assert.equal((await anon.resolveSession(bearer(stranger))).role, 'anonymous');
+  await assert.rejects(auth.resolveSession(bearer(stranger)), refused('invalid-jwt', 'Could not verify JWT: JWTNotInIssuer'));
+  await assert.rejects(anon.resolveSession(bearer(stranger)), refused('invalid-jwt', 'Could not verify JWT: JWTNotInIssuer'));
+  // No Authorization at all: the unauthorized role.
+  assert.equal((await anon.resolveSession({})).role, 'anonymous');
+  // A token without iss is for every configuration: ambiguous.
+  await assert.rejects(auth.resolveSession(bearer(signJwt(claims('4'), { alg: 'HS256', key: HS_KEY }))), refused('invalid-headers', 'Could not verify JWT: Multiple JWTs found'));
+
+  // iss names entry A, signed with entry B's key, B having no issuer: both are for it, refused as ambiguous.
+  await assert.rejects(open.resolveSession(bearer(signJwt(claims('5', { iss: 'a' }), { alg: 'HS256', key: OTHER_KEY }))), refused('invalid-headers', 'Could not verify JWT: Multiple JWTs found'));
+  // An issuer A does not have: only B is for it, and verifies it.
+  assert.equal((await open.resolveSession(bearer(signJwt(claims('6', { iss: 'b' }), { alg: 'HS256', key: OTHER_KEY })))).vars['x-svc-user-id'], '6');
+  // ... and B never verifies a token A's key signed under another issuer either.
+  await assert.rejects(open.resolveSession(bearer(signJwt(claims('7', { iss: 'b' }), { alg: 'HS256', key: HS_KEY }))), refused('invalid-jwt', 'Could not verify JWT: JWSError JWSInvalidSignature'));
 });
 
 test('a bad --jwt-secrets refuses to start, naming the item', async () => {
@@ -100,6 +114,17 @@ test('an engine with SVC_GRAPHQL_JWT_SECRETS serves the users of both providers 
   const legacy = { iss: 'legacy', legacy: { 'x-svc-allowed-roles': ['user'], 'x-svc-default-role': 'user', 'x-svc-user-id': '2' }, exp: nowSeconds() + 600 };
   assert.deepEqual(await notes(signJwt(claims('1', { iss: 'https://idp.example' }), { alg: 'RS256', key: A.privateKey, kid: 'a' })), { data: { note: [{ body: 'one' }] } });
   assert.deepEqual(await notes(signJwt(legacy, { alg: 'HS256', key: HS_KEY })), { data: { note: [{ body: 'two' }] } });
-  const refused = await notes(signJwt(claims('1', { iss: 'elsewhere' }), { alg: 'HS256', key: HS_KEY }));
-  assert.equal(refused.errors?.[0]?.extensions?.code, 'invalid-jwt');
+  const unknown = await notes(signJwt(claims('1', { iss: 'elsewhere' }), { alg: 'HS256', key: HS_KEY }));
+  assert.equal(unknown.errors?.[0]?.extensions?.code, 'invalid-jwt');
+  // The legacy issuer signed with the mobile provider's key: refused, not accepted by the mobile item.
+  const borrowed = await notes(signJwt(claims('3', { iss: 'legacy', aud: 'mobile' }), { alg: 'HS256', key: OTHER_KEY }));
+  assert.deepEqual(borrowed.errors, [{ message: 'Could not verify JWT: JWSError JWSInvalidSignature', extensions: { path: '$', code: 'invalid-jwt' } }]);
+
+  // iss of entry A signed with entry B's key, B having no issuer: refused over HTTP with Hasura's error.
+  const open = await startTestEngine({ adminSecret: 's', jwtSecrets: [{ type: 'HS256', key: HS_KEY, issuer: 'a' }, { type: 'HS256', key: OTHER_KEY }] });
+  t.after(() => open.stop());
+  const forged = await fetch(`${open.url}/v1/graphql`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signJwt(claims('1', { iss: 'a' }), { alg: 'HS256', key: OTHER_KEY })) }, body: JSON.stringify({ query: '{ __typename }' }),
+  });
+  assert.deepEqual(await forged.json(), { errors: [{ message: 'Could not verify JWT: Multiple JWTs found', extensions: { path: '$', code: 'invalid-headers' } }] });
 });

@@ -75,7 +75,7 @@ export async function startTestEngine(opts: TestEngineOptions = {}): Promise<Tes
     ...base,
     pgConnections: 8,
     ...overrides,
-    serverHost: '127.0.0.1',
+    serverHost: overrides.serverHost ?? '127.0.0.1',
     serverPort: 0,
     databaseUrl,
   });

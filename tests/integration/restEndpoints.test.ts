@@ -111,6 +111,31 @@ test('the session and permissions of GraphQL: roles, session variables, JWT-less
   assert.deepEqual([denied.status, denied.body.code], [401, 'access-denied']);
 });
 
+test('a caller who is refused learns nothing of the endpoints: the same auth error on every path and method', async (t) => {
+  const e = await setup(t);
+  const KEY = 'a-rest-hs256-key-of-at-least-32-characters';
+  const j = await startTestEngine({ adminSecret: SECRET, jwtSecret: { type: 'HS256', key: KEY } });
+  t.after(() => j.stop());
+  // An endpoint that exists (GET), the same with a method it does not serve, and no endpoint at all.
+  const probes: Array<[string, string]> = [['GET', '/api/rest/authors'], ['DELETE', '/api/rest/authors'], ['PATCH', '/api/rest/authors/1'], ['GET', '/api/rest/void/x'], ['POST', '/api/rest/nothing']];
+  const raw = async (url: string, method: string, path: string, headers: Record<string, string>) => {
+    const r = await fetch(url + path, { method, headers });
+    return { status: r.status, allow: r.headers.get('allow'), body: await r.json() };
+  };
+  const cases: Array<[string, string, Record<string, string>, { status: number; allow: null; body: unknown }]> = [
+    ['wrong admin secret', e.url, { 'x-svc-admin-secret': 'nope' }, { status: 401, allow: null, body: { path: '$', error: 'invalid x-svc-admin-secret/x-svc-access-key', code: 'access-denied' } }],
+    ['no credentials', e.url, {}, { status: 401, allow: null, body: { path: '$', error: 'x-svc-admin-secret/x-svc-access-key required, but not found', code: 'access-denied' } }],
+    ['a token signed with another key', j.url, { authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl' }, { status: 400, allow: null, body: { path: '$', error: 'Could not verify JWT: JWSError JWSInvalidSignature', code: 'invalid-jwt' } }],
+    ['wrong admin secret (JWT engine)', j.url, { 'x-svc-admin-secret': 'nope' }, { status: 401, allow: null, body: { path: '$', error: 'invalid x-svc-admin-secret/x-svc-access-key', code: 'access-denied' } }],
+  ];
+  for (const [what, url, headers, expected] of cases) {
+    for (const [method, path] of probes) assert.deepEqual(await raw(url, method, path, headers), expected, `${what}: ${method} ${path}`);
+  }
+  // An authenticated caller learns what exists.
+  assert.deepEqual((await raw(e.url, 'DELETE', '/api/rest/authors', { 'x-svc-admin-secret': SECRET })).allow, 'GET, POST, PUT');
+  assert.equal((await raw(e.url, 'GET', '/api/rest/void/x', { 'x-svc-admin-secret': SECRET })).status, 404);
+});
+
 test('@cached endpoints answer from the cache with Cache-Control', async (t) => {
   const e = await setup(t);
   const first = await e.request('GET', '/api/rest/count');
