@@ -5,7 +5,7 @@
  */
 import type { ColumnInfo, SchemaCache, TableInfo } from '../metadata/index.js';
 import { selectView, vf, type AnnValue, type SelectView } from '../graphql/index.js';
-import { andAll, type BoolExp, type IrValue, type MaskedRow, type RelationshipJoin, type ValueSource } from '../ir/index.js';
+import { andAll, type BoolExp, type ColumnRef, type IrValue, type MaskedRow, type RelationshipJoin, type ValueSource } from '../ir/index.js';
 
 /** A check that runs before each execution of a cached plan (on a variable's value). */
 export interface RuntimeCheck {
@@ -39,6 +39,12 @@ export class PlanContext {
    */
   columnCondition(table: TableInfo, column: string): BoolExp | undefined {
     return table.permissions.get(this.role)?.select?.columnConditions?.get(column);
+  }
+
+  /** A column of `table` as the role sees it in a comparison (null where an inherited role does not see it). */
+  columnRef(table: TableInfo, column: ColumnInfo): ColumnRef {
+    const visibleIf = this.columnCondition(table, column.name);
+    return visibleIf ? { column: column.name, pgType: column.pgType, visibleIf } : { column: column.name, pgType: column.pgType };
   }
 
   /**

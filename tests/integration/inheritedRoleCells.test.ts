@@ -19,6 +19,8 @@ const SQL = `
 CREATE TABLE team (id int PRIMARY KEY, name text NOT NULL);
 CREATE TABLE person (id int PRIMARY KEY, name text NOT NULL, email text, team_id int REFERENCES team(id));
 CREATE TABLE note (id int PRIMARY KEY, body text NOT NULL);
+CREATE TABLE badge (code int PRIMARY KEY, label text NOT NULL);
+INSERT INTO badge VALUES (1, 'gold'), (2, 'silver');
 INSERT INTO team VALUES (1, 'red'), (2, 'blue');
 INSERT INTO person VALUES (1, 'Alice', 'alice@x', 1), (2, 'Bob', 'z-bob@x', 2), (3, 'Carol', 'carol@x', 2);
 INSERT INTO note VALUES (1, 'alice@x'), (2, 'z-bob@x'), (3, 'carol@x');
@@ -41,6 +43,11 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, remoteUrl:
       { type: 'track_table', args: { table: 'team' } },
       { type: 'track_table', args: { table: 'person' } },
       { type: 'track_table', args: { table: 'note' } },
+      { type: 'track_table', args: { table: 'badge' } },
+      perm('select', 'badge', 'self', { columns: ['code', 'label'], filter: { code: { _eq: 'X-Svc-User-Id' } } }),
+      perm('select', 'badge', 'public', { columns: ['label'], filter: {} }),
+      perm('update', 'badge', 'public', { columns: ['label'], filter: {} }),
+      perm('delete', 'badge', 'public', { filter: {} }),
       { type: 'create_object_relationship', args: { table: 'person', name: 'team', using: { foreign_key_constraint_on: 'team_id' } } },
       { type: 'create_array_relationship', args: { table: 'team', name: 'members', using: { foreign_key_constraint_on: { table: 'person', column: 'team_id' } } } },
       { type: 'add_computed_field', args: { table: 'person', name: 'email_len', definition: { function: 'person_email_len' } } },
@@ -161,6 +168,21 @@ test('inherited roles: hidden cells are null wherever they steer the answer', as
     assert.deepEqual(nulls, { insert_person: { affected_rows: 1, returning: [{ id: 2, name: 'Bob', email: null }] } }, 'the hidden email reads null');
     const names = await e.runSql('SELECT name FROM person ORDER BY id');
     assert.deepEqual(names.result.slice(1).flat(), ['Alice', 'Bob', 'Carol'], 'nothing was changed through a hidden cell');
+  });
+
+  await t.test('by-pk fields look the key up as the role sees it; Relay offers no ids for a key hidden in some rows', async () => {
+    assert.deepEqual(await gql('{ a: badge_by_pk(code: 1) { code label } b: badge_by_pk(code: 2) { code label } }'), { a: { code: 1, label: 'gold' }, b: null });
+    assert.deepEqual(await gql('mutation { update_badge_by_pk(pk_columns: {code: 2}, _set: {label: "x"}) { label } }'), { update_badge_by_pk: null });
+    assert.deepEqual(await gql('mutation { delete_badge_by_pk(code: 2) { label } }'), { delete_badge_by_pk: null });
+    assert.deepEqual((await e.runSql('SELECT label FROM badge ORDER BY code')).result.slice(1).flat(), ['gold', 'silver']);
+    const relay = (query: string) => e.request('POST', '/v1beta1/relay', { query }, MEMBER);
+    const conn = await relay('{ badge_connection { edges { node { id } } } }');
+    assert.equal(conn.body.errors?.[0]?.extensions?.code, 'validation-failed', conn.text);
+    const id = Buffer.from(JSON.stringify([1, 'public', 'badge', 2])).toString('base64');
+    const node = await relay(`{ node(id: "${id}") { id } }`);
+    assert.ok(node.body.errors?.[0]?.message.includes('not found'), node.text);
+    const people = await relay('{ person_connection(first: 5) { edges { node { name } } } }');
+    assert.equal(people.body.data?.person_connection.edges.length, 3, 'a key every member sees keeps its ids');
   });
 
   await t.test('REST endpoint variables meet hidden cells as null', async () => {
