@@ -53,20 +53,22 @@ export class PlanContext {
    * null and joins nothing; `join` itself when the role sees them on every row it sees.
    */
   join(local: TableInfo, remote: TableInfo, join: RelationshipJoin): RelationshipJoin {
-    const side = (table: TableInfo, columns: string[]): BoolExp | undefined => {
-      const conds = columns.flatMap((c) => {
-        const cond = this.columnCondition(table, c);
-        return cond ? [cond] : [];
-      });
-      return conds.length > 0 ? andAll(conds) : undefined;
-    };
-    const l = side(local, join.mapping.map((m) => m.local));
-    const r = side(remote, join.mapping.map((m) => m.remote));
+    const l = this.columnsCondition(local, join.mapping.map((m) => m.local));
+    const r = this.columnsCondition(remote, join.mapping.map((m) => m.remote));
     if (!l && !r) return join;
     const visibleIf: NonNullable<RelationshipJoin['visibleIf']> = {};
     if (l) visibleIf.local = l;
     if (r) visibleIf.remote = r;
     return { ...join, visibleIf };
+  }
+
+  /** Inherited roles: the rows where the role sees every one of `columns` of `table`; undefined when it sees them wherever it sees the row. */
+  columnsCondition(table: TableInfo, columns: readonly string[]): BoolExp | undefined {
+    const conds = columns.flatMap((c) => {
+      const cond = this.columnCondition(table, c);
+      return cond ? [cond] : [];
+    });
+    return conds.length > 0 ? andAll(conds) : undefined;
   }
 
   /**

@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine } from './harness.js';
 import { openTransportWs } from './subscriptionsClient.js';
 import { startRemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
+import { startWebhookServer } from '../support/webhookServer.js';
 
 const SQL = `
 CREATE TABLE team (id int PRIMARY KEY, name text NOT NULL);
@@ -32,7 +33,7 @@ const perm = (type: string, table: string, role: string, permission: unknown) =>
 const MEMBER = { 'x-svc-role': 'member', 'x-svc-user-id': '1' };
 const ok = (r: { status: number; text: string }) => assert.equal(r.status, 200, r.text);
 
-async function setup(t: { after: (fn: () => Promise<void>) => void }, remoteUrl: string): Promise<TestEngine> {
+async function setup(t: { after: (fn: () => Promise<void>) => void }, remoteUrl: string, handlerUrl: string): Promise<TestEngine> {
   const e = await startTestEngine({ liveQueries: { batchSize: 100, refetchIntervalMs: 200, changePollIntervalMs: 50 } });
   t.after(() => e.stop());
   await e.runSql(SQL);
@@ -61,6 +62,9 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, remoteUrl:
       perm('update', 'person', 'public', { columns: ['name'], filter: {} }),
       perm('delete', 'person', 'public', { filter: {} }),
       perm('insert', 'person', 'public', { columns: ['id', 'name'], check: {} }),
+      { type: 'set_custom_types', args: { objects: [{ name: 'Found', fields: [{ name: 'email', type: 'String!' }], relationships: [{ name: 'person', type: 'object', remote_table: 'person', field_mapping: { email: 'email' } }] }] } },
+      { type: 'create_action', args: { name: 'find', definition: { kind: 'synchronous', type: 'query', arguments: [{ name: 'email', type: 'String!' }], output_type: 'Found', handler: handlerUrl } } },
+      { type: 'create_action_permission', args: { action: 'find', role: 'public' } },
       { type: 'add_inherited_role', args: { role_name: 'member', role_set: ['self', 'public'] } },
       { type: 'create_query_collection', args: { name: 'c', definition: { queries: [{ name: 'by_email', query: 'query ($e: String!) { person(where: {email: {_eq: $e}}) { id } }' }] } } },
       { type: 'create_rest_endpoint', args: { name: 'by_email', url: 'by-email/:e', methods: ['GET'], definition: { query: { collection_name: 'c', query_name: 'by_email' } } } },
@@ -74,7 +78,10 @@ const STREAM = 'subscription ($v: String!) { person_stream(batch_size: 10, curso
 test('inherited roles: hidden cells are null wherever they steer the answer', async (t) => {
   const remote = await startRemoteGraphqlServer('type Query { card(team: Int!): Card } type Card { team: Int! }', { card: ({ team }: { team: number }) => ({ team }) });
   t.after(() => remote.stop());
-  const e = await setup(t, remote.url);
+  // The action handler echoes the email it is given: the output is joined to person by that email.
+  const hook = await startWebhookServer((req) => ({ status: 200, body: { email: (req.body as { input: { email: string } }).input.email } }));
+  t.after(() => hook.stop());
+  const e = await setup(t, remote.url, hook.url);
   const gql = async (query: string, variables?: Record<string, unknown>) => {
     const r = await e.graphql(query, variables, MEMBER);
     ok(r);
@@ -143,6 +150,12 @@ test('inherited roles: hidden cells are null wherever they steer the answer', as
     assert.deepEqual(d.person, [{ id: 1, card: { team: 1 } }, { id: 2, card: null }, { id: 3, card: null }]);
     const sent = remote.queries().slice(before).map((q) => q.body.query.replace(/\s+/g, ' '));
     assert.deepEqual(sent, ['query { card__0: card(team: 1) { team } }'], "only Alice's own team reaches the remote");
+  });
+
+  await t.test('action output joined to a table: a hidden join column joins nothing', async () => {
+    const q = 'query ($e: String!) { find(email: $e) { email person { id name } } }';
+    assert.deepEqual(await gql(q, { e: 'alice@x' }), { find: { email: 'alice@x', person: { id: 1, name: 'Alice' } } });
+    assert.deepEqual(await gql(q, { e: 'z-bob@x' }), { find: { email: 'z-bob@x', person: null } });
   });
 
   await t.test('computed fields receive the row with hidden cells null', async () => {
