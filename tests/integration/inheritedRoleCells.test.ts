@@ -144,6 +144,18 @@ test('inherited roles: hidden cells are null wherever they steer the answer', as
     assert.deepEqual(byCount.team.map((p: { id: number }) => p.id), [1, 2], 'ordered by the related count: only visible join columns count');
   });
 
+  await t.test('v1 DML select: relationships join only through join columns the role sees', async () => {
+    const sel = (args: Record<string, unknown>) => e.query({ type: 'select', args: { table: 'person', ...args } }, MEMBER);
+    const out = await sel({ columns: ['id', { name: 'team', columns: ['name'] }], order_by: ['id'] });
+    assert.deepEqual([out.status, out.body], [200, [{ id: 1, team: { name: 'red' } }, { id: 2, team: null }, { id: 3, team: null }]]);
+    const where = await sel({ columns: ['id'], where: { team: { name: { $eq: 'blue' } } } });
+    assert.deepEqual([where.status, where.body], [200, []]);
+    const ordered = await sel({ columns: ['id'], order_by: ['-team.name', '-id'] });
+    assert.deepEqual(ordered.body, [{ id: 3 }, { id: 2 }, { id: 1 }], 'hidden join columns sort as null (first when descending)');
+    const members = await e.query({ type: 'select', args: { table: 'team', columns: ['id', { name: 'members', columns: ['id'] }], order_by: ['id'] } }, MEMBER);
+    assert.deepEqual(members.body, [{ id: 1, members: [{ id: 1 }] }, { id: 2, members: [] }]);
+  });
+
   await t.test('remote relationship: a hidden join column is a null field, and the remote is not asked for it', async () => {
     const before = remote.queries().length;
     const d = await gql('{ person(order_by: {id: asc}) { id card { team } } }');
