@@ -44,7 +44,11 @@ export function planOutput(ctx: PlanContext, selection: NField[] | null): Output
     const m = outputMeta(c.def) as ActionFieldMeta | undefined;
     if (m?.kind === 'ext:action_rel') {
       const table = ctx.cache.tables.get(qualifiedKey(m.rel.remoteTable))!;
-      return { alias: c.alias, kind: 'rel', rel: m.rel, select: planSelect(ctx, table, c, { noArgs: m.rel.type === 'object' }) };
+      const rel: OutputField = { alias: c.alias, kind: 'rel', rel: m.rel, select: planSelect(ctx, table, c, { noArgs: m.rel.type === 'object' }) };
+      // Inherited roles: a join column the role does not see in a row reads null there and joins nothing.
+      const remoteVisibleIf = ctx.columnsCondition(table, m.rel.mapping.map((x) => x.column));
+      if (remoteVisibleIf) rel.remoteVisibleIf = remoteVisibleIf;
+      return rel;
     }
     if (m?.kind === 'ext:action_output_field' && m.list !== undefined && c.selection) {
       return { alias: c.alias, kind: 'object', name: c.name, list: m.list, selection: planOutput(ctx, c.selection)! };

@@ -9,7 +9,7 @@
  */
 import type { AnnValue } from '../graphql/index.js';
 import type { ActionInfo } from '../metadata/index.js';
-import type { SelectField } from '../ir/index.js';
+import type { RelationshipJoin, SelectField } from '../ir/index.js';
 import { compileRowJson, sql, type SqlFragment } from '../sql/index.js';
 import type { OutputField, OutputSelection } from './outputSelection.js';
 
@@ -18,7 +18,8 @@ export const RESPONSE_VARIABLE = '\u0000action_response';
 
 /** An output relationship as the select IR's object / array relationship (the SQL and the remote joins follow it). */
 export function relSelectField(f: Extract<OutputField, { kind: 'rel' }>): SelectField {
-  const join = { remoteTable: f.rel.remoteTable, mapping: f.rel.mapping.map((m) => ({ local: m.field, remote: m.column })) };
+  const join: RelationshipJoin = { remoteTable: f.rel.remoteTable, mapping: f.rel.mapping.map((m) => ({ local: m.field, remote: m.column })) };
+  if (f.remoteVisibleIf) join.visibleIf = { remote: f.remoteVisibleIf };
   return f.rel.type === 'object' ? { alias: f.alias, kind: 'object_rel', join, select: f.select } : { alias: f.alias, kind: 'array_rel', join, select: f.select };
 }
 

@@ -51,6 +51,11 @@ export type BoolExp =
 export interface RelationshipJoin {
   remoteTable: QualifiedTable;
   mapping: ReadonlyArray<{ local: string; remote: string }>;
+  /**
+   * Inherited roles: the rows where the role sees every local (`local`) or remote (`remote`) join
+   * column; elsewhere a join column reads as null and so matches nothing (planner/context.ts).
+   */
+  visibleIf?: { local?: BoolExp; remote?: BoolExp };
 }
 
 export const TRUE: BoolExp = { kind: 'true' };

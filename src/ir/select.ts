@@ -44,17 +44,28 @@ export type SelectField =
   /** `<rel>_aggregate`. */
   | { alias: string; kind: 'array_agg_rel'; join: RelationshipJoin; aggregate: AggregateIR }
   /** Scalar computed field: `fn(row [, session])`, JSON value. */
-  | { alias: string; kind: 'computed_scalar'; function: QualifiedTable; pgType: string; tableArg: number; sessionArg?: number; args: FunctionArg[]; stringify?: boolean; visibleIf?: BoolExp }
+  | { alias: string; kind: 'computed_scalar'; function: QualifiedTable; pgType: string; tableArg: number; sessionArg?: number; args: FunctionArg[]; stringify?: boolean; visibleIf?: BoolExp; maskedRow?: MaskedRow }
   /** SETOF-table computed field: JSON array from `fn(row, ...)` filtered/sorted like a relationship. */
-  | { alias: string; kind: 'computed_table'; function: QualifiedTable; tableArg: number; sessionArg?: number; args: FunctionArg[]; select: SelectIR }
+  | { alias: string; kind: 'computed_table'; function: QualifiedTable; tableArg: number; sessionArg?: number; args: FunctionArg[]; select: SelectIR; maskedRow?: MaskedRow }
   /**
    * A remote relationship: the row's join columns as a JSON object (`{"id":1}`) at the field's
    * place; the executor replaces it with the remote's answer. `join` is the executor's (opaque here).
+   * `visibleIf` (inherited roles): the key is null where the role does not see it (no remote call).
    */
-  | { alias: string; kind: 'remote_rel_keys'; columns: Array<{ key: string; column: string; pgType: string }>; join: unknown }
+  | { alias: string; kind: 'remote_rel_keys'; columns: Array<{ key: string; column: string; pgType: string; visibleIf?: BoolExp }>; join: unknown }
   /** Relay: the row's global id, and an array relationship as a connection. */
   | RelayIdField
   | { alias: string; kind: 'connection'; join: RelationshipJoin; connection: ConnectionIR };
+
+/**
+ * Inherited roles: the row a computed field's function receives when the role sees some columns
+ * only in some rows: `ROW(<every column in table order>)::<table>`, a column with `visibleIf` null
+ * where it does not hold, so the function cannot read a cell the role cannot see.
+ */
+export interface MaskedRow {
+  table: QualifiedTable;
+  columns: Array<{ column: string; visibleIf?: BoolExp }>;
+}
 
 /** A positional or named argument to a SQL function. */
 export interface FunctionArg {

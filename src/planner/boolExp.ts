@@ -44,7 +44,7 @@ export function planBoolExp(ctx: PlanContext, table: TableInfo, v: AnnValue | un
       case 'bool_rel': {
         const remoteView = ctx.view(meta.remote, p);
         const inner = planBoolExp(ctx, meta.remote, value, p);
-        items.push({ kind: 'exists_rel', rel: meta.rel.join, where: andAll([inner, remoteView.filter]) });
+        items.push({ kind: 'exists_rel', rel: ctx.join(table, meta.remote, meta.rel.join), where: andAll([inner, remoteView.filter]) });
         break;
       }
       default:

@@ -5,7 +5,7 @@
  */
 import type { ColumnInfo, SchemaCache, TableInfo } from '../metadata/index.js';
 import { selectView, vf, type AnnValue, type SelectView } from '../graphql/index.js';
-import type { BoolExp, IrValue, ValueSource } from '../ir/index.js';
+import { andAll, type BoolExp, type ColumnRef, type IrValue, type MaskedRow, type RelationshipJoin, type ValueSource } from '../ir/index.js';
 
 /** A check that runs before each execution of a cached plan (on a variable's value). */
 export interface RuntimeCheck {
@@ -39,6 +39,50 @@ export class PlanContext {
    */
   columnCondition(table: TableInfo, column: string): BoolExp | undefined {
     return table.permissions.get(this.role)?.select?.columnConditions?.get(column);
+  }
+
+  /** A column of `table` as the role sees it in a comparison (null where an inherited role does not see it). */
+  columnRef(table: TableInfo, column: ColumnInfo): ColumnRef {
+    const visibleIf = this.columnCondition(table, column.name);
+    return visibleIf ? { column: column.name, pgType: column.pgType, visibleIf } : { column: column.name, pgType: column.pgType };
+  }
+
+  /**
+   * Inherited roles: `join` (from a row of `local` to rows of `remote`) with the conditions under
+   * which the role sees its join columns on either side, so that a hidden join column reads as
+   * null and joins nothing; `join` itself when the role sees them on every row it sees.
+   */
+  join(local: TableInfo, remote: TableInfo, join: RelationshipJoin): RelationshipJoin {
+    const l = this.columnsCondition(local, join.mapping.map((m) => m.local));
+    const r = this.columnsCondition(remote, join.mapping.map((m) => m.remote));
+    if (!l && !r) return join;
+    const visibleIf: NonNullable<RelationshipJoin['visibleIf']> = {};
+    if (l) visibleIf.local = l;
+    if (r) visibleIf.remote = r;
+    return { ...join, visibleIf };
+  }
+
+  /** Inherited roles: the rows where the role sees every one of `columns` of `table`; undefined when it sees them wherever it sees the row. */
+  columnsCondition(table: TableInfo, columns: readonly string[]): BoolExp | undefined {
+    const conds = columns.flatMap((c) => {
+      const cond = this.columnCondition(table, c);
+      return cond ? [cond] : [];
+    });
+    return conds.length > 0 ? andAll(conds) : undefined;
+  }
+
+  /**
+   * Inherited roles: the row of `table` a computed field's function receives, with every column
+   * the role sees only in some rows null in the others; undefined when the role has no such column.
+   */
+  maskedRow(table: TableInfo): MaskedRow | undefined {
+    const conditions = table.permissions.get(this.role)?.select?.columnConditions;
+    if (!conditions || conditions.size === 0) return undefined;
+    const columns = [...table.columns].sort((a, b) => a.position - b.position).map((c) => {
+      const visibleIf = conditions.get(c.name);
+      return visibleIf ? { column: c.name, visibleIf } : { column: c.name };
+    });
+    return { table: table.name, columns };
   }
 
   /** Records that the value of `v` (if it came from a variable) is baked into the plan. */

@@ -28,11 +28,11 @@ function opFor(ctx: PlanContext, operator: Operator, column: ColumnInfo, v: AnnV
 }
 
 /** The primary-key equality of `update_<t>_by_pk(pk_columns)` / `delete_<t>_by_pk(<pk>)`. */
-function pkWhere(ctx: PlanContext, pk: ColumnInfo[], values: (c: ColumnInfo) => AnnValue | undefined, path: string): BoolExp {
+function pkWhere(ctx: PlanContext, table: TableInfo, pk: ColumnInfo[], values: (c: ColumnInfo) => AnnValue | undefined, path: string): BoolExp {
   return andAll(pk.map((c): BoolExp => {
     const v = values(c);
     if (!v || v.kind === 'null') throw vf(`the required argument "${c.gqlName}" is missing`, path);
-    return { kind: 'compare', column: { column: c.name, pgType: c.pgType }, op: '_eq', value: columnValue(ctx, c, v) };
+    return { kind: 'compare', column: ctx.columnRef(table, c), op: '_eq', value: columnValue(ctx, c, v) };
   }));
 }
 
@@ -52,7 +52,7 @@ export function planUpdate(ctx: PlanContext, table: TableInfo, field: NField, pk
   if (pkColumns) {
     const pkArg = field.args.get('pk_columns');
     const given = pkArg?.kind === 'object' ? pkArg.fields : [];
-    where = pkWhere(ctx, pkColumns, (c) => given.find(([k]) => k === c.gqlName)?.[1], pathKey(argsPath, 'pk_columns'));
+    where = pkWhere(ctx, table, pkColumns, (c) => given.find(([k]) => k === c.gqlName)?.[1], pathKey(argsPath, 'pk_columns'));
   } else {
     where = planBoolExp(ctx, table, field.args.get('where'), pathKey(argsPath, 'where'));
   }
@@ -100,7 +100,7 @@ export function planDelete(ctx: PlanContext, table: TableInfo, field: NField, pk
   const view = deleteView(table, ctx.role, ctx.backendOnly);
   if (!view) throw vf(`delete on table "${table.gqlName}" is not allowed`, field.path);
   const where = pkColumns
-    ? pkWhere(ctx, pkColumns, (c) => field.args.get(c.gqlName), argsPath)
+    ? pkWhere(ctx, table, pkColumns, (c) => field.args.get(c.gqlName), argsPath)
     : planBoolExp(ctx, table, field.args.get('where'), pathKey(argsPath, 'where'));
   return {
     kind: 'delete',

@@ -51,12 +51,12 @@ function orderByObject(ctx: PlanContext, table: TableInfo, v: AnnValue, path: st
       }
       case 'order_object_rel': {
         const filter = ctx.view(meta.remote, p).filter;
-        items.push(...orderByObject(ctx, meta.remote, value, p, (t) => wrap({ kind: 'object_rel', join: meta.rel.join, filter, target: t })));
+        items.push(...orderByObject(ctx, meta.remote, value, p, (t) => wrap({ kind: 'object_rel', join: ctx.join(table, meta.remote, meta.rel.join), filter, target: t })));
         break;
       }
       case 'order_array_agg': {
         const filter = ctx.view(meta.remote, p).filter;
-        items.push(...aggregateOrderBy(ctx, meta.remote, value, (agg) => wrap({ kind: 'array_agg', join: meta.rel.join, filter, agg })));
+        items.push(...aggregateOrderBy(ctx, meta.remote, value, (agg) => wrap({ kind: 'array_agg', join: ctx.join(table, meta.remote, meta.rel.join), filter, agg })));
         break;
       }
       default:

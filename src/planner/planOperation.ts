@@ -118,7 +118,7 @@ function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField, pla
       const eqs: BoolExp[] = meta.pkColumns.map((c) => {
         const v = f.args.get(c.gqlName);
         if (!v || v.kind === 'null') throw vf(`the required argument "${c.gqlName}" is missing`, `${f.path}.args`);
-        return { kind: 'compare', column: { column: c.name, pgType: c.pgType }, op: '_eq', value: irValue(v, columnValueType(c)) };
+        return { kind: 'compare', column: ctx.columnRef(meta.table, c), op: '_eq', value: irValue(v, columnValueType(c)) };
       });
       return { alias: f.alias, kind: 'select_by_pk', ir: planSelect(ctx, meta.table, f, { extraWhere: andAll(eqs), noArgs: true }) };
     }

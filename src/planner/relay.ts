@@ -42,7 +42,8 @@ function planNode(f: NField, _meta: OutputFieldMeta, ctx: PlanContext, _op: Norm
   if (!table || !selection) throw invalidId(`the table ${JSON.stringify(displayName({ schema, name }))} is not found`, f.path);
   const view = ctx.view(table, f.path);
   const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
-  if (!pk) throw invalidId(`the table ${JSON.stringify(displayName({ schema, name }))} is not found`, f.path);
+  // Inherited roles: a key the role sees only in some rows has no global ids (relayKey, graphql/).
+  if (!pk || pk.some((c) => ctx.columnCondition(table, c.name))) throw invalidId(`the table ${JSON.stringify(displayName({ schema, name }))} is not found`, f.path);
   if (values.length < pk.length) throw invalidId(`primary key columns ${pk.slice(values.length).map((c) => `"${c.name}"`).join(', ')} are missing`, f.path);
   if (values.length > pk.length) throw vf(`invalid node id: unexpected column values ${JSON.stringify(values.slice(pk.length))}`, idPath);
   const eqs: BoolExp[] = pk.map((c, i) => ({ kind: 'compare', column: { column: c.name, pgType: c.pgType }, op: '_eq', value: pkValue(c, values[i]) }));

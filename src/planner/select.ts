@@ -161,11 +161,11 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
         return out;
       }
       case 'object_rel':
-        return { alias: f.alias, kind: 'object_rel', join: meta.rel.join, select: planSelect(ctx, meta.remote, f, { noArgs: true }) };
+        return { alias: f.alias, kind: 'object_rel', join: ctx.join(table, meta.remote, meta.rel.join), select: planSelect(ctx, meta.remote, f, { noArgs: true }) };
       case 'array_rel':
-        return { alias: f.alias, kind: 'array_rel', join: meta.rel.join, select: planSelect(ctx, meta.remote, f) };
+        return { alias: f.alias, kind: 'array_rel', join: ctx.join(table, meta.remote, meta.rel.join), select: planSelect(ctx, meta.remote, f) };
       case 'array_rel_aggregate':
-        return { alias: f.alias, kind: 'array_agg_rel', join: meta.rel.join, aggregate: planAggregate(ctx, meta.remote, f) };
+        return { alias: f.alias, kind: 'array_agg_rel', join: ctx.join(table, meta.remote, meta.rel.join), aggregate: planAggregate(ctx, meta.remote, f) };
       case 'computed_scalar': {
         const out: SelectField = {
           alias: f.alias, kind: 'computed_scalar', function: meta.field.function, pgType: meta.pgType,
@@ -175,6 +175,8 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
         if (meta.field.sessionArgIndex !== undefined) out.sessionArg = meta.field.sessionArgIndex;
         const visibleIf = table.permissions.get(ctx.role)?.select?.computedFieldConditions?.get(meta.field.name);
         if (visibleIf) out.visibleIf = visibleIf;
+        const maskedRow = ctx.maskedRow(table);
+        if (maskedRow) out.maskedRow = maskedRow;
         return out;
       }
       case 'computed_table': {
@@ -183,18 +185,25 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
           args: functionArgs(meta.field.inputArgs, f.args.get('args')), select: planSelect(ctx, meta.remote, f),
         };
         if (meta.field.sessionArgIndex !== undefined) out.sessionArg = meta.field.sessionArgIndex;
+        const maskedRow = ctx.maskedRow(table);
+        if (maskedRow) out.maskedRow = maskedRow;
         return out;
       }
       case 'ext:relay_id':
         return { alias: f.alias, kind: 'relay_id', table: table.name, columns: (meta.pkColumns as ColumnInfo[]).map((c) => c.name) };
       case 'ext:relay_rel_connection': {
         const rel = meta.rel as RelationshipInfo;
-        return { alias: f.alias, kind: 'connection', join: rel.join, connection: planConnection(ctx, meta.remote as TableInfo, f, planFields) };
+        return { alias: f.alias, kind: 'connection', join: ctx.join(table, meta.remote as TableInfo, rel.join), connection: planConnection(ctx, meta.remote as TableInfo, f, planFields) };
       }
       case 'ext:remote_rel': {
         // The join columns at the field's place; the remote-join executor swaps in the remote's answer.
         const rel = meta.rel as RemoteRelInfo;
-        const columns = rel.hasuraFields.map((c) => ({ key: c, column: c, pgType: table.columnsByName.get(c)?.pgType ?? 'text' }));
+        // A join column the role does not see in this row is null: the field is null, the remote is not asked.
+        const columns = rel.hasuraFields.map((c) => {
+          const key = { key: c, column: c, pgType: table.columnsByName.get(c)?.pgType ?? 'text' };
+          const visibleIf = ctx.columnCondition(table, c);
+          return visibleIf ? { ...key, visibleIf } : key;
+        });
         ctx.remoteJoins += 1;
         return { alias: f.alias, kind: 'remote_rel_keys', columns, join: { rel, nodes: f.nodes, path: f.path } satisfies RemoteJoinField };
       }

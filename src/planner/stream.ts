@@ -14,6 +14,10 @@
  * bound. With `ordering: DESC`: `<` and no bound (rows already committed, walked downwards). As in
  * Hasura, exactly one cursor column; it should be unique (rows sharing a value across a batch
  * boundary are delivered once, only the first of them).
+ *
+ * Inherited roles: a cursor column the role sees only in some rows is null in the others wherever
+ * it steers the stream (comparison, bound, order, next cursor), so those rows never stream, and the
+ * next cursor is the last row delivered (never the bound, a value of every row, hidden or not).
  */
 import type { QualifiedTable } from '../core/index.js';
 import type { BoolExp, SelectIR } from '../ir/index.js';
@@ -71,17 +75,23 @@ export function planStream(f: NField, meta: OutputFieldMeta, ctx: PlanContext): 
 
   const valueType = columnValueType(column);
   const variable = (name: string) => ({ source: { kind: 'variable' as const, name }, pgType: valueType });
-  const col = { column: column.name, pgType: column.pgType };
+  // Inherited roles: a cursor column the role sees only in some rows is null in the others, in the
+  // cursor comparison, the bound, the order and the next cursor alike: those rows never stream.
+  const visibleIf = ctx.columnCondition(table, column.name);
+  const col = visibleIf ? { column: column.name, pgType: column.pgType, visibleIf } : { column: column.name, pgType: column.pgType };
   const cursorCompare: BoolExp = { kind: 'compare', column: col, op: desc ? '_lt' : '_gt', value: variable(STREAM_CURSOR_VARIABLE) };
   const bounded: BoolExp = desc ? cursorCompare : { kind: 'and', items: [cursorCompare, { kind: 'compare', column: col, op: '_lte', value: variable(STREAM_BOUND_VARIABLE) }] };
   const base = planSelect(ctx, table, f, { extraWhere: bounded });
   const limit = view.limit === null ? batchSize : Math.min(batchSize, view.limit);
-  const rows: SelectIR = { ...base, orderBy: [{ target: { kind: 'column', column: column.name }, direction: desc ? 'desc' : 'asc' }], limit };
-  const cursorRows: SelectIR = { ...rows, fields: [{ alias: 'c', kind: 'column', column: column.name, pgType: column.pgType }] };
+  const rows: SelectIR = { ...base, orderBy: [{ target: { kind: 'column', ...col }, direction: desc ? 'desc' : 'asc' }], limit };
+  const cursorRows: SelectIR = { ...rows, fields: [{ alias: 'c', kind: 'column', ...col }] };
   const cursorParam = sql.param(variable(STREAM_CURSOR_VARIABLE).source, valueType);
   const [r, c] = [sql.ident('_r'), sql.ident('_c')];
-  // ASC: a batch that is not full delivered everything up to the bound; DESC: the last row, if any
-  const next = desc
+  // ASC: a batch that is not full delivered everything up to the bound; DESC: the last row, if any.
+  // A cursor column hidden in some rows (inherited roles) moves to the last row delivered only: the
+  // bound is the highest value of every row, hidden ones included, and jumping to it would skip
+  // later rows below it, which would tell the subscriber something about the hidden values.
+  const next = desc || visibleIf
     ? sql`CASE WHEN ${r}.${sql.ident('n')} > 0 THEN ${r}.${sql.ident('last')} ELSE ${cursorParam}::text END`
     : sql`CASE WHEN ${r}.${sql.ident('n')} >= ${sql.int(limit)} THEN ${r}.${sql.ident('last')} ELSE greatest(${cursorParam}, ${sql.param(variable(STREAM_BOUND_VARIABLE).source, valueType)})::text END`;
   const compiled = compile(sql`SELECT ${r}.${sql.ident('root')}, ${next} AS ${sql.ident('cursor')}, ${r}.${sql.ident('n')}

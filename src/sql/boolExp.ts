@@ -8,7 +8,7 @@
  * comparisons (`_ceq`...) may refer to the root table of the expression (`otherIsRoot`, Hasura's
  * `["$", col]`), which stays the alias the expression was first compiled against.
  */
-import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue, RelationshipJoin, RowFunctionCall } from '../ir/index.js';
+import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue, MaskedRow, RelationshipJoin, RowFunctionCall } from '../ir/index.js';
 import { Aliases } from './aliases.js';
 import { sql, type SqlFragment } from './fragment.js';
 
@@ -75,13 +75,30 @@ export function rowFunctionSql(call: RowFunctionCall, alias: SqlFragment): SqlFr
 const refSql = (ref: ColumnRef, alias: SqlFragment, ctx: Required<BoolExpContext>): SqlFragment =>
   ref.computed ? rowFunctionSql(ref.computed, alias) : visibleColumnSql(alias, ref.column, ref.visibleIf, ctx.aliases);
 
-/** `remote.r1 = local.l1 AND ...` for a relationship's column mapping. */
-export function joinCondition(join: RelationshipJoin, remote: SqlFragment, local: SqlFragment): SqlFragment {
+/**
+ * `remote.r1 = local.l1 AND ...` for a relationship's column mapping. With `join.visibleIf`
+ * (inherited roles) the conditions under which the role sees the join columns are AND-ed in: a
+ * hidden join column reads as null, and null equals nothing (the plain `=` keeps the index usable).
+ */
+export function joinCondition(join: RelationshipJoin, remote: SqlFragment, local: SqlFragment, aliases?: Aliases): SqlFragment {
   if (join.mapping.length === 0) return sql`true`;
-  return sql.join(
+  const eq = sql.join(
     join.mapping.map((m) => sql`${columnSql(remote, m.remote)} = ${columnSql(local, m.local)}`),
     ' AND ',
   );
+  if (!join.visibleIf) return eq;
+  const a = aliases ?? new Aliases('_jv');
+  const vis = (cond: BoolExp | undefined, alias: SqlFragment) => (cond ? compileBoolExp(cond, alias, { aliases: a, root: alias }) : undefined);
+  return andSql([eq, vis(join.visibleIf.local, local), vis(join.visibleIf.remote, remote)]);
+}
+
+/**
+ * Inherited roles: the row passed to a computed field's function with the cells the role cannot
+ * see as null: `ROW(alias."a", (CASE WHEN <visible> THEN alias."b" END), ...)::"schema"."table"`.
+ */
+export function maskedRowSql(row: MaskedRow, alias: SqlFragment, aliases?: Aliases): SqlFragment {
+  const cells = row.columns.map((c) => visibleColumnSql(alias, c.column, c.visibleIf, aliases));
+  return sql`ROW(${sql.join(cells)})::${sql.table(row.table)}`;
 }
 
 /** `a AND b` of conditions, dropping literal `true`s; `true` when nothing is left. */
@@ -127,7 +144,7 @@ function boolSql(exp: BoolExp, alias: SqlFragment, ctx: Required<BoolExpContext>
     }
     case 'exists_rel': {
       const remote = ctx.aliases.next('t');
-      const where = andSql([joinCondition(exp.rel, remote, alias), boolSql(exp.where, remote, ctx)]);
+      const where = andSql([joinCondition(exp.rel, remote, alias, ctx.aliases), boolSql(exp.where, remote, ctx)]);
       return sql`EXISTS (SELECT 1 FROM ${sql.table(exp.rel.remoteTable)} AS ${remote} WHERE ${where})`;
     }
     case 'exists_fn': {

@@ -19,7 +19,7 @@ import type { AggregateIR, AggregateOp, ConnectionIR, RelationshipJoin, SelectFi
 import { Aliases } from './aliases.js';
 import { connectionNode, relayIdSql, type NodeSelection } from './connection.js';
 import { aggregateCall } from './aggregateOps.js';
-import { columnSql, compileBoolExp, joinCondition, valueSql, visibleColumnSql } from './boolExp.js';
+import { columnSql, compileBoolExp, joinCondition, maskedRowSql, valueSql, visibleColumnSql } from './boolExp.js';
 import { columnValue, functionCallSql, toJsonable } from './columns.js';
 import { sql, type SqlFragment } from './fragment.js';
 import { jsonBuildObject, rowObject, type JsonEntry, type RowExpr } from './jsonObject.js';
@@ -56,26 +56,26 @@ export function selection(fields: readonly SelectField[], alias: SqlFragment, al
       case 'typename':
         return { key: f.alias, value: sql`${sql.literal(f.name)}::text` };
       case 'object_rel':
-        return { key: f.alias, value: nested(() => objectNode(f.select, relSource(f.select, f.join, alias), aliases)) };
+        return { key: f.alias, value: nested(() => objectNode(f.select, relSource(f.select, f.join, alias, aliases), aliases)) };
       case 'array_rel':
-        return { key: f.alias, value: nested(() => arrayNode(f.select, relSource(f.select, f.join, alias), aliases)) };
+        return { key: f.alias, value: nested(() => arrayNode(f.select, relSource(f.select, f.join, alias, aliases), aliases)) };
       case 'array_agg_rel':
-        return { key: f.alias, value: nested(() => aggregateNode(f.aggregate, relSource(f.aggregate, f.join, alias), aliases)) };
+        return { key: f.alias, value: nested(() => aggregateNode(f.aggregate, relSource(f.aggregate, f.join, alias, aliases), aliases)) };
       case 'computed_scalar': {
-        const call = functionCallSql(f, alias);
+        const call = functionCallSql(f, f.maskedRow ? maskedRowSql(f.maskedRow, alias, aliases) : alias);
         const value = f.visibleIf ? sql`(CASE WHEN ${compileBoolExp(f.visibleIf, alias, { aliases })} THEN ${call} END)` : call;
         return { key: f.alias, value: toJsonable(value, f.pgType, f.stringify) };
       }
       case 'computed_table':
-        return { key: f.alias, value: nested(() => arrayNode(f.select, { from: functionCallSql(f, alias) }, aliases)) };
+        return { key: f.alias, value: nested(() => arrayNode(f.select, { from: functionCallSql(f, f.maskedRow ? maskedRowSql(f.maskedRow, alias, aliases) : alias) }, aliases)) };
       case 'relay_id':
         return { key: f.alias, value: relayIdSql(f, alias) };
       case 'connection':
-        return { key: f.alias, value: nested(() => connectionNode(f.connection, relSource(f.connection.select, f.join, alias), aliases, nodeRow(f.connection, aliases))) };
+        return { key: f.alias, value: nested(() => connectionNode(f.connection, relSource(f.connection.select, f.join, alias, aliases), aliases, nodeRow(f.connection, aliases))) };
       case 'remote_rel_keys':
         return {
           key: f.alias,
-          value: jsonBuildObject(f.columns.map((c) => ({ key: c.key, value: columnValue({ column: c.column, pgType: c.pgType }, alias) }))),
+          value: jsonBuildObject(f.columns.map((c) => ({ key: c.key, value: columnValue(c.visibleIf ? { column: c.column, pgType: c.pgType, visibleIf: c.visibleIf } : { column: c.column, pgType: c.pgType }, alias, aliases) }))),
         };
     }
   });
@@ -97,8 +97,8 @@ export function compileConnection(ir: ConnectionIR, column: string): SqlFragment
   return connectionNode(ir, { from: sourceSql(ir.select) }, aliases, nodeRow(ir, aliases), column);
 }
 
-function relSource(ir: SelectIR | AggregateIR, join: RelationshipJoin, parent: SqlFragment): NodeSource {
-  return { from: sourceSql(ir), join: (a) => joinCondition(join, a, parent) };
+function relSource(ir: SelectIR | AggregateIR, join: RelationshipJoin, parent: SqlFragment, aliases: Aliases): NodeSource {
+  return { from: sourceSql(ir), join: (a) => joinCondition(join, a, parent, aliases) };
 }
 
 /** The FROM item of a select: its table, or the function call it reads. */

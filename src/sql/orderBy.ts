@@ -61,7 +61,7 @@ function targetSql(
       let remote = joined.get(key);
       if (!remote) {
         remote = aliases.next('t');
-        const on = andSql([joinCondition(target.join, remote, alias), compileBoolExp(target.filter, remote, { aliases })]);
+        const on = andSql([joinCondition(target.join, remote, alias, aliases), compileBoolExp(target.filter, remote, { aliases })]);
         joins.push(sql`LEFT JOIN ${sql.table(target.join.remoteTable)} AS ${remote} ON ${on}`);
         joined.set(key, remote);
       }
@@ -74,7 +74,7 @@ function targetSql(
         const remote = aliases.next('t');
         result = aliases.next('j');
         const agg = target.agg.op === 'count' ? sql`count(*)` : aggregateCall(target.agg.op, visibleColumnSql(remote, target.agg.column, target.agg.visibleIf, aliases));
-        const where = andSql([joinCondition(target.join, remote, alias), compileBoolExp(target.filter, remote, { aliases })]);
+        const where = andSql([joinCondition(target.join, remote, alias, aliases), compileBoolExp(target.filter, remote, { aliases })]);
         joins.push(
           sql`LEFT JOIN LATERAL (SELECT ${agg} AS "v" FROM ${sql.table(target.join.remoteTable)} AS ${remote} WHERE ${where}) AS ${result} ON true`,
         );

@@ -23,10 +23,16 @@ import { outField, tableObject } from './tableTypes.js';
 
 const nonNull = <T extends GraphQLObjectType | GraphQLInterfaceType>(t: T) => new GraphQLNonNull(t);
 
-/** The role's primary-key columns of `table` when it may select them all, else null (no Node, no connection). */
+/**
+ * The role's primary-key columns of `table` when it may select them all, else null (no Node, no
+ * connection). An inherited role that sees a key column only in some rows gets null too: a global
+ * id (and a connection's cursor) would carry the hidden values.
+ */
 export function relayKey(ctx: SchemaContext, table: TableInfo) {
   const view = ctx.view(table);
-  return view ? primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns) : null;
+  const key = view ? primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns) : null;
+  const partial = table.permissions.get(ctx.role)?.select?.columnConditions;
+  return key && partial && key.some((c) => partial.has(c.name)) ? null : key;
 }
 
 function nodeInterface(ctx: SchemaContext): GraphQLInterfaceType {

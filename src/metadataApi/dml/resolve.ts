@@ -6,9 +6,10 @@
  * and `returning` columns.
  */
 import { ApiError, displayName, isBigNumType, pathKey, type QualifiedTable, type Session } from '../../core/index.js';
-import { andAll, TRUE, type BoolExp, type IrValue, type SelectField } from '../../ir/index.js';
+import { andAll, TRUE, type BoolExp, type IrValue, type RelationshipJoin, type SelectField } from '../../ir/index.js';
 import { parseBoolExp, type ColumnInfo, type JsonObject, type SchemaCache, type TableInfo } from '../../metadata/index.js';
 import { columnCastType, columnParamValue } from '../../graphql/index.js';
+import { PlanContext } from '../../planner/index.js';
 
 /** What a DML operation runs against. */
 export interface DmlEnv {
@@ -51,6 +52,15 @@ export function selectPermOf(env: DmlEnv, table: TableInfo): SelectPerm | undefi
   const partial = p.columnConditions;
   const columns = partial ? new Set([...p.columns].filter((c) => !partial.has(c))) : p.columns;
   return { columns, filter: p.filter, limit: p.limit };
+}
+
+/**
+ * A relationship's join as the role sees its columns: an inherited role's join column hidden in a
+ * row reads null there and joins nothing, as in GraphQL (PlanContext.join).
+ */
+export function visibleJoin(env: DmlEnv, local: TableInfo, remote: TableInfo, join: RelationshipJoin): RelationshipJoin {
+  if (env.session.isAdmin) return join;
+  return new PlanContext(env.cache, roleOf(env), false).join(local, remote, join);
 }
 
 export function requireSelect(env: DmlEnv, table: TableInfo, suffix = ''): SelectPerm {
@@ -139,7 +149,7 @@ function applySelectPerms(env: DmlEnv, table: TableInfo, perm: SelectPerm, root:
           `role ${quote(roleOf(env))} does not have permission to ${what}; no permission on table ${quoteTable(exp.rel.remoteTable)}`, { path });
       }
       const inner = applySelectPerms(env, remote, remotePerm, root, rootPerm, exp.where, path);
-      return { kind: 'exists_rel', rel: exp.rel, where: andAll([inner, remotePerm.filter]) };
+      return { kind: 'exists_rel', rel: visibleJoin(env, table, remote, exp.rel), where: andAll([inner, remotePerm.filter]) };
     }
     case 'exists_fn': // only permission filters hold computed fields; a DML `where` never does
       return exp;

@@ -13,7 +13,7 @@ import type { OpContext } from '../types.js';
 import type { CountArgs, OrderByEntry, SelectArgs, SelectColumn, SelectQuery } from './decode.js';
 import {
   checkSelectColumn, columnField, parseWhere, quote, quoteTable, requireSelect, roleOf, selectPermOf, tableOf,
-  type DmlEnv, type SelectPerm,
+  type DmlEnv, type SelectPerm, visibleJoin,
 } from './resolve.js';
 
 const unexpected = (message: string, path: string) => new ApiError('unexpected-payload', message, { path });
@@ -74,9 +74,9 @@ function planFields(env: DmlEnv, table: TableInfo, perm: SelectPerm, columns: Se
     if (rel.type === 'object') {
       if (c.query.given.length > 0) throw unexpected("when selecting an object relationship, where, order_by, limit and offset can't be used", c.path);
       const select: SelectIR = { table: remote.name, fields: planFields(env, remote, remotePerm, c.query.columns), where: remotePerm.filter };
-      return { alias, kind: 'object_rel', join: rel.join, select };
+      return { alias, kind: 'object_rel', join: visibleJoin(env, table, remote, rel.join), select };
     }
-    return { alias, kind: 'array_rel', join: rel.join, select: planQuery(env, remote, remotePerm, c.query, c.path) };
+    return { alias, kind: 'array_rel', join: visibleJoin(env, table, remote, rel.join), select: planQuery(env, remote, remotePerm, c.query, c.path) };
   });
 }
 
@@ -97,7 +97,7 @@ function orderTarget(env: DmlEnv, table: TableInfo, perm: SelectPerm, names: str
   if (!rel) throw new ApiError('not-exists', `relationship ${quote(first)} does not exist`, { path });
   if (rel.type === 'array') throw unexpected(`${quote(first)} is an array relationship and can't be used in order_by`, path);
   const { remote, perm: remotePerm } = remoteOf(env, table, first, path);
-  return { kind: 'object_rel', join: rel.join, filter: remotePerm.filter, target: orderTarget(env, remote, remotePerm, rest, path) };
+  return { kind: 'object_rel', join: visibleJoin(env, table, remote, rel.join), filter: remotePerm.filter, target: orderTarget(env, remote, remotePerm, rest, path) };
 }
 
 function planOrderBy(env: DmlEnv, table: TableInfo, perm: SelectPerm, entries: OrderByEntry[], path: string): OrderByItem[] {
