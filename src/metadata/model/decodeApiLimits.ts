@@ -91,7 +91,7 @@ export function decodeApiLimits(v: unknown, path: string): ApiLimits {
 function encodeLimit<T>(x: { global?: T; per_role?: Record<string, T> }, copy: (v: T) => T): Record<string, unknown> {
   const e: Record<string, unknown> = {};
   if (x.global !== undefined) e.global = copy(x.global);
-  if (x.per_role && Object.keys(x.per_role).length > 0) e.per_role = Object.fromEntries(Object.entries(x.per_role).map(([r, v]) => [r, copy(v)]));
+  if (x.per_role) e.per_role = Object.fromEntries(Object.entries(x.per_role).map(([r, v]) => [r, copy(v)]));
   return e;
 }
 
