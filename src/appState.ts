@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import type { ResponseCache } from './responseCache/index.js';
 import { createAppState as createLiveState } from './metadata/index.js';
-import { collectionQueryInconsistencies, getRoleSchema, RELAY_SCHEMA_PARTS, TABLE_SCHEMA_PARTS, type SchemaParts } from './graphql/index.js';
+import { collectionQueryInconsistencies, getRoleSchema, RELAY_SCHEMA_PARTS, TABLE_SCHEMA_PARTS, type LimitDefaults, type SchemaParts } from './graphql/index.js';
 import { RELAY_PLANNERS, TABLE_PLANNERS, type RootFieldPlanners } from './planner/index.js';
 import { actionMutationFields, actionQueryFields, planActionAsyncResult, planActionField } from './actions/index.js';
 import { fetchRemoteInputs, planRemoteField } from './remoteSchemas/index.js';
@@ -106,6 +106,12 @@ export interface EngineContext {
   catchUp?: () => Promise<void>;
   /** Hasura-compatible session variables (--hasura-session-variables, `auto` resolved at start): sessions get `hasura: true`. */
   hasuraSession?: boolean;
+  /**
+   * The API limits that apply besides the metadata's: the --query-*-limit flags, and whether the
+   * metadata's `api_limits` are applied (not under --hasura-compat or an adopted Hasura catalog
+   * without --apply-api-limits). Set at start; absent: the flags, metadata limits applied.
+   */
+  limitDefaults?: LimitDefaults;
 }
 
 /**

@@ -100,7 +100,7 @@ export async function executeGraphql(
     assertQueryAllowed(cache, ctx.config, session, request.query);
     const parts = opts.parts ?? ENGINE_PARTS;
     const roleSchema = getRoleSchema(cache, session.role, parts.schema, session.backendOnly);
-    const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.config, planners: parts.planners };
+    const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.limitDefaults ?? ctx.config, planners: parts.planners };
     const { compiled, variables } = tracingOn() ? tracedCompile(args) : getCompiledOperation(args);
     if (compiled.kind === 'mutation' && opts.forbidMutations) throw mutationByGet();
     if (compiled.kind === 'subscription' && transport === 'http') {

@@ -21,6 +21,7 @@ export { setActionWaker } from './executeAction.js';
 export { remoteJoinRequests } from './executeRemote.js';
 export { v1Query } from './v1Query.js';
 export { v1Metadata } from './v1Metadata.js';
+export { v2Query } from './v2Query.js';
 export { v1Metrics } from './v1Metrics.js';
 export { v1GraphqlExplain } from './v1GraphqlExplain.js';
 export { v1GraphqlWs, v1beta1RelayWs } from './v1GraphqlWs.js';

@@ -95,7 +95,7 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
   if (!session.isAdmin) {
     try {
       const shape = checkNonAdminBody(ctx.config, req.body);
-      if (shape.topLength >= 0) checkBatchSize(shape.topLength, limitsForRole(ctx.state.current.metadata.api_limits, ctx.config, session.role));
+      if (shape.topLength >= 0) checkBatchSize(shape.topLength, limitsForRole(ctx.state.current.metadata.api_limits, ctx.limitDefaults ?? ctx.config, session.role));
     } catch (e) {
       const r = errorResult(ctx, e);
       return respond(r, log, undefined, r.status === 413 ? 413 : undefined);
@@ -112,7 +112,7 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
   if (Array.isArray(parsed)) {
     let requests: GraphqlRequest[];
     try {
-      checkBatchSize(parsed.length, limitsForRole(ctx.state.current.metadata.api_limits, ctx.config, session.role));
+      checkBatchSize(parsed.length, limitsForRole(ctx.state.current.metadata.api_limits, ctx.limitDefaults ?? ctx.config, session.role));
       requests = parsed.map((p, i) => decodeRequest(p, `$[${i}]`));
     } catch (e) {
       return respond(errorResult(ctx, e), log);

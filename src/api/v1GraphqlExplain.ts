@@ -59,7 +59,7 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       roleSchema: getRoleSchema(cache, session.role, ENGINE_PARTS.schema, session.backendOnly),
       request,
       stringifyNumericTypes: ctx.config.stringifyNumericTypes,
-      limits: ctx.config,
+      limits: ctx.limitDefaults ?? ctx.config,
       planners: ENGINE_PARTS.planners,
     });
     if (compiled.kind === 'mutation') throw new ApiError('invalid-params', 'only queries can be explained');

@@ -55,6 +55,10 @@ export interface ServerConfig {
    * `auto`: on when the catalog was adopted from Hasura (startEngine resolves it into `EngineContext.hasuraSession`).
    */
   hasuraSessionVariables: 'auto' | 'true' | 'false';
+  /** Hasura's behaviour where the engine's defaults differ (`--hasura-compat`): here, metadata api_limits stored but not applied. */
+  hasuraCompat: boolean;
+  /** Apply metadata api_limits under --hasura-compat / an adopted Hasura catalog (`--apply-api-limits`). */
+  applyApiLimits: boolean;
   devMode: boolean;
   /** GET /v1/metrics and the counters behind it (default true). */
   enableMetrics: boolean;

@@ -7,7 +7,7 @@ export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
 export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
 export { decodeReadReplicas } from './model/decodeReadReplicas.js';
-export { decodeApiLimits, encodeApiLimits } from './model/decodeApiLimits.js';
+export { decodeApiLimits, encodeApiLimits, describeApiLimits, API_LIMIT_KINDS } from './model/decodeApiLimits.js';
 export { decodeIntrospectionOptions, encodeIntrospectionOptions } from './model/decodeIntrospectionOptions.js';
 export { decodeInheritedRole, assertInheritedRoles } from './model/decodeInheritedRoles.js';
 export { decodeSourceCustomization, encodeSourceCustomization } from './model/decodeSourceCustomization.js';

@@ -17,9 +17,10 @@ export { OFF_THREAD_MIN_BYTES };
 import { decodeQuery } from './envelope.js';
 import type { Query } from './envelope.js';
 import { translateV2Metadata } from './v2Metadata.js';
+import { translateV2Query } from './v2Query.js';
 
-/** Which endpoint's body: `/v1/metadata` bodies are rewritten into /v1/query operations first. */
-export type BodyEndpoint = 'query' | 'metadata';
+/** Which endpoint's body: `/v1/metadata` and `/v2/query` bodies are rewritten into /v1/query operations first. */
+export type BodyEndpoint = 'query' | 'metadata' | 'v2query';
 
 /**
  * The decoded body. `shape` is the `/v1/metadata` request reduced to what its answer depends on
@@ -40,6 +41,7 @@ export function decodeBodyInline(body: Buffer | Uint8Array, endpoint: BodyEndpoi
     throw errors.invalidJson();
   }
   if (endpoint === 'query') return { query: decodeQuery(json), shape: undefined };
+  if (endpoint === 'v2query') return { query: decodeQuery(translateV2Query(json)), shape: undefined };
   const translated = translateV2Metadata(json);
   return { query: decodeQuery(translated), shape: resultShape(translated) };
 }

@@ -14,3 +14,4 @@ export { WorkingState } from './workingState.js';
 // v1 DML results carry Postgres-built JSON as RawJson; encode results with encodeQueryResult.
 export { RawJson, encodeQueryResult } from './dml/index.js';
 export { translateV2Metadata, v2MetadataResult, metadataFromV3, metadataToV3 } from './v2Metadata.js';
+export { translateV2Query, v2QueryNeedsAdmin } from './v2Query.js';

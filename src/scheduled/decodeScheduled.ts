@@ -47,7 +47,6 @@ export interface ScheduledEventDef {
   comment: string | null;
 }
 
-const NAME = /^[A-Za-z]+[A-Za-z0-9_-]*$/;
 const RETRY_KEYS = ['num_retries', 'retry_interval_seconds', 'timeout_seconds', 'tolerance_seconds'] as const;
 const CRON_KEYS = ['name', 'webhook', 'schedule', 'payload', 'headers', 'retry_conf', 'include_in_metadata', 'comment', 'replace'];
 const EVENT_KEYS = ['webhook', 'schedule_at', 'payload', 'headers', 'retry_conf', 'comment'];
@@ -107,7 +106,9 @@ export function decodeCronTrigger(v: unknown, path: string): CronTriggerDef & { 
   const o = asObject(v, path);
   rejectUnknownKeys(o, CRON_KEYS, 'cron trigger', path);
   const name = required(o, 'name', path, asString);
-  if (!NAME.test(name)) throw parseError('only alphanumeric and underscore and hyphens allowed for name', pathKey(path, 'name'));
+  // Hasura's cron trigger name is any non-empty text (`TriggerName` is a `NonEmptyText`; only event
+  // trigger names are restricted): `Cleanup notification logs` is a name. It is only ever a bound value.
+  if (name === '') throw parseError('empty string not allowed', pathKey(path, 'name'));
   return {
     name,
     webhook: required(o, 'webhook', path, asUrlConf),

@@ -63,7 +63,7 @@ function pathOf(url: string): string {
 
 /** The metrics' `kind` label when the handler named none. */
 function defaultKind(endpoint: string): string {
-  return endpoint === '/v1/query' || endpoint === '/v1/metadata' ? 'metadata' : endpoint.endsWith('/graphql') ? 'query' : 'other';
+  return endpoint === '/v1/query' || endpoint === '/v1/metadata' || endpoint === '/v2/query' ? 'metadata' : endpoint.endsWith('/graphql') ? 'query' : 'other';
 }
 
 /** Builds the listener for `ctx`, routing to the handlers exported by `api` (api/index.ts). */

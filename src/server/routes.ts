@@ -26,6 +26,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/metrics', handler: 'v1Metrics' },
   { method: 'POST', path: '/v1/query', handler: 'v1Query', api: 'metadata' },
   { method: 'POST', path: '/v1/metadata', handler: 'v1Metadata', api: 'metadata' },
+  { method: 'POST', path: '/v2/query', handler: 'v2Query', api: 'metadata' },
   { method: 'POST', path: '/v1/graphql', handler: 'v1Graphql', api: 'graphql' },
   // GraphQL over HTTP: queries in the URL of a GET (mutations refused with 405 by the handler)
   { method: 'GET', path: '/v1/graphql', handler: 'v1Graphql', api: 'graphql' },

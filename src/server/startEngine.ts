@@ -24,7 +24,8 @@ import cluster from 'node:cluster';
 import { openAccessWarning, type ServerConfig } from '../config/index.js';
 import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type SchemaSyncOptions } from '../metadata/index.js';
+import { describeApiLimits, encodeApiLimits, findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type ApiLimits, type SchemaSyncOptions } from '../metadata/index.js';
+import type { LimitDefaults } from '../graphql/index.js';
 import { createAppState } from '../appState.js';
 import { syncEventTriggers } from '../events/index.js';
 import { decodeCronTrigger, upsertCronTrigger, type CronTriggerDef } from '../scheduled/index.js';
@@ -163,7 +164,8 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await sync.ready;
     const responseCache = await createResponseCache(config, logger, await cacheScope(db, config, version, hasuraSession));
     undo.push(() => responseCache.close());
-    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined };
+    const limitDefaults = apiLimitDefaults(config, catalog.adoptedFrom !== undefined, state.current.metadata.api_limits, logger);
+    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined, limitDefaults };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
     if (replicaSetup.followsMetadata) {
@@ -237,6 +239,30 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await runUndo();
     throw err;
   }
+}
+
+/**
+ * Which API limits apply: the --query-*-limit flags always; the metadata's `api_limits` too, except
+ * under --hasura-compat or on a catalog adopted from Hasura, where they are only stored (Hasura's
+ * open-source edition applies none, and projects written for it may hold limits their own clients
+ * exceed) unless --apply-api-limits. The stored limits are reported here, once, either way.
+ */
+function apiLimitDefaults(config: ServerConfig, adopted: boolean, stored: ApiLimits | undefined, logger: Logger): LimitDefaults {
+  const compat = config.hasuraCompat || adopted;
+  const ignoreMetadataLimits = compat && !config.applyApiLimits;
+  const lines = describeApiLimits(stored);
+  if (compat && lines.length > 0) {
+    const how = stored?.disabled === true
+      ? 'disabled in the metadata (disabled: true): not applied'
+      : ignoreMetadataLimits
+        ? 'stored, not applied (as in Hasura\'s open-source edition); start with --apply-api-limits to apply depth_limit, node_limit and batch_limit'
+        : 'depth_limit, node_limit and batch_limit applied (--apply-api-limits)';
+    logger.info(
+      { type: 'startup', kind: 'api-limits', api_limits: encodeApiLimits(stored), applied: !ignoreMetadataLimits && stored?.disabled !== true },
+      `metadata api_limits (${lines.join('; ')}): ${how}; time_limit and rate_limit are never applied by this engine`,
+    );
+  }
+  return { queryDepthLimit: config.queryDepthLimit, queryNodeLimit: config.queryNodeLimit, queryBatchLimit: config.queryBatchLimit, ignoreMetadataLimits };
 }
 
 /**

@@ -284,7 +284,7 @@ class GraphqlSocket {
       assertQueryAllowed(cache, this.ctx.config, session, request.query);
       const { compiled, variables } = getCompiledOperation({
         cache, roleSchema: getRoleSchema(cache, session.role, this.parts.schema, session.backendOnly), request, stringifyNumericTypes: this.ctx.config.stringifyNumericTypes,
-        limits: this.ctx.config, planners: this.parts.planners,
+        limits: this.ctx.limitDefaults ?? this.ctx.config, planners: this.parts.planners,
       });
       if (compiled.kind !== 'subscription') {
         const r = await this.execute(session, request, readAfter);

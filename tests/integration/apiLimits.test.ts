@@ -3,12 +3,15 @@
  * /v1/query (alone and in `bulk`), bad args refused with 400 leaving metadata as it was,
  * `api_limits` in `export_metadata`, restored by `replace_metadata`, removed by `clear_metadata`;
  * depth / node / batch limits applied per role (admin only when configured for admin) to queries,
- * mutations and subscriptions over HTTP and WebSocket; the server flags as global defaults.
+ * mutations and subscriptions over HTTP and WebSocket; the server flags as global defaults; every
+ * limit kind of Hasura's stored; under --hasura-compat reported at start and applied only with
+ * --apply-api-limits.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine, type TestEngineOptions } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
+import { pino } from 'pino';
 
 const SECRET = 'limits-secret';
 const USER = { 'x-svc-role': 'user' };
@@ -76,7 +79,7 @@ test('set_api_limits: stored, exported, applied per role; admin unlimited unless
   assert.equal((await exported(e)).api_limits, undefined);
 });
 
-test('bad args are refused with 400 and change nothing; time_limit and rate_limit are not supported', async (t) => {
+test('bad args are refused with 400 and change nothing', async (t) => {
   const e = await setup(t);
   assert.equal((await e.query({ type: 'set_api_limits', args: { node_limit: { global: 7 } } })).status, 200);
   const before = await exported(e);
@@ -90,8 +93,11 @@ test('bad args are refused with 400 and change nothing; time_limit and rate_limi
     [{ disabled: 'no' }, '$.disabled', 'parse-failed'],
     [{ depth: 3 }, '$', 'parse-failed'],
     [[], '$', 'parse-failed'],
-    [{ rate_limit: { global: { unique_params: 'IP', max_reqs_per_min: 10 } } }, '$.rate_limit', 'not-supported'],
-    [{ time_limit: { global: 5 } }, '$.time_limit', 'not-supported'],
+    [{ rate_limit: { global: { unique_params: 'IP' } } }, '$.rate_limit.global', 'parse-failed'],
+    [{ rate_limit: { global: { unique_params: 'host', max_reqs_per_min: 10 } } }, '$.rate_limit.global.unique_params', 'parse-failed'],
+    [{ rate_limit: { per_role: { user: { unique_params: ['x-hasura-role'], max_reqs_per_min: 10 } } } }, '$.rate_limit.per_role.user.unique_params', 'parse-failed'],
+    [{ time_limit: { global: -5 } }, '$.time_limit.global', 'parse-failed'],
+    [{ time_limit: { global: '5s' } }, '$.time_limit.global', 'parse-failed'],
   ];
   for (const [args, path, code] of bad) {
     const r = await e.query({ type: 'set_api_limits', args });
@@ -99,7 +105,8 @@ test('bad args are refused with 400 and change nothing; time_limit and rate_limi
     assert.deepEqual([r.body.path, r.body.code], [path, code], `${JSON.stringify(args)}: ${r.text}`);
     assert.equal(typeof r.body.error, 'string');
   }
-  assert.match((await e.query({ type: 'set_api_limits', args: { rate_limit: { global: {} } } })).body.error, /rate_limit is not supported/);
+  assert.equal((await e.query({ type: 'set_api_limits', args: { rate_limit: { global: { unique_params: ['x-hasura-user-id', 1], max_reqs_per_min: 1 } } } })).body.error,
+    "Not a valid value. Should be either: 'IP' or a list of Hasura session variables");
   // a bulk whose last op fails leaves the limits as they were
   const bulk = await e.query({ type: 'bulk', args: [{ type: 'set_api_limits', args: { depth_limit: { global: 1 } } }, { type: 'track_table', args: { schema: 'public', name: 'nope' } }] });
   assert.equal(bulk.status, 400);
@@ -172,4 +179,59 @@ test('subscriptions over WebSocket are limited too', async (t) => {
   assert.deepEqual(await s.next(), { type: 'complete', id: '1' });
   s.send({ id: '2', type: 'start', payload: { query: 'subscription { t { id } }' } });
   assert.deepEqual(await s.next(), { type: 'data', id: '2', payload: { data: { t: [{ id: 1 }] } } });
+});
+
+// Every limit kind of Hasura's set_api_limits reference, as its docs write them.
+const ALL_KINDS = {
+  disabled: false,
+  rate_limit: { global: { unique_params: 'IP', max_reqs_per_min: 100 }, per_role: { user: { unique_params: ['x-hasura-user-id', 'x-hasura-team-id'], max_reqs_per_min: 10 } } },
+  depth_limit: { global: 5, per_role: { user: 2 } },
+  node_limit: { global: 100, per_role: { editor: 3 } },
+  time_limit: { global: 10, per_role: { user: 2.5 } },
+  batch_limit: { global: 5, per_role: { user: 1 } },
+};
+
+test('every limit kind (rate, depth, node, time, batch) is accepted, stored and exported; depth, node and batch applied as before', async (t) => {
+  const e = await setup(t);
+  const set = await e.query({ type: 'set_api_limits', args: ALL_KINDS });
+  assert.deepEqual([set.status, set.body], [200, { message: 'success' }], set.text);
+  assert.deepEqual((await exported(e)).api_limits, ALL_KINDS);
+  // on /v1/metadata too, and in the version-3 export
+  const v2 = await e.request('POST', '/v1/metadata', { type: 'set_api_limits', args: { ...ALL_KINDS, time_limit: { global: 3 } } });
+  assert.equal(v2.status, 200, v2.text);
+  assert.deepEqual((await e.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body.api_limits, { ...ALL_KINDS, time_limit: { global: 3 } });
+  // without --hasura-compat the engine's own limits work as before
+  assert.match(gqlError(await e.graphql(DEPTH3, undefined, USER)).message, /depth limit of 2 for role "user"/);
+  assert.match(gqlError(await e.graphql(NODES4, undefined, EDITOR)).message, /node limit of 3 for role "editor"/);
+});
+
+test('--hasura-compat: stored limits are reported at start and not applied; --apply-api-limits applies them', async (t) => {
+  const first = await setup(t);
+  assert.equal((await first.query({ type: 'set_api_limits', args: ALL_KINDS })).status, 200);
+  const lines: Array<Record<string, any>> = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  const compat = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: true, startOptions: { logger } });
+  t.after(() => compat.stop());
+  const report = lines.find((l) => l.kind === 'api-limits');
+  assert.ok(report, 'the stored limits are reported at start');
+  assert.equal(report.applied, false);
+  assert.deepEqual(report.api_limits, ALL_KINDS);
+  assert.match(report.msg, /depth_limit: global 5, user 2/);
+  assert.match(report.msg, /time_limit \(s\): global 10, user 2\.5/);
+  assert.match(report.msg, /rate_limit: global 100\/min per IP, user 10\/min per x-hasura-user-id\+x-hasura-team-id/);
+  assert.match(report.msg, /not applied .*--apply-api-limits/);
+  // Hasura's open-source edition does not apply them: the app's deeper operations and batches work
+  assert.equal((await compat.graphql(DEPTH3, undefined, USER)).body.data.t.length, 1);
+  assert.equal((await compat.graphql(NODES4, undefined, EDITOR)).body.data.t.length, 1);
+  const batch = await compat.request('POST', '/v1/graphql', [{ query: '{ t { id } }' }, { query: '{ t { id } }' }], USER);
+  assert.equal(batch.body.length, 2, batch.text);
+  // the server's own flags still apply under compat
+  const flagged = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: true, queryDepthLimit: 2 });
+  t.after(() => flagged.stop());
+  assert.match(gqlError(await flagged.graphql(DEPTH3, undefined, EDITOR)).message, /depth limit of 2 for role "editor"/);
+
+  const applied = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: true, applyApiLimits: true, startOptions: { logger } });
+  t.after(() => applied.stop());
+  assert.equal(lines.filter((l) => l.kind === 'api-limits').at(-1)?.applied, true);
+  assert.match(gqlError(await applied.graphql(DEPTH3, undefined, USER)).message, /depth limit of 2 for role "user"/);
 });

@@ -12,6 +12,7 @@ import { runCli, type CliIo } from '../../src/cli/index.js';
 import { startTestEngine, type TestEngine } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
 import { startWebhookServer, type WebhookServer } from '../support/webhookServer.js';
+import { pino } from 'pino';
 
 const project = (name: string) => fileURLToPath(new URL(`../support/fixtures/hasura-projects/${name}/`, import.meta.url));
 
@@ -206,5 +207,123 @@ describe('realtime-location-tracking (config v3 project; its config v1 migration
     }
     const latest = await post('query { vehicle_location(where: {vehicle_id: {_eq: "c9f6"}}, order_by: {timestamp: desc, id: desc}, limit: 1) { location } }', {});
     assert.deepEqual(latest.body, { data: { vehicle_location: [{ location: '(12.93960, 77.62050)' }] } });
+  });
+});
+
+// A developer portal, written for this test in Hasura v2's own project format (tests/support/fixtures/
+// hasura-projects/dev-portal/): a key list whose secret only some screens show (`@include` on a column
+// the developer role cannot select), a cron trigger named "Cleanup notification logs", `now()` in a
+// permission filter and in the app's own filters, and api_limits with every kind of limit — a depth limit
+// of 2 that the app's own depth-3 operations exceed, which Hasura's open-source edition never applies.
+const KEYS = `query Keys($withSecret: Boolean!) {
+  api_key(where: {expires_at: {_gt: "now()"}}, order_by: {id: asc}) {
+    id
+    name
+    secret @include(if: $withSecret)
+  }
+}`;
+const RECENT = `query Recent {
+  notification_log(where: {created_at: {_lte: "now()"}}, order_by: {id: asc}) {
+    message
+    api_key { name }
+  }
+}`;
+
+describe('dev-portal (Hasura v2 format: @include on a hidden column, a cron trigger name with spaces, now() in filters, api_limits)', () => {
+  const dir = project('dev-portal');
+  const developer = { 'x-svc-role': 'developer', 'x-svc-user-id': '7' };
+  let e: TestEngine;
+  before(async () => {
+    e = await startTestEngine({ hasuraCompat: true });
+  });
+  after(async () => {
+    await e?.stop();
+  });
+
+  test('migrate apply, metadata apply (cron trigger and api_limits included), consistent, no drift', async () => {
+    assert.equal((await cli(e, 'migrate', ['apply', '--project', dir])).code, 0);
+    const md = await cli(e, 'metadata', ['apply', '--project', dir]);
+    assert.equal(md.code, 0, md.err + md.out);
+    const diff = await cli(e, 'metadata', ['diff', '--project', dir]);
+    assert.equal(diff.code, 0, diff.out);
+    assert.match(diff.err, /no differences/);
+    // The cron trigger keeps its name, and its occurrences are scheduled under it.
+    assert.deepEqual(await rows(e, "SELECT name, cron_schedule, (SELECT count(*) FROM hdb_catalog.hdb_cron_events WHERE trigger_name = name)::text FROM hdb_catalog.hdb_cron_triggers"), [['Cleanup notification logs', '0 3 * * *', '100']]);
+    const exported = (await e.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body;
+    assert.equal(exported.cron_triggers[0].name, 'Cleanup notification logs');
+    assert.deepEqual(exported.api_limits, {
+      disabled: false,
+      rate_limit: { global: { max_reqs_per_min: 100, unique_params: 'IP' }, per_role: {} },
+      depth_limit: { global: 2, per_role: {} },
+      node_limit: { global: 50, per_role: {} },
+      time_limit: { global: 5, per_role: {} },
+      batch_limit: { global: 5, per_role: {} },
+    });
+  });
+
+  test("the app's documents as the developer role: @include on the hidden secret, now() in filters, depth 3 under the stored depth limit of 2", async () => {
+    // As the portal's backend seeds it, over Hasura v2's /v2/query: one live key, one expired, one of another owner.
+    const seeded = await e.request('POST', '/v2/query', {
+      type: 'bulk',
+      args: [
+        { type: 'insert', args: { source: 'default', table: 'api_key', objects: [
+          { owner_id: 7, name: 'live', expires_at: 'infinity' },
+          { owner_id: 7, name: 'expired', expires_at: 'epoch' },
+          { owner_id: 8, name: 'other', expires_at: 'infinity' },
+        ] } },
+        { type: 'insert', args: { table: 'notification_log', objects: [{ api_key_id: 1, message: 'hello', created_at: 'now()' }] } },
+        { type: 'count', args: { source: 'default', table: 'api_key', where: { expires_at: { $gt: 'now()' } } } },
+      ],
+    });
+    assert.deepEqual(seeded.body, [{ affected_rows: 3 }, { affected_rows: 1 }, { count: 2 }]);
+
+    // The list screen leaves the secret out: not an error though the role cannot see it (Hasura's Collect.hs).
+    assert.deepEqual((await e.graphql(KEYS, { withSecret: false }, developer)).body, { data: { api_key: [{ id: 1, name: 'live' }] } });
+    // Asking for it is refused, as Hasura refuses it.
+    assert.deepEqual((await e.graphql(KEYS, { withSecret: true }, developer)).body.errors[0], {
+      extensions: { path: '$.selectionSet.api_key.selectionSet.secret', code: 'validation-failed' }, message: 'field "secret" not found in type: \'api_key\'',
+    });
+    // The admin sees the secret.
+    const admin = await e.graphql(KEYS, { withSecret: true });
+    assert.deepEqual(admin.body.data.api_key.map((k: { name: string; secret: string }) => [k.name, typeof k.secret]), [['live', 'string'], ['other', 'string']]);
+
+    // Depth 3 (notification_log → api_key → name): the stored depth limit of 2 is not applied under --hasura-compat.
+    assert.deepEqual((await e.graphql(RECENT, undefined, developer)).body, { data: { notification_log: [{ message: 'hello', api_key: { name: 'live' } }] } });
+    // now() as an insert value, and a time in the future still filtered out by the permission's now().
+    const ins = await e.graphql('mutation { insert_notification_log_one(object: {api_key_id: 1, message: "later", created_at: "NOW()"}) { message } }', undefined, developer);
+    assert.deepEqual(ins.body, { data: { insert_notification_log_one: { message: 'later' } } });
+    // Still a value of the column's type (explain prints each bound parameter as a typed literal), never SQL text.
+    const explain = await e.request('POST', '/v1/graphql/explain', { query: { query: RECENT }, user: developer });
+    assert.equal(explain.status, 200, explain.text);
+    const sqlText = explain.body.map((s: { sql: string }) => s.sql).join('\n');
+    assert.match(sqlText, /"created_at" <= 'now\(\)'::"timestamptz"/);
+    assert.match(sqlText, /"expires_at" > 'now\(\)'::"timestamptz"/);
+    assert.doesNotMatch(sqlText, /[<>=] now\(\)/i);
+    // A string Postgres cannot read as a timestamp is still refused before any SQL.
+    const bad = await e.graphql('{ api_key(where: {expires_at: {_gt: "now() + 1"}}) { id } }', undefined, developer);
+    assert.equal(bad.body.errors[0].extensions.code, 'validation-failed');
+  });
+
+  test('a second engine on the same database reports the stored limits at start; without compat they apply', async () => {
+    const lines: Array<Record<string, any>> = [];
+    const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+    const again = await startTestEngine({ databaseUrl: e.databaseUrl, hasuraCompat: true, startOptions: { logger } });
+    after(() => again.stop());
+    const report = lines.find((l) => l.kind === 'api-limits');
+    assert.equal(report?.applied, false, JSON.stringify(lines.map((l) => l.msg)));
+    assert.match(report.msg, /depth_limit: global 2.*not applied.*--apply-api-limits/);
+    const own = await startTestEngine({ databaseUrl: e.databaseUrl });
+    after(() => own.stop());
+    assert.match((await own.graphql(RECENT, undefined, developer)).body.errors[0].message, /the query depth 3 exceeds the depth limit of 2 for role "developer"/);
+  });
+
+  test('cron trigger names with spaces over the metadata API', async () => {
+    const create = await e.request('POST', '/v1/metadata', { type: 'create_cron_trigger', args: { name: 'Weekly digest: all developers', webhook: 'http://127.0.0.1:9/digest', schedule: '0 9 * * 1', payload: {}, include_in_metadata: true } });
+    assert.deepEqual([create.status, create.body], [200, { message: 'success' }]);
+    const empty = await e.request('POST', '/v1/metadata', { type: 'create_cron_trigger', args: { name: '', webhook: 'http://127.0.0.1:9/x', schedule: '0 9 * * 1', include_in_metadata: true } });
+    assert.deepEqual([empty.status, empty.body.code, empty.body.error], [400, 'parse-failed', 'empty string not allowed']);
+    const del = await e.request('POST', '/v1/metadata', { type: 'delete_cron_trigger', args: { name: 'Weekly digest: all developers' } });
+    assert.deepEqual([del.status, del.body], [200, { message: 'success' }]);
+    assert.deepEqual(await rows(e, 'SELECT name FROM hdb_catalog.hdb_cron_triggers ORDER BY name'), [['Cleanup notification logs']]);
   });
 });

@@ -4,7 +4,7 @@
  * `data-exception` from the statement. The grammar is ISO 8601 (what clients and Hasura send)
  * with the variations Postgres' datetime parser also takes: a blank instead of `T`, fractional
  * seconds, `Z`/`±HH[:MM]`/zone names, `BC`, and the special words (`now`, `today`, `epoch`,
- * `infinity`...). Calendar dates are checked (no February 30th).
+ * `infinity`..., also written `now()`). Calendar dates are checked (no February 30th).
  */
 
 export type DateTimeKind = 'date' | 'timestamp' | 'time';
@@ -37,10 +37,21 @@ function validTime(h: string, m: string, s: string | undefined): boolean {
   return hour < 24 || (hour === 24 && minute === 0 && second === 0);
 }
 
+/**
+ * A special word as Postgres' datetime parser reads it: case-insensitive, blanks around it, and an
+ * empty pair of parentheses after it (the parser skips punctuation), so `now()`, `NOW ()`,
+ * `today()` are `now` and `today`. Hasura hands such strings to Postgres as untyped literals and
+ * Postgres reads them so; here they pass the check, and reach Postgres as the bound text of a
+ * parameter of the column's type, never as SQL.
+ */
+function specialWord(s: string): string {
+  return s.toLowerCase().replace(/\s*\(\s*\)$/, '');
+}
+
 /** Whether Postgres would read `text` as a value of the date/time kind. */
 export function checkDateTimeText(text: string, kind: DateTimeKind): boolean {
   const s = text.trim();
-  if (SPECIAL[kind].has(s.toLowerCase())) return true;
+  if (SPECIAL[kind].has(specialWord(s))) return true;
   if (kind === 'time') {
     const t = TIME_RE.exec(s);
     if (t) return validTime(t[1], t[2], t[3]);

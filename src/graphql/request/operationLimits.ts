@@ -9,7 +9,9 @@
  * - User limits (Hasura v2's `api_limits`: `depth_limit`, `node_limit`, `batch_limit`), resolved
  *   per role by `limitsForRole`: `per_role[role]`, else `global` from metadata, else the server
  *   flag (`--query-depth-limit`...). Admin is limited only by an explicit `per_role.admin` entry.
- *   `disabled: true` switches off what metadata says; the flags still apply.
+ *   `disabled: true` switches off what metadata says; the flags still apply. So does
+ *   `ignoreMetadataLimits` (Hasura's open-source behaviour, under --hasura-compat). Hasura's
+ *   `time_limit` and `rate_limit` are stored (metadata/) and never applied.
  * Every refusal is `validation-failed` at `$`, naming the limit (and the role for user limits).
  */
 import { errors } from '../../core/index.js';
@@ -45,6 +47,11 @@ export interface LimitDefaults {
   queryDepthLimit?: number;
   queryNodeLimit?: number;
   queryBatchLimit?: number;
+  /**
+   * The metadata's `api_limits` are stored only (Hasura's open-source edition applies none): with
+   * --hasura-compat or an adopted Hasura catalog, unless --apply-api-limits. The flags above still apply.
+   */
+  ignoreMetadataLimits?: boolean;
 }
 
 const ADMIN = 'admin';
@@ -58,7 +65,7 @@ function pick(limit: ApiLimit | undefined, role: string, fallback: number | unde
 
 /** The user limits of `role` from metadata `api_limits` and the server's defaults. */
 export function limitsForRole(apiLimits: ApiLimits | undefined, defaults: LimitDefaults, role: string): RoleLimits {
-  const md = apiLimits && !apiLimits.disabled ? apiLimits : undefined;
+  const md = apiLimits && !apiLimits.disabled && defaults.ignoreMetadataLimits !== true ? apiLimits : undefined;
   const admin = role === ADMIN;
   return {
     role,

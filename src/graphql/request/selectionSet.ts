@@ -2,7 +2,7 @@
  * Walks selection sets against the role's schema the way Hasura v1.3's validator does
  * (`Validate/SelectionSet.hs`), producing merged `NField`s: unknown fields, argument checks,
  * sub-selection rules, named/inline fragments (with cycle detection along the current chain),
- * `@skip`/`@include`, and merging of fields that share a response key.
+ * `@skip`/`@include` (applied before anything else is checked of the selection they sit on), and merging of fields that share a response key.
  * Paths follow Hasura: `$.selectionSet.<field name>.args...`, `.<fragment name>`, `.inlineFragment`.
  */
 import {
@@ -68,8 +68,10 @@ export function walkSelectionSet(
       if (fields) collected.push(...fields);
     } else {
       const typeName = sel.typeCondition?.name.value ?? parentType.name;
+      // A skipped inline fragment's type condition is not looked up either.
+      if (!includeByDirectives(ctx, sel.directives, `${here}.inlineFragment`)) continue;
       if (!ctx.schema.getType(typeName)) throw vf(`no such type exists in the schema: ${showNamedTy(typeName)}`, here);
-      const fields = walkFragment(ctx, parentType, typeName, sel.directives, sel.selectionSet, `${here}.inlineFragment`, visited, lenient);
+      const fields = walkFragment(ctx, parentType, typeName, undefined, sel.selectionSet, `${here}.inlineFragment`, visited, lenient);
       if (fields) collected.push(...fields);
     }
   }
@@ -80,6 +82,8 @@ function walkFragment(
   ctx: WalkContext, parentType: GraphQLObjectType, typeName: string, directives: readonly DirectiveNode[] | undefined,
   selectionSet: SelectionSetNode, path: string, visited: readonly string[], lenient: boolean,
 ): NField[] | null {
+  // Directives before the type condition and the selection (Hasura's `Collect.hs`).
+  if (!includeByDirectives(ctx, directives, path)) return null;
   const fragType = ctx.schema.getType(typeName);
   if (!(fragType instanceof GraphQLObjectType) || fragType.name !== parentType.name) {
     const implemented = fragType instanceof GraphQLInterfaceType && parentType.getInterfaces().includes(fragType);
@@ -89,7 +93,6 @@ function walkFragment(
       throw vf(`cannot spread fragment  defined on ${showNamedTy(shown)} when selecting fields of type ${showNamedTy(parentType.name)}`, path);
     }
   }
-  if (!includeByDirectives(ctx, directives, path)) return null;
   return walkSelectionSet(ctx, parentType, selectionSet, path, visited, lenient);
 }
 
@@ -118,6 +121,10 @@ function walkField(
   ctx: WalkContext, parentType: GraphQLObjectType, node: FieldNode, path: string, visited: readonly string[],
 ): NField | null {
   const name = node.name.value;
+  // `@skip` / `@include` first, as Hasura's `Collect.hs` collects fields before it looks them up: a
+  // skipped field is not looked up, nor are its arguments or sub-selection checked (the directives
+  // themselves and their variables still are).
+  if (!includeByDirectives(ctx, node.directives, path)) return null;
   const def = fieldDef(ctx, parentType, name);
   if (!def) throw vf(`field ${showName(name)} not found in type: ${showNamedTy(parentType.name)}`, path);
   if (isRemoteField(def)) {
@@ -125,7 +132,6 @@ function walkField(
     for (const a of node.arguments ?? []) {
       if (!def.args.some((p) => p.name === a.name.value)) throw vf(`no such argument ${showName(a.name.value)} is expected`, pathKey(`${path}.args`, a.name.value));
     }
-    if (!includeByDirectives(ctx, node.directives, path)) return null;
     return { alias: node.alias?.value ?? name, name, def, parentType, args: new Map(), selection: null, path, nodes: [node] };
   }
   const args = walkArguments(ctx, def.args, node.arguments ?? [], `${path}.args`);
@@ -146,7 +152,6 @@ function walkField(
   } else if (named instanceof GraphQLScalarType || named instanceof GraphQLEnumType) {
     if (hasSel) throw vf(`field ${showName(name)} must not have a selection since type ${showGT(def.type)} has no subfields`, path);
   }
-  if (!includeByDirectives(ctx, node.directives, path)) return null;
   return {
     alias: node.alias?.value ?? name,
     name,

@@ -59,11 +59,27 @@ export interface ApiLimit {
   per_role?: Record<string, number>;
 }
 
+/** Hasura's rate limit of one role (or the global one): requests per minute per client. */
+export interface RateLimitConfig {
+  max_reqs_per_min: number;
+  /** How a client is told apart: `"IP"`, or a list of session variables; absent / null: by role. */
+  unique_params?: 'IP' | string[] | null;
+}
+
+export interface RateLimit {
+  global?: RateLimitConfig;
+  per_role?: Record<string, RateLimitConfig>;
+}
+
 export interface ApiLimits {
   /** true → the limits stored here are not applied (the server's flags still are). */
   disabled?: boolean;
+  /** Stored and exported; not enforced by this engine (nor by Hasura's open-source edition). */
+  rate_limit?: RateLimit;
   depth_limit?: ApiLimit;
   node_limit?: ApiLimit;
+  /** Seconds (fractions allowed). Stored and exported; not enforced by this engine (nor by Hasura's open-source edition). */
+  time_limit?: ApiLimit;
   batch_limit?: ApiLimit;
 }
 

@@ -126,6 +126,14 @@ test('dates, timestamps, times: ISO 8601 with Postgres variations; impossible da
   for (const v of ['2020-01-01T25:00:00', '2020-01-01T10:60:00', '2020-01-01T24:00:01', 'yesterdayish', '2020-01-01T']) assert.ok(!checkDateTimeText(v, 'timestamp'), v);
   for (const v of ['10:00', '23:59:59.999', '10:00:00+02', '10:00:00-03:30', 'allballs', '2020-01-01 10:00:00']) assert.ok(checkDateTimeText(v, 'time'), v);
   for (const v of ['25:00', '10:61', '10', 'noon']) assert.ok(!checkDateTimeText(v, 'time'), v);
+  // Postgres' special words as Hasura hands them over (untyped literals Postgres reads): now(), today() ...
+  for (const v of ['now()', 'NOW()', ' now () ', 'today()', 'infinity()', 'epoch', 'Tomorrow']) {
+    assert.ok(checkDateTimeText(v, 'timestamp'), v);
+    assert.ok(checkDateTimeText(v, 'date'), v);
+  }
+  for (const v of ['now()', 'allballs()']) assert.ok(checkDateTimeText(v, 'time'), v);
+  for (const v of ['now()+1 day', 'now(1)', 'now());--', 'current_timestamp', '()', 'today ( ) x']) assert.ok(!checkDateTimeText(v, 'timestamp'), v);
+  for (const v of ['today()', 'epoch']) assert.ok(!checkDateTimeText(v, 'time'), v);
   assert.equal(jsonErr('date', '2021-02-30'), 'expected a date (YYYY-MM-DD) for type "date", but found "2021-02-30"');
   assert.equal(jsonErr('timestamptz', 1577836800), 'expected a timestamp with time zone (ISO 8601: YYYY-MM-DD[THH:MM:SS][±HH:MM]) for type "timestamptz", but found a number');
   assert.equal(jsonErr('timestamptz', '2020-01-01T00:00:00Z'), null);

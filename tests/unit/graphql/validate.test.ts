@@ -95,3 +95,24 @@ test('values from variables keep a reference to the variable', () => {
   const eq = where.kind === 'object' && where.fields[0][1].kind === 'object' ? where.fields[0][1].fields[0][1] : undefined;
   assert.deepEqual(eq?.variable, { name: 'w', path: ['id', '_eq'] });
 });
+
+test('@skip / @include apply before the field is looked up (Hasura Collect.hs): with variables and fragments', () => {
+  // `remarks` is hidden from `user`: left out unchecked when skipped, an error when kept.
+  const hidden = 'query ($v: Boolean!) { author { id remarks @include(if: $v) nope(x: 1) @skip(if: true) { y } } }';
+  assert.deepEqual(shape(ok(hidden, { role: 'user', variables: { v: false } }).fields), [{ author: ['id'] }]);
+  assert.deepEqual(errorOf(hidden, { role: 'user', variables: { v: true } }),
+    { path: '$.selectionSet.author.selectionSet.remarks', code: 'validation-failed', message: 'field "remarks" not found in type: \'author\'' });
+  assert.deepEqual(shape(ok('query ($v: Boolean!) { author { id nope @skip(if: $v) } }', { variables: { v: true } }).fields), [{ author: ['id'] }]);
+  assert.equal(errorOf('query ($v: Boolean!) { author { id nope @skip(if: $v) } }', { variables: { v: false } }).message, 'field "nope" not found in type: \'author\'');
+  // Fragments: a skipped spread or inline fragment is not walked, nor its type condition looked up.
+  const frag = `query ($v: Boolean!) { author { id ...Secret @include(if: $v) ... on nowhere @skip(if: true) { x } ... @include(if: $v) { remarks } } }
+    fragment Secret on author { remarks }`;
+  assert.deepEqual(shape(ok(frag, { role: 'user', variables: { v: false } }).fields), [{ author: ['id'] }]);
+  assert.equal(errorOf(frag, { role: 'user', variables: { v: true } }).message, 'field "remarks" not found in type: \'author\'');
+  // The directives themselves, and their variables, are still checked.
+  assert.equal(errorOf('{ author { id nope @skip(if: $undeclared) } }').message, 'no such variable defined in the operation: "undeclared"');
+  assert.deepEqual(errorOf('query ($v: Boolean!) { author { nope @include(if: $v) } }', { variables: { v: 'no' } }).code, 'validation-failed');
+  assert.equal(errorOf('{ author { nope @skip(if: true) @skip(if: true) } }').message, 'the following directives are used more than once: "skip"');
+  assert.equal(errorOf('{ author { nope @skip(if: 1) } }').code, 'validation-failed');
+  assert.equal(errorOf('{ author { nope @other } }').message, 'unexpected directive: "other"');
+});
