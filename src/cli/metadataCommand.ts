@@ -72,8 +72,10 @@ function inconsistencyLines(objs: J[]): string {
 function missingEnvHint(objs: J[]): string | undefined {
   const names = new Set<string>();
   for (const o of objs) {
-    const m = /environment variable '?([^'\s]+)'? not set/.exec(String(o.reason ?? ''));
-    if (m) names.add(m[1]);
+    // `environment variable 'X' not set` (headers, remote schemas, event triggers) and
+    // `the env variable(s) "X", "Y" for the handler of action "a" are not set` (action handlers).
+    const m = /env(?:ironment)? variables?(?:\(s\))? (.+?) (?:for |are not set|is not set|not set)/.exec(String(o.reason ?? ''));
+    for (const n of m?.[1].matchAll(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) names.add(n[0]);
   }
   if (names.size === 0) return undefined;
   const list = [...names].join(', ');
