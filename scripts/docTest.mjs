@@ -18,10 +18,13 @@
  * one embedded Postgres, on a free port: `localhost:8080` in a block is rewritten to that port, or to
  * the port of the latest server block (each gets a free port of its own). Blocks run in order from the repository root with
  * DATABASE_URL set to another fresh, empty database ("your database") and SVC_GRAPHQL_DATA_DIR to a
- * temporary folder.
+ * temporary folder. `svc-graphql-engine` is on their PATH as `npm link` puts it there: the run starts with
+ * `npm link` into a temporary npm prefix (NPM_CONFIG_PREFIX, also set for the blocks, so `npm link` and
+ * `npm install -g` in a block go there too, never to the machine's global folder); CI's
+ * pack-install step (scripts/packInstallCheck.mjs) checks the same commands from the packed tarball.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -143,6 +146,13 @@ async function main() {
     // As root, Postgres runs as `postgres`, which must be able to enter the folder, or the data would go
     // to /var/lib/svc-graphql-engine (docs/getting-started.md) and outlive the run.
     chmodSync(work, 0o755);
+    // The command as docs/getting-started.md installs it from a clone: `npm link`, into a temporary prefix.
+    const npmPrefix = join(work, 'npm-global');
+    mkdirSync(npmPrefix);
+    const npmEnv = { ...process.env, NPM_CONFIG_PREFIX: npmPrefix };
+    for (const k of Object.keys(npmEnv)) if (/^npm_config_(global_)?prefix$/i.test(k) && k !== 'NPM_CONFIG_PREFIX') delete npmEnv[k];
+    const linked = spawnSync('npm', ['link', '--no-audit', '--no-fund'], { cwd: root, env: npmEnv, encoding: 'utf8' });
+    if (linked.status !== 0 || !existsSync(join(npmPrefix, 'bin', 'svc-graphql-engine'))) throw new Error(`npm link into ${npmPrefix} failed:\n${linked.stdout}${linked.stderr}`);
     const server = await startEmbeddedPostgres({ dataDir: join(work, 'pg'), database: 'postgres', onLog: () => undefined, postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] });
     const admin = new pg.Client({ connectionString: server.maintenanceUrl });
     await admin.connect();
@@ -154,8 +164,17 @@ async function main() {
         await admin.query(`CREATE DATABASE doc_${n}`);
         await admin.query(`CREATE DATABASE doc_${n}_yours`);
         const port = await freePort();
-        const base = { ...process.env, DATABASE_URL: dbUrl(`doc_${n}_yours`), SVC_GRAPHQL_DATA_DIR: join(work, `data-${n}`) };
+        const base = {
+          ...process.env,
+          DATABASE_URL: dbUrl(`doc_${n}_yours`),
+          SVC_GRAPHQL_DATA_DIR: join(work, `data-${n}`),
+          NPM_CONFIG_PREFIX: npmPrefix,
+          PATH: `${join(npmPrefix, 'bin')}:${process.env.PATH ?? ''}`,
+        };
         for (const k of Object.keys(base)) if (k.startsWith('SVC_GRAPHQL_') && k !== 'SVC_GRAPHQL_DATA_DIR') delete base[k];
+        // `npm run` hands its own prefix down as npm_config_prefix / npm_config_global_prefix, which win over
+        // NPM_CONFIG_PREFIX: drop them, so `npm link` / `npm install -g` in a block use the temporary prefix.
+        for (const k of Object.keys(base)) if (/^npm_config_(global_)?prefix$/i.test(k) && k !== 'NPM_CONFIG_PREFIX') delete base[k];
         const engineEnv = { ...base, SVC_GRAPHQL_DATABASE_URL: dbUrl(`doc_${n}`), SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_LOG_LEVEL: 'warn', SVC_GRAPHQL_ENABLE_CONSOLE: 'true' };
         const engine = await startServer('exec node --max-semi-space-size=4 dist/src/main.js serve', port, engineEnv);
         if (!engine.ok) {

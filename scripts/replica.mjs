@@ -87,7 +87,10 @@ function state() {
 }
 
 function stop() {
-  if (!existsSync(stateFile)) return;
+  if (!existsSync(stateFile)) {
+    process.stdout.write(`replica: not running (no ${stateFile}); nothing to stop\n`);
+    return;
+  }
   const st = state();
   for (const data of [st.standby, st.primary]) {
     if (data !== undefined && existsSync(join(data, 'postmaster.pid'))) spawnSync(...(isRoot ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']] : [join(PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']]));

@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 /**
- * The CLI: `svc-graphql-engine [serve|version|help|metadata …|migrate …] [flags]` (serve is the default;
- * metadata/migrate are the cli/ folder's commands against a running engine).
+ * The CLI: `svc-graphql-engine [serve|version|help|metadata …|migrate …|seed …] [flags]` (serve is the default;
+ * metadata/migrate/seed are the cli/ folder's commands against a running engine).
  * serve: load config (flags + SVC_GRAPHQL_*), start the engine (with --workers N > 1: a primary that
  * runs N engine processes on one port, server/cluster.ts), and on SIGINT/SIGTERM shut down
  * gracefully and exit 0 (a second signal exits at once). A bad flag prints one line, exit 1.
  */
 import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { packageInfo } from './lib/index.js';
-import { clusterWorkerLink, createLogger, isClusterWorker, runClusterPrimary, startEngine } from './server/index.js';
+import { clusterWorkerLink, createLogger, isClusterWorker, logFormatFor, runClusterPrimary, startEngine } from './server/index.js';
 import { CLI_COMMANDS, processIo, runCli } from './cli/index.js';
 
 const COMMANDS = new Set(['serve', 'version', 'help']);
+/** The cli/ folder's commands as `--help` lists them (tests/integration/cliMessages.test.ts checks each of CLI_COMMANDS is). */
+const CLI_HELP_LINES = '  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n  seed create|apply\n';
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] !== undefined && CLI_COMMANDS.has(argv[0])) return runCli(argv[0], argv.slice(1), processIo());
@@ -19,7 +21,7 @@ async function main(argv: string[]): Promise<number> {
   const flags = command === argv[0] ? argv.slice(1) : argv;
   if (command === 'help' || flags.includes('--help') || flags.includes('-h')) {
     process.stdout.write(helpText());
-    process.stdout.write('\nOther commands (against a running engine; each has --help):\n  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n');
+    process.stdout.write(`\nOther commands (against a running engine; each has --help):\n${CLI_HELP_LINES}`);
     return 0;
   }
   if (command === 'version' || flags.includes('--version')) {
@@ -40,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (config.workers > 1 && !isClusterWorker()) {
     try {
-      return await runClusterPrimary(config, createLogger(config.logLevel));
+      return await runClusterPrimary(config, createLogger(config.logLevel, 1, logFormatFor(config.logFormat)));
     } catch (err) {
       process.stderr.write(`svc-graphql-engine: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
@@ -67,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
 
   let engine;
   try {
-    engine = await startEngine(config, { onLocalSchemaChange: link?.onLocalSchemaChange });
+    engine = await startEngine(config, { onLocalSchemaChange: link?.onLocalSchemaChange, embeddedPostgresOfPrimary: link?.embeddedPostgres });
   } catch (err) {
     process.stderr.write(`svc-graphql-engine: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;

@@ -26,6 +26,15 @@ const TYPES: Record<string, string> = {
 };
 const SECURITY = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' };
 const NOT_FOUND: HttpResponse = { status: 404, body: JSON.stringify({ path: '$', error: 'resource does not exist', code: 'not-found' }) };
+/** `/console` (and `/`) while the console is off: says how to turn it on. */
+const CONSOLE_OFF: HttpResponse = {
+  status: 404,
+  body: JSON.stringify({
+    path: '$',
+    error: 'the console is off: start the engine with --enable-console (or SVC_GRAPHQL_ENABLE_CONSOLE=true) to serve it here; it is on by default only with the embedded Postgres',
+    code: 'not-found',
+  }),
+};
 
 interface Built {
   page: Buffer | undefined;
@@ -51,10 +60,10 @@ function load(): Built {
 const typeOf = (name: string): string => TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
 
 export async function consoleAssets(req: RequestContext, ctx: EngineContext): Promise<HttpResponse> {
-  if (!ctx.consoleEnabled) return NOT_FOUND;
+  if (!ctx.consoleEnabled) return req.path === '/console' || req.path === '/console/' ? CONSOLE_OFF : NOT_FOUND;
   const { page, assets } = load();
   if (req.path === '/console' || req.path === '/console/') {
-    if (!page) return { status: 404, body: JSON.stringify({ path: '$', error: 'the console is not built: run npm run build', code: 'not-found' }) };
+    if (!page) return { status: 404, body: JSON.stringify({ path: '$', error: 'the console is not built: run npm run build (an installed package carries it built)', code: 'not-found' }) };
     return { status: 200, headers: { 'content-type': TYPES.html, 'cache-control': 'no-cache', ...SECURITY }, body: page };
   }
   const prefix = '/console/assets/';

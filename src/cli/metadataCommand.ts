@@ -64,6 +64,24 @@ function inconsistencyLines(objs: J[]): string {
   return objs.map((o) => `${o.type}\t${JSON.stringify(o.definition)}\t${o.reason}\n`).join('');
 }
 
+/**
+ * When objects are inconsistent because an environment variable they name is unset on the engine: where
+ * to set it. The engine resolves `{{VAR}}` and `from_env` from its own environment, read once at start,
+ * so setting it in the CLI's shell does nothing.
+ */
+function missingEnvHint(objs: J[]): string | undefined {
+  const names = new Set<string>();
+  for (const o of objs) {
+    // `environment variable 'X' not set` (headers, remote schemas, event triggers) and
+    // `the env variable(s) "X", "Y" for the handler of action "a" are not set` (action handlers).
+    const m = /env(?:ironment)? variables?(?:\(s\))? (.+?) (?:for |are not set|is not set|not set)/.exec(String(o.reason ?? ''));
+    for (const n of m?.[1].matchAll(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) names.add(n[0]);
+  }
+  if (names.size === 0) return undefined;
+  const list = [...names].join(', ');
+  return `${names.size === 1 ? 'environment variable' : 'environment variables'} ${list} must be set for the engine (in the environment of \`svc-graphql-engine serve\`, not of this command) and the engine restarted, since it reads its environment at start; then run metadata apply again`;
+}
+
 /** The layout to write: --format, else the one the directory already has, else v2. */
 async function layoutOf(p: Parsed, dir: string): Promise<(md: J) => Map<string, string>> {
   const f = str(p, 'format');
@@ -138,12 +156,15 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
         const internal = e instanceof ServerError ? (e.body as J | undefined)?.internal : undefined;
         if (!Array.isArray(internal) || internal.length === 0) throw e;
         io.out(inconsistencyLines(internal as J[]));
-        throw new CliError(`${(e as Error).message}: ${internal.length} inconsistent object${internal.length === 1 ? '' : 's'} (listed on stdout); nothing was applied`);
+        const hint = missingEnvHint(internal as J[]);
+        throw new CliError(`${(e as Error).message}: ${internal.length} inconsistent object${internal.length === 1 ? '' : 's'} (listed on stdout); nothing was applied${hint === undefined ? '' : `. ${hint}`}`);
       }
       const objs = (r.inconsistent_objects ?? []) as J[];
       if (objs.length > 0) {
         io.out(inconsistencyLines(objs));
         io.err(`metadata applied with ${objs.length} inconsistent object${objs.length === 1 ? '' : 's'} (listed on stdout; see metadata inconsistency list)`);
+        const hint = missingEnvHint(objs);
+        if (hint !== undefined) io.err(hint);
       }
       io.progress(`metadata applied (${took()})`);
       return 0;

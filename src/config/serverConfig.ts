@@ -31,6 +31,8 @@ export interface ServerConfig {
   /** Naming convention of the generated GraphQL names when the source's metadata sets none. */
   defaultNamingConvention: NamingConvention;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Log line format; unset: pretty when stdout is a terminal, JSON otherwise. */
+  logFormat?: 'pretty' | 'json';
   /** Pool size (default 50 as Hasura; tune for speed). */
   pgConnections: number;
   jwtSecret?: JwtSecretConfig;

@@ -48,7 +48,7 @@ export interface ReadReplicasOptions {
   /** How long a removed replica's reads in flight may take before its pool is closed anyway (default 30 s). */
   drainMs?: number;
   /** Told when a replica becomes usable or unusable, and when reads start or stop falling back to the primary. */
-  onChange?: (event: { replica?: string; usable: boolean; reason?: string }) => void;
+  onChange?: (event: { replica?: string; usable: boolean; reason?: string; again?: boolean }) => void;
 }
 
 export interface ReplicaStatus {
@@ -80,6 +80,8 @@ interface Replica {
   /** Removed from the set: no new reads; `drained` is called when the last one in flight ends. */
   removed?: boolean;
   drained?: () => void;
+  /** Has been usable before: becoming usable is then a recovery ("again"), not the first measurement. */
+  wasUsable?: boolean;
 }
 
 /** Why a read fell back to the primary: no usable replica, none replayed the client's LSN, or the client asked for it. */
@@ -326,7 +328,10 @@ export class ReadReplicas {
   private report(r: Replica, before: boolean): void {
     if (r.removed) return;
     const now = this.usable(r);
-    if (now !== before) this.opts.onChange?.({ replica: r.name, usable: now, reason: now ? undefined : (r.reason ?? `lag ${r.lagMs} ms is over the maximum ${this.opts.maxLagMs} ms`) });
+    if (now !== before) {
+      this.opts.onChange?.({ replica: r.name, usable: now, again: now ? r.wasUsable === true : undefined, reason: now ? undefined : (r.reason ?? `lag ${r.lagMs} ms is over the maximum ${this.opts.maxLagMs} ms`) });
+      if (now) r.wasUsable = true;
+    }
     this.reportAll();
   }
 

@@ -32,6 +32,8 @@ type ClusterMessage =
 
 const isMessage = (m: unknown): m is ClusterMessage => typeof m === 'object' && m !== null && typeof (m as { svc?: unknown }).svc === 'string';
 
+/** Set by the primary in its workers' environment when it started the embedded Postgres. */
+const WORKER_EMBEDDED_ENV = 'SVC_WORKER_EMBEDDED_POSTGRES';
 const MAX_BACKOFF_MS = 30_000;
 const HEALTHY_AFTER_MS = 30_000;
 
@@ -47,6 +49,8 @@ export async function runClusterPrimary(config: ServerConfig, logger: Logger): P
     embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, onLog: (line) => logger.debug({ type: 'pg-log', line }) });
     databaseUrl = embedded.url;
     env.SVC_GRAPHQL_DATABASE_URL = databaseUrl;
+    // So each worker's start-up line says the embedded Postgres serves it (it only sees a URL).
+    env[WORKER_EMBEDDED_ENV] = '1';
     // The console's default follows the embedded Postgres, which the workers no longer see.
     if (config.enableConsole === undefined) env.SVC_GRAPHQL_ENABLE_CONSOLE = 'true';
     logger.info({ type: 'startup', kind: 'embedded-postgres', data_dir: embedded.dataDir, port: embedded.port }, 'embedded Postgres started');
@@ -162,6 +166,8 @@ export async function runClusterPrimary(config: ServerConfig, logger: Logger): P
 export function clusterWorkerLink(stop: () => void): {
   onLocalSchemaChange: (resourceVersion: number | undefined) => void;
   ready: (engine: EngineHandle) => void;
+  /** The primary started the embedded Postgres this worker's database URL points at. */
+  embeddedPostgres: boolean;
 } {
   const send = (msg: ClusterMessage): void => {
     if (process.send && process.connected) process.send(msg);
@@ -176,6 +182,7 @@ export function clusterWorkerLink(stop: () => void): {
     }
   });
   return {
+    embeddedPostgres: process.env[WORKER_EMBEDDED_ENV] === '1',
     onLocalSchemaChange: (resourceVersion) => send({ svc: 'schema', resourceVersion }),
     ready(e) {
       engine = e;

@@ -7,5 +7,5 @@ export { createEngineServer } from './httpServer.js';
 export type { EngineServer } from './httpServer.js';
 export { ROUTES, buildRouteTable } from './routes.js';
 export { corsPolicy, originAllowed } from './cors.js';
-export { createLogger, silentLogger } from './logger.js';
+export { createLogger, logFormatFor, silentLogger, type LogFormat } from './logger.js';
 export type { Logger } from './logger.js';

@@ -34,7 +34,8 @@ import { MemoryStore, RedisStore, ResponseCache, type CacheScope } from '../resp
 import { startTracing, tracesUrl, tracingOn } from '../tracing/index.js';
 import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
-import { createLogger } from './logger.js';
+import { createLogger, logFormatFor } from './logger.js';
+import { listenError } from './listenError.js';
 import { ReplicaSetup } from './startReplicas.js';
 
 export interface StartEngineOptions {
@@ -46,6 +47,8 @@ export interface StartEngineOptions {
   schemaSync?: SchemaSyncOptions;
   /** Called after a metadata change made through this engine is live, with its resource version (cluster workers relay it). */
   onLocalSchemaChange?: (resourceVersion: number | undefined) => void;
+  /** The database URL is an embedded Postgres another process started (a cluster worker's primary). */
+  embeddedPostgresOfPrimary?: boolean;
 }
 
 export interface EngineHandle {
@@ -65,7 +68,7 @@ export interface EngineHandle {
 type StartWorkers = (ctx: EngineContext) => Promise<(() => Promise<void>) | void>;
 
 export async function startEngine(config: ServerConfig, options: StartEngineOptions = {}): Promise<EngineHandle> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, 1, logFormatFor(config.logFormat));
   const { version } = packageInfo();
   const undo: Array<() => Promise<void>> = [];
   const runUndo = async () => {
@@ -200,10 +203,13 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     }
 
     const server = createEngineServer(ctx, api as Record<string, unknown>);
-    const port = await server.listen(config.serverPort, config.serverHost);
+    const port = await server.listen(config.serverPort, config.serverHost).catch((err: unknown) => {
+      throw listenError(err, config.serverHost, config.serverPort);
+    });
     undo.push(() => server.close(config.shutdownTimeoutMs));
     const host = config.serverHost === '0.0.0.0' || config.serverHost === '::' ? '127.0.0.1' : config.serverHost;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const consoleUrl = ctx.consoleEnabled ? `${url}/console` : undefined;
     logger.info(
       {
         type: 'startup',
@@ -211,11 +217,12 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
         version,
         host: config.serverHost,
         port,
-        embedded_postgres: embedded !== undefined,
+        embedded_postgres: embedded !== undefined || options.embeddedPostgresOfPrimary === true,
+        console: consoleUrl ?? false,
         enabled_apis: [...config.enabledApis],
         live_query_options: { batch_size: config.liveQueries.batchSize, refetch_delay: config.liveQueries.refetchIntervalMs / 1000 },
       },
-      `svc-graphql-engine ${version} listening on ${url}`,
+      `svc-graphql-engine ${version} listening on ${url}; ${consoleUrl ? `console at ${consoleUrl}` : 'console off (--enable-console turns it on)'}`,
     );
     const open = openAccessWarning(config);
     // A cluster's primary logs it once for all its workers (cluster.ts).

@@ -54,7 +54,7 @@ function replicaOptions(config: ServerConfig, logger: Logger): ReadReplicasOptio
       if (e.replica === undefined) {
         if (e.usable) logger.info({ type }, 'reads go to the read replicas again');
         else logger.warn({ type }, 'no read replica is usable: reads go to the primary');
-      } else if (e.usable) logger.info({ type, replica: e.replica }, `read replica ${e.replica} is usable again`);
+      } else if (e.usable) logger.info({ type, replica: e.replica }, e.again ? `read replica ${e.replica} is usable again` : `read replica ${e.replica} is usable: reads go to it`);
       else logger.warn({ type, replica: e.replica, reason: e.reason }, `read replica ${e.replica} gets no reads: ${e.reason}`);
     },
   };

@@ -165,6 +165,9 @@ test('a replica lagging past --read-replica-max-lag gets no reads until it catch
   });
   const explain = async () => (await e.request('POST', '/v1/graphql/explain', { query: { query: '{ note { id } }' } })).body[0].server;
   assert.equal(await explain(), `127.0.0.1:${pair.standby.port}/${DB}`);
+  // The first good check is not a recovery: no "again" at start.
+  await eventually(() => e.logs.join(''), (l) => /read replica \S+ is usable: reads go to it/.test(l), 10_000, 'the first check logged');
+  assert.ok(!e.logs.some((l) => l.includes('usable again')), e.logs.join(''));
   await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_pause()');
   await sqlOn(pair.primaryUrl(DB), `UPDATE note SET body = 'first' WHERE id = 1`);
   await eventually(() => metric(e, 'svc_read_replica_usable{'), (v) => v === 0, 10_000, 'replica marked unusable');
@@ -178,6 +181,7 @@ test('a replica lagging past --read-replica-max-lag gets no reads until it catch
   await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()');
   await eventually(() => metric(e, 'svc_read_replica_usable{'), (v) => v === 1, 10_000, 'replica usable again');
   assert.ok(e.logs.some((l) => l.includes('reads go to the read replicas again')));
+  assert.ok(e.logs.some((l) => /read replica \S+ is usable again/.test(l)), 'the recovery says "again"');
   assert.equal(await explain(), `127.0.0.1:${pair.standby.port}/${DB}`);
 });
 

@@ -85,3 +85,25 @@ test('http-log times across second boundaries read as the ISO time of the write'
     last = ms;
   }
 });
+
+test('/healthz and /v1/metrics are logged at debug: absent at info, "level":"debug" at debug; other paths at info', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'httplog-'));
+  const polled = (p: string): HttpLogEntry => ({ status: 200, method: 'GET', path: p, request_id: p, duration_ms: 0.1 });
+  const info = await fileLogger('info', path.join(dir, 'info.log'));
+  for (const p of ['/healthz', '/v1/metrics', '/v1/version']) writeHttpLog(info, polled(p));
+  const atInfo = await linesOf(path.join(dir, 'info.log'), 1);
+  await new Promise((r) => setTimeout(r, 150)); // a batch, if one more were pending, lands by now
+  assert.deepEqual(readFileSync(path.join(dir, 'info.log'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l).path), ['/v1/version']);
+  assert.equal(JSON.parse(atInfo[0]).level, 'info');
+
+  const debug = await fileLogger('debug', path.join(dir, 'debug.log'));
+  for (const p of ['/healthz', '/v1/metrics', '/v1/version']) writeHttpLog(debug, polled(p));
+  const atDebug = (await linesOf(path.join(dir, 'debug.log'), 3)).map((l) => JSON.parse(l));
+  assert.deepEqual(atDebug.map((l) => [l.path, l.level]), [['/healthz', 'debug'], ['/v1/metrics', 'debug'], ['/v1/version', 'info']]);
+
+  // Any other logger (the pretty format, embedders): the same levels through pino itself.
+  const seen: Array<[string, number]> = [];
+  const other = pino({ level: 'info' }, { write: (l: string) => void seen.push([JSON.parse(l).path, JSON.parse(l).level]) });
+  for (const p of ['/healthz', '/v1/metrics', '/v1/version']) writeHttpLog(other, polled(p));
+  assert.deepEqual(seen, [['/v1/version', 30]]);
+});
