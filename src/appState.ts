@@ -106,6 +106,8 @@ export interface EngineContext {
   catchUp?: () => Promise<void>;
   /** Hasura-compatible session variables (--hasura-session-variables, `auto` resolved at start): sessions get `hasura: true`. */
   hasuraSession?: boolean;
+  /** Subscribes to "another engine went silent" (the heartbeat's finding: its claims are claimable now); returns the unsubscribe. */
+  onInstanceSilent?: (fn: () => void) => () => void;
 }
 
 /**
