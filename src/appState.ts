@@ -112,6 +112,8 @@ export interface EngineContext {
    * without --apply-api-limits). Set at start; absent: the flags, metadata limits applied.
    */
   limitDefaults?: LimitDefaults;
+  /** Subscribes to "another engine went silent" (the heartbeat's finding: its claims are claimable now); returns the unsubscribe. */
+  onInstanceSilent?: (fn: () => void) => () => void;
 }
 
 /**

@@ -63,6 +63,8 @@ export interface ActionWorkerOptions {
   instanceId: string;
   /** Poll interval when idle (ms). */
   fetchIntervalMs: number;
+  /** Longest pause of the poll while idle and notifications verifiably arrive (delivery worker's `idleBackoffMaxMs`). */
+  idlePollMaxIntervalMs?: number;
   /** Seconds without a heartbeat after which another engine's claims are taken over. */
   heartbeatTimeoutSeconds: number;
   /** Handler calls in flight at most. */
@@ -138,6 +140,8 @@ export function startActionWorker(o: ActionWorkerOptions): DeliveryWorker {
     fetchIntervalMs: o.fetchIntervalMs,
     heartbeatTimeoutSeconds: o.heartbeatTimeoutSeconds,
     batchSize: 20,
+    // Log rows are written only by engines, each followed by a NOTIFY: the poll may rest while notifications arrive.
+    idleBackoffMaxMs: o.idlePollMaxIntervalMs,
     channel: o.channel,
     databaseUrl: o.databaseUrl,
     userAgent: o.userAgent,

@@ -23,7 +23,9 @@ export async function startWorkers(ctx: EngineContext): Promise<() => Promise<vo
   const queues = [events.worker, scheduled.cron, scheduled.oneOff];
   registerQueueMetrics(ctx, queues);
   if (ctx.config.asyncActionsFetchIntervalMs <= 0) {
+    const offSilent = wakeOnSilentInstance(ctx, queues);
     return async () => {
+      offSilent();
       notifier.close();
       await Promise.all([events.stop(), scheduled.stop()]);
       closeWebhookAgents();
@@ -31,19 +33,32 @@ export async function startWorkers(ctx: EngineContext): Promise<() => Promise<vo
   }
   const actions = startActionWorker({
     db: ctx.db, cache: () => ctx.state.current, logger: ctx.logger, instanceId: ctx.state.instanceId ?? '',
-    fetchIntervalMs: ctx.config.asyncActionsFetchIntervalMs, heartbeatTimeoutSeconds: ctx.config.instanceHeartbeatTimeoutSeconds, concurrency: 20,
+    fetchIntervalMs: ctx.config.asyncActionsFetchIntervalMs, idlePollMaxIntervalMs: ctx.config.idlePollMaxIntervalMs, heartbeatTimeoutSeconds: ctx.config.instanceHeartbeatTimeoutSeconds, concurrency: 20,
     channel: ACTION_LOG_CHANNEL, databaseUrl: ctx.listenDatabaseUrl, userAgent: `svc-graphql-engine/${ctx.version}`, hasuraSession: ctx.hasuraSession === true,
     watch: ctx.dbWatch,
   });
   queues.push(actions);
   // After an async mutation: wake this engine's worker now and the others through NOTIFY.
   notifier.onLocal(() => actions.wake());
+  const offSilent = wakeOnSilentInstance(ctx, queues);
   return async () => {
+    offSilent();
     notifier.close();
     await actions.stop();
     await Promise.all([events.stop(), scheduled.stop()]);
     closeWebhookAgents();
   };
+}
+
+/**
+ * Another engine went silent: its claims are claimable now. Wake every queue at once (their backstop
+ * polls may be resting while idle: delivery/deliveryWorker.ts), so a crashed engine's work moves
+ * within the heartbeat timeout whatever the poll's pause.
+ */
+function wakeOnSilentInstance(ctx: EngineContext, queues: DeliveryWorker[]): () => void {
+  return ctx.onInstanceSilent?.(() => {
+    for (const q of queues) q.wake();
+  }) ?? (() => undefined);
 }
 
 /**

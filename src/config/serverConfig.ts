@@ -86,6 +86,8 @@ export interface ServerConfig {
   eventsHttpPoolSize: number;
   /** Event delivery: poll interval for new events in ms (default 1000). */
   eventsFetchIntervalMs: number;
+  /** Longest pause of the backstop polls while idle and notifications verifiably arrive (--idle-poll-max-interval). */
+  idlePollMaxIntervalMs: number;
   /** Seconds without a heartbeat after which an engine's claims (events, scheduled events, async actions) are claimable by others (default 20). */
   instanceHeartbeatTimeoutSeconds: number;
   /** Poll interval of the metadata version in ms (default 1000; 0: LISTEN only). */

@@ -7,7 +7,11 @@
  * It claims when woken (`wake()`: a local write committed, or NOTIFY on `channel` from another
  * instance), every `fetchIntervalMs` as a backstop (the notification is only a wake-up: through a
  * transaction pooler none may arrive), and again as slots free up while the last claim came back
- * full. Claimed rows carry `locked_at` + this instance's id; they stay claimed while the instance's
+ * full. With `idleBackoffMaxMs` (queues whose rows only engines write, each write followed by a
+ * NOTIFY) the backstop poll doubles its pause while claims come back empty, up to that maximum, but
+ * only while the LISTEN connection is verified (a probe sent through the pool arrived on it:
+ * execution/listenChannel.ts); any wake-up, claimed row or lost listener brings it back to
+ * `fetchIntervalMs`. Behind a transaction pooler (no notification arrives) it never backs off. Claimed rows carry `locked_at` + this instance's id; they stay claimed while the instance's
  * heartbeat in `hdb_catalog.svc_instances` is fresh (however long a webhook takes: a slow call is
  * never made twice) and become claimable by others as soon as it is older than
  * `heartbeatTimeoutSeconds` (a crashed or stopped instance). Nothing is unlocked at startup, so
@@ -32,6 +36,12 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** Poll interval when idle (ms). */
   fetchIntervalMs: number;
+  /** Back the poll off up to this pause (ms) while idle and the LISTEN connection is verified (see the module header). */
+  idleBackoffMaxMs?: number;
+  /** After a NOTIFY from another instance arrived (besides the claim it triggers). */
+  onNotified?: () => void;
+  /** After a batch of attempt outcomes was stored (retry times are known from then on). */
+  onOutcomesStored?: () => void;
   /** Claims of an instance whose heartbeat (hdb_catalog.svc_instances) is older than this are claimable again. */
   heartbeatTimeoutSeconds: number;
   /** Rows per claim (default 100, as Hasura). */
@@ -50,6 +60,8 @@ export interface DeliveryWorker {
   /** The queue this worker serves (metrics read its table). */
   readonly queue: QueueAdapter;
   wake(): void;
+  /** Notifications from other instances verifiably reach this worker (its LISTEN connection passed the probe). */
+  listening(): boolean;
   stats(): DeliveryStats;
   stop(): Promise<void>;
 }
@@ -137,6 +149,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     try {
       if (batch.length > 0) await runFragment(db, finishStatement(queue.table, o.instanceId, batch));
       if (rel.length > 0) await runFragment(db, releaseStatement(queue.table, o.instanceId, rel));
+      if (batch.length > 0) o.onOutcomesStored?.();
     } catch (e) {
       if (isMissingTable(e)) return; // the queue was dropped (clear_metadata): nothing left to record
       log[watch.covers(e) ? 'debug' : 'error']({ err: e, outcomes: batch.length }, `${queue.name} outcomes could not be stored; retrying`);
@@ -176,16 +189,50 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     }
   }
 
-  const poll = setInterval(() => void pump(), o.fetchIntervalMs);
-  poll.unref();
+  /** The backstop poll: a timer whose pause doubles while idle and listening (see the module header). */
+  let pollDelay = o.fetchIntervalMs;
+  let pollAt = 0;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let claimedAtLastPoll = 0;
+  const schedulePoll = (delay: number) => {
+    if (stopped) return;
+    if (pollTimer) clearTimeout(pollTimer);
+    pollAt = Date.now() + delay;
+    pollTimer = setTimeout(() => void onPoll(), delay);
+    pollTimer.unref();
+  };
+  const onPoll = async () => {
+    pollTimer = undefined;
+    await pump();
+    const idle = stats.claimed === claimedAtLastPoll && inFlight.size === 0;
+    claimedAtLastPoll = stats.claimed;
+    const canBackOff = o.idleBackoffMaxMs !== undefined && listener?.verified() === true;
+    pollDelay = idle && canBackOff ? Math.min(pollDelay * 2, Math.max(o.fetchIntervalMs, o.idleBackoffMaxMs!)) : o.fetchIntervalMs;
+    schedulePoll(pollDelay);
+  };
+  /** A wake-up: pump now and keep the backstop at its base pause while things happen. */
+  const woken = () => {
+    if (pollDelay !== o.fetchIntervalMs || pollAt > Date.now() + o.fetchIntervalMs) {
+      pollDelay = o.fetchIntervalMs;
+      if (pollTimer) schedulePoll(pollDelay);
+    }
+    void pump();
+  };
+  schedulePoll(pollDelay);
   let listener: ChannelListener | undefined;
   if (o.channel && o.databaseUrl) {
     listener = listenChannel(o.databaseUrl, o.channel, {
       applicationName: `svc-graphql-engine-${queue.name}-listener`,
       onNotify: (payload) => {
-        if (payload !== o.instanceId) void pump();
+        if (payload === o.instanceId) return;
+        woken();
+        o.onNotified?.();
       },
-      onConnected: () => void pump(),
+      onConnected: () => woken(),
+      probe: o.idleBackoffMaxMs === undefined ? undefined : (channel, payload) => db.query('SELECT pg_notify($1, $2)', [channel, payload]),
+      onVerified: (v) => {
+        if (!v) woken();
+      },
       // Debug only: the schema sync LISTENs on the same URL and logs the loss once for the engine;
       // this connection is only a wake-up (the poll goes on), and it reconnects by itself.
       onError: (err, retryInMs) => {
@@ -198,12 +245,14 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
 
   return {
     queue,
-    wake: () => void pump(),
+    wake: woken,
+    listening: () => listener?.verified() === true,
     stats: () => ({ ...stats }),
     async stop() {
       if (stopped) return;
       stopped = true;
-      clearInterval(poll);
+      if (pollTimer) clearTimeout(pollTimer);
+      pollTimer = undefined;
       await listener?.close();
       const wait = new Promise<void>((resolve) => setTimeout(resolve, o.stopWaitMs ?? 5000).unref());
       await Promise.race([Promise.allSettled([...inFlight]), wait]);

@@ -7,7 +7,10 @@
  * session connection (`listenUrl`: Postgres itself, not a transaction pooler) LISTENs on the channel,
  * and a notification from another instance with a newer version rebuilds at once; its own are
  * ignored; losing that connection costs nothing but latency (it reconnects, catching up on
- * reconnect). Rebuilds never overlap: requests arriving during one are coalesced into one more.
+ * reconnect). While that connection is verified (a probe sent through the pool arrived on it:
+ * execution/listenChannel.ts) the poll rests, its pause doubling up to `restMaxMs`; an
+ * unverified or lost listener (behind a transaction pooler it never verifies) brings it back to
+ * `pollMs`. Rebuilds never overlap: requests arriving during one are coalesced into one more.
  * A failed poll logs one line until a poll succeeds again, which logs one; a failure the engine's
  * database watch covers (database or pooler away: the watch logs that once) is logged at debug level,
  * and so is a lost LISTEN connection, a failed rebuild and their recovery.
@@ -46,6 +49,8 @@ export interface SyncedState {
 export interface SchemaSyncOptions {
   /** Poll interval of the version row in ms (0: no polling, the LISTEN wake-up only). Default 1000. */
   pollMs?: number;
+  /** Longest pause of the poll while the LISTEN connection is verified (--idle-poll-max-interval). Default 30 000. */
+  restMaxMs?: number;
   /** Where to LISTEN (a session connection); undefined: no LISTEN, polling only. */
   listenUrl?: string;
   /** Read the version with a prepared statement (the engine's --use-prepared-statements). */
@@ -113,10 +118,36 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
     }
   };
   let polling: Promise<void> | undefined;
-  const pollTimer = pollMs > 0 ? setInterval(() => {
-    if (!polling && !running && !stopped) polling = poll().finally(() => (polling = undefined));
-  }, pollMs) : undefined;
-  pollTimer?.unref();
+  /**
+   * The poll's pause: `pollMs`, doubling up to `restMaxMs` while the LISTEN connection is
+   * verified (a probe sent through the pool arrived on it) and nothing changed: every metadata change
+   * NOTIFYs in its own transaction, so a verified listener hears each one. Back to `pollMs` when the
+   * listener is lost or unverified (a transaction pooler never verifies) and after each change.
+   */
+  let pollDelay = pollMs;
+  let pollTimer: NodeJS.Timeout | undefined;
+  const schedulePoll = (delay: number) => {
+    if (stopped || pollMs <= 0) return;
+    if (pollTimer) clearTimeout(pollTimer);
+    pollTimer = setTimeout(() => {
+      pollTimer = undefined;
+      if (polling || running || stopped) return schedulePoll(pollDelay);
+      const before = state.resourceVersion;
+      polling = poll().finally(() => {
+        polling = undefined;
+        const quiet = listener?.verified() === true && state.resourceVersion === before && !pollFailing;
+        pollDelay = quiet ? Math.min(pollDelay * 2, Math.max(pollMs, options.restMaxMs ?? 30_000)) : pollMs;
+        schedulePoll(pollDelay);
+      });
+    }, delay);
+    pollTimer.unref();
+  };
+  const pollSoon = () => {
+    if (pollDelay === pollMs) return;
+    pollDelay = pollMs;
+    if (pollTimer) schedulePoll(pollMs);
+  };
+  schedulePoll(pollDelay);
   if (pollMs > 0) rebuild('start', true);
 
   /** The LISTEN connection is lost; `quiet`: the watch covered it. */
@@ -134,7 +165,12 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
       }
       if (msg.instance_id === (state.instanceId ?? INSTANCE_ID)) return;
       if (typeof msg.resource_version === 'number' && msg.resource_version <= (state.resourceVersion ?? 0)) return;
+      pollSoon();
       rebuild('notification', false);
+    },
+    probe: pollMs > 0 ? (channel, payload) => db.query('SELECT pg_notify($1, $2)', [channel, payload]) : undefined,
+    onVerified(verified) {
+      if (!verified) pollSoon();
     },
     onConnected(reconnected) {
       if (reconnected) logger[listenerDown?.quiet ? 'debug' : 'info']({ type: 'schema-sync' }, 'LISTEN connection to Postgres restored');
@@ -182,7 +218,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
     catchUp,
     async stop() {
       stopped = true;
-      if (pollTimer) clearInterval(pollTimer);
+      if (pollTimer) clearTimeout(pollTimer);
       await listener?.close();
       await polling;
       await running;

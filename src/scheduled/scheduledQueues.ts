@@ -99,7 +99,6 @@ function planFor(job: Job, name: string | undefined, o: QueueOptions): DeliveryP
   const headers = resolveHeaders(conf.headers ?? [], o.env);
   if (headers.missing.length > 0) return { dead: `environment variable '${headers.missing[0]}' not set` };
   const timeoutMs = rc.timeout_seconds * 1000;
-  o.onAttempt?.(timeoutMs);
   return {
     url: url.url,
     headers: headers.headers,
@@ -113,8 +112,6 @@ function planFor(job: Job, name: string | undefined, o: QueueOptions): DeliveryP
 
 export interface QueueOptions {
   env: NodeJS.ProcessEnv;
-  /** Told of every attempt about to start (the scheduler watches for retries while calls are in flight). */
-  onAttempt?: (timeoutMs: number) => void;
 }
 
 export function cronEventQueue(o: QueueOptions): QueueAdapter {

@@ -5,9 +5,12 @@
  *  - arms a timer at the next due time (so an idle engine delivers within milliseconds of the time,
  *    not at the next poll) and wakes both workers when it fires,
  *  - every tick (`fetchIntervalMs`) tops cron triggers up to 100 future occurrences and re-arms;
- *    each re-arm first marks first tries later than their tolerance `dead`,
- *  - while webhook calls are in flight, re-arms every 250 ms (a failed attempt's retry time
- *    becomes known only when its outcome is stored).
+ *    each re-arm first marks first tries later than their tolerance `dead`; while both workers'
+ *    LISTEN connections are verified, the pause doubles up to
+ *    `--idle-poll-max-interval` (the timer at the next due time and the NOTIFY of other engines' writes
+ *    carry the work meanwhile), back to `fetchIntervalMs` at any write or lost listener,
+ *  - re-arms after each batch of outcomes is stored (a failed attempt's retry time becomes known
+ *    only then).
  * After `create_scheduled_event` / `create_cron_trigger` commit, `scheduledWritten()` re-arms this
  * engine at once and sends one NOTIFY `svc_scheduled` to the others (their workers re-claim; their
  * timers re-arm on their next tick). Several engines may run this: claims use SKIP LOCKED + a lease,
@@ -39,9 +42,7 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
   await ctx.db.transaction({}, (c) => ensureScheduledTables(c));
   const userAgent = `svc-graphql-engine/${ctx.version}`;
   const instanceId = ctx.state.instanceId ?? randomUUID();
-  /** Until when attempts may still be storing outcomes (retry times to pick up). */
-  let busyUntil = 0;
-  const qo = { env: process.env, onAttempt: (ms: number) => (busyUntil = Math.max(busyUntil, Date.now() + ms + 1000)) };
+  const qo = { env: process.env };
   const log = ctx.logger.child({ type: 'scheduled-trigger' });
   const common = {
     db: ctx.db,
@@ -54,6 +55,10 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     databaseUrl: ctx.listenDatabaseUrl,
     userAgent,
     watch: ctx.dbWatch,
+    // Rows here are written only by engines, each write followed by a NOTIFY: the poll may rest while notifications arrive.
+    idleBackoffMaxMs: ctx.config.idlePollMaxIntervalMs,
+    onNotified: () => void arm(),
+    onOutcomesStored: () => void arm(),
   };
   const cron = startDeliveryWorker({ ...common, queue: cronEventQueue(qo) });
   const oneOff = startDeliveryWorker({ ...common, queue: scheduledEventQueue(qo) });
@@ -105,7 +110,26 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
   }
 
   let ticking = false;
+  /** The tick's pause: `fetchIntervalMs`, doubling while idle and listening (see the module header). */
+  const baseTick = ctx.config.eventsFetchIntervalMs;
+  let tickDelay = baseTick;
+  let tickTimer: NodeJS.Timeout | undefined;
+  let tickAt = 0;
+  const scheduleTick = (delay: number) => {
+    if (stopped) return;
+    if (tickTimer) clearTimeout(tickTimer);
+    tickAt = Date.now() + delay;
+    tickTimer = setTimeout(() => void tick(), delay);
+    tickTimer.unref();
+  };
+  /** Something was written or a listener was lost: back to the base pause. */
+  const tickSoon = () => {
+    if (tickDelay === baseTick && tickAt <= Date.now() + baseTick) return;
+    tickDelay = baseTick;
+    if (tickTimer) scheduleTick(baseTick);
+  };
   async function tick(): Promise<void> {
+    tickTimer = undefined;
     if (ticking || stopped) return;
     ticking = true;
     try {
@@ -116,18 +140,15 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
       if (!stopped) log[ctx.dbWatch?.covers(e) ? 'debug' : 'warn']({ err: e }, 'scheduled triggers: tick failed');
     } finally {
       ticking = false;
+      const idle = cron.listening() && oneOff.listening();
+      tickDelay = idle ? Math.min(tickDelay * 2, Math.max(baseTick, ctx.config.idlePollMaxIntervalMs)) : baseTick;
+      scheduleTick(tickDelay);
     }
   }
-
-  const tickTimer = setInterval(() => void tick(), ctx.config.eventsFetchIntervalMs);
-  tickTimer.unref();
-  const busyTimer = setInterval(() => {
-    if (Date.now() < busyUntil) void arm();
-  }, 250);
-  busyTimer.unref();
   const notifier = createNotifier(ctx.db, SCHEDULED_CHANNEL, { payload: instanceId, onError: (err) => log[ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ err }, 'scheduled NOTIFY failed') });
   const off = notifier.onLocal(() => {
     wakeAll();
+    tickSoon();
     void arm();
   });
   notifiers.set(ctx.db, notifier);
@@ -138,8 +159,7 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     oneOff,
     async stop() {
       stopped = true;
-      clearInterval(tickTimer);
-      clearInterval(busyTimer);
+      if (tickTimer) clearTimeout(tickTimer);
       if (timer) clearTimeout(timer);
       notifiers.delete(ctx.db);
       off();

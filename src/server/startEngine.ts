@@ -162,13 +162,13 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const heartbeat = await startHeartbeat(db, state.instanceId ?? INSTANCE_ID, config.instanceHeartbeatTimeoutSeconds, logger, dbWatch);
     undo.push(() => heartbeat.stop());
     // Other engines change metadata: poll the version row, and LISTEN for the wake-up on a session connection.
-    const sync = startSchemaSync(db, state, logger, { watch: dbWatch, pollMs: config.schemaSyncIntervalMs, listenUrl: listenDatabaseUrl, prepare: config.usePreparedStatements, ...options.schemaSync });
+    const sync = startSchemaSync(db, state, logger, { watch: dbWatch, pollMs: config.schemaSyncIntervalMs, restMaxMs: config.idlePollMaxIntervalMs, listenUrl: listenDatabaseUrl, prepare: config.usePreparedStatements, ...options.schemaSync });
     undo.push(() => sync.stop());
     await sync.ready;
     const responseCache = await createResponseCache(config, logger, await cacheScope(db, config, version, hasuraSession));
     undo.push(() => responseCache.close());
     const limitDefaults = apiLimitDefaults(config, catalog.adoptedFrom !== undefined, state.current.metadata.api_limits, logger);
-    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined, limitDefaults };
+    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined, limitDefaults, onInstanceSilent: (fn) => heartbeat.onSilent(fn) };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
     if (replicaSetup.followsMetadata) {

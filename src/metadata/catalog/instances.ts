@@ -26,6 +26,8 @@ export const INSTANCE_STEPS = [
 ];
 
 export interface Heartbeat {
+  /** Calls `fn` each time another engine is newly found silent (its claims are claimable now); returns the unsubscribe. */
+  onSilent(fn: () => void): () => void;
   stop(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export interface Heartbeat {
 export async function startHeartbeat(db: Db, instanceId: string, timeoutSeconds: number, logger: Logger, watch: DatabaseWatch = UNWATCHED): Promise<Heartbeat> {
   const intervalMs = Math.max(50, Math.floor((timeoutSeconds * 1000) / 4));
   let reported = new Set<string>();
+  const silentListeners = new Set<() => void>();
   /** Since when this engine's own heartbeats have been unbroken (local clock). */
   let seeingSince = Date.now();
   const beat = async () => {
@@ -61,6 +64,7 @@ export async function startHeartbeat(db: Db, instanceId: string, timeoutSeconds:
     // our own, everyone's heartbeat is stale; who is still silent a timeout later is reported then.
     if (Date.now() - seeingSince < timeoutSeconds * 1000) return;
     const silent = rows.filter((i) => i.instance_id !== instanceId);
+    if (silent.some((i) => !reported.has(i.instance_id))) for (const fn of silentListeners) fn();
     for (const i of silent) {
       if (reported.has(i.instance_id)) continue;
       const secs = Math.floor(i.silent_s);
@@ -101,8 +105,13 @@ export async function startHeartbeat(db: Db, instanceId: string, timeoutSeconds:
   }, intervalMs);
   timer.unref();
   return {
+    onSilent(fn) {
+      silentListeners.add(fn);
+      return () => silentListeners.delete(fn);
+    },
     async stop() {
       stopped = true;
+      silentListeners.clear();
       clearInterval(timer);
       await pending?.catch(() => undefined);
       // Gone at once: what it still held (nothing after a clean stop) is claimable by the others.
