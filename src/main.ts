@@ -12,7 +12,7 @@ import { clusterWorkerLink, createLogger, isClusterWorker, logFormatFor, runClus
 import { CLI_COMMANDS, processIo, runCli } from './cli/index.js';
 
 const COMMANDS = new Set(['serve', 'version', 'help']);
-/** The cli/ folder's commands as `--help` lists them (tests/integration/cliMessages.test.ts checks each of CLI_COMMANDS is). */
+/** The cli/ folder's commands as `--help` lists them (tests/integration/operatorMessages.test.ts checks each of CLI_COMMANDS is). */
 const CLI_HELP_LINES = '  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n  seed create|apply\n';
 
 async function main(argv: string[]): Promise<number> {

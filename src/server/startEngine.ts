@@ -222,7 +222,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
         enabled_apis: [...config.enabledApis],
         live_query_options: { batch_size: config.liveQueries.batchSize, refetch_delay: config.liveQueries.refetchIntervalMs / 1000 },
       },
-      `svc-graphql-engine ${version} listening on ${url}; ${consoleUrl ? `console at ${consoleUrl}` : 'console off (--enable-console turns it on)'}`,
+      `svc-graphql-engine ${version} listening on ${url} (${consoleUrl ? `console at ${consoleUrl}` : 'console off: --enable-console turns it on'})`,
     );
     const open = openAccessWarning(config);
     // A cluster's primary logs it once for all its workers (cluster.ts).
