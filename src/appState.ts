@@ -106,6 +106,8 @@ export interface EngineContext {
   catchUp?: () => Promise<void>;
   /** Hasura-compatible session variables (--hasura-session-variables, `auto` resolved at start): sessions get `hasura: true`. */
   hasuraSession?: boolean;
+  /** Hasura's words beside the engine's (--hasura-compat, `auto` resolved at start): X-Hasura-* headers, hasura.io claims. */
+  hasuraCompat?: boolean;
 }
 
 /**

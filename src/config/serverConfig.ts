@@ -55,6 +55,14 @@ export interface ServerConfig {
    * `auto`: on when the catalog was adopted from Hasura (startEngine resolves it into `EngineContext.hasuraSession`).
    */
   hasuraSessionVariables: 'auto' | 'true' | 'false';
+  /**
+   * Hasura's words beside the engine's (`--hasura-compat`): X-Hasura-* headers, hasura.io JWT claims, the
+   * webhook's X-Hasura-* answer, HASURA_GRAPHQL_* variables; `auto`: on when the catalog was adopted from
+   * Hasura (startEngine resolves it into `EngineContext.hasuraCompat`; HASURA_GRAPHQL_* are read only with `true`).
+   */
+  hasuraCompat: 'auto' | 'true' | 'false';
+  /** HASURA_GRAPHQL_* variables read in place of unset SVC_GRAPHQL_* ones, and those set but not read; absent when none is set. */
+  hasuraEnv?: { read: readonly string[]; notRead: readonly string[] };
   devMode: boolean;
   /** GET /v1/metrics and the counters behind it (default true). */
   enableMetrics: boolean;

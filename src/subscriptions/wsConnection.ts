@@ -11,8 +11,8 @@
  *   stop / complete {id}            →     (the operation ends, nothing is sent)
  *
  * Authentication reads `payload.headers` with the handshake's headers exactly like an HTTP
- * request (a header the handshake already has is replaced only with `--ws-init-overrides-headers`,
- * on by default without an admin secret); until connection_init is accepted, messages are held to
+ * request (a header the handshake already has, in either spelling under `--hasura-compat`, is replaced
+ * only with `--ws-init-overrides-headers`, on by default without an admin secret); until connection_init is accepted, messages are held to
  * `--max-unauthenticated-body-size`, and at most `--ws-max-queued-messages` wait to be handled (holding
  * at most QUEUED_MESSAGE_BYTES_FACTOR × the per-message bound: a client may send hundreds of small
  * `start`s at once, as Hasura clients do on reconnecting); a credential's expiry (JWT `exp`) closes the socket. Queries and mutations go to the
@@ -26,7 +26,7 @@
 import { setReceiveLimit } from './receiveLimit.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { ApiError, errors, inHasuraMode, isStackOverflow, type Session } from '../core/index.js';
+import { ApiError, errors, inHasuraMode, isStackOverflow, svcSessionName, type Session } from '../core/index.js';
 import { readAfterOf, type ReadAfter } from '../execution/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { authenticate, checkNonAdminBody } from '../auth/index.js';
@@ -223,9 +223,11 @@ class GraphqlSocket {
       // upgrade request's headers (set by a proxy, say) win unless --ws-init-overrides-headers.
       const config = this.ctx.config;
       const override = config.wsInitOverridesHeaders ?? (config.adminSecret === undefined || config.adminSecret === '');
+      // Under --hasura-compat a header counts as the handshake's in either spelling (X-Hasura-Role is X-Svc-Role).
+      const handshakeHas = this.ctx.hasuraCompat ? hasEitherSpelling(this.handshakeHeaders) : (key: string) => key in this.handshakeHeaders;
       for (const [k, v] of Object.entries(given as Record<string, unknown>)) {
         const key = k.toLowerCase();
-        if (typeof v === 'string' && (override || !(key in this.handshakeHeaders))) headers[key] = v;
+        if (typeof v === 'string' && (override || !handshakeHas(key))) headers[key] = v;
       }
     }
     let auth: Awaited<ReturnType<typeof authenticate>>;
@@ -395,6 +397,12 @@ function handshakeHeaders(req: IncomingMessage, ctx: EngineContext): Record<stri
     out[k] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
+}
+
+/** Whether `headers` has a header named `key`, the session headers compared in either spelling (`x-hasura-*` as `x-svc-*`). */
+function hasEitherSpelling(headers: Record<string, string>): (key: string) => boolean {
+  const names = new Set(Object.keys(headers).map(svcSessionName));
+  return (key) => names.has(svcSessionName(key));
 }
 
 /** Close reasons are limited to 123 bytes. */
