@@ -247,7 +247,7 @@ test('the auth webhook\'s X-Hasura-* answer, over HTTP and connection_init; off,
     assert.deepEqual((await gql(on, {})).body, { data: { note: [{ id: 2, owner: 'auth0|bob' }] } });
   });
   await t.test('on: connection_init headers reach the hook; its answer is the socket\'s session', async () => {
-    answer = (req) => (req.headers['x-app-token'] === 'good' ? { 'X-Hasura-Role': 'editor' } : { 'X-Hasura-Role': 'user', 'X-Hasura-User-Id': 'nobody' });
+    answer = (req): Record<string, string> => (req.headers['x-app-token'] === 'good' ? { 'X-Hasura-Role': 'editor' } : { 'X-Hasura-Role': 'user', 'X-Hasura-User-Id': 'nobody' });
     const ws = await init(on, { 'X-App-Token': 'good' });
     assert.deepEqual(ws.answer, { type: 'connection_ack' });
     assert.equal(((await wsQuery(ws.s)) as any).data.note.length, 2);
