@@ -123,16 +123,14 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
   const info: AuthInfo = { is_admin_secret_set: hasSecret, is_auth_hook_set: hasHook, is_jwt_set: hasJwt, jwt: jwt ? jwt.settings.info : null };
   const expiredStatus = config.jwtExpiredStatus === 401 ? 401 : 400;
 
-  async function authenticate(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
-    if (compat) return markCompat(await authenticateAs(headers, clientRequest, splitSessionHeadersCompat(headers, SECRET_HEADERS)));
-    return authenticateAs(headers, clientRequest, splitSessionHeaders(headers, SECRET_HEADERS));
-  }
+  // Chosen once: off, the request's headers are split as they always were.
+  const split: (h: IncomingHttpHeaders | Record<string, string>) => { vars: Record<string, string>; apart: Record<string, string>; hasura?: Set<string> } = compat
+    ? (h) => splitSessionHeadersCompat(h, SECRET_HEADERS)
+    : (h) => splitSessionHeaders(h, SECRET_HEADERS);
 
-  /** `hasura`: the names given in Hasura's words only (under --hasura-compat), for messages that name the header sent. */
-  async function authenticateAs(
-    headers: IncomingHttpHeaders | Record<string, string>, clientRequest: unknown,
-    { vars, apart, hasura }: { vars: Record<string, string>; apart: Record<string, string>; hasura?: Set<string> },
-  ): Promise<AuthResult> {
+  async function authenticateHeaders(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
+    // `hasura`: the names given in Hasura's words only (under --hasura-compat), for messages that name the header sent.
+    const { vars, apart, hasura } = split(headers);
     const sentSecret = apart['x-svc-admin-secret'] ?? apart['x-svc-access-key'];
     const requestedRole = vars['x-svc-role'];
     if (adminSecret === undefined) return { session: withBackendOnly(roleSession(requestedRole ?? ADMIN_ROLE, vars)) };
@@ -188,6 +186,9 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     throw new ApiError('invalid-jwt', `Could not verify JWT: ${e.reason}`, { status: e.expired ? expiredStatus : 400, internal: e.detail ? { detail: e.detail } : undefined });
   }
 
+  const authenticate = compat
+    ? async (headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown) => markCompat(await authenticateHeaders(headers, clientRequest))
+    : authenticateHeaders;
   return {
     mode,
     info,
