@@ -124,20 +124,20 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
   const expiredStatus = config.jwtExpiredStatus === 401 ? 401 : 400;
 
   // Chosen once: off, the request's headers are split as they always were.
-  const split: (h: IncomingHttpHeaders | Record<string, string>) => { vars: Record<string, string>; apart: Record<string, string>; hasura?: Set<string> } = compat
+  const split: (h: IncomingHttpHeaders | Record<string, string>) => { vars: Record<string, string>; apart: Record<string, string> } = compat
     ? (h) => splitSessionHeadersCompat(h, SECRET_HEADERS)
     : (h) => splitSessionHeaders(h, SECRET_HEADERS);
 
   async function authenticateHeaders(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
-    // `hasura`: the names given in Hasura's words only (under --hasura-compat), for messages that name the header sent.
-    const { vars, apart, hasura } = split(headers);
+    const { vars, apart } = split(headers);
     const sentSecret = apart['x-svc-admin-secret'] ?? apart['x-svc-access-key'];
     const requestedRole = vars['x-svc-role'];
     if (adminSecret === undefined) return { session: withBackendOnly(roleSession(requestedRole ?? ADMIN_ROLE, vars)) };
     if (sentSecret !== undefined) {
       if (!secretEquals(sentSecret, adminSecret)) {
-        const sentAs = apart['x-svc-admin-secret'] !== undefined ? 'x-svc-admin-secret' : 'x-svc-access-key';
-        throw new ApiError('access-denied', `invalid ${hasura?.has(sentAs) ? 'x-hasura-admin-secret/x-hasura-access-key' : 'x-svc-admin-secret/x-svc-access-key'}`, { status: 401 });
+        // Named as sent: Hasura's header (under --hasura-compat) gets Hasura's message.
+        const sentSvc = headerValue(headers, 'x-svc-admin-secret') !== undefined || headerValue(headers, 'x-svc-access-key') !== undefined;
+        throw new ApiError('access-denied', `invalid ${compat && !sentSvc ? 'x-hasura-admin-secret/x-hasura-access-key' : 'x-svc-admin-secret/x-svc-access-key'}`, { status: 401 });
       }
       return { session: withBackendOnly(roleSession(requestedRole ?? ADMIN_ROLE, vars)) };
     }
@@ -187,7 +187,7 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
   }
 
   const authenticate = compat
-    ? async (headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown) => markCompat(await authenticateHeaders(headers, clientRequest))
+    ? (headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown) => authenticateHeaders(headers, clientRequest).then(markCompat)
     : authenticateHeaders;
   return {
     mode,
@@ -232,8 +232,11 @@ function authSettings(config: ServerConfig, compat: boolean, logger: AuthLogger)
   return { hasSecret, hasJwt, hasHook, jwtSettings };
 }
 
-/** The session, marked as read in Hasura's words too (its `x-hasura-*` headers are not forwarded as client headers). */
-const markCompat = (r: AuthResult): AuthResult => ({ ...r, session: { ...r.session, hasuraCompat: true } });
+/** The session (built for this request), marked as read in Hasura's words too (its `x-hasura-*` headers are not forwarded as client headers). */
+const markCompat = (r: AuthResult): AuthResult => {
+  r.session.hasuraCompat = true;
+  return r;
+};
 
 /** One JWT configuration, ready to verify: its settings and where its keys come from. */
 interface JwtVerifier {

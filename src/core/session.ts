@@ -78,15 +78,13 @@ export const conflictingSessionNames = (what: string, key: string, code = 'inval
 
 /**
  * `splitSessionHeaders` in Hasura's words too (`--hasura-compat`): `x-hasura-*` headers count as their
- * `x-svc-*` twins. A name given in both spellings with different values throws `conflictingSessionNames`;
- * `hasura` lists the names (`x-svc-*`) that came only in Hasura's spelling (for messages that name them).
+ * `x-svc-*` twins. A name given in both spellings with different values throws `conflictingSessionNames`.
  */
 export function splitSessionHeadersCompat(
   headers: Record<string, string | string[] | undefined>, apart: readonly string[],
-): { vars: Record<string, string>; apart: Record<string, string>; hasura: Set<string> } {
+): { vars: Record<string, string>; apart: Record<string, string> } {
   const vars: Record<string, string> = {};
   const aside: Record<string, string> = {};
-  const hasura = new Set<string>();
   for (const k in headers) {
     const lower = k.toLowerCase();
     let key: string;
@@ -98,13 +96,10 @@ export function splitSessionHeadersCompat(
     const value = Array.isArray(v) ? v.join(',') : v;
     const into = apart.includes(key) ? aside : vars;
     const before = into[key];
-    if (before === undefined) {
-      into[key] = value;
-      if (key !== lower) hasura.add(key);
-    } else if (before !== value) throw conflictingSessionNames('session headers', key);
-    else if (key === lower) hasura.delete(key);
+    if (before === undefined) into[key] = value;
+    else if (before !== value) throw conflictingSessionNames('session headers', key);
   }
-  return { vars, apart: aside, hasura };
+  return { vars, apart: aside };
 }
 
 /** The variables as Hasura names them: each `x-svc-*` key as `x-hasura-*` (what `hasura.user` holds). */
