@@ -87,7 +87,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     }
     // `--hasura-compat auto` is decided by the catalog: until then the auth settings are only checked (Hasura's words allowed).
     let authenticator: Authenticator | undefined;
-    if (config.hasuraCompat === 'auto') checkAuthConfig(config, true, logger);
+    if (config.hasuraCompat === 'auto') checkAuthConfig(config, true); // its warnings are logged once, when it is built
     else authenticator = await createAuthenticator(config, logger, { version, hasuraCompat: config.hasuraCompat === 'true' });
     undo.push(async () => authenticator?.close());
     logHasuraEnv(config, logger);
