@@ -3,6 +3,8 @@
  * `node scripts/genDocs.mjs [--check]`: writes the generated parts of the docs from the one
  * definition each has in src/ —
  *   docs/configuration.md  the option table      ← src/config/options.ts (OPTIONS)
+ *   docs/configuration.md  Hasura's names         ← the same options' `hasuraEnv` / `hasuraParse` (those not
+ *                                                   read by the plain HASURA_GRAPHQL_ rule)
  *   docs/api.md            the endpoint table    ← src/server/routes.ts (ROUTES)
  *   docs/api.md            the operation table   ← src/metadataApi/operations.ts (OP_TYPES, OPERATIONS)
  *                                                   and the /v1/metadata names translateV2Metadata accepts
@@ -28,6 +30,24 @@ export function renderOptions(options) {
     return `| ${code(o.flag)} | ${code(o.env)} | ${cell(def)} | ${cell(o.help)}${kind ? ' (boolean)' : ''} |`;
   });
   return ['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * The Hasura variables `--hasura-compat` reads where the plain rule (`SVC_GRAPHQL_X` ← `HASURA_GRAPHQL_X`)
+ * does not hold: another name, another unit, or none.
+ */
+export function renderHasuraNames(options, hasuraEnvNames) {
+  const rows = [];
+  for (const o of options) {
+    if (!o.env.startsWith('SVC_GRAPHQL_')) continue;
+    const plain = `HASURA_GRAPHQL_${o.env.slice('SVC_GRAPHQL_'.length)}`;
+    const names = hasuraEnvNames(o);
+    if (names.length === 1 && names[0] === plain && !o.hasuraParse) continue;
+    const read = names.length === 0 ? 'none' : names.map(code).join(', then ');
+    const note = o.hasuraParse ? 'in seconds (Hasura\'s unit)' : names.length === 0 ? 'the engine\'s own switch' : '';
+    rows.push(`| ${code(o.flag)} | ${read} | ${note} |`);
+  }
+  return ['| Flag | Hasura variable read | Note |', '|---|---|---|', ...rows].join('\n');
 }
 
 /** The endpoint table: one row per route. */
@@ -145,11 +165,12 @@ export function renderOperations(opTypes, operations, translate) {
 /** Loads the definitions from src/ (through tsx) and renders every generated part. */
 export async function generatedParts() {
   const { tsImport } = await import('tsx/esm/api');
-  const { OPTIONS } = await tsImport('../src/config/index.ts', import.meta.url);
+  const { OPTIONS, hasuraEnvNames } = await tsImport('../src/config/index.ts', import.meta.url);
   const { ROUTES, WS_ROUTES } = await tsImport('../src/server/routes.ts', import.meta.url);
   const { OP_TYPES, OPERATIONS, translateV2Metadata } = await tsImport('../src/metadataApi/index.ts', import.meta.url);
   return [
     { file: 'docs/configuration.md', name: 'options', text: renderOptions(OPTIONS) },
+    { file: 'docs/configuration.md', name: 'hasura-names', text: renderHasuraNames(OPTIONS, hasuraEnvNames) },
     { file: 'docs/api.md', name: 'endpoints', text: renderRoutes(ROUTES, Object.keys(WS_ROUTES)) },
     { file: 'docs/api.md', name: 'operations', text: renderOperations(OP_TYPES, OPERATIONS, translateV2Metadata) },
   ];

@@ -114,6 +114,8 @@ export interface EngineContext {
   limitDefaults?: LimitDefaults;
   /** Subscribes to "another engine went silent" (the heartbeat's finding: its claims are claimable now); returns the unsubscribe. */
   onInstanceSilent?: (fn: () => void) => () => void;
+  /** Hasura's words beside the engine's (--hasura-compat, `auto` resolved at start): X-Hasura-* headers, hasura.io claims. */
+  hasuraCompat?: boolean;
 }
 
 /**

@@ -6,7 +6,7 @@
  * `{message, code?}` becomes the error; anything else → 500 "internal error". Errors carry the
  * request and response in `internal`, shown only to admin (never to other roles).
  */
-import { ApiError, withHasuraKeys, type Session } from '../core/index.js';
+import { ApiError, HASURA_PREFIX, withHasuraKeys, type Session } from '../core/index.js';
 import type { ActionInfo } from '../metadata/index.js';
 import { postJson } from '../webhooks/index.js';
 
@@ -35,7 +35,7 @@ export async function callHandler(
 ): Promise<HandlerAnswer> {
   const headers: Record<string, string> = {};
   const shownHeaders: Array<{ name: string; value: string }> = [];
-  for (const [k, v] of Object.entries(forwardedHeaders(action, clientHeaders))) {
+  for (const [k, v] of Object.entries(forwardedHeaders(action, clientHeaders, session))) {
     headers[k] = v;
     shownHeaders.push({ name: k, value: v });
   }
@@ -83,10 +83,14 @@ const SKIP_FORWARD = new Set([
   'origin', 'referer', 'accept', 'accept-encoding', 'accept-language', 'accept-datetime', 'cache-control', 'dnt', 'x-svc-admin-secret',
 ]);
 
-/** The client headers an action forwards (none unless `forward_client_headers`). */
-export function forwardedHeaders(action: ActionInfo, clientHeaders: Record<string, string>): Record<string, string> {
+/**
+ * The client headers an action forwards (none unless `forward_client_headers`); a session read in
+ * Hasura's words (`--hasura-compat`) forwards no `x-hasura-*` header: they are its session headers.
+ */
+export function forwardedHeaders(action: ActionInfo, clientHeaders: Record<string, string>, session?: Session): Record<string, string> {
   if (!action.meta.definition.forward_client_headers) return {};
-  return Object.fromEntries(Object.entries(clientHeaders).filter(([k]) => !SKIP_FORWARD.has(k.toLowerCase())));
+  const skipHasura = session?.hasuraCompat === true;
+  return Object.fromEntries(Object.entries(clientHeaders).filter(([k]) => !SKIP_FORWARD.has(k.toLowerCase()) && !(skipHasura && k.toLowerCase().startsWith(HASURA_PREFIX))));
 }
 
 /** Hasura's checks of a 2xx answer against the output type. */

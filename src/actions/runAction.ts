@@ -50,7 +50,7 @@ function shapeNested(sel: OutputSelection, v: unknown, list: boolean): unknown {
 export async function runActionField(plan: ActionFieldPlan, rc: ActionRunContext): Promise<string> {
   const input = actionInput(plan.args, rc.variables);
   if (plan.action.meta.definition.kind === 'asynchronous') {
-    const id = await insertActionLog(rc.db, plan.action.name, input, sessionVariables(rc.session), forwardedHeaders(plan.action, rc.clientHeaders ?? {}));
+    const id = await insertActionLog(rc.db, plan.action.name, input, sessionVariables(rc.session), forwardedHeaders(plan.action, rc.clientHeaders ?? {}, rc.session));
     rc.onAsyncCreated?.();
     return JSON.stringify(id);
   }

@@ -17,7 +17,7 @@
  * would read from now (a usable replica, or `primary`), given the request's read-your-writes headers.
  */
 import { parseJsonExact } from '../lib/index.js';
-import { ApiError, inHasuraMode, roleSession, ADMIN_ROLE, type Session } from '../core/index.js';
+import { ApiError, inHasuraMode, roleSession, splitSessionHeadersCompat, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
 import { ENGINE_PARTS, type EngineContext } from '../appState.js';
 import { escapeLiteral, readAfterOf, type Db } from '../execution/index.js';
@@ -51,7 +51,9 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
   try {
     const caller = await resolveSession(req.headers, ctx.config, req.body);
     if (!caller.isAdmin) throw new ApiError('access-denied', 'you have to be admin to access this endpoint');
-    const { request, user, analyze } = decodeExplain(req.body);
+    const { request, user: given, analyze } = decodeExplain(req.body);
+    // Under --hasura-compat the session may be written as Hasura's explain API takes it (`x-hasura-role`, …).
+    const user = ctx.hasuraCompat ? splitSessionHeadersCompat(given, []).vars : given;
     const session = inHasuraMode(roleSession(user['x-svc-role'] ?? ADMIN_ROLE, user), ctx.hasuraSession);
     const cache = ctx.state.current;
     const { compiled, variables } = getCompiledOperation({

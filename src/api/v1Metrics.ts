@@ -1,6 +1,6 @@
 /**
  * GET /v1/metrics — Prometheus text format from the engine's registry. Readable with the admin
- * secret (X-Svc-Admin-Secret), or `Authorization: Bearer <--metrics-secret>`; open only when
+ * secret (X-Svc-Admin-Secret; X-Hasura-Admin-Secret too under --hasura-compat), or `Authorization: Bearer <--metrics-secret>`; open only when
  * neither secret is configured. 404 when metrics are disabled.
  */
 import { secretEquals } from '../auth/index.js';
@@ -13,7 +13,7 @@ const same = (sent: string | undefined, expected: string | undefined): boolean =
 export const v1Metrics: Handler = async (req, ctx) => {
   const { metrics, config } = ctx;
   if (metrics === undefined) return jsonResponse(404, { path: '$', error: 'resource does not exist', code: 'not-found' });
-  const adminHeader = req.headers['x-svc-admin-secret'];
+  const adminHeader = req.headers['x-svc-admin-secret'] ?? (ctx.hasuraCompat ? req.headers['x-hasura-admin-secret'] : undefined);
   const auth = req.headers.authorization;
   const bearer = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
   const open = config.adminSecret === undefined && config.metricsSecret === undefined;

@@ -4,12 +4,13 @@
  * `{headers: {…all client headers…}, request: <the client's GraphQL request>}` (`request` left out
  * when the client body is not JSON). The hook answers 200 with a JSON object of string session
  * variables (must hold `x-svc-role`; may hold `Cache-Control: max-age=N` or `Expires` for an
- * expiry), 401 to deny; anything else is an error.
+ * expiry), 401 to deny; anything else is an error. Under `--hasura-compat` the answer may name the
+ * variables `X-Hasura-*` (both spellings of one with different values: an invalid answer).
  */
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { ApiError, roleSession } from '../core/index.js';
+import { ApiError, conflictingSessionNames, roleSession, svcSessionName } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { AuthLogger } from './authLogger.js';
 import { expiryFromHeaders } from './cacheExpiry.js';
@@ -19,6 +20,8 @@ export interface WebhookSettings {
   mode: 'GET' | 'POST';
   userAgent: string;
   timeoutMs: number;
+  /** `--hasura-compat`: the answer's `X-Hasura-*` keys count as their `X-Svc-*` twins. */
+  hasuraCompat?: boolean;
 }
 
 /** Client headers Hasura does not forward to a GET hook (plus hop-by-hop headers Node must not resend). */
@@ -88,18 +91,22 @@ export async function sessionFromWebhook(
     throw new ApiError('unexpected', 'Invalid response from authorization hook', { status: 500, internal: { status: reply.status, body: reply.body.slice(0, 1000) } });
   }
   const vars = parseReply(reply.body);
-  const role = vars['x-svc-role'];
-  if (role === undefined || role === '') {
-    throw new ApiError('invalid-params', 'x-svc-role not found in session variables returned by the auth webhook');
-  }
   const lower: Record<string, string> = {};
   let cacheControl: string | undefined;
   let expires: string | undefined;
   for (const [k, v] of Object.entries(vars)) {
-    const key = k.toLowerCase();
+    const key = settings.hasuraCompat ? svcSessionName(k) : k;
     if (key === 'cache-control') cacheControl = v;
     else if (key === 'expires') expires = v;
-    else if (key.startsWith('x-svc-')) lower[key] = v;
+    else if (!key.startsWith('x-svc-')) continue;
+    else if (lower[key] !== undefined && lower[key] !== v) {
+      throw new ApiError('unexpected', `Invalid response from authorization hook: ${conflictingSessionNames('session variables', key).message}`, { status: 500 });
+    } else lower[key] = v;
+  }
+  const role = lower['x-svc-role'];
+  if (role === undefined || role === '') {
+    const name = settings.hasuraCompat ? 'x-hasura-role' : 'x-svc-role';
+    throw new ApiError('invalid-params', `${name} not found in session variables returned by the auth webhook`);
   }
   const seconds = expiryFromHeaders(cacheControl, expires);
   logger.info(log, 'auth webhook accepted the request');

@@ -11,11 +11,14 @@
  *    none, or more than one, refuses the token);
  *  - webhook: authWebhook.
  * Only the first two may ask for `backend_only` permissions (backendOnlyHeader.ts).
+ * With `--hasura-compat` every path also reads Hasura's words — `X-Hasura-*` headers, claims under
+ * Hasura's namespace with `x-hasura-*` keys, the webhook's `X-Hasura-*` answer — as the same names:
+ * one session, a name given twice with different values refused (core `splitSessionHeadersCompat`).
  * JWT or the webhook without an admin secret, both together, or an unauthorized role with the
  * webhook refuse to start (`AuthConfigError`, one line).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, roleSession, splitSessionHeaders, ADMIN_ROLE } from '../core/index.js';
+import { ApiError, roleSession, splitSessionHeaders, splitSessionHeadersCompat, ADMIN_ROLE } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { ServerConfig } from '../config/index.js';
 import { silentLogger } from './authLogger.js';
@@ -74,36 +77,32 @@ export interface AuthenticatorOptions {
   webhookTimeoutMs?: number;
   /** Clock in ms (tests). */
   now?: () => number;
+  /** Read Hasura's words too (`--hasura-compat`, resolved); default: the config's `hasuraCompat` is `true`. */
+  hasuraCompat?: boolean;
 }
 
 /** The admin-secret headers (the current name and the older one), kept out of the session variables. */
 const SECRET_HEADERS = ['x-svc-admin-secret', 'x-svc-access-key'] as const;
 
+/**
+ * Checks the auth part of the config without fetching anything (startEngine calls it before the
+ * database is up, when `--hasura-compat auto` is not yet decided: `hasuraCompat` then allows Hasura's
+ * words, and `createAuthenticator` checks again once it is decided); throws `AuthConfigError`.
+ */
+export function checkAuthConfig(config: ServerConfig, hasuraCompat: boolean, logger: AuthLogger = silentLogger): void {
+  authSettings(config, hasuraCompat, logger);
+}
+
 /** Validates the auth part of the config and builds the authenticator; throws `AuthConfigError`. */
 export async function createAuthenticator(config: ServerConfig, logger: AuthLogger = silentLogger, opts: AuthenticatorOptions = {}): Promise<Authenticator> {
-  const hasSecret = config.adminSecret !== undefined && config.adminSecret !== '';
-  const jwtConfigs = config.jwtSecrets ?? (config.jwtSecret !== undefined && config.jwtSecret !== null ? [config.jwtSecret] : []);
-  const hasJwt = jwtConfigs.length > 0;
-  const hasHook = config.authHook !== undefined && config.authHook !== '';
-  const needsSecret = ' requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set';
-  if (hasJwt && hasHook) throw new AuthConfigError('Fatal Error: Both webhook and JWT mode cannot be enabled at the same time');
-  if (hasHook && config.unauthorizedRole !== undefined) {
-    throw new AuthConfigError('Fatal Error: --unauthorized-role (SVC_GRAPHQL_UNAUTHORIZED_ROLE) is not allowed when --auth-hook (SVC_GRAPHQL_AUTH_HOOK) is set');
-  }
-  if (hasJwt && !hasSecret) throw new AuthConfigError(`Fatal Error: --jwt-secret (SVC_GRAPHQL_JWT_SECRET)${needsSecret}`);
-  if (hasHook && !hasSecret) throw new AuthConfigError(`Fatal Error: --auth-hook (SVC_GRAPHQL_AUTH_HOOK)${needsSecret}`);
-  if (!hasSecret && config.unauthorizedRole !== undefined) {
-    throw new AuthConfigError(`Fatal Error: --unauthorized-role (SVC_GRAPHQL_UNAUTHORIZED_ROLE)${needsSecret}`);
-  }
-
+  const compat = opts.hasuraCompat ?? config.hasuraCompat === 'true';
+  const { hasSecret, hasJwt, hasHook, jwtSettings } = authSettings(config, compat, logger);
   const now = opts.now ?? Date.now;
   const adminSecret = hasSecret ? config.adminSecret! : undefined;
   const jwts: JwtVerifier[] = [];
   let hook: WebhookSettings | undefined;
 
-  for (const [i, raw] of jwtConfigs.entries()) {
-    const source = config.jwtSecrets ? `--jwt-secrets (SVC_GRAPHQL_JWT_SECRETS) item ${i}` : undefined;
-    const settings = parseJwtSettings(raw, config.jwtLeewaySeconds ?? 0, (m) => logger.warn({ type: 'startup' }, m), source);
+  for (const settings of jwtSettings) {
     if (settings.keySource.kind === 'static') {
       const { alg, key } = settings.keySource;
       const resolve: KeyResolver = (h) => {
@@ -119,29 +118,27 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
   }
   const jwt = jwts[0];
   if (hasHook) {
-    const mode = String(config.authHookMode ?? 'GET').toUpperCase();
-    if (mode !== 'GET' && mode !== 'POST') throw new AuthConfigError(`Fatal Error: --auth-hook-mode (SVC_GRAPHQL_AUTH_HOOK_MODE) must be GET or POST, not "${config.authHookMode}"`);
-    try {
-      const u = new URL(config.authHook!);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
-    } catch {
-      throw new AuthConfigError(`Fatal Error: --auth-hook (SVC_GRAPHQL_AUTH_HOOK) is not a valid http(s) URL: ${config.authHook}`);
-    }
-    hook = { url: config.authHook!, mode, userAgent: `svc-graphql-engine/${opts.version ?? 'dev'}`, timeoutMs: opts.webhookTimeoutMs ?? 60_000 };
+    hook = { url: config.authHook!, mode: String(config.authHookMode ?? 'GET').toUpperCase() as 'GET' | 'POST', userAgent: `svc-graphql-engine/${opts.version ?? 'dev'}`, timeoutMs: opts.webhookTimeoutMs ?? 60_000, hasuraCompat: compat };
   }
-
   const mode: AuthMode = !hasSecret ? 'no-auth' : jwt ? 'jwt' : hook ? 'webhook' : 'admin-secret';
   const info: AuthInfo = { is_admin_secret_set: hasSecret, is_auth_hook_set: hasHook, is_jwt_set: hasJwt, jwt: jwt ? jwt.settings.info : null };
   const expiredStatus = config.jwtExpiredStatus === 401 ? 401 : 400;
 
-  async function authenticate(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
-    const { vars, apart } = splitSessionHeaders(headers, SECRET_HEADERS);
+  // Chosen once: off, the request's headers are split as they always were.
+  const split: (h: IncomingHttpHeaders | Record<string, string>) => { vars: Record<string, string>; apart: Record<string, string> } = compat
+    ? (h) => splitSessionHeadersCompat(h, SECRET_HEADERS)
+    : (h) => splitSessionHeaders(h, SECRET_HEADERS);
+
+  async function authenticateHeaders(headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown): Promise<AuthResult> {
+    const { vars, apart } = split(headers);
     const sentSecret = apart['x-svc-admin-secret'] ?? apart['x-svc-access-key'];
     const requestedRole = vars['x-svc-role'];
     if (adminSecret === undefined) return { session: withBackendOnly(roleSession(requestedRole ?? ADMIN_ROLE, vars)) };
     if (sentSecret !== undefined) {
       if (!secretEquals(sentSecret, adminSecret)) {
-        throw new ApiError('access-denied', 'invalid x-svc-admin-secret/x-svc-access-key', { status: 401 });
+        // Named as sent: Hasura's header (under --hasura-compat) gets Hasura's message.
+        const sentSvc = headerValue(headers, 'x-svc-admin-secret') !== undefined || headerValue(headers, 'x-svc-access-key') !== undefined;
+        throw new ApiError('access-denied', `invalid ${compat && !sentSvc ? 'x-hasura-admin-secret/x-hasura-access-key' : 'x-svc-admin-secret/x-svc-access-key'}`, { status: 401 });
       }
       return { session: withBackendOnly(roleSession(requestedRole ?? ADMIN_ROLE, vars)) };
     }
@@ -152,7 +149,7 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
       return sessionFromWebhook(hook, headers as IncomingHttpHeaders, clientRequestJson(clientRequest), logger);
     }
     if (config.unauthorizedRole !== undefined) return { session: roleSession(config.unauthorizedRole, vars) };
-    throw new ApiError('access-denied', 'x-svc-admin-secret/x-svc-access-key required, but not found', { status: 401 });
+    throw new ApiError('access-denied', `${compat ? 'x-hasura-admin-secret/x-hasura-access-key' : 'x-svc-admin-secret/x-svc-access-key'} required, but not found`, { status: 401 });
   }
 
   function fromJwt(
@@ -172,14 +169,17 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     const s = j.settings;
     try {
       const verified = verifyJwt(token, j.resolve, { audience: s.audience, issuer: s.issuer, leewaySeconds: s.leewaySeconds, now: now() / 1000 });
-      const claims = extractClaims(verified.payload, s.claims);
-      return { session: sessionFromClaims(claims, requestedRole), expiresAt: verified.expiresAt };
+      const claims = extractClaims(verified.payload, s.claims, s.hasuraCompat);
+      return { session: sessionFromClaims(claims, requestedRole, s.hasuraCompat), expiresAt: verified.expiresAt };
     } catch (e) {
       if (!(e instanceof JwtError)) throw e;
       throw new ApiError('invalid-jwt', `Could not verify JWT: ${e.reason}`, { status: e.expired ? expiredStatus : 400, internal: e.detail ? { detail: e.detail } : undefined });
     }
   }
 
+  const authenticate = compat
+    ? (headers: IncomingHttpHeaders | Record<string, string>, clientRequest?: unknown) => authenticateHeaders(headers, clientRequest).then(markCompat)
+    : authenticateHeaders;
   return {
     mode,
     info,
@@ -188,6 +188,46 @@ export async function createAuthenticator(config: ServerConfig, logger: AuthLogg
     close: () => jwts.forEach((j) => j.store?.close()),
   };
 }
+
+/** The checked auth settings: which modes are on, and each JWT configuration parsed. */
+function authSettings(config: ServerConfig, compat: boolean, logger: AuthLogger) {
+  const hasSecret = config.adminSecret !== undefined && config.adminSecret !== '';
+  const jwtConfigs = config.jwtSecrets ?? (config.jwtSecret !== undefined && config.jwtSecret !== null ? [config.jwtSecret] : []);
+  const hasJwt = jwtConfigs.length > 0;
+  const hasHook = config.authHook !== undefined && config.authHook !== '';
+  const needsSecret = ' requires --admin-secret (SVC_GRAPHQL_ADMIN_SECRET) to be set';
+  if (hasJwt && hasHook) throw new AuthConfigError('Fatal Error: Both webhook and JWT mode cannot be enabled at the same time');
+  if (hasHook && config.unauthorizedRole !== undefined) {
+    throw new AuthConfigError('Fatal Error: --unauthorized-role (SVC_GRAPHQL_UNAUTHORIZED_ROLE) is not allowed when --auth-hook (SVC_GRAPHQL_AUTH_HOOK) is set');
+  }
+  if (hasJwt && !hasSecret) throw new AuthConfigError(`Fatal Error: --jwt-secret (SVC_GRAPHQL_JWT_SECRET)${needsSecret}`);
+  if (hasHook && !hasSecret) throw new AuthConfigError(`Fatal Error: --auth-hook (SVC_GRAPHQL_AUTH_HOOK)${needsSecret}`);
+  if (!hasSecret && config.unauthorizedRole !== undefined) {
+    throw new AuthConfigError(`Fatal Error: --unauthorized-role (SVC_GRAPHQL_UNAUTHORIZED_ROLE)${needsSecret}`);
+  }
+
+  const jwtSettings = jwtConfigs.map((raw, i) => {
+    const source = config.jwtSecrets ? `--jwt-secrets (SVC_GRAPHQL_JWT_SECRETS) item ${i}` : undefined;
+    return parseJwtSettings(raw, config.jwtLeewaySeconds ?? 0, (m) => logger.warn({ type: 'startup' }, m), source, compat);
+  });
+  if (hasHook) {
+    const mode = String(config.authHookMode ?? 'GET').toUpperCase();
+    if (mode !== 'GET' && mode !== 'POST') throw new AuthConfigError(`Fatal Error: --auth-hook-mode (SVC_GRAPHQL_AUTH_HOOK_MODE) must be GET or POST, not "${config.authHookMode}"`);
+    try {
+      const u = new URL(config.authHook!);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new AuthConfigError(`Fatal Error: --auth-hook (SVC_GRAPHQL_AUTH_HOOK) is not a valid http(s) URL: ${config.authHook}`);
+    }
+  }
+  return { hasSecret, hasJwt, hasHook, jwtSettings };
+}
+
+/** The session (built for this request), marked as read in Hasura's words too (its `x-hasura-*` headers are not forwarded as client headers). */
+const markCompat = (r: AuthResult): AuthResult => {
+  r.session.hasuraCompat = true;
+  return r;
+};
 
 /** One JWT configuration, ready to verify: its settings and where its keys come from. */
 interface JwtVerifier {

@@ -13,9 +13,12 @@
  *    payload), the payload's headers are added and authenticate the connection as they would an
  *    HTTP request: its own credentials prove themselves.
  * Without an admin secret (every request is admin anyway), or with the flag on, the payload wins,
- * as in Hasura.
+ * as in Hasura. With `--hasura-compat` (`hasuraCompat`) a name counts in either spelling: `X-Hasura-Role`
+ * in the payload is the upgrade request's `X-Svc-Role`, and `X-Hasura-*` headers bear on authorisation
+ * as their `x-svc-*` twins do.
  */
 import type { ServerConfig } from '../config/index.js';
+import { svcSessionName } from '../core/index.js';
 import { COMMIT_LSN_HEADER, READ_PRIMARY_HEADER } from '../execution/index.js';
 
 /** Headers that carry a credential, per auth mode. */
@@ -33,23 +36,26 @@ export interface InitHeaders {
 
 type InitConfig = Pick<ServerConfig, 'adminSecret' | 'wsInitOverridesHeaders' | 'authHook' | 'jwtSecret' | 'jwtSecrets'>;
 
-export function connectionInitHeaders(upgrade: Readonly<Record<string, string>>, payload: unknown, config: InitConfig): InitHeaders {
+export function connectionInitHeaders(upgrade: Readonly<Record<string, string>>, payload: unknown, config: InitConfig, hasuraCompat = false): InitHeaders {
   const headers: Record<string, string> = { ...upgrade };
+  /** The name a header counts as: itself, or under --hasura-compat its x-svc-* spelling. */
+  const canon = hasuraCompat ? svcSessionName : (k: string) => k;
+  const upgradeNames = new Map(Object.entries(upgrade).map(([k, v]) => [canon(k), v]));
   const ignored: string[] = [];
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return { headers, ignored };
   const hasSecret = config.adminSecret !== undefined && config.adminSecret !== '';
   const override = config.wsInitOverridesHeaders ?? !hasSecret;
   const webhook = config.authHook !== undefined && config.authHook !== '';
   const credentials = [...SECRET_HEADERS, 'authorization', ...(webhook ? ['cookie'] : [])];
-  const authenticatedUpgrade = hasSecret && credentials.some((h) => h in upgrade);
+  const authenticatedUpgrade = hasSecret && credentials.some((h) => upgradeNames.has(h));
   for (const [k, v] of Object.entries(payload as Record<string, unknown>)) {
     if (typeof v !== 'string') continue;
     const key = k.toLowerCase();
     if (override) {
       headers[key] = v;
-    } else if (key in upgrade) {
-      if (upgrade[key] !== v) ignored.push(key);
-    } else if (authenticatedUpgrade && (webhook || bearsOnAuthorisation(key, credentials))) {
+    } else if (upgradeNames.has(canon(key))) {
+      if (upgradeNames.get(canon(key)) !== v) ignored.push(key);
+    } else if (authenticatedUpgrade && (webhook || bearsOnAuthorisation(canon(key), credentials))) {
       ignored.push(key);
     } else {
       headers[key] = v;

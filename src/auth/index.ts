@@ -1,4 +1,5 @@
 export { resolveSession, authenticate, authInfo, createAuthenticator } from './resolveSession.js';
+export { checkAuthConfig } from './authenticator.js';
 export type { Authenticator, AuthenticatorOptions, AuthInfo, AuthMode, AuthResult } from './authenticator.js';
 export { AuthConfigError, DEFAULT_CLAIMS_NAMESPACE } from './jwtSettings.js';
 export { graphqlAuthFailureHttp } from './graphqlAuthStatus.js';

@@ -4,12 +4,15 @@
  * to start with a message that names the setting and what is wrong with it.
  */
 import type { KeyObject } from 'node:crypto';
+import { HASURA_PREFIX, svcSessionName } from '../core/index.js';
 import { encodeJsonPath, parseJsonPath } from './jsonPath.js';
 import type { JsonPathStep } from './jsonPath.js';
 import { hmacKey, isHmacAlg, isJwtAlg, rsaPublicKeyFromPem } from './jwtKeys.js';
 import type { JwtAlg } from './jwtKeys.js';
 
 export const DEFAULT_CLAIMS_NAMESPACE = 'https://svc.io/jwt/claims';
+/** Hasura's default namespace, read beside the engine's under `--hasura-compat`. */
+export const HASURA_CLAIMS_NAMESPACE = 'https://hasura.io/jwt/claims';
 export const ALLOWED_ROLES_CLAIM = 'x-svc-allowed-roles';
 export const DEFAULT_ROLE_CLAIM = 'x-svc-default-role';
 
@@ -27,7 +30,8 @@ export type ClaimsFormat = 'json' | 'stringified_json';
 export type ClaimsMapValue = { kind: 'literal'; value: string | string[] } | { kind: 'path'; path: JsonPathStep[]; pathText: string; default?: string | string[] };
 
 export type ClaimsLocation =
-  | { kind: 'namespace'; namespace: string; format: ClaimsFormat }
+  /** `alsoNamespace`: with no namespace configured, under `--hasura-compat`, Hasura's namespace is read too. */
+  | { kind: 'namespace'; namespace: string; format: ClaimsFormat; alsoNamespace?: string }
   | { kind: 'path'; path: JsonPathStep[]; pathText: string; format: ClaimsFormat }
   | { kind: 'map'; map: Map<string, ClaimsMapValue> };
 
@@ -42,16 +46,20 @@ export interface JwtSettings {
   leewaySeconds: number;
   /** What the config API reports. */
   info: { claims_namespace: string; claims_format: ClaimsFormat; claims_map?: unknown };
+  /** `--hasura-compat`: claims (and claims_map keys) may be written `x-hasura-*`. */
+  hasuraCompat: boolean;
 }
 
 const KNOWN_KEYS = new Set(['type', 'key', 'jwk_url', 'claims_namespace', 'claims_namespace_path', 'claims_format', 'audience', 'issuer', 'claims_map', 'allowed_skew']);
 
 /**
  * Parses the raw setting (already-parsed JSON, or its text). `defaultLeeway` comes from the
- * server config; an `allowed_skew` key in the object (Hasura v2 spelling) overrides it.
+ * server config; an `allowed_skew` key in the object (Hasura v2 spelling) overrides it. With
+ * `hasuraCompat`, `claims_map` keys may be written `x-hasura-*` and, with no namespace configured, the
+ * claims are read under Hasura's namespace too.
  */
 export function parseJwtSettings(
-  raw: unknown, defaultLeeway: number, warn: (msg: string) => void = () => {}, source = '--jwt-secret (SVC_GRAPHQL_JWT_SECRET)',
+  raw: unknown, defaultLeeway: number, warn: (msg: string) => void = () => {}, source = '--jwt-secret (SVC_GRAPHQL_JWT_SECRET)', hasuraCompat = false,
 ): JwtSettings {
   const fail = (msg: string): never => {
     throw new AuthConfigError(`Fatal Error: ${source}: ${msg}`);
@@ -125,7 +133,7 @@ export function parseJwtSettings(
   let info: JwtSettings['info'];
   if (c.claims_map !== undefined && c.claims_map !== null) {
     if (ns !== undefined || nsPath !== undefined) warn('--jwt-secret: claims_map is set, so claims_namespace/claims_namespace_path are ignored');
-    claims = { kind: 'map', map: parseClaimsMap(c.claims_map, fail) };
+    claims = { kind: 'map', map: parseClaimsMap(c.claims_map, fail, hasuraCompat) };
     info = { claims_namespace: DEFAULT_CLAIMS_NAMESPACE, claims_format: format, claims_map: c.claims_map };
   } else if (nsPath !== undefined) {
     const path = parsePath(nsPath, 'claims_namespace_path', fail);
@@ -133,7 +141,7 @@ export function parseJwtSettings(
     info = { claims_namespace: nsPath, claims_format: format };
   } else {
     const namespace = ns ?? DEFAULT_CLAIMS_NAMESPACE;
-    claims = { kind: 'namespace', namespace, format };
+    claims = ns === undefined && hasuraCompat ? { kind: 'namespace', namespace, format, alsoNamespace: HASURA_CLAIMS_NAMESPACE } : { kind: 'namespace', namespace, format };
     info = { claims_namespace: namespace, claims_format: format };
   }
 
@@ -144,7 +152,7 @@ export function parseJwtSettings(
     leewaySeconds = c.allowed_skew;
   }
 
-  return { keySource, audience, issuer, claims, leewaySeconds, info };
+  return { keySource, audience, issuer, claims, leewaySeconds, info, hasuraCompat };
 }
 
 function parsePath(text: string, what: string, fail: (m: string) => never): JsonPathStep[] {
@@ -155,12 +163,16 @@ function parsePath(text: string, what: string, fail: (m: string) => never): Json
   }
 }
 
-function parseClaimsMap(raw: unknown, fail: (m: string) => never): Map<string, ClaimsMapValue> {
+function parseClaimsMap(raw: unknown, fail: (m: string) => never, hasuraCompat: boolean): Map<string, ClaimsMapValue> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail('claims_map must be an object');
   const out = new Map<string, ClaimsMapValue>();
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-    const name = k.toLowerCase();
-    if (!name.startsWith('x-svc-')) return fail(`claims_map: key "${k}" is not a session variable (it must start with x-svc-)`);
+    const lower = k.toLowerCase();
+    const name = hasuraCompat ? svcSessionName(lower) : lower;
+    if (!name.startsWith('x-svc-')) {
+      return fail(`claims_map: key "${k}" is not a session variable (it must start with x-svc-${hasuraCompat ? ' or x-hasura-' : ''})`);
+    }
+    if (hasuraCompat && out.has(name)) return fail(`claims_map: ${name} is given twice (as ${name} and ${HASURA_PREFIX}${name.slice('x-svc-'.length)}, or in two cases)`);
     const isRoles = name === ALLOWED_ROLES_CLAIM;
     const want = isRoles ? 'a list of strings' : 'a string';
     const okValue = (x: unknown): x is string | string[] =>

@@ -8,7 +8,7 @@ import * as p from './parsers.js';
 import type { ServerConfig } from './serverConfig.js';
 
 /** Config keys set directly from one option (liveQueries is assembled from three). */
-export type OptionKey = Exclude<keyof ServerConfig, 'liveQueries'> | 'liveQueriesBatchSize' | 'liveQueriesRefetchIntervalMs' | 'liveQueriesChangePollIntervalMs';
+export type OptionKey = Exclude<keyof ServerConfig, 'liveQueries' | 'hasuraEnv'> | 'liveQueriesBatchSize' | 'liveQueriesRefetchIntervalMs' | 'liveQueriesChangePollIntervalMs';
 
 export interface OptionSpec {
   key: OptionKey;
@@ -22,6 +22,13 @@ export interface OptionSpec {
   parse: p.Parser<unknown>;
   /** A boolean flag: `--flag` alone means true. */
   boolean?: boolean;
+  /**
+   * Hasura's variables for this option, read under `--hasura-compat` when `env` is unset (the first one set
+   * wins); absent: `env` with `HASURA_GRAPHQL_` for `SVC_GRAPHQL_`; `[]`: none.
+   */
+  hasuraEnv?: readonly string[];
+  /** Parses a value read from a Hasura variable whose unit differs from the flag's (seconds where the flag takes ms). */
+  hasuraParse?: p.Parser<unknown>;
 }
 
 const opt = (o: OptionSpec): OptionSpec => o;
@@ -31,7 +38,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   opt({ key: 'serverPort', flag: '--server-port', env: 'SVC_GRAPHQL_SERVER_PORT', default: '8080', help: 'HTTP port', parse: p.int(1, 65535) }),
   opt({ key: 'databaseUrl', flag: '--database-url', env: 'SVC_GRAPHQL_DATABASE_URL', defaultHelp: '(embedded Postgres)', help: 'Postgres URL; when unset an embedded Postgres is started in --data-dir', parse: p.postgresUrl }),
   opt({ key: 'listenDatabaseUrl', flag: '--listen-database-url', env: 'SVC_GRAPHQL_LISTEN_DATABASE_URL', defaultHelp: '(the database URL)', help: 'Postgres URL of a session connection (Postgres itself, not a transaction pooler) for LISTEN wake-ups of the schema sync and the workers; only speeds them up, polling never relies on it', parse: p.postgresUrl }),
-  opt({ key: 'schemaSyncIntervalMs', flag: '--schema-sync-interval', env: 'SVC_GRAPHQL_SCHEMA_SYNC_INTERVAL', default: '1000', help: 'How often (ms) to poll the metadata version (hdb_catalog.hdb_metadata.resource_version) for changes made through other engines; 0 turns polling off (LISTEN only)', parse: p.int(0, 3_600_000) }),
+  opt({ key: 'schemaSyncIntervalMs', flag: '--schema-sync-interval', env: 'SVC_GRAPHQL_SCHEMA_SYNC_INTERVAL', default: '1000', help: 'How often (ms) to poll the metadata version (hdb_catalog.hdb_metadata.resource_version) for changes made through other engines; 0 turns polling off (LISTEN only)', parse: p.int(0, 3_600_000), hasuraEnv: ['HASURA_GRAPHQL_SCHEMA_SYNC_POLL_INTERVAL'] }),
   opt({ key: 'strictSchemaSync', flag: '--strict-schema-sync', env: 'SVC_GRAPHQL_STRICT_SCHEMA_SYNC', default: 'false', help: 'Before answering a GraphQL or metadata request (or opening a WebSocket), read the stored metadata version and catch up first when another engine changed it: a change made through any engine is seen by the next request on every engine (one indexed read shared by the requests arriving together); false: eventually consistent (the poll, the LISTEN wake-up), as Hasura', parse: p.bool, boolean: true }),
   opt({ key: 'dataDir', flag: '--data-dir', env: 'SVC_GRAPHQL_DATA_DIR', default: './.svc-data', help: 'Data folder of the embedded Postgres', parse: p.str }),
   opt({ key: 'embeddedPgPort', flag: '--embedded-pg-port', env: 'SVC_GRAPHQL_EMBEDDED_PG_PORT', defaultHelp: '(a free port)', help: 'TCP port of the embedded Postgres (127.0.0.1 only)', parse: p.int(1, 65535) }),
@@ -45,7 +52,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   opt({ key: 'httpFastPath', flag: '--http-fast-path', env: 'SVC_GRAPHQL_HTTP_FAST_PATH', default: 'true', help: "Serve plain HTTP/1.1 requests on the engine's own parser (false: node:http for every request)", parse: p.bool, boolean: true }),
   opt({ key: 'pgReadBuffer', flag: '--pg-read-buffer', env: 'SVC_GRAPHQL_PG_READ_BUFFER', default: 'true', help: "Read Postgres sockets into one reused buffer per connection (false: node-postgres' own socket)", parse: p.bool, boolean: true }),
   opt({ key: 'pgPipelineDepth', flag: '--pg-pipeline-depth', env: 'SVC_GRAPHQL_PG_PIPELINE_DEPTH', default: '2', help: 'Queries/mutations written behind each other on one connection when the pool is busy (1: none)', parse: p.int(1, 64) }),
-  opt({ key: 'adminSecret', flag: '--admin-secret', env: 'SVC_GRAPHQL_ADMIN_SECRET', help: 'Admin secret (X-Svc-Admin-Secret); unset → every request is admin', parse: p.secret }),
+  opt({ key: 'adminSecret', flag: '--admin-secret', env: 'SVC_GRAPHQL_ADMIN_SECRET', help: 'Admin secret (X-Svc-Admin-Secret); unset → every request is admin', parse: p.secret, hasuraEnv: ['HASURA_GRAPHQL_ADMIN_SECRET', 'HASURA_GRAPHQL_ACCESS_KEY'] }),
   opt({ key: 'unauthorizedRole', flag: '--unauthorized-role', env: 'SVC_GRAPHQL_UNAUTHORIZED_ROLE', help: 'Role for requests without credentials', parse: p.str }),
   opt({ key: 'jwtSecret', flag: '--jwt-secret', env: 'SVC_GRAPHQL_JWT_SECRET', help: 'JWT configuration (JSON object: type+key or jwk_url, claims_namespace, audience, issuer, ...)', parse: p.jwtSecret }),
   opt({ key: 'jwtSecrets', flag: '--jwt-secrets', env: 'SVC_GRAPHQL_JWT_SECRETS', help: 'Several JWT configurations (a JSON list of --jwt-secret objects); a token is verified by the one whose issuer is its iss or that has no issuer (none, or more than one, refuses it: Hasura\'s rules); wins over --jwt-secret', parse: p.jwtSecrets }),
@@ -84,15 +91,27 @@ export const OPTIONS: readonly OptionSpec[] = [
   opt({ key: 'metricsSecret', flag: '--metrics-secret', env: 'SVC_GRAPHQL_METRICS_SECRET', help: 'Secret for GET /v1/metrics (Authorization: Bearer <secret>), besides the admin secret', parse: p.secret }),
   opt({ key: 'otelExporterOtlpEndpoint', flag: '--otel-exporter-otlp-endpoint', env: 'SVC_GRAPHQL_OTEL_EXPORTER_OTLP_ENDPOINT', defaultHelp: '(OTEL_EXPORTER_OTLP_ENDPOINT, else off)', help: 'OpenTelemetry: send traces to this OTLP/HTTP endpoint (spans at <endpoint>/v1/traces); off when unset', parse: p.httpUrl }),
   opt({ key: 'otelServiceName', flag: '--otel-service-name', env: 'OTEL_SERVICE_NAME', default: 'svc-graphql-engine', help: 'OpenTelemetry: service.name of the spans', parse: p.str }),
-  opt({ key: 'adoptHasuraCatalog', flag: '--adopt-hasura-catalog', env: 'SVC_GRAPHQL_ADOPT_HASURA_CATALOG', default: 'false', help: "Take over a database Hasura has used: import its metadata (v1.3: from hdb_catalog's tables; v2: the default source of hdb_metadata, kept in svc_metadata) and leave Hasura's own rows as they are; without it the engine refuses to start on Hasura's catalog and alters nothing", parse: p.bool, boolean: true }),
-  opt({ key: 'hasuraSessionVariables', flag: '--hasura-session-variables', env: 'SVC_GRAPHQL_HASURA_SESSION_VARIABLES', default: 'auto', help: "Hasura-compatible session variables for SQL and webhooks: beside svc.user (x-svc-*), set hasura.user with x-hasura-* keys in every transaction that sets svc.user, and add x-hasura-* keys to functions' session argument, event payloads' and action bodies' session_variables; auto: on when the engine adopted a Hasura catalog", parse: p.oneOf(['auto', 'true', 'false'] as const, { caseInsensitive: true }) }),
-  opt({ key: 'hasuraCompat', flag: '--hasura-compat', env: 'SVC_GRAPHQL_HASURA_COMPAT', default: 'false', help: "Behave as Hasura does where this engine's own defaults differ; for API limits: the metadata's api_limits are stored and reported at start but not applied (Hasura's open-source edition does not apply them) unless --apply-api-limits (also the case for a catalog adopted from Hasura)", parse: p.bool, boolean: true }),
-  opt({ key: 'applyApiLimits', flag: '--apply-api-limits', env: 'SVC_GRAPHQL_APPLY_API_LIMITS', default: 'false', help: "With --hasura-compat or an adopted Hasura catalog: apply the metadata's api_limits (depth, node and batch limits) as this engine does without them; the --query-*-limit flags apply either way", parse: p.bool, boolean: true }),
+  opt({ key: 'adoptHasuraCatalog', flag: '--adopt-hasura-catalog', env: 'SVC_GRAPHQL_ADOPT_HASURA_CATALOG', default: 'false', help: "Take over a database Hasura has used: import its metadata (v1.3: from hdb_catalog's tables; v2: the default source of hdb_metadata, kept in svc_metadata) and leave Hasura's own rows as they are; without it the engine refuses to start on Hasura's catalog and alters nothing", parse: p.bool, boolean: true, hasuraEnv: [] }),
+  opt({ key: 'hasuraCompat', flag: '--hasura-compat', env: 'SVC_GRAPHQL_HASURA_COMPAT', default: 'auto', help: "Speak Hasura's words beside the engine's: X-Hasura-* request headers (admin secret, role, session variables), JWT claims under https://hasura.io/jwt/claims with x-hasura-* keys (and claims_map keys), an auth webhook's X-Hasura-* answer, connection_init headers, and each HASURA_GRAPHQL_* variable whose SVC_GRAPHQL_* twin is unset; implies --hasura-session-variables. A variable given in both spellings with different values is refused. auto: on when the engine adopted a Hasura catalog (HASURA_GRAPHQL_* variables are read only when this is true)", parse: p.autoBool, boolean: true, hasuraEnv: [] }),
+  opt({ key: 'hasuraSessionVariables', flag: '--hasura-session-variables', env: 'SVC_GRAPHQL_HASURA_SESSION_VARIABLES', default: 'auto', help: "Hasura-compatible session variables for SQL and webhooks: beside svc.user (x-svc-*), set hasura.user with x-hasura-* keys in every transaction that sets svc.user, and add x-hasura-* keys to functions' session argument, event payloads' and action bodies' session_variables; auto: on when the engine adopted a Hasura catalog", parse: p.oneOf(['auto', 'true', 'false'] as const, { caseInsensitive: true }), hasuraEnv: [] }),
+  opt({ key: 'applyApiLimits', flag: '--apply-api-limits', env: 'SVC_GRAPHQL_APPLY_API_LIMITS', default: 'false', help: "With --hasura-compat (on by default for an adopted Hasura catalog): apply the metadata's api_limits (depth, node and batch limits) as this engine does without them; the --query-*-limit flags apply either way", parse: p.bool, boolean: true, hasuraEnv: [] }),
   opt({ key: 'devMode', flag: '--dev-mode', env: 'SVC_GRAPHQL_DEV_MODE', default: 'false', help: 'Include internal error details (SQL, Postgres errors) in admin responses', parse: p.bool, boolean: true }),
   opt({ key: 'logLevel', flag: '--log-level', env: 'SVC_GRAPHQL_LOG_LEVEL', default: 'info', help: 'Log level: debug, info, warn, error', parse: p.oneOf(['debug', 'info', 'warn', 'error'] as const, { caseInsensitive: true }) }),
   opt({ key: 'logFormat', flag: '--log-format', env: 'SVC_GRAPHQL_LOG_FORMAT', defaultHelp: '(pretty when stdout is a terminal, else json)', help: 'Log lines: json (one JSON object per line, for log collectors) or pretty (coloured, one readable line per entry, via pino-pretty)', parse: p.oneOf(['pretty', 'json'] as const, { caseInsensitive: true }) }),
   opt({ key: 'workers', flag: '--workers', env: 'SVC_GRAPHQL_WORKERS', default: '1', help: "Worker processes serving one port (node:cluster); 'auto': one per core this process may use", parse: p.workers }),
-  opt({ key: 'shutdownTimeoutMs', flag: '--graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', default: '10000', help: 'Milliseconds to wait for in-flight requests on SIGINT/SIGTERM', parse: p.int(0, 600_000) }),
+  opt({ key: 'shutdownTimeoutMs', flag: '--graceful-shutdown-timeout', env: 'SVC_GRAPHQL_GRACEFUL_SHUTDOWN_TIMEOUT', default: '10000', help: 'Milliseconds to wait for in-flight requests on SIGINT/SIGTERM', parse: p.int(0, 600_000), hasuraParse: p.secondsAsMs(0, 600) }),
 ];
+
+const SVC_ENV_PREFIX = 'SVC_GRAPHQL_';
+export const HASURA_ENV_PREFIX = 'HASURA_GRAPHQL_';
+
+/** The Hasura variables `--hasura-compat` reads for `spec` (see `OptionSpec.hasuraEnv`). */
+export const hasuraEnvNames = (spec: OptionSpec): readonly string[] =>
+  spec.hasuraEnv ?? (spec.env.startsWith(SVC_ENV_PREFIX) ? [HASURA_ENV_PREFIX + spec.env.slice(SVC_ENV_PREFIX.length)] : []);
+
+/** Hasura variables with no option here that `--hasura-compat` still recognises, and why each is not read. */
+export const HASURA_ENV_NOT_READ: ReadonlyMap<string, string> = new Map([
+  ['HASURA_GRAPHQL_METADATA_DATABASE_URL', 'the engine keeps its metadata in the database it serves (HASURA_GRAPHQL_DATABASE_URL)'],
+]);
 
 export const OPTIONS_BY_FLAG: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((o) => [o.flag, o]));

@@ -52,6 +52,16 @@ export const bool: Parser<boolean> = (raw, name) => {
   throw new ConfigError(`${name}: expected a boolean (true/false/1/0/yes/no), got ${show(raw)}`);
 };
 
+/** `auto`, or a boolean literal as `true` / `false` (a switch whose default is decided at start). */
+export const autoBool: Parser<'auto' | 'true' | 'false'> = (raw, name) => {
+  if (raw.trim().toLowerCase() === 'auto') return 'auto';
+  try {
+    return bool(raw, name) ? 'true' : 'false';
+  } catch {
+    throw new ConfigError(`${name}: expected auto or a boolean (true/false/1/0/yes/no), got ${show(raw)}`);
+  }
+};
+
 export const isBoolLiteral = (raw: string): boolean => TRUE.has(raw.toLowerCase()) || FALSE.has(raw.toLowerCase());
 
 export const oneOf =

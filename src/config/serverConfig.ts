@@ -57,8 +57,14 @@ export interface ServerConfig {
    * `auto`: on when the catalog was adopted from Hasura (startEngine resolves it into `EngineContext.hasuraSession`).
    */
   hasuraSessionVariables: 'auto' | 'true' | 'false';
-  /** Hasura's behaviour where the engine's defaults differ (`--hasura-compat`): here, metadata api_limits stored but not applied. */
-  hasuraCompat: boolean;
+  /**
+   * Hasura's words beside the engine's (`--hasura-compat`): X-Hasura-* headers, hasura.io JWT claims, the
+   * webhook's X-Hasura-* answer, HASURA_GRAPHQL_* variables; `auto`: on when the catalog was adopted from
+   * Hasura (startEngine resolves it into `EngineContext.hasuraCompat`; HASURA_GRAPHQL_* are read only with `true`).
+   */
+  hasuraCompat: 'auto' | 'true' | 'false';
+  /** HASURA_GRAPHQL_* variables read in place of unset SVC_GRAPHQL_* ones, and those set but not read; absent when none is set. */
+  hasuraEnv?: { read: readonly string[]; notRead: readonly string[] };
   /** Apply metadata api_limits under --hasura-compat / an adopted Hasura catalog (`--apply-api-limits`). */
   applyApiLimits: boolean;
   devMode: boolean;

@@ -1,3 +1,5 @@
+import { ApiError } from './apiError.js';
+
 /**
  * A request's session: its role and its session variables. Variable names are lower-cased and
  * keep their `x-svc-` prefix (`x-svc-user-id`); `x-svc-role` is always present.
@@ -18,6 +20,11 @@ export interface Session {
    * SQL and webhooks carries `x-hasura-*` keys beside the `x-svc-*` ones. Absent: off.
    */
   hasura?: true;
+  /**
+   * The request was read in Hasura's words too (`--hasura-compat`): its `x-hasura-*` headers are session
+   * headers, so they are not forwarded to remote schemas or action handlers as client headers. Absent: off.
+   */
+  hasuraCompat?: true;
 }
 
 export const ADMIN_ROLE = 'admin';
@@ -53,7 +60,47 @@ export function splitSessionHeaders(
 
 export const isSessionVariable = (name: string): boolean => name.toLowerCase().startsWith(SESSION_PREFIX);
 
-const HASURA_PREFIX = 'x-hasura-';
+export const HASURA_PREFIX = 'x-hasura-';
+
+/** The engine's name of a lower-case session name written in Hasura's words (`x-hasura-user-id` → `x-svc-user-id`); others unchanged. */
+export const svcSessionName = (key: string): string => (key.startsWith(HASURA_PREFIX) ? SESSION_PREFIX + key.slice(HASURA_PREFIX.length) : key);
+
+/** Whether a lower-case header name is a session header in either spelling (`x-svc-*`, `x-hasura-*`). */
+export const isEitherSessionName = (key: string): boolean => key.startsWith(SESSION_PREFIX) || key.startsWith(HASURA_PREFIX);
+
+/**
+ * The same session name given in both spellings with different values: one session cannot hold both,
+ * and taking either could raise what the other allows, so the request is refused (values not shown:
+ * one may be a secret).
+ */
+export const conflictingSessionNames = (what: string, key: string, code = 'invalid-headers', status = 400): ApiError =>
+  new ApiError(code, `conflicting ${what}: ${key} and ${HASURA_PREFIX}${key.slice(SESSION_PREFIX.length)} have different values`, { status });
+
+/**
+ * `splitSessionHeaders` in Hasura's words too (`--hasura-compat`): `x-hasura-*` headers count as their
+ * `x-svc-*` twins. A name given in both spellings with different values throws `conflictingSessionNames`.
+ */
+export function splitSessionHeadersCompat(
+  headers: Record<string, string | string[] | undefined>, apart: readonly string[],
+): { vars: Record<string, string>; apart: Record<string, string> } {
+  const vars: Record<string, string> = {};
+  const aside: Record<string, string> = {};
+  for (const k in headers) {
+    const lower = k.toLowerCase();
+    let key: string;
+    if (lower.startsWith(SESSION_PREFIX)) key = lower;
+    else if (lower.startsWith(HASURA_PREFIX)) key = SESSION_PREFIX + lower.slice(HASURA_PREFIX.length);
+    else continue;
+    const v = headers[k];
+    if (v === undefined) continue;
+    const value = Array.isArray(v) ? v.join(',') : v;
+    const into = apart.includes(key) ? aside : vars;
+    const before = into[key];
+    if (before === undefined) into[key] = value;
+    else if (before !== value) throw conflictingSessionNames('session headers', key);
+  }
+  return { vars, apart: aside };
+}
 
 /** The variables as Hasura names them: each `x-svc-*` key as `x-hasura-*` (what `hasura.user` holds). */
 export function hasuraSessionVars(vars: Readonly<Record<string, unknown>>): Record<string, unknown> {

@@ -2,9 +2,10 @@
  * Boot and shutdown of one engine instance, used by `main.ts` (the CLI) and by embedders/tests
  * through `src/index.ts`:
  *
- *   config → authenticator (validates admin secret / JWT / webhook settings, fetches JWKs) →
+ *   config → authenticator (validates admin secret / JWT / webhook settings, fetches JWKs; with
+ *   `--hasura-compat auto` only validates, and is built once the catalog says whether it was adopted) →
  *   (no databaseUrl: embedded Postgres in dataDir) → one test connection (a failure names its
- *   cause and host:port) → pg pool → migrateCatalog →
+ *   cause and host:port) → pg pool → migrateCatalog → Hasura compatibility resolved →
  *   createAppState (loads metadata, builds the schema cache) → read replicas, when configured
  *   (each checked to be a standby of this database, then measured in the background) → instance heartbeat
  *   (hdb_catalog.svc_instances) → schema sync (polls the metadata version; LISTEN as a wake-up) →
@@ -19,9 +20,9 @@
 import type { Logger } from 'pino';
 import * as api from '../api/index.js';
 import type { EngineContext } from '../appState.js';
-import { createAuthenticator } from '../auth/index.js';
+import { checkAuthConfig, createAuthenticator, type Authenticator } from '../auth/index.js';
 import cluster from 'node:cluster';
-import { openAccessWarning, type ServerConfig } from '../config/index.js';
+import { HASURA_ENV_NOT_READ, openAccessWarning, type ServerConfig } from '../config/index.js';
 import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
 import { describeApiLimits, encodeApiLimits, findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type ApiLimits, type SchemaSyncOptions } from '../metadata/index.js';
@@ -89,8 +90,12 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       undo.push(stopTracing);
       logger.info({ type: 'startup', kind: 'tracing', endpoint: tracesUrl(config.otelExporterOtlpEndpoint) }, 'OpenTelemetry tracing on');
     }
-    const authenticator = await createAuthenticator(config, logger, { version });
-    undo.push(async () => authenticator.close());
+    // `--hasura-compat auto` is decided by the catalog: until then the auth settings are only checked (Hasura's words allowed).
+    let authenticator: Authenticator | undefined;
+    if (config.hasuraCompat === 'auto') checkAuthConfig(config, true); // its warnings are logged once, when it is built
+    else authenticator = await createAuthenticator(config, logger, { version, hasuraCompat: config.hasuraCompat === 'true' });
+    undo.push(async () => authenticator?.close());
+    logHasuraEnv(config, logger);
 
     let databaseUrl = config.databaseUrl;
     let embedded: EmbeddedPostgresHandle | undefined;
@@ -146,7 +151,16 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
         `adopted ${a.adopted_from}: imported ${counts || 'nothing'}; not imported: ${a.not_imported.length === 0 ? 'nothing' : a.not_imported.join('; ')} (kept in hdb_catalog.svc_catalog.adoption_report)`,
       );
     }
-    const hasuraSession = config.hasuraSessionVariables === 'auto' ? catalog.adoptedFrom !== undefined : config.hasuraSessionVariables === 'true';
+    const hasuraCompat = config.hasuraCompat === 'auto' ? catalog.adoptedFrom !== undefined : config.hasuraCompat === 'true';
+    authenticator ??= await createAuthenticator(config, logger, { version, hasuraCompat });
+    if (hasuraCompat) {
+      logger.info(
+        { type: 'startup', kind: 'hasura-compat', mode: config.hasuraCompat },
+        "Hasura's words accepted beside the engine's: X-Hasura-* headers, JWT claims under https://hasura.io/jwt/claims with x-hasura-* keys, the auth webhook's X-Hasura-* answer",
+      );
+    }
+    // --hasura-compat implies Hasura's session variables unless they are turned off by name.
+    const hasuraSession = config.hasuraSessionVariables === 'auto' ? catalog.adoptedFrom !== undefined || hasuraCompat : config.hasuraSessionVariables === 'true';
     if (hasuraSession) {
       logger.info({ type: 'startup', kind: 'hasura-session', mode: config.hasuraSessionVariables }, "Hasura-compatible session variables on: hasura.user (x-hasura-*) is set beside svc.user (x-svc-*)");
     } else {
@@ -167,8 +181,8 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     await sync.ready;
     const responseCache = await createResponseCache(config, logger, await cacheScope(db, config, version, hasuraSession));
     undo.push(() => responseCache.close());
-    const limitDefaults = apiLimitDefaults(config, catalog.adoptedFrom !== undefined, state.current.metadata.api_limits, logger);
-    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, replicas: undefined, limitDefaults, onInstanceSilent: (fn) => heartbeat.onSilent(fn) };
+    const limitDefaults = apiLimitDefaults(config, hasuraCompat, state.current.metadata.api_limits, logger);
+    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, hasuraCompat, replicas: undefined, limitDefaults, onInstanceSilent: (fn) => heartbeat.onSilent(fn) };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
     if (replicaSetup.followsMetadata) {
@@ -248,14 +262,26 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
   }
 }
 
+/** One line for the HASURA_GRAPHQL_* variables read (under --hasura-compat), one for those set but not read. */
+function logHasuraEnv(config: ServerConfig, logger: Logger): void {
+  const env = config.hasuraEnv;
+  if (env === undefined) return;
+  if (env.read.length > 0) logger.info({ type: 'startup', kind: 'hasura-env', read: env.read }, `read Hasura's variables where the engine's are unset: ${env.read.join(', ')}`);
+  if (env.notRead.length === 0) return;
+  const why = (name: string) => HASURA_ENV_NOT_READ.get(name) ?? (config.hasuraCompat === 'true' ? 'no option of the engine matches it' : 'start with --hasura-compat (SVC_GRAPHQL_HASURA_COMPAT=true) to read it');
+  logger.warn(
+    { type: 'startup', kind: 'hasura-env', not_read: env.notRead },
+    `Hasura's variables set but not read: ${env.notRead.map((n) => `${n} (${why(n)})`).join('; ')}`,
+  );
+}
+
 /**
  * Which API limits apply: the --query-*-limit flags always; the metadata's `api_limits` too, except
  * under --hasura-compat or on a catalog adopted from Hasura, where they are only stored (Hasura's
  * open-source edition applies none, and projects written for it may hold limits their own clients
  * exceed) unless --apply-api-limits. The stored limits are reported here, once, either way.
  */
-function apiLimitDefaults(config: ServerConfig, adopted: boolean, stored: ApiLimits | undefined, logger: Logger): LimitDefaults {
-  const compat = config.hasuraCompat || adopted;
+function apiLimitDefaults(config: ServerConfig, compat: boolean, stored: ApiLimits | undefined, logger: Logger): LimitDefaults {
   const ignoreMetadataLimits = compat && !config.applyApiLimits;
   const lines = describeApiLimits(stored);
   if (compat && lines.length > 0) {

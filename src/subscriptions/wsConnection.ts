@@ -10,7 +10,8 @@
  *                                         | error (invalid request; graphql-ws then sends complete)
  *   stop / complete {id}            →     (the operation ends, nothing is sent)
  *
- * Authentication reads `payload.headers` with the handshake's headers like an HTTP request, but
+ * Authentication reads `payload.headers` with the handshake's headers like an HTTP request (a name in either
+ * spelling under `--hasura-compat`), but
  * never with more rights than the upgrade request's (auth/connectionInitHeaders.ts: with an admin
  * secret, a header the handshake has is not replaced, and a handshake that carries credentials alone
  * decides the session; `--ws-init-overrides-headers` restores Hasura's merge); until connection_init is accepted, messages are held to
@@ -219,7 +220,7 @@ class GraphqlSocket {
   private async init(payload: unknown): Promise<void> {
     const given = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>).headers : undefined;
     // connection_init never adds rights to the upgrade request's (auth/connectionInitHeaders.ts).
-    const { headers, ignored } = connectionInitHeaders(this.handshakeHeaders, given, this.ctx.config);
+    const { headers, ignored } = connectionInitHeaders(this.handshakeHeaders, given, this.ctx.config, this.ctx.hasuraCompat === true);
     if (ignored.length > 0) {
       this.ctx.logger.info({ type: 'websocket-log', event: 'connection_init_headers_ignored', headers: ignored }, 'connection_init headers ignored: the upgrade request decides the connection\'s rights');
     }
@@ -392,6 +393,7 @@ function handshakeHeaders(req: IncomingMessage, ctx: EngineContext): Record<stri
   return out;
 }
 
+/** Whether `headers` has a header named `key`, the session headers compared in either spelling (`x-hasura-*` as `x-svc-*`). */
 /** Close reasons are limited to 123 bytes. */
 function truncateReason(reason: string): string {
   let r = reason;

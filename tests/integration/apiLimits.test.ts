@@ -210,7 +210,7 @@ test('--hasura-compat: stored limits are reported at start and not applied; --ap
   assert.equal((await first.query({ type: 'set_api_limits', args: ALL_KINDS })).status, 200);
   const lines: Array<Record<string, any>> = [];
   const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-  const compat = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: true, startOptions: { logger } });
+  const compat = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: 'true', startOptions: { logger } });
   t.after(() => compat.stop());
   const report = lines.find((l) => l.kind === 'api-limits');
   assert.ok(report, 'the stored limits are reported at start');
@@ -226,11 +226,11 @@ test('--hasura-compat: stored limits are reported at start and not applied; --ap
   const batch = await compat.request('POST', '/v1/graphql', [{ query: '{ t { id } }' }, { query: '{ t { id } }' }], USER);
   assert.equal(batch.body.length, 2, batch.text);
   // the server's own flags still apply under compat
-  const flagged = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: true, queryDepthLimit: 2 });
+  const flagged = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: 'true', queryDepthLimit: 2 });
   t.after(() => flagged.stop());
   assert.match(gqlError(await flagged.graphql(DEPTH3, undefined, EDITOR)).message, /depth limit of 2 for role "editor"/);
 
-  const applied = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: true, applyApiLimits: true, startOptions: { logger } });
+  const applied = await startTestEngine({ databaseUrl: first.databaseUrl, adminSecret: SECRET, hasuraCompat: 'true', applyApiLimits: true, startOptions: { logger } });
   t.after(() => applied.stop());
   assert.equal(lines.filter((l) => l.kind === 'api-limits').at(-1)?.applied, true);
   assert.match(gqlError(await applied.graphql(DEPTH3, undefined, USER)).message, /depth limit of 2 for role "user"/);

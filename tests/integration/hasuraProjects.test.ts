@@ -234,7 +234,7 @@ describe('dev-portal (Hasura v2 format: @include on a hidden column, a cron trig
   const developer = { 'x-svc-role': 'developer', 'x-svc-user-id': '7' };
   let e: TestEngine;
   before(async () => {
-    e = await startTestEngine({ hasuraCompat: true });
+    e = await startTestEngine({ hasuraCompat: 'true' });
   });
   after(async () => {
     await e?.stop();
@@ -307,7 +307,7 @@ describe('dev-portal (Hasura v2 format: @include on a hidden column, a cron trig
   test('a second engine on the same database reports the stored limits at start; without compat they apply', async () => {
     const lines: Array<Record<string, any>> = [];
     const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-    const again = await startTestEngine({ databaseUrl: e.databaseUrl, hasuraCompat: true, startOptions: { logger } });
+    const again = await startTestEngine({ databaseUrl: e.databaseUrl, hasuraCompat: 'true', startOptions: { logger } });
     after(() => again.stop());
     const report = lines.find((l) => l.kind === 'api-limits');
     assert.equal(report?.applied, false, JSON.stringify(lines.map((l) => l.msg)));

@@ -119,6 +119,10 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
   // The action, with its custom type and permission.
   const shout = await engine.graphql('mutation { shout(text: "hi") { text } }', {}, user1);
   assert.deepEqual(shout.body, { data: { shout: { text: 'HI' } } });
+  // An adopted database speaks Hasura's words by default (--hasura-compat auto): the app's X-Hasura-* headers work.
+  assert.equal(engine.engine.ctx.hasuraCompat, true);
+  const hasuraWords = await engine.graphql('{ article(order_by: {id: asc}) { title } }', {}, { 'X-Hasura-Role': 'user', 'X-Hasura-User-Id': '1' });
+  assert.deepEqual(hasuraWords.body, { data: { article: [{ title: 'a1' }, { title: 'a2' }, { title: 'a3' }] } });
   // The collection and the allow-list.
   const exported = (await engine.query({ type: 'export_metadata', args: {} })).body;
   assert.deepEqual(exported.allowlist, [{ collection: 'allowed-queries' }]);

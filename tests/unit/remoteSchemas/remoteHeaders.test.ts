@@ -34,3 +34,15 @@ test('without forward_client_headers: configured headers and session variables o
     'x-svc-user-id': '7', 'x-svc-test': 'conf', 'x-svc-role': 'user', 'x-api': 'k', 'content-type': 'application/json',
   });
 });
+
+test('Hasura\'s words: with Hasura\'s session variables the remote gets x-hasura-* too; under --hasura-compat x-hasura-* client headers are session headers, not forwarded', () => {
+  const hasuraClient = { ...client, 'x-hasura-admin-secret': 's', 'x-hasura-role': 'admin' };
+  const h = remoteRequestHeaders(remote(true), { ...session, hasura: true, hasuraCompat: true }, hasuraClient);
+  assert.equal(h['x-hasura-user-id'], '7');
+  assert.equal(h['x-hasura-role'], 'user');
+  assert.equal(h['x-hasura-admin-secret'], undefined);
+  // Off: as before, a client's x-hasura-* header is just a header.
+  const off = remoteRequestHeaders(remote(true), session, hasuraClient);
+  assert.equal(off['x-hasura-admin-secret'], 's');
+  assert.equal(off['x-hasura-user-id'], undefined);
+});
