@@ -195,19 +195,21 @@ test('--hasura-compat with an RS256 key (jose): the token authenticates unchange
 
 test('off: Hasura\'s tokens and headers are refused or ignored exactly as before', async (t) => {
   const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const e = await startTestEngine({ adminSecret: ADMIN, jwtSecrets: [{ type: 'HS256', key: KEY }, { type: 'RS256', key: await exportSPKI(publicKey) }] });
+  // Two configurations, each chosen by its issuer (Hasura's rule for several JWT secrets).
+  const RS_ISSUER = 'https://rs.example/';
+  const e = await startTestEngine({ adminSecret: ADMIN, jwtSecrets: [{ type: 'HS256', key: KEY, issuer: ISSUER }, { type: 'RS256', key: await exportSPKI(publicKey), issuer: RS_ISSUER }] });
   t.after(() => e.stop());
   assert.equal(e.engine.ctx.hasuraCompat, false);
   await seed(e);
   const hsToken = await hs256(auth0Claims('auth0|ada'));
-  const rsToken = await new SignJWT(auth0Claims('auth0|ada')).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('10m').sign(privateKey);
+  const rsToken = await new SignJWT(auth0Claims('auth0|ada')).setProtectedHeader({ alg: 'RS256' }).setIssuer(RS_ISSUER).setExpirationTime('10m').sign(privateKey);
   const notFound = "claims key: 'https://svc.io/jwt/claims' not found";
   assertError(await gql(e, bearer(hsToken)), 'jwt-invalid-claims', notFound);
   assertError(await gql(e, bearer(rsToken)), 'jwt-invalid-claims', notFound);
   // The right admin secret in Hasura's header is no credential: the request is unauthenticated.
   assertError(await gql(e, { 'X-Hasura-Admin-Secret': ADMIN }), 'invalid-headers', 'Missing Authorization header in JWT authentication mode');
   // The engine's own token: X-Hasura-Role does not switch the role, X-Svc-Role does.
-  const svcToken = signJwt(svcClaims({ allowed: ['user', 'editor'], default: 'user', vars: { 'x-svc-user-id': 'auth0|ada' } }), { alg: 'HS256', key: KEY });
+  const svcToken = signJwt({ ...svcClaims({ allowed: ['user', 'editor'], default: 'user', vars: { 'x-svc-user-id': 'auth0|ada' } }), iss: ISSUER }, { alg: 'HS256', key: KEY });
   assert.deepEqual((await gql(e, { ...bearer(svcToken), 'X-Hasura-Role': 'editor' })).body, MINE);
   assert.deepEqual((await gql(e, { ...bearer(svcToken), 'X-Svc-Role': 'editor' })).body, ALL);
   // Both spellings with different values are not a conflict here: Hasura's is not read.
