@@ -101,7 +101,7 @@ export type {
   ActionMetadata, ActionDefinition, ActionArgument, ActionHeader, ActionPermissionMetadata,
 } from './model/decodeActions.js';
 export { parseTypeRef, baseName } from './schemaCache/buildActions.js';
-export type { TypeRef, ActionInfo, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
+export type { TypeRef, ActionInfo, ActionOutputScalar, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
 export {
   decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf,
 } from './model/decodeRemoteSchema.js';
