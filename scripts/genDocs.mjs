@@ -84,6 +84,8 @@ export const ARGS = {
   set_permission_comment: '`table`, `role`, `type` (insert, select, update, delete), `comment?`',
   track_function: '`function` (`{schema, name}` or a name); version 2: `{function, configuration: {session_argument?, exposed_as?}}`',
   untrack_function: '`function`',
+  create_function_permission: "`function`, `role` (Hasura v2; the role must be able to select the function's table: docs/roles.md#function-permissions)",
+  drop_function_permission: '`function`, `role`',
   add_computed_field: '`table`, `name`, `definition: {function, table_argument?, session_argument?}`, `comment?`',
   drop_computed_field: '`table`, `name`, `cascade?`',
   export_metadata: '`{}`',

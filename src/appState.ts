@@ -71,6 +71,8 @@ export interface AppState {
   readonly metadataTable?: MetadataTable;
   /** What every build checks beyond the metadata itself (`checkStoredQueries`); metadata operations' builds run it too. */
   readonly cacheCheck?: CacheCheck;
+  /** The server's `--infer-function-permissions` (absent: true): for caches built elsewhere. */
+  readonly inferFunctionPermissions?: boolean;
 }
 
 export interface EngineContext {

@@ -2,7 +2,8 @@
  * Actions in a role's GraphQL schema (Hasura v1.3 `Hasura.GraphQL.Schema.Action`): custom types
  * become GraphQL types (memoised in the role's SchemaContext), each action a root field for the
  * roles that may see it (admin always, others with an action permission). A synchronous action or
- * a query action answers its output type; an asynchronous one answers `uuid!` and adds a query
+ * a query action answers its output type (an object type, or a scalar or enum as Hasura v2 allows,
+ * in lists or not); an asynchronous one answers `uuid!` and adds a query
  * field `<action>(id: uuid!)` whose type `<action>` has `id`, `created_at`, `errors` and `output`.
  * Relationships of output objects appear only for roles that can select the remote table.
  * Named in appState.ts's `ENGINE_PARTS` beside graphql/schema's own builders (graphql never imports actions).
@@ -90,9 +91,10 @@ export function outputObject(ctx: SchemaContext, ct: CustomTypesInfo, ob: Custom
   }));
 }
 
-/** The output type of an action (its object type), wrapped as declared. */
+/** The output type of an action (its object type, or its scalar or enum), wrapped as declared. */
 function outputType(ctx: SchemaContext, ct: CustomTypesInfo, a: ActionInfo, ref: TypeRef = a.output): GraphQLOutputType {
-  return wrap<GraphQLOutputType>(ref, () => outputObject(ctx, ct, a.outputObject));
+  const ob = a.outputObject;
+  return wrap<GraphQLOutputType>(ref, (n) => (ob ? outputObject(ctx, ct, ob) : inputNamed(ctx, ct, n)));
 }
 
 function args(ctx: SchemaContext, ct: CustomTypesInfo, a: ActionInfo) {

@@ -7,7 +7,7 @@
  * request and response in `internal`, shown only to admin (never to other roles).
  */
 import { ApiError, HASURA_PREFIX, withHasuraKeys, type Session } from '../core/index.js';
-import type { ActionInfo } from '../metadata/index.js';
+import type { ActionInfo, ActionOutputScalar, TypeRef } from '../metadata/index.js';
 import { postJson } from '../webhooks/index.js';
 
 export interface HandlerAnswer {
@@ -93,9 +93,16 @@ export function forwardedHeaders(action: ActionInfo, clientHeaders: Record<strin
   return Object.fromEntries(Object.entries(clientHeaders).filter(([k]) => !SKIP_FORWARD.has(k.toLowerCase()) && !(skipHasura && k.toLowerCase().startsWith(HASURA_PREFIX))));
 }
 
-/** Hasura's checks of a 2xx answer against the output type. */
+/**
+ * Hasura's checks of a 2xx answer against the output type: an object output as Hasura v1.3 checks
+ * it, a scalar or enum output (Hasura v2) with `checkScalarOutput`.
+ */
 export function checkOutput(action: ActionInfo, value: unknown, fail: (code: string, message: string) => ApiError): void {
   const ob = action.outputObject;
+  if (!ob) {
+    checkScalarOutput(action.outputScalar!, action.output, value, fail);
+    return;
+  }
   const expectingArray = action.output.kind === 'list';
   const isObjList = Array.isArray(value) && value.every(isObj);
   if (!isObj(value) && !isObjList) throw fail('parse-failed', 'expecting object or array of objects for action webhook response');
@@ -111,4 +118,34 @@ export function checkOutput(action: ActionInfo, value: unknown, fail: (code: str
       if (o[f.name] === null) throw fail('unexpected', `expecting not null value for field "${f.name}"`);
     }
   }
+}
+
+/**
+ * Hasura v2's `validateResponse` for a scalar or enum output, level by level of the declared type:
+ * null only where the type is nullable, an array where it is a list, and for a built-in scalar a JSON
+ * value of its kind (a number for Int and Float, a string for String and ID, a boolean for Boolean).
+ * A custom or Postgres scalar takes any JSON value, as Hasura; an enum (which Hasura passes unchecked)
+ * must be one of its values, since the answer is typed by it.
+ */
+function checkScalarOutput(s: ActionOutputScalar, t: TypeRef, v: unknown, fail: (code: string, message: string) => ApiError): void {
+  if (v === null || v === undefined) {
+    if (t.nonNull) throw fail('unexpected', 'got null for the action webhook response');
+    return;
+  }
+  if (t.kind === 'list') {
+    if (!Array.isArray(v)) throw fail('unexpected', 'expecting array for the action webhook response');
+    for (const x of v) checkScalarOutput(s, t.of, x, fail);
+    return;
+  }
+  if (s.kind === 'custom') return;
+  if (Array.isArray(v)) throw fail('unexpected', `got array for the action webhook response, expecting ${s.name}`);
+  if (isObj(v)) throw fail('unexpected', `got object for the action webhook response, expecting ${s.name}`);
+  const kind = typeof v === 'number' ? 'Number' : typeof v === 'boolean' ? 'Boolean' : 'String';
+  if (s.kind === 'enum') {
+    if (typeof v !== 'string') throw fail('unexpected', `got scalar ${kind} for the action webhook response, expecting ${s.name}`);
+    if (!s.values.includes(v)) throw fail('unexpected', `got ${JSON.stringify(v)} for the action webhook response, expecting a value of enum ${s.name}`);
+    return;
+  }
+  const fits = kind === 'Number' ? s.name === 'Int' || s.name === 'Float' : kind === 'Boolean' ? s.name === 'Boolean' : s.name === 'String' || s.name === 'ID';
+  if (!fits) throw fail('unexpected', `got scalar ${kind} for the action webhook response, expecting ${s.name}`);
 }

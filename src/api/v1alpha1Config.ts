@@ -1,7 +1,7 @@
 /**
  * GET /v1alpha1/config (SPEC "Config API"): admin only; reports the server version, which
  * authentication mechanisms are set, the JWT claims namespace/format, the allow-list switch and
- * the live-query settings, and `warnings` (an engine open to the network: config/openAccessWarning.ts). Non-admin → 400 access-denied; missing/wrong credentials → the auth
+ * the live-query settings, whether function permissions are inferred, and `warnings` (an engine open to the network: config/openAccessWarning.ts). Non-admin → 400 access-denied; missing/wrong credentials → the auth
  * error (401 for a wrong or missing admin secret).
  */
 import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
@@ -22,6 +22,7 @@ export const v1alpha1Config: Handler = async (req, ctx) => {
       is_jwt_set: auth.is_jwt_set,
       jwt: auth.jwt,
       is_allow_list_enabled: ctx.config.enableAllowlist,
+      is_function_permissions_inferred: ctx.config.inferFunctionPermissions,
       live_queries: { batch_size: ctx.config.liveQueries.batchSize, refetch_delay: ctx.config.liveQueries.refetchIntervalMs / 1000 },
       // What the console shows as banners (an engine open to the network without an admin secret).
       warnings: [openAccessWarning(ctx.config)].filter((w) => w !== undefined),

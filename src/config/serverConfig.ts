@@ -28,6 +28,8 @@ export interface ServerConfig {
   adminSecret?: string;
   unauthorizedRole?: string;
   stringifyNumericTypes: boolean;
+  /** `--infer-function-permissions` (default true, as Hasura): query functions need no function permission. */
+  inferFunctionPermissions: boolean;
   /** Naming convention of the generated GraphQL names when the source's metadata sets none. */
   defaultNamingConvention: NamingConvention;
   logLevel: 'debug' | 'info' | 'warn' | 'error';

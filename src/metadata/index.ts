@@ -65,7 +65,7 @@ export type { BoolExpContext, BoolExpMode, BoolExpDependency, ParsedBoolExp } fr
 
 export type * from './schemaCache/types.js';
 export { buildSchemaCache, buildSchemaCacheFull, type CacheCheck } from './schemaCache/buildSchemaCache.js';
-export type { BuildResult } from './schemaCache/buildSchemaCache.js';
+export type { BuildOptions, BuildResult } from './schemaCache/buildSchemaCache.js';
 export type { Inconsistency } from './schemaCache/buildState.js';
 export { BuildError } from './schemaCache/buildState.js';
 export { objectKey, refKey, reportObject, reportObjects, objectTable } from './schemaCache/objects.js';
@@ -101,7 +101,7 @@ export type {
   ActionMetadata, ActionDefinition, ActionArgument, ActionHeader, ActionPermissionMetadata,
 } from './model/decodeActions.js';
 export { parseTypeRef, baseName } from './schemaCache/buildActions.js';
-export type { TypeRef, ActionInfo, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
+export type { TypeRef, ActionInfo, ActionOutputScalar, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
 export {
   decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf,
 } from './model/decodeRemoteSchema.js';

@@ -30,6 +30,8 @@ export interface LiveState {
   readonly defaultNamingConvention: NamingConvention;
   /** The check every build of this state runs on its cache (metadata operations' builds too). */
   readonly cacheCheck?: CacheCheck;
+  /** The server's `--infer-function-permissions` (absent: true): for caches built elsewhere. */
+  readonly inferFunctionPermissions?: boolean;
 }
 
 /** Tables the metadata marks `is_enum` (their rows are read during introspection). */
@@ -71,7 +73,7 @@ export async function createAppState(
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
-    const cache = buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck);
+    const cache = buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, { inferFunctionPermissions: config.inferFunctionPermissions });
     return { cache, resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
@@ -86,6 +88,7 @@ export async function createAppState(
     defaultNamingConvention: config.defaultNamingConvention,
     metadataTable,
     cacheCheck,
+    inferFunctionPermissions: config.inferFunctionPermissions,
     get resourceVersion() {
       return version;
     },

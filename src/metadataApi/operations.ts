@@ -23,7 +23,9 @@ import {
   drop_delete_permission,
   set_permission_comment,
 } from './ops/permissions.js';
-import { track_function, untrack_function, add_computed_field, drop_computed_field } from './ops/functions.js';
+import {
+  track_function, untrack_function, create_function_permission, drop_function_permission, add_computed_field, drop_computed_field,
+} from './ops/functions.js';
 import {
   export_metadata,
   replace_metadata,
@@ -88,6 +90,8 @@ export const OP_TYPES = [
   'set_permission_comment',
   'track_function',
   'untrack_function',
+  'create_function_permission',
+  'drop_function_permission',
   'add_computed_field',
   'drop_computed_field',
   'export_metadata',
@@ -163,6 +167,8 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   set_permission_comment,
   track_function,
   untrack_function,
+  create_function_permission,
+  drop_function_permission,
   add_computed_field,
   drop_computed_field,
   export_metadata,

@@ -62,8 +62,6 @@ export function metadataToV3(md: J): J {
  * have (docs/roles.md): refused by name rather than as unknown commands.
  */
 const NOT_SUPPORTED_COMMANDS: Readonly<Record<string, string>> = {
-  create_function_permission: 'function permissions are not supported: a function is exposed to every role that may select its table',
-  drop_function_permission: 'function permissions are not supported: a function is exposed to every role that may select its table',
   add_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
   drop_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
 };

@@ -110,7 +110,7 @@ export class WorkingState {
   async result(): Promise<BuildResult> {
     if (!this.built) {
       const md = await this.metadata();
-      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md), this.live.defaultNamingConvention, this.live.cacheCheck);
+      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md), this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions });
     }
     return this.built;
   }
@@ -149,7 +149,7 @@ export class WorkingState {
   async buildFor(next: Metadata): Promise<BuildResult> {
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
-    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck);
+    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions });
   }
 
   /**

@@ -44,6 +44,8 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   set_permission_comment: { table: T, role: 'user', type: 'select', comment: 'c' },
   track_function: { schema: 'public', name: 'search_authors' },
   untrack_function: { schema: 'public', name: 'search_authors' },
+  create_function_permission: { function: 'search_authors', role: 'user' },
+  drop_function_permission: { function: 'search_authors', role: 'user' },
   add_computed_field: { table: T, name: 'full', definition: { function: 'author_full' } },
   drop_computed_field: { table: T, name: 'full' },
   export_metadata: {},

@@ -3,7 +3,8 @@
  * query, as Hasura v1.3 does) becomes a `mutation_root` field with the select arguments, runs in the
  * mutation's transaction with the session variables (its writes kept, or rolled back with a failing
  * field beside it), answers the returned rows as the role may see them, and is exported with its
- * configuration. A function exposed as a mutation is not a query field.
+ * configuration. A function exposed as a mutation is not a query field, and reaches a non-admin role
+ * only through a function permission (functionPermissions.test.ts covers those).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,8 +35,13 @@ test('a VOLATILE function is refused as a query and accepted as a mutation', asy
   assert.equal(bad.status, 400, bad.text);
   const ok = await e.query({ type: 'track_function', version: 2, args: { function: { schema: 'public', name: 'bump' }, configuration: { session_argument: 'hasura_session', exposed_as: 'mutation' } } });
   assert.equal(ok.status, 200, ok.text);
+  // Not inferred from the select permission: `user` needs a function permission for it.
+  const before = await e.graphql('mutation { bump(args: {counter_id: 1}) { id } }', undefined, user);
+  assert.equal(before.body.errors?.[0]?.extensions?.code, 'validation-failed', before.text);
+  const granted = await e.request('POST', '/v1/metadata', { type: 'pg_create_function_permission', args: { source: 'default', function: 'bump', role: 'user' } });
+  assert.equal(granted.status, 200, granted.text);
   const md = (await e.query({ type: 'export_metadata', args: {} })).body;
-  assert.deepEqual(md.functions, [{ function: { schema: 'public', name: 'bump' }, configuration: { session_argument: 'hasura_session', exposed_as: 'mutation' } }]);
+  assert.deepEqual(md.functions, [{ function: { schema: 'public', name: 'bump' }, configuration: { session_argument: 'hasura_session', exposed_as: 'mutation' }, permissions: [{ role: 'user' }] }]);
 });
 
 test('the mutation field runs the function with the session, answers what the role may see; not a query field', async () => {

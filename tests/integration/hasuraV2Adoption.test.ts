@@ -58,7 +58,7 @@ function hasuraDocument(hook: string, handler: string, cron: string) {
             select_permissions: [{ role: 'user', permission: { columns: ['id', 'name'], computed_fields: ['article_count'], filter: {} } }],
           },
         ],
-        functions: [{ function: { schema: 'public', name: 'search_articles' } }],
+        functions: [{ function: { schema: 'public', name: 'search_articles' }, permissions: [{ role: 'user' }] }],
       },
     ],
     actions: [
@@ -159,9 +159,11 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
   assert.deepEqual(
     [own.adoption_report.imported.tables, own.adoption_report.imported.relationships, own.adoption_report.imported.permissions, own.adoption_report.imported.computed_fields,
       own.adoption_report.imported.event_triggers, own.adoption_report.imported.functions, own.adoption_report.imported.actions, own.adoption_report.imported.query_collections,
-      own.adoption_report.imported.cron_triggers],
-    [2, 2, 3, 1, 1, 1, 2, 1, 1],
+      own.adoption_report.imported.cron_triggers, own.adoption_report.imported.function_permissions],
+    [2, 2, 3, 1, 1, 1, 2, 1, 1, 1],
   );
+  // Hasura's function permissions are imported as they are.
+  assert.deepEqual(exported.functions, [{ function: { schema: 'public', name: 'search_articles' }, permissions: [{ role: 'user' }] }]);
   assert.deepEqual(own.adoption_report.not_imported, []);
   assert.deepEqual(exported.inherited_roles, [{ role_name: 'staff', role_set: ['user'] }]);
   const staff = await engine.graphql('{ article(order_by: {id: asc}) { title } }', {}, { 'x-svc-role': 'staff', 'x-svc-user-id': '1' });

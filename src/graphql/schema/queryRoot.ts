@@ -71,11 +71,24 @@ function functionFields(ctx: SchemaContext, fn: FunctionInfo): FieldEntry[] {
 }
 
 /**
- * The root field of a tracked function the role may select from: `<fn>(args, where, order_by,
+ * Whether the role may call the function (Hasura v2's function permissions): admin always; a
+ * function exposed as a mutation only with a function permission for the role (it may change the
+ * database, so nothing is inferred: the role's select permission on its table is not enough); a
+ * query function without one only while function permissions are inferred.
+ */
+export function functionPermitted(ctx: SchemaContext, fn: FunctionInfo): boolean {
+  if (ctx.isAdmin || fn.permissions.has(ctx.role)) return true;
+  return fn.exposedAs === 'query' && ctx.sc.inferFunctionPermissions !== false;
+}
+
+/**
+ * The root field of a tracked function the role may call and select from: `<fn>(args, where, order_by,
  * limit, offset, distinct_on): [<table>!]!`, tagged `function` (query root) or `ext:function_mutation`
- * (mutation root, Hasura v2's `exposed_as: "mutation"`). Undefined when the role cannot select its table.
+ * (mutation root, Hasura v2's `exposed_as: "mutation"`). Undefined when the role may not call it
+ * (functionPermitted) or cannot select its table.
  */
 export function functionField(ctx: SchemaContext, fn: FunctionInfo, kind: 'function' | 'ext:function_mutation') {
+  if (!functionPermitted(ctx, fn)) return undefined;
   const table = ctx.tableByName(fn.returnTable);
   if (!table || !isGraphqlName(fn.gqlName)) return undefined;
   const view = ctx.view(table);

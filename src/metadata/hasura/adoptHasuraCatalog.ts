@@ -48,6 +48,7 @@ export function count(md: Record<string, any>): Record<string, number> {
     remote_relationships: per('remote_relationships'),
     event_triggers: per('event_triggers'),
     functions: md.functions?.length ?? 0,
+    function_permissions: ((md.functions ?? []) as Array<{ permissions?: unknown[] }>).reduce((n, f) => n + (Array.isArray(f.permissions) ? f.permissions.length : 0), 0),
     remote_schemas: md.remote_schemas?.length ?? 0,
     actions: md.actions?.length ?? 0,
     custom_types: Object.values(md.custom_types ?? {}).reduce((n: number, v) => n + (Array.isArray(v) ? v.length : 0), 0),

@@ -2,7 +2,7 @@
  * Takes over a Hasura v2 catalog, with the operator's consent (`--adopt-hasura-catalog`): reads
  * Hasura's metadata document from `hdb_catalog.hdb_metadata` (read only), imports its default
  * Postgres source (tables, relationships, permissions, computed fields, remote relationships, event
- * triggers, functions) and its top-level parts (remote schemas, actions, custom types, query
+ * triggers, functions and their permissions) and its top-level parts (remote schemas, actions, custom types, query
  * collections, allow-list), mapping `X-Hasura-*` to `x-svc-*`, and stores the result in the engine's
  * own `hdb_catalog.svc_metadata`: Hasura's `hdb_metadata` and `hdb_version` rows stay as they are.
  * The queue tables get the engine's lease columns and Hasura's capture triggers are dropped, as for
@@ -28,7 +28,7 @@ export async function adoptHasuraV2Catalog(c: DbClient, version: string): Promis
   const stored = (r.rows[0] as { metadata: string } | undefined)?.metadata;
   const doc = stored === undefined ? { version: 3, sources: [] } : (JSON.parse(stored) as Record<string, unknown>);
   const { metadata, mapped, unsupported } = importHasuraMetadata(doc);
-  // Function and remote schema permissions are not acted on: named in the report, never dropped unsaid.
+  // Remote schema permissions are not acted on: named in the report, never dropped unsaid.
   for (const k of unsupportedMetadataKeys(metadata)) {
     const label = entryKeyLabel(k);
     if (label) unsupported.push(`${k}: not imported (${label})`);

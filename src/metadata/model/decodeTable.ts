@@ -8,6 +8,7 @@ import type {
   ComputedFieldMetadata,
   CustomRootFields,
   FunctionMetadata,
+  FunctionPermissionMetadata,
   TableConfiguration,
   TableMetadata,
 } from './metadata.js';
@@ -99,7 +100,22 @@ export function decodeFunctionMetadata(v: unknown, path: string): FunctionMetada
       out.configuration.exposed_as = exposedAs;
     }
   }
+  const permissions = optional(o, 'permissions', path, arrayOf(decodeFunctionPermission));
+  if (permissions !== undefined && permissions.length > 0) {
+    const seen = new Set<string>();
+    permissions.forEach((p, i) => {
+      if (seen.has(p.role)) throw parseError(`duplicate function permission for role ${JSON.stringify(p.role)}`, pathKey(pathKey(path, 'permissions'), i));
+      seen.add(p.role);
+    });
+    out.permissions = permissions;
+  }
   return out;
+}
+
+/** `{role}` of a function permission (Hasura v2). */
+function decodeFunctionPermission(v: unknown, path: string): FunctionPermissionMetadata {
+  const o = asObject(v, path);
+  return { role: required(o, 'role', path, asString) };
 }
 
 const TABLE_KEYS = [

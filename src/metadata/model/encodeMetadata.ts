@@ -165,6 +165,7 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
     md.functions?.map((f) => {
       const e: J = { function: qt(f.function) };
       if (f.configuration && Object.keys(f.configuration).length > 0) e.configuration = { ...f.configuration };
+      if (f.permissions && f.permissions.length > 0) e.permissions = f.permissions.map((p) => ({ role: p.role }));
       return e;
     }),
   );

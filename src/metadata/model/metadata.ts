@@ -172,6 +172,17 @@ export interface FunctionMetadata {
   function: QualifiedFunction;
   /** `exposed_as` (Hasura v2): where the function's root field goes; a VOLATILE function only as a mutation. */
   configuration?: { session_argument?: string; exposed_as?: 'query' | 'mutation' };
+  /**
+   * Hasura v2's function permissions: the roles that may call it. A function exposed as a mutation
+   * reaches a non-admin role only through one; a query function needs one when
+   * `--infer-function-permissions` is off.
+   */
+  permissions?: FunctionPermissionMetadata[];
+}
+
+/** `functions[i].permissions[j]` (Hasura v2). */
+export interface FunctionPermissionMetadata {
+  role: string;
 }
 
 export interface QueryCollection {

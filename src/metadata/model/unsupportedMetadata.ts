@@ -17,15 +17,12 @@ export const UNSUPPORTED_METADATA_KEYS: Readonly<Record<string, string>> = {
 export const UNSUPPORTED_TABLE_KEYS: Readonly<Record<string, string>> = {};
 
 /**
- * Keys of other list entries not implemented: Hasura v2's function permissions (honoured by Hasura
- * only with `infer_function_permissions: false`, when they narrow who may call a function) and remote
- * schema permissions (only with `--enable-remote-schema-permissions`, when they narrow who may query
- * a remote schema). The engine exposes a function to every role that may select its table and every
- * remote schema to every role, as Hasura's defaults do; dropping either list would silently widen
- * what a role may do, so a document carrying them is refused.
+ * Keys of other list entries not implemented: Hasura v2's remote schema permissions (only with
+ * `--enable-remote-schema-permissions`, when they narrow who may query a remote schema). The engine
+ * exposes every remote schema to every role, as Hasura's default does; dropping the list would
+ * silently widen what a role may do, so a document carrying it is refused.
  */
 export const UNSUPPORTED_ENTRY_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  functions: { permissions: 'function permissions: a function is exposed to every role that may select its table' },
   remote_schemas: { permissions: 'remote schema permissions: every role may query every remote schema' },
 };
 
@@ -61,7 +58,7 @@ export function unsupportedMetadataKeys(doc: unknown): string[] {
   return found;
 }
 
-/** What an unsupported entry key (`functions[0].permissions`, `tables[1].x`) is, for messages; undefined for top-level keys. */
+/** What an unsupported entry key (`remote_schemas[0].permissions`, `tables[1].x`) is, for messages; undefined for top-level keys. */
 export function entryKeyLabel(key: string): string | undefined {
   const entry = /^(\w+)\[\d+\]\.(\w+)$/.exec(key);
   return entry ? ({ tables: UNSUPPORTED_TABLE_KEYS, ...UNSUPPORTED_ENTRY_KEYS } as Record<string, Record<string, string>>)[entry[1]]?.[entry[2]] : undefined;

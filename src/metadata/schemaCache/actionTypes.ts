@@ -34,13 +34,23 @@ export interface CustomTypesInfo {
   pgScalars: Set<string>;
 }
 
+export type ActionOutputScalar =
+  | { kind: 'builtin'; name: 'Int' | 'Float' | 'String' | 'Boolean' | 'ID' }
+  | { kind: 'custom'; name: string }
+  | { kind: 'enum'; name: string; values: string[] };
+
 export interface ActionInfo {
   name: string;
   meta: ActionMetadata;
   arguments: Array<{ name: string; type: TypeRef; description: string | null }>;
   output: TypeRef;
-  /** The output's object type (an output is an object type or a list of them). */
-  outputObject: CustomObjectInfo;
+  /** The output's object type, when the output is an object type (or lists of one). */
+  outputObject?: CustomObjectInfo;
+  /**
+   * The output's scalar or enum (Hasura v2), when the output is one (or lists of one): a built-in
+   * GraphQL scalar, a custom scalar, a Postgres scalar used by name, or a custom enum (its values).
+   */
+  outputScalar?: ActionOutputScalar;
   url: string;
   headers: ResolvedHeader[];
   roles: Set<string>;

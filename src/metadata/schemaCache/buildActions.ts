@@ -12,7 +12,7 @@ import {
   type ActionMetadata, type CustomObject, type CustomTypes,
 } from '../model/decodeActions.js';
 import type { Metadata } from '../model/metadata.js';
-import type { ActionInfo, CustomObjectInfo, CustomTypesInfo, TypeRef } from './actionTypes.js';
+import type { ActionInfo, ActionOutputScalar, CustomObjectInfo, CustomTypesInfo, TypeRef } from './actionTypes.js';
 import { quoted, quotedTable, type BuildState } from './buildState.js';
 import type { TableInfo } from './types.js';
 import { duplicateValues } from '../../lib/index.js';
@@ -222,9 +222,11 @@ function resolveAction(a: ActionMetadata, info: CustomTypesInfo, pg: Set<string>
   }
   const output = parseTypeRef(def.output_type);
   if (!output) return `the type: ${quoted(def.output_type)} is not a valid GraphQL type`;
-  // Only an object type or a list of them (Hasura v1.3's `getObjectTypeInfo`): a scalar or enum output is refused.
-  const ob = info.objects.get(baseName(output));
-  if (!ob) return `the type: ${quoted(baseName(output))} is not an object type defined in custom types`;
+  // An object type, or (Hasura v2) a scalar — built-in, custom or Postgres — or an enum, each possibly in lists.
+  const outName = baseName(output);
+  const ob = info.objects.get(outName);
+  const scalar = ob ? undefined : outputScalarOf(outName, info, pg);
+  if (!ob && !scalar) return `the type: ${quoted(outName)} is not an object or scalar type defined in custom types`;
   if (def.kind === 'asynchronous' && def.type === 'query') return 'query actions cannot be asynchronous';
   const url = resolveUrlConf(def.handler, env);
   if (typeof def.handler !== 'string' && url.missing.length > 0) return `environment variable '${url.missing[0]}' not set`;
@@ -232,8 +234,21 @@ function resolveAction(a: ActionMetadata, info: CustomTypesInfo, pg: Set<string>
   const headers = resolveHeaders(def.headers ?? [], env);
   if (headers.missing.length > 0) return `environment variable ${quoted(headers.missing[0])} not set`;
   out.set(a.name, {
-    name: a.name, meta: a, arguments: args, output, outputObject: ob, url: url.url, headers: headers.headers,
+    name: a.name, meta: a, arguments: args, output, ...(ob ? { outputObject: ob } : { outputScalar: scalar }), url: url.url, headers: headers.headers,
     roles: new Set((a.permissions ?? []).map((p) => p.role)),
   });
+  return undefined;
+}
+
+/** The scalar or enum an action output names: built-in, custom scalar, custom enum, or a Postgres scalar. */
+function outputScalarOf(name: string, info: CustomTypesInfo, pg: Set<string>): ActionOutputScalar | undefined {
+  if (name === 'Int' || name === 'Float' || name === 'String' || name === 'Boolean' || name === 'ID') return { kind: 'builtin', name };
+  const e = (info.defs.enums ?? []).find((x) => x.name === name);
+  if (e) return { kind: 'enum', name, values: e.values.map((v) => v.value) };
+  if ((info.defs.scalars ?? []).some((x) => x.name === name)) return { kind: 'custom', name };
+  if (pg.has(name)) {
+    info.pgScalars.add(name);
+    return { kind: 'custom', name };
+  }
   return undefined;
 }

@@ -45,6 +45,7 @@ export function resolveFunction(state: Pick<BuildState, 'snapshot' | 'tables'>, 
     volatility: fn.volatility,
     exposedAs,
     inputArgs: fn.args.filter((a) => a.name !== sessionArgument).map((a, i) => ({ name: a.name ?? `arg_${i + 1}`, pgType: a.type, hasDefault: a.hasDefault })),
+    permissions: new Set((fm.permissions ?? []).map((p) => p.role)),
   };
   if (sessionArgument !== undefined) info.sessionArgument = sessionArgument;
   return { info, dependencies: [{ kind: 'table', table: returnTable }] };

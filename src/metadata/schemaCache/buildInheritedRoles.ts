@@ -11,14 +11,14 @@
  * - insert / update / delete: inherited only when the members that define one define the same
  *   one; different ones are a conflict, reported as an inconsistent object (define the inherited
  *   role's own permission to settle it).
- * - actions: allowed when any member is allowed.
+ * - actions and function permissions: allowed when any member is allowed.
  * A role set naming a role that no permission, action permission or inherited role mentions makes
  * the inherited role inconsistent (Hasura: "the following parent role(s) are not found").
  */
 import type { BoolExp } from '../../ir/index.js';
 import type { InheritedRole, Metadata } from '../model/metadata.js';
 import type { ActionInfo } from './actionTypes.js';
-import type { RolePermissions, SelectPermInfo, TableInfo } from './types.js';
+import type { FunctionInfo, RolePermissions, SelectPermInfo, TableInfo } from './types.js';
 import type { MetadataObjectId } from './objects.js';
 import { quoted } from './buildState.js';
 
@@ -71,6 +71,7 @@ function knownRoles(md: Metadata): Set<string> {
     for (const k of ['select', 'insert', 'update', 'delete'] as const) for (const p of t[`${k}_permissions`] ?? []) roles.add(p.role);
   }
   for (const a of md.actions ?? []) for (const p of ((a as { permissions?: Array<{ role: string }> }).permissions ?? [])) roles.add(p.role);
+  for (const f of md.functions ?? []) for (const p of f.permissions ?? []) roles.add(p.role);
   for (const r of md.inherited_roles ?? []) roles.add(r.role_name);
   return roles;
 }
@@ -99,6 +100,7 @@ function parentsFirst(list: readonly InheritedRole[]): InheritedRole[] {
  */
 export function resolveInheritedRoles(
   md: Metadata, tables: Iterable<TableInfo>, actions: ReadonlyMap<string, ActionInfo> | undefined, record: Record_,
+  functions: ReadonlyMap<string, FunctionInfo> = new Map(),
 ): Map<string, readonly string[]> {
   const resolved = new Map<string, readonly string[]>();
   const list = md.inherited_roles ?? [];
@@ -118,6 +120,9 @@ export function resolveInheritedRoles(
       `Could not inherit permission for the role ${quoted(r.role_name)} for the entity: ${quoted(entity)}`));
     for (const a of actions?.values() ?? []) {
       if (!a.roles.has(r.role_name) && r.role_set.some((p) => a.roles.has(p))) a.roles.add(r.role_name);
+    }
+    for (const f of functions.values()) {
+      if (!f.permissions.has(r.role_name) && r.role_set.some((p) => f.permissions.has(p))) f.permissions.add(r.role_name);
     }
   }
   return resolved;

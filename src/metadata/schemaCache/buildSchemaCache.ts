@@ -46,6 +46,12 @@ export interface BuildResult {
  */
 export type CacheCheck = (cache: SchemaCache) => Inconsistency[];
 
+/** Server settings the build takes over into the cache. */
+export interface BuildOptions {
+  /** `--infer-function-permissions` (absent: true). */
+  inferFunctionPermissions?: boolean;
+}
+
 const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
 
 /**
@@ -54,7 +60,7 @@ const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
  */
 export function buildSchemaCacheFull(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
-  defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck,
+  defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck, options: BuildOptions = {},
 ): BuildResult {
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
@@ -197,7 +203,7 @@ export function buildSchemaCacheFull(
   const { customTypes, actions } = buildActions(state, env);
 
   // 7. inherited roles: their role sets' permissions combined (tables and actions)
-  const inheritedRoles = resolveInheritedRoles(metadata, state.tables.values(), actions, record);
+  const inheritedRoles = resolveInheritedRoles(metadata, state.tables.values(), actions, record, functions);
   for (const name of inheritedRoles.keys()) roles.add(name);
   const backendOnlyRoles = new Set<string>();
   for (const t of state.tables.values()) {
@@ -218,6 +224,7 @@ export function buildSchemaCacheFull(
     remoteInputs,
     namingConvention: metadata.source_customization?.naming_convention ?? defaultNaming,
   };
+  if (options.inferFunctionPermissions === false) cache.inferFunctionPermissions = false;
   if (inheritedRoles.size > 0) cache.inheritedRoles = inheritedRoles;
   if (backendOnlyRoles.size > 0) cache.backendOnlyRoles = backendOnlyRoles;
   const extra = check?.(cache) ?? [];
@@ -231,7 +238,7 @@ export function buildSchemaCacheFull(
 /** The schema cache only (see buildSchemaCacheFull). */
 export function buildSchemaCache(
   metadata: Metadata, snapshot: DbSnapshot, env?: NodeJS.ProcessEnv, remoteInputs?: ReadonlyMap<string, RemoteIntrospection>, defaultNaming?: NamingConvention,
-  check?: CacheCheck,
+  check?: CacheCheck, options?: BuildOptions,
 ): SchemaCache {
-  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs, defaultNaming, check).cache;
+  return buildSchemaCacheFull(metadata, snapshot, env, remoteInputs, defaultNaming, check, options).cache;
 }

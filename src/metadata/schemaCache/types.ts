@@ -44,6 +44,12 @@ export interface SchemaCache {
    * (absent: `hasura-default`).
    */
   namingConvention?: NamingConvention;
+  /**
+   * `--infer-function-permissions` (absent: true, Hasura's default): a query function reaches every
+   * role that may select its table; false: only roles with a function permission for it (and that
+   * select permission). Mutation functions always need a function permission.
+   */
+  inferFunctionPermissions?: boolean;
 }
 
 /** What fetching a remote schema's introspection gave (input of the build, see appState.rebuild). */
@@ -221,6 +227,12 @@ export interface FunctionInfo {
   exposedAs: 'query' | 'mutation';
   inputArgs: Array<{ name: string; pgType: string; hasDefault: boolean }>;
   sessionArgument?: string;
+  /**
+   * Roles with a function permission (Hasura v2's `permissions`), inherited roles included when a
+   * member has one. A mutation function reaches only these (and admin); a query function too when
+   * the cache's `inferFunctionPermissions` is off.
+   */
+  permissions: Set<string>;
 }
 
 /** An event trigger resolved against its table and the environment. */

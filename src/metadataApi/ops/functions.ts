@@ -1,10 +1,13 @@
 /**
  * Function operations: `track_function` (v1: the function name; v2: `{function, configuration}`),
- * `untrack_function`, and computed fields: `add_computed_field`, `drop_computed_field`.
+ * `untrack_function`, Hasura v2's function permissions (`create_function_permission`,
+ * `drop_function_permission`: `{function, role}`), and computed fields: `add_computed_field`,
+ * `drop_computed_field`.
  */
 import { ApiError, parseQualifiedName, pathKey, qualifiedKey, sameName } from '../../core/index.js';
 import type { QualifiedFunction } from '../../core/index.js';
 import {
+  asObject,
   asString,
   decodeComputedFieldDefinition,
   decodeFunctionMetadata,
@@ -14,7 +17,7 @@ import {
   removeObject,
   required,
 } from '../../metadata/index.js';
-import type { FunctionMetadata } from '../../metadata/index.js';
+import type { FunctionMetadata, Metadata } from '../../metadata/index.js';
 import { resolveFunctionForTracking } from './functionChecks.js';
 import { op, SUCCESS } from '../types.js';
 import { dependentsOf } from '../dependents.js';
@@ -67,6 +70,67 @@ export const untrack_function = op({
       throw new ApiError('not-exists', `function not found in cache ${quoteTable(fn)}`, { path: '$.args' });
     }
     removeObject(md, { kind: 'function', function: fn });
+    await ctx.work.change(md);
+    return SUCCESS;
+  },
+});
+
+function decodeFunctionPermissionArgs(args: unknown, path: string): { function: QualifiedFunction; role: string } {
+  const o = asObject(args, path);
+  return { function: required(o, 'function', path, parseQualifiedName), role: required(o, 'role', path, asString) };
+}
+
+/** The tracked function's metadata entry, or Hasura's not-exists. */
+function trackedFunction(md: Metadata, fn: QualifiedFunction): FunctionMetadata {
+  const entry = (md.functions ?? []).find((f) => sameName(f.function, fn));
+  if (!entry) throw new ApiError('not-exists', `function not found in cache ${quoteTable(fn)}`, { path: '$.args' });
+  return entry;
+}
+
+/**
+ * Hasura v2's `pg_create_function_permission`: lets `role` call the function. The role must already
+ * be able to select the table the function returns (its own select permission, or its inherited
+ * role's combined one).
+ */
+export const create_function_permission = op({
+  adminOnly: true,
+  mutates: true,
+  decode: decodeFunctionPermissionArgs,
+  async run(ctx, args) {
+    const md = await ctx.work.draft();
+    const entry = trackedFunction(md, args.function);
+    if ((entry.permissions ?? []).some((p) => p.role === args.role)) {
+      throw new ApiError('already-exists', `permission of role ${quote(args.role)} already exists for function ${quoteTable(args.function)} in source: "default"`, { path: '$.args' });
+    }
+    const cache = await ctx.work.cache();
+    const info = cache.functions.get(qualifiedKey(args.function));
+    const table = info ? cache.tables.get(qualifiedKey(info.returnTable)) : undefined;
+    if (!info || !table) {
+      const returns = info ? quoteTable(info.returnTable) : 'of the function';
+      throw new ApiError('not-exists', `function's return table ${returns} not found in the cache`, { path: '$.args' });
+    }
+    if (!table.permissions.get(args.role)?.select) {
+      throw new ApiError('not-supported', `function permission can only be added when the function's return table ${quoteTable(info.returnTable)} has select permission configured for role: ${quote(args.role)}`, { path: '$.args' });
+    }
+    entry.permissions = [...(entry.permissions ?? []), { role: args.role }];
+    await ctx.work.change(md, { kind: 'function', function: args.function });
+    return SUCCESS;
+  },
+});
+
+/** Hasura v2's `pg_drop_function_permission`. */
+export const drop_function_permission = op({
+  adminOnly: true,
+  mutates: true,
+  decode: decodeFunctionPermissionArgs,
+  async run(ctx, args) {
+    const md = await ctx.work.draft();
+    const entry = (md.functions ?? []).find((f) => sameName(f.function, args.function));
+    if (!entry || !(entry.permissions ?? []).some((p) => p.role === args.role)) {
+      throw new ApiError('not-exists', `permission of role ${quote(args.role)} does not exist for function ${quoteTable(args.function)} in source: "default"`, { path: '$.args' });
+    }
+    entry.permissions = entry.permissions!.filter((p) => p.role !== args.role);
+    if (entry.permissions.length === 0) delete entry.permissions;
     await ctx.work.change(md);
     return SUCCESS;
   },

@@ -66,6 +66,39 @@ test('handler answers are checked against the output type', () => {
   assert.equal(msg(o, { name: 'n' }), 'unexpected: field "id" expected in webhook response, but not found');
 });
 
+test('a scalar or enum output is checked as Hasura v2 checks it (an enum against its values)', () => {
+  const fail = (code: string, message: string) => new ApiError(code, message);
+  const scalar = (output: string, outputScalar: ActionInfo['outputScalar']): ActionInfo => ({ ...action(output, []), outputObject: undefined, outputScalar });
+  const msg = (a: ActionInfo, v: unknown) => {
+    try {
+      checkOutput(a, v, fail);
+      return 'ok';
+    } catch (e) {
+      return `${(e as ApiError).code}: ${(e as ApiError).message}`;
+    }
+  };
+  const strings = scalar('[String]!', { kind: 'builtin', name: 'String' });
+  assert.equal(msg(strings, ['a', null]), 'ok');
+  assert.equal(msg(strings, null), 'unexpected: got null for the action webhook response');
+  assert.equal(msg(strings, 'a'), 'unexpected: expecting array for the action webhook response');
+  assert.equal(msg(strings, [1]), 'unexpected: got scalar Number for the action webhook response, expecting String');
+  const int = scalar('Int', { kind: 'builtin', name: 'Int' });
+  assert.equal(msg(int, null), 'ok');
+  assert.equal(msg(int, 2.5), 'ok');
+  assert.equal(msg(int, [1]), 'unexpected: got array for the action webhook response, expecting Int');
+  assert.equal(msg(int, { n: 1 }), 'unexpected: got object for the action webhook response, expecting Int');
+  assert.equal(msg(scalar('ID!', { kind: 'builtin', name: 'ID' }), 'x'), 'ok');
+  assert.equal(msg(scalar('Boolean', { kind: 'builtin', name: 'Boolean' }), 'true'), 'unexpected: got scalar String for the action webhook response, expecting Boolean');
+  const json = scalar('Json!', { kind: 'custom', name: 'Json' });
+  assert.equal(msg(json, { any: [1, 'x'] }), 'ok');
+  assert.equal(msg(json, null), 'unexpected: got null for the action webhook response');
+  const role = scalar('[Role!]', { kind: 'enum', name: 'Role', values: ['admin', 'member'] });
+  assert.equal(msg(role, ['admin', 'member']), 'ok');
+  assert.equal(msg(role, ['owner']), 'unexpected: got "owner" for the action webhook response, expecting a value of enum Role');
+  assert.equal(msg(role, [1]), 'unexpected: got scalar Number for the action webhook response, expecting Role');
+  assert.equal(msg(role, [null]), 'unexpected: got null for the action webhook response');
+});
+
 test('action input from literals and from this request\'s variables', () => {
   const args: Array<[string, any]> = [
     ['lit', { kind: 'scalar', type: GraphQLString, value: 'a' }],

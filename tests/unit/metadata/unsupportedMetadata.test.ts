@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/core/index.js';
-import { assertSupportedMetadata, unsupportedMetadataKeys, UNSUPPORTED_METADATA_KEYS, UNSUPPORTED_TABLE_KEYS } from '../../../src/metadata/index.js';
+import { assertSupportedMetadata, decodeFunctionMetadata, unsupportedMetadataKeys, UNSUPPORTED_METADATA_KEYS, UNSUPPORTED_TABLE_KEYS } from '../../../src/metadata/index.js';
 
 test('non-empty sections still on the list, and unknown keys, are reported; empty ones are not', () => {
   assert.deepEqual(unsupportedMetadataKeys({ version: 2, tables: [], functions: [], query_collections: [], allowlist: [] }), []);
@@ -36,4 +36,16 @@ test('assertSupportedMetadata throws 400 not-supported naming each key, at the g
       e.path === '$[1].args' &&
       e.message === 'this engine does not support yet, so refuses to store: sources (unknown key), backend_configs (unknown key)',
   );
+});
+
+test("function permissions are stored (no longer on the list); remote schema permissions still are refused", () => {
+  assert.deepEqual(unsupportedMetadataKeys({ version: 2, tables: [], functions: [{ function: 'f', permissions: [{ role: 'user' }] }] }), []);
+  assert.deepEqual(unsupportedMetadataKeys({ version: 2, tables: [], remote_schemas: [{ name: 'r', permissions: [{ role: 'user' }] }] }), ['remote_schemas[0].permissions']);
+  const fm = decodeFunctionMetadata({ function: 'f', configuration: { exposed_as: 'mutation' }, permissions: [{ role: 'user' }, { role: 'manager' }] }, '$.functions[0]');
+  assert.deepEqual(fm.permissions, [{ role: 'user' }, { role: 'manager' }]);
+  assert.equal(decodeFunctionMetadata({ function: 'f', permissions: [] }, '$').permissions, undefined);
+  assert.throws(() => decodeFunctionMetadata({ function: 'f', permissions: [{ role: 'u' }, { role: 'u' }] }, '$.functions[0]'),
+    (e: unknown) => e instanceof ApiError && e.code === 'parse-failed' && e.path === '$.functions[0].permissions[1]');
+  assert.throws(() => decodeFunctionMetadata({ function: 'f', permissions: [{}] }, '$.functions[0]'),
+    (e: unknown) => e instanceof ApiError && e.path === '$.functions[0].permissions[0]');
 });
