@@ -3,7 +3,8 @@
  * `npm run bench:ab -- --b SVC_GRAPHQL_HTTP_FAST_PATH=false [--shapes a_by_pk,e_large_1000] [--pairs 3]
  *   [--warmup 3] [--duration 8] [--conns 32] [--pool 8]`, or `--cached <ttl>` (engine B's requests
  *   carry `@cached(ttl: <ttl>)`: a cached query against the same query uncached, both engines on defaults),
- *   or `--a-engine <checkout>` (engine A is that checkout's build: this code against an older one)
+ *   or `--a-engine <checkout>` (engine A is that checkout's build: this code against an older one; with
+ *   `--cached` too, both engines' requests carry `@cached`: the cache of this code against the older one's)
  *
  * A/B of one engine setting on the shared bench dataset: engine A (defaults) and engine B (defaults
  * plus the `--b` variables, several allowed) run side by side on the bench Postgres
@@ -76,7 +77,8 @@ const cpuSeconds = (pid) => {
 
 function wrk(port, shape, seconds, out) {
   let query = readFileSync(join(bench, 'queries', `${shape}.hasura.graphql`), 'utf8');
-  if (args.cached !== undefined && port === 18632) query = query.replace('{', `@cached(ttl: ${Number(args.cached)}) {`);
+  // --cached: engine B's requests; with --a-engine, both engines' (the cache itself, older code against this one).
+  if (args.cached !== undefined && (port === 18632 || aRoot !== root)) query = query.replace('{', `@cached(ttl: ${Number(args.cached)}) {`);
   const variables = JSON.parse(readFileSync(join(bench, 'queries', `${shape}.variables.json`), 'utf8'));
   const body = join(root, '.tmp/bench', `ab-${shape}-${port}.json`);
   writeFileSync(body, JSON.stringify({ query, variables }));

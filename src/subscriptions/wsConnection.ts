@@ -14,8 +14,9 @@
  * spelling under `--hasura-compat`), but
  * never with more rights than the upgrade request's (auth/connectionInitHeaders.ts: with an admin
  * secret, a header the handshake has is not replaced, and a handshake that carries credentials alone
- * decides the session; `--ws-init-overrides-headers` restores Hasura's merge); until connection_init is accepted, messages are held to
- * `--max-unauthenticated-body-size`, and at most `--ws-max-queued-messages` wait to be handled (holding
+ * decides the session; `--ws-init-overrides-headers` restores Hasura's merge); until
+ * connection_init is accepted, messages are held to `--max-unauthenticated-body-size`, and at most
+ * `--ws-max-queued-messages` wait to be handled (holding
  * at most QUEUED_MESSAGE_BYTES_FACTOR × the per-message bound: a client may send hundreds of small
  * `start`s at once, as Hasura clients do on reconnecting); a credential's expiry (JWT `exp`) closes the socket. Queries and mutations go to the
  * injected `execute` (the /v1/graphql pipeline); subscriptions become live queries (liveQueries.ts).

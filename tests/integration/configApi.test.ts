@@ -24,6 +24,7 @@ test('config API: the record for an engine with an admin secret and no JWT', asy
     is_allow_list_enabled: false,
     is_function_permissions_inferred: true,
     live_queries: { batch_size: 100, refetch_delay: 1 },
+    warnings: [],
   });
   assert.equal(typeof r.body.version, 'string');
   // Admin only.
