@@ -70,3 +70,21 @@ test('after a change to one role\'s permission every role answers by the new met
   assert.match(JSON.stringify(body.body), /field .{1,3}body.{1,3} not found in type/);
   assert.deepEqual(await ids('mine'), [2, 3]);
 });
+
+test('introspection answers follow the role schema: the same answer again, a new one after the role\'s columns change', async () => {
+  const q = '{ __type(name: "notes") { fields { name } } }';
+  const fields = async (role: string) => {
+    const r = await e.graphql(q, undefined, as(role));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return (r.body as { data: { __type: { fields: Array<{ name: string }> } } }).data.__type.fields.map((f) => f.name).sort();
+  };
+  assert.deepEqual(await fields('mine'), ['body', 'id', 'owner']);
+  assert.deepEqual(await fields('mine'), ['body', 'id', 'owner']);
+  let r = await e.query({ type: 'drop_select_permission', args: { table: 'notes', role: 'mine' } });
+  assert.equal(r.status, 200, r.text);
+  r = await e.query(perm('select', 'notes', 'mine', { columns: ['id', 'body'], filter: {} }));
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(await fields('mine'), ['body', 'id']);
+  const aliased = await e.graphql('{ t: __type(name: "notes") { name } }', undefined, as('mine'));
+  assert.deepEqual(aliased.body, { data: { t: { name: 'notes' } } });
+});
