@@ -18,7 +18,7 @@ import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
 import type { OpContext, OperationHandler } from './types.js';
-import { WorkingState } from './workingState.js';
+import { recordInstalled, WorkingState } from './workingState.js';
 import { FUNCTION_OPS, noticeHasuraSessionReaders, servedFunctions } from './hasuraSessionNotice.js';
 
 /**
@@ -60,6 +60,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   if (install && ticket > order.installed) {
     order.installed = ticket;
     engine.state.install(install, version);
+    if (version !== undefined && engine.state.current === install) recordInstalled(install, version);
     // A change of read_replicas is in use (new pools measured) when the answer goes out.
     await engine.readReplicaSetup?.settled();
   }

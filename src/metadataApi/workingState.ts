@@ -14,15 +14,17 @@ import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
 import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
 import {
+  buildRecordOf,
   buildSchemaCacheFull,
   cloneJson,
+  currentResourceVersion,
   enumTablesOf,
   introspectDatabase,
   loadEnumValues,
   loadMetadata,
   objectKey,
 } from '../metadata/index.js';
-import type { BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache } from '../metadata/index.js';
+import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache } from '../metadata/index.js';
 import { fetchRemoteInputs } from '../remoteSchemas/index.js';
 
 /**
@@ -65,9 +67,18 @@ export class WorkingState {
     private readonly live: AppState,
   ) {}
 
-  /** The current metadata (loaded from the catalog on first use: decoded afresh, so a private copy). */
+  /**
+   * The current metadata: the live cache's when the stored document is the one it was installed with
+   * (its `resource_version` unchanged; never edited in place: `draft()` copies), else loaded from the catalog.
+   */
   async metadata(): Promise<Metadata> {
-    if (!this.md) this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
+    if (!this.md) {
+      const live = this.live.current;
+      const installed = installedVersion.get(live);
+      if (installed !== undefined && installed === this.live.resourceVersion
+        && installed === await currentResourceVersion(this.client, this.live.metadataTable)) this.md = live.metadata;
+      else this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
+    }
     return this.md;
   }
 
@@ -106,11 +117,18 @@ export class WorkingState {
     this.schemaTouched = true;
   }
 
-  /** The build of the current metadata against the current snapshot. */
+  /**
+   * The build of the current metadata against the current snapshot: the live cache's own build when
+   * both are the ones it was built from (the common case: an operation's "before").
+   */
   async result(): Promise<BuildResult> {
     if (!this.built) {
       const md = await this.metadata();
-      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md), this.live.defaultNamingConvention, this.live.cacheCheck);
+      const snap = await this.snapshot();
+      const remotes = await this.remoteInputs(md);
+      const prior = md === this.live.current.metadata ? buildRecordOf(this.live.current) : undefined;
+      this.built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
+        : buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck);
     }
     return this.built;
   }
@@ -172,6 +190,22 @@ export class WorkingState {
     this.metadataChanged = true;
     this.cacheChanged = true;
   }
+}
+
+/** The `resource_version` each cache installed by a metadata operation was saved as (see `metadata()`). */
+const installedVersion = new WeakMap<SchemaCache, number>();
+
+/** Records that `cache` was installed as the stored metadata of `version`. */
+export const recordInstalled = (cache: SchemaCache, version: number): void => {
+  installedVersion.set(cache, version);
+};
+
+/** Whether a build from `prior`'s inputs is a build from these (the same objects; enum rows equal). */
+function sameInputs(prior: BuildRecord, snap: DbSnapshot, remotes: ReadonlyMap<string, RemoteIntrospection>, live: AppState): boolean {
+  if (prior.snapshot.tables !== snap.tables || prior.snapshot.functions !== snap.functions) return false;
+  if (prior.env !== process.env || prior.defaultNaming !== (live.defaultNamingConvention ?? 'hasura-default') || prior.check !== live.cacheCheck) return false;
+  if (prior.remoteInputs.size !== remotes.size || [...remotes].some(([k, v]) => prior.remoteInputs.get(k) !== v)) return false;
+  return JSON.stringify([...prior.snapshot.enumValues]) === JSON.stringify([...snap.enumValues]);
 }
 
 /** Hasura's buildSchemaCacheFor / withNewInconsistentObjsCheck comparison. */

@@ -225,8 +225,28 @@ export function buildSchemaCacheFull(
     state.inconsistent.push(...extra);
     cache.inconsistentObjects = state.inconsistent.map((i) => i.object);
   }
-  return { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
+  const result: BuildResult = { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
+  builds.set(cache, { result, snapshot, remoteInputs, env, defaultNaming, check });
+  return result;
 }
+
+/** What a cache was built from, and the build's whole result. */
+export interface BuildRecord {
+  result: BuildResult;
+  snapshot: DbSnapshot;
+  remoteInputs: ReadonlyMap<string, RemoteIntrospection>;
+  env: NodeJS.ProcessEnv;
+  defaultNaming: NamingConvention;
+  check?: CacheCheck;
+}
+
+const builds = new WeakMap<SchemaCache, BuildRecord>();
+
+/**
+ * The build `cache` came from (undefined for a cache made otherwise): a metadata operation that starts
+ * from the live cache's metadata and the same snapshot reuses it instead of building the same again.
+ */
+export const buildRecordOf = (cache: SchemaCache): BuildRecord | undefined => builds.get(cache);
 
 /** The schema cache only (see buildSchemaCacheFull). */
 export function buildSchemaCache(
