@@ -64,7 +64,7 @@ export { parseBoolExp, castTypeOf } from './boolExp.js';
 export type { BoolExpContext, BoolExpMode, BoolExpDependency, ParsedBoolExp } from './boolExp.js';
 
 export type * from './schemaCache/types.js';
-export { buildSchemaCache, buildSchemaCacheFull, buildRecordOf, type CacheCheck, type BuildRecord } from './schemaCache/buildSchemaCache.js';
+export { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFrom, buildRecordOf, type CacheCheck, type BuildRecord } from './schemaCache/buildSchemaCache.js';
 export type { BuildResult } from './schemaCache/buildSchemaCache.js';
 export type { Inconsistency } from './schemaCache/buildState.js';
 export { BuildError } from './schemaCache/buildState.js';

@@ -15,6 +15,7 @@ import type { AppState } from '../appState.js';
 import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
 import {
   buildRecordOf,
+  buildSchemaCacheFrom,
   buildSchemaCacheFull,
   cloneJson,
   currentResourceVersion,
@@ -167,7 +168,9 @@ export class WorkingState {
   async buildFor(next: Metadata): Promise<BuildResult> {
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
-    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck);
+    // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
+    const prior = buildRecordOf(this.built?.cache ?? this.live.current);
+    return buildSchemaCacheFrom(prior, next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck);
   }
 
   /**
