@@ -56,6 +56,8 @@ export class WorkingState {
   private md: Metadata | undefined;
   private snap: DbSnapshot | undefined;
   private built: BuildResult | undefined;
+  /** Read the metadata from the catalog, not from the live cache (reload_metadata). */
+  private fromCatalog = false;
   /** The database schema may have changed since the request started (run_sql). */
   private schemaTouched = false;
   metadataChanged = false;
@@ -76,7 +78,7 @@ export class WorkingState {
     if (!this.md) {
       const live = this.live.current;
       const installed = installedVersion.get(live);
-      if (installed !== undefined && installed === this.live.resourceVersion
+      if (!this.fromCatalog && installed !== undefined && installed === this.live.resourceVersion
         && installed === await currentResourceVersion(this.client, this.live.metadataTable)) this.md = live.metadata;
       else this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
     }
@@ -157,6 +159,11 @@ export class WorkingState {
 
   /** Rebuilds from the current metadata and a fresh snapshot, to be installed at commit. */
   async reload(): Promise<BuildResult> {
+    // reload_metadata reads the stored document again (unless this request changed it already).
+    if (!this.metadataChanged) {
+      this.md = undefined;
+      this.fromCatalog = true;
+    }
     this.schemaChanged();
     await this.refetchRemotes('all');
     const r = await this.result();

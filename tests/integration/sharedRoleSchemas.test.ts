@@ -88,3 +88,14 @@ test('introspection answers follow the role schema: the same answer again, a new
   const aliased = await e.graphql('{ t: __type(name: "notes") { name } }', undefined, as('mine'));
   assert.deepEqual(aliased.body, { data: { t: { name: 'notes' } } });
 });
+
+test('reload_metadata reads the stored document again, even one edited in the catalog without a new resource_version', async () => {
+  // metadata operations start from the live cache's metadata while resource_version is unchanged;
+  // reload_metadata must not
+  await e.runSql(`UPDATE hdb_catalog.hdb_metadata SET metadata = jsonb_set(metadata::jsonb, '{tables,0,select_permissions}', '[]')::json`);
+  assert.deepEqual(await ids('all'), [1, 2, 3]);
+  const r = await e.query({ type: 'reload_metadata', args: {} });
+  assert.equal(r.status, 200, r.text);
+  const gone = await e.graphql('{ notes { id } }', undefined, as('all'));
+  assert.match(JSON.stringify(gone.body), /field .{1,3}notes.{1,3} not found in type/);
+});
