@@ -16,7 +16,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { ADMIN_ROLE } from '../../core/index.js';
-import type { SchemaCache, TableInfo } from '../../metadata/index.js';
+import type { RolePermissions, SchemaCache, TableInfo } from '../../metadata/index.js';
 
 const replacer = (key: string, value: unknown): unknown => {
   if (value instanceof Map) return [...value];
@@ -69,6 +69,15 @@ const shapeReplacer = (key: string, value: unknown): unknown => (ROW_RULES.has(k
 
 const roleKeys = new WeakMap<SchemaCache, Map<string, string>>();
 
+/** A role's permissions on one table as text (memoised per object: incremental builds keep unchanged tables' objects). */
+const permissionTexts = new WeakMap<RolePermissions, { shape?: string; rows?: string }>();
+function permissionText(p: RolePermissions, rows: boolean): string {
+  let t = permissionTexts.get(p);
+  if (!t) permissionTexts.set(p, (t = {}));
+  if (rows) return (t.rows ??= JSON.stringify(p, replacer));
+  return (t.shape ??= JSON.stringify(p, shapeReplacer));
+}
+
 /**
  * The role's permissions as a key. `rows`: with the row filters, checks and limits (two roles of one
  * cache whose keys without them are equal have the same schema; a schema kept across caches needs
@@ -82,10 +91,9 @@ export function roleShapeKey(cache: SchemaCache, role: string, rows = false): st
   let key = byRole.get(memoKey);
   if (key !== undefined) return key;
   const h: Hash = createHash('sha1');
-  const rep = rows ? replacer : shapeReplacer;
   for (const [k, t] of cache.tables) {
     const p = t.permissions.get(role);
-    if (p) h.update(k).update('\0').update(JSON.stringify(p, rep)).update('\0');
+    if (p) h.update(k).update('\0').update(permissionText(p, rows)).update('\0');
   }
   // What the metadata outside the tables gives this role (action, function and remote-schema
   // permissions, its inherited-role definition): every `[{role, …}]` list kept to this role's entries.
