@@ -35,9 +35,14 @@ export interface RoleSchema {
 
 const memo = new WeakMap<SchemaParts, WeakMap<SchemaCache, Map<string, RoleSchema>>>();
 
-/** A built schema and the cache it was built from (its fields carry that cache's table objects). */
+/**
+ * A built schema and the cache it was built from (its fields carry that cache's table objects): held
+ * weakly, with each role's permission key there (`roleShapeKey(from, role, true)`, taken for every role of
+ * the cache when built), so a kept schema does not keep its old cache, and every schema memoised for it, alive.
+ */
 interface Built {
-  from: SchemaCache;
+  from: WeakRef<SchemaCache>;
+  fromKeys: Map<string, string>;
   schema: GraphQLSchema;
   queryRoot: GraphQLObjectType;
   mutationRoot: GraphQLObjectType | null;
@@ -47,7 +52,7 @@ interface Built {
 /**
  * Built schemas by (structure key, role shape key, backend-only), per parts; held weakly: a schema
  * lives while some cache's role memo holds it, and its entry goes with it (`builtOf` keeps a schema's
- * `Built`, and the cache it came from, exactly as long).
+ * `Built` exactly as long).
  */
 const shared = new WeakMap<SchemaParts, Map<string, WeakRef<GraphQLSchema>>>();
 const builtOf = new WeakMap<GraphQLSchema, Built>();
@@ -57,8 +62,16 @@ const dropped = new FinalizationRegistry<{ map: Map<string, WeakRef<GraphQLSchem
 });
 
 /** Whether `b` plans right for `role` under `cache`: built on it, or on one where the role's permissions were the same. */
-const usable = (b: Built, cache: SchemaCache, role: string): boolean =>
-  b.from === cache || roleShapeKey(b.from, role, true) === roleShapeKey(cache, role, true);
+function usable(b: Built, cache: SchemaCache, role: string): boolean {
+  const from = b.from.deref();
+  if (from === cache) return true;
+  let key = b.fromKeys.get(role);
+  if (key === undefined) {
+    if (!from) return false;
+    b.fromKeys.set(role, (key = roleShapeKey(from, role, true)));
+  }
+  return key === roleShapeKey(cache, role, true);
+}
 
 /** Per cache: the built schemas its roles use, by shape key (roles of one cache share them first). */
 const ofCache = new WeakMap<SchemaParts, WeakMap<SchemaCache, Map<string, Built>>>();
@@ -80,7 +93,8 @@ function sharedBuild(cache: SchemaCache, role: string, parts: SchemaParts, backe
     return have;
   }
   const rs = buildRoleSchema(cache, role, parts, backendOnly);
-  const built: Built = { from: cache, schema: rs.schema, queryRoot: rs.queryRoot, mutationRoot: rs.mutationRoot, subscriptionRoot: rs.subscriptionRoot };
+  const fromKeys = new Map([role, ...cache.roles].map((r) => [r, roleShapeKey(cache, r, true)]));
+  const built: Built = { from: new WeakRef(cache), fromKeys, schema: rs.schema, queryRoot: rs.queryRoot, mutationRoot: rs.mutationRoot, subscriptionRoot: rs.subscriptionRoot };
   builtOf.set(built.schema, built);
   byKey.set(key, new WeakRef(built.schema));
   dropped.register(built.schema, { map: byKey, key });

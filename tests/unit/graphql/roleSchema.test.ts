@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import assert from 'node:assert/strict';
 import { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
 import { getRoleSchema, outputMeta } from '../../../src/graphql/index.js';
@@ -165,4 +167,27 @@ test('custom root field names and custom column names are used', () => {
   assert.ok(['writers', 'writer', 'writers_agg'].every((n) => n in rs.queryRoot.getFields()));
   assert.ok('full_name' in (rs.schema.getType('author') as GraphQLObjectType).getFields());
   assert.ok('full_name' in (rs.schema.getType('author_bool_exp') as GraphQLInputObjectType).getFields());
+});
+
+test('a schema kept for a new cache does not keep the old cache (nor the schemas built for it) alive', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  let old: ReturnType<typeof makeCache> | undefined = makeCache();
+  old.tables.get('public.author')!.description = 'a cache of its own for the kept-schema test';
+  const oldRef = new WeakRef(old);
+  const adminOfOld = new WeakRef(getRoleSchema(old, 'admin', ENGINE_PARTS.schema).schema);
+  const user = getRoleSchema(old, 'user', ENGINE_PARTS.schema).schema;
+  const next = makeCache();
+  next.tables.get('public.author')!.description = 'a cache of its own for the kept-schema test';
+  next.tables.get('public.article')!.permissions.set('anon', { select: selectPerm(['id']) });
+  assert.equal(getRoleSchema(next, 'user', ENGINE_PARTS.schema).schema, user);
+  old = undefined;
+  for (let i = 0; i < 10 && oldRef.deref() !== undefined; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+  assert.equal(oldRef.deref(), undefined, 'the old cache was collected');
+  assert.equal(adminOfOld.deref(), undefined, "the old cache's admin schema was collected");
+  // the kept schema still serves the role under the new cache
+  assert.equal(getRoleSchema(next, 'user', ENGINE_PARTS.schema).schema, user);
 });
