@@ -40,7 +40,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       await lockMetadata(client);
       ticket = order.next++;
     }
-    const work = new WorkingState(client, engine.state);
+    const work = new WorkingState(client, engine.state, needsLock);
     const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
     // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
     if (work.metadataChanged || work.cacheChanged) {

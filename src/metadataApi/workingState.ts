@@ -65,9 +65,15 @@ export class WorkingState {
   /** Remote introspections as this request knows them (the live cache's until one is fetched). */
   private remotes: ReadonlyMap<string, RemoteIntrospection> | undefined;
 
+  /**
+   * `changes`: the request holds the metadata lock to change the metadata; only such a request starts
+   * from the live cache's metadata (an operation's own draft: a read such as `export_metadata` reads
+   * the stored document, in the decoder's exact form).
+   */
   constructor(
     private readonly client: DbClient,
     private readonly live: AppState,
+    private readonly changes = false,
   ) {}
 
   /**
@@ -78,7 +84,7 @@ export class WorkingState {
     if (!this.md) {
       const live = this.live.current;
       const installed = installedVersion.get(live);
-      if (!this.fromCatalog && installed !== undefined && installed === this.live.resourceVersion
+      if (this.changes && !this.fromCatalog && installed !== undefined && installed === this.live.resourceVersion
         && installed === await currentResourceVersion(this.client, this.live.metadataTable)) this.md = live.metadata;
       else this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
     }
