@@ -1,70 +1,100 @@
 #!/usr/bin/env node
 /**
- * Schema-scale benchmark: 500 tracked tables with foreign-key relationships.
+ * Schema-scale benchmark: thousands of tracked tables, 5 roles.
  *
- *   node scripts/benchSchema.mjs            (after `npm run build`; bench Postgres from bench/pg-up.sh)
+ *   npm run bench:schema                     (builds the server; bench Postgres from bench/pg-up.sh)
+ *   SIZES=5000 REPEAT=1 npm run bench:schema
+ *   BENCH_SCHEMA_PROFILE=.tmp/prof SIZES=5000 npm run bench:schema   (engine run with --cpu-prof and --heap-prof)
  *
- * Creates database `bench_schema` (dropped first) on BENCH_SCHEMA_PG (default the bench Postgres,
- * postgres://postgres@127.0.0.1:55432) with TABLES (500) tables `t000…`: each has a primary key, two
- * columns and a foreign key to the previous table (t_i.parent_id → t_{i-1}) and to t_{i/2}
- * (t_i.half_id), so 998 FKs. It starts `node dist/src/main.js` on BENCH_SCHEMA_PORT (18624), sets the
- * metadata with one `replace_metadata` (500 tables, 998 object + 998 array relationships, a select
- * permission for role `user` on every table) and measures, over the HTTP API:
- *   - schema cache build: `reload_metadata` (load metadata, introspect, full build, install);
- *   - one metadata operation: `create_select_permission`, `drop_select_permission`, `track_table` of a
- *     new table, `create_object_relationship` (each a full /v1/query round trip);
- *   - cold start: a new engine process against this database until its first answered GraphQL query
- *     (process start → HTTP 200 with data), and the first query of a role (its GraphQL schema build);
- * and, in this process, the pure build (`buildSchemaCacheFull` over an introspected snapshot).
- * Timings are medians of REPEAT (5) runs. Run it under the measurement lock:
- *   flock .tmp/measure.lock node scripts/benchSchema.mjs
+ * For each size N of SIZES (default 500,2000,5000) it creates database `bench_schema` (dropped first) on
+ * BENCH_SCHEMA_PG (default the bench Postgres, postgres://postgres@127.0.0.1:55432) with N tables `t0000…`:
+ * each has a primary key, three columns and foreign keys to the previous table (t_i.parent_id → t_{i-1})
+ * and to t_{i/2} (t_i.half_id): 2(N-1) foreign keys, 4(N-1) relationships counting both directions. It
+ * starts `node dist/src/main.js serve` on BENCH_SCHEMA_PORT (18624), sets the metadata with one
+ * `replace_metadata` (every relationship; select, insert and update permissions for 5 roles r1…r5 on
+ * every table) and measures, over the HTTP API:
+ *   - `replace_metadata`, `reload_metadata`;
+ *   - single metadata operations: create/drop_select_permission (role r1 on t0250), track/untrack_table,
+ *     create_object_relationship/drop_relationship (each a full /v1/query round trip);
+ *   - the first query of a role after a permission change of that role, and its introspection;
+ *   - while each metadata operation and each role's first build runs, the longest wait of an ordinary
+ *     query (admin, `{ t0000(limit: 1) { id } }`) sent every 20 ms by another client (a worker thread);
+ *   - cold start: a new engine process until its first answered query (admin), then the first query of
+ *     role r1 (its schema built), then r1's introspection (getIntrospectionQuery), then r2's introspection
+ *     with no query before it, r1's again, r3's (r1's columns with other row filters) and admin's;
+ *   - the engine's memory (RSS, and its peak) with the admin schema and all 5 roles' schemas built and
+ *     introspected; the engine's CPU time (user + system, from /proc) of each phase;
+ *   - `metadata export` and `metadata apply` through the CLI (a process each, start included).
+ * BENCH_SCHEMA_DB names the database (default bench_schema); BENCH_SCHEMA_SETUP_ONLY=1 stops after the
+ * `replace_metadata` (a database to experiment on), BENCH_SCHEMA_NO_BUILD=1 skips the server build.
+ * Timings are medians of REPEAT (3) runs. The last line per size is JSON (raw data).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { getIntrospectionQuery } from 'graphql';
 import pg from 'pg';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TABLES = Number(process.env.TABLES ?? 500);
-const REPEAT = Number(process.env.REPEAT ?? 5);
+const SIZES = (process.env.SIZES ?? '500,2000,5000').split(',').map(Number);
+const REPEAT = Number(process.env.REPEAT ?? 3);
 const PG_BASE = process.env.BENCH_SCHEMA_PG ?? 'postgres://postgres@127.0.0.1:55432';
-const DB_URL = `${PG_BASE}/bench_schema`;
+const DB = process.env.BENCH_SCHEMA_DB ?? 'bench_schema';
+const DB_URL = `${PG_BASE}/${DB}`;
 const PORT = Number(process.env.BENCH_SCHEMA_PORT ?? 18624);
+const PROFILE = process.env.BENCH_SCHEMA_PROFILE;
 const SECRET = 'bench-schema-secret';
 const BASE = `http://127.0.0.1:${PORT}`;
-const name = (i) => `t${String(i).padStart(3, '0')}`;
+const ROLES = ['r1', 'r2', 'r3', 'r4', 'r5'];
+const name = (i) => `t${String(i).padStart(4, '0')}`;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const ms = (x) => `${x.toFixed(1)} ms`;
+const ms = (x) => `${Math.round(x)} ms`;
+const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
 
-async function createDatabase() {
+async function createDatabase(n) {
   const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
   await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS bench_schema WITH (FORCE)');
-  await admin.query('CREATE DATABASE bench_schema');
+  await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB}`);
   await admin.end();
   const c = new pg.Client({ connectionString: DB_URL });
   await c.connect();
-  const ddl = [];
-  for (let i = 0; i < TABLES; i++) {
-    const fks = i === 0 ? '' : `, parent_id int REFERENCES ${name(i - 1)}(id), half_id int REFERENCES ${name(Math.floor(i / 2))}(id)`;
-    ddl.push(`CREATE TABLE ${name(i)} (id serial PRIMARY KEY, label text NOT NULL, amount numeric, created_at timestamptz DEFAULT now()${fks});`);
-    if (i > 0) ddl.push(`CREATE INDEX ON ${name(i)} (parent_id); CREATE INDEX ON ${name(i)} (half_id);`);
+  for (let from = 0; from < n; from += 500) {
+    const ddl = [];
+    for (let i = from; i < Math.min(n, from + 500); i++) {
+      const fks = i === 0 ? '' : `, parent_id int REFERENCES ${name(i - 1)}(id), half_id int REFERENCES ${name(Math.floor(i / 2))}(id)`;
+      ddl.push(`CREATE TABLE ${name(i)} (id serial PRIMARY KEY, label text NOT NULL, amount numeric, owner_id int, created_at timestamptz DEFAULT now()${fks});`);
+    }
+    await c.query(ddl.join('\n'));
   }
-  ddl.push(`CREATE TABLE extra_table (id serial PRIMARY KEY, t000_id int REFERENCES t000(id), note text);`);
-  await c.query(ddl.join('\n'));
-  await c.query(`INSERT INTO t000 (label) VALUES ('root')`);
+  await c.query(`CREATE TABLE extra_table (id serial PRIMARY KEY, t0000_id int REFERENCES t0000(id), note text);`);
+  await c.query(`INSERT INTO t0000 (label, owner_id) VALUES ('root', 1)`);
   await c.end();
 }
 
-function metadataDocument() {
+function permissions(role) {
+  const cols = ['id', 'label', 'amount', 'owner_id'];
+  const mine = { owner_id: { _eq: 'X-Svc-User-Id' } };
+  return {
+    select: { role, permission: { columns: cols, filter: role === 'r1' ? {} : mine, allow_aggregations: role === 'r2' } },
+    insert: { role, permission: { columns: ['label', 'amount'], check: {}, set: { owner_id: 'X-Svc-User-Id' } } },
+    update: { role, permission: { columns: ['label', 'amount'], filter: mine, check: {} } },
+  };
+}
+
+function metadataDocument(n) {
   const tables = [];
   const arrays = new Map();
-  for (let i = 0; i < TABLES; i++) arrays.set(i, []);
-  for (let i = 1; i < TABLES; i++) {
+  for (let i = 0; i < n; i++) arrays.set(i, []);
+  for (let i = 1; i < n; i++) {
     arrays.get(i - 1).push({ name: `children_${name(i)}`, using: { foreign_key_constraint_on: { table: name(i), column: 'parent_id' } } });
     arrays.get(Math.floor(i / 2)).push({ name: `halves_${name(i)}`, using: { foreign_key_constraint_on: { table: name(i), column: 'half_id' } } });
   }
-  for (let i = 0; i < TABLES; i++) {
+  const perms = ROLES.map(permissions);
+  for (let i = 0; i < n; i++) {
     const t = { table: { schema: 'public', name: name(i) } };
     if (i > 0) {
       t.object_relationships = [
@@ -73,7 +103,9 @@ function metadataDocument() {
       ];
     }
     if (arrays.get(i).length) t.array_relationships = arrays.get(i);
-    t.select_permissions = [{ role: 'user', permission: { columns: ['id', 'label', 'amount'], filter: { id: { _gt: 0 } } } }];
+    t.select_permissions = perms.map((p) => p.select);
+    t.insert_permissions = perms.map((p) => p.insert);
+    t.update_permissions = perms.map((p) => p.update);
     tables.push(t);
   }
   return { version: 2, tables };
@@ -88,14 +120,20 @@ async function post(pathname, body, headers = {}) {
   });
   const text = await res.text();
   const dt = performance.now() - t0;
-  if (res.status !== 200 || text.includes('"errors"')) throw new Error(`${pathname} ${res.status}: ${text.slice(0, 400)}`);
+  if (res.status !== 200 || text.startsWith('{"errors"')) throw new Error(`${pathname} ${res.status}: ${text.slice(0, 400)}`);
   return { dt, text };
 }
 const query = (body) => post('/v1/query', body);
+const roleHeaders = (role) => ({ 'x-svc-role': role, 'x-svc-user-id': '1' });
 
-function startEngine() {
+function startEngine(tag) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['dist/src/main.js', 'serve'], {
+  const flags = ['--max-semi-space-size=4'];
+  if (PROFILE) {
+    mkdirSync(PROFILE, { recursive: true });
+    flags.push('--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${tag}.cpuprofile`, '--heap-prof', `--heap-prof-dir=${PROFILE}`, `--heap-prof-name=${tag}.heapprofile`);
+  }
+  const child = spawn(process.execPath, [...flags, 'dist/src/main.js', 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: DB_URL, SVC_GRAPHQL_SERVER_PORT: String(PORT),
@@ -112,106 +150,183 @@ async function stopEngine(child) {
   await exited;
 }
 
+/** CPU time (user + system, ms) and memory (RSS, peak RSS, MB) of a process, from /proc. */
+function proc(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+  return { cpu: (Number(stat[11]) + Number(stat[12])) * 10, rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
 /** Polls with a GraphQL query until it is answered; returns ms since `t0`. */
 async function firstAnswer(t0, role) {
-  const headers = role ? { 'x-svc-role': role } : {};
+  const headers = role ? roleHeaders(role) : {};
   for (;;) {
     try {
-      const r = await post('/v1/graphql', { query: '{ t000(limit: 1) { id label } }' }, headers);
-      if (r.text.includes('"t000"')) return performance.now() - t0;
+      const r = await post('/v1/graphql', { query: '{ t0000(limit: 1) { id label } }' }, headers);
+      if (r.text.includes('"t0000"')) return performance.now() - t0;
     } catch (e) {
-      if (!/ECONNREFUSED|fetch failed/.test(String(e.cause?.code ?? e.message))) throw e;
+      if (!/ECONNREFUSED|fetch failed|ECONNRESET/.test(String(e.cause?.code ?? e.message))) throw e;
     }
     await new Promise((r) => setTimeout(r, 5));
   }
 }
 
-async function pureBuild() {
-  const m = await import(path.join(ROOT, 'dist/src/metadata/index.js'));
-  const ex = await import(path.join(ROOT, 'dist/src/execution/index.js'));
-  const db = ex.createDb(DB_URL, 2);
+/**
+ * Another client: a worker thread sends an ordinary query every 20 ms (the next one 20 ms after the last
+ * answer) while `fn` runs, and reports the slowest answer and the median.
+ */
+const PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let on = false, times = [];
+parentPort.on('message', async (m) => {
+  if (m === 'stop') { on = false; return; }
+  on = true; times = [];
+  while (on) {
+    const t0 = performance.now();
+    const r = await fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': workerData.secret }, body: '{"query":"{ t0000(limit: 1) { id } }"}' });
+    await r.text();
+    times.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  times.sort((a, b) => a - b);
+  parentPort.postMessage({ max: times.at(-1) ?? 0, p50: times[Math.floor(times.length / 2)] ?? 0, n: times.length });
+});`;
+async function withProbe(fn) {
+  const w = new Worker(PROBE, { eval: true, workerData: { url: `${BASE}/v1/graphql`, secret: SECRET } });
+  const done = new Promise((r) => w.once('message', r));
+  w.postMessage('start');
+  await new Promise((r) => setTimeout(r, 60));
   try {
-    return await db.withClient(async (c) => {
-      const intro = [], build = [], load = [];
-      for (let i = 0; i < REPEAT; i++) {
-        let t = performance.now();
-        const { metadata } = await m.loadMetadata(c);
-        load.push(performance.now() - t);
-        t = performance.now();
-        const snap = await m.introspectDatabase(c, []);
-        intro.push(performance.now() - t);
-        t = performance.now();
-        const r = m.buildSchemaCacheFull(metadata, snap);
-        build.push(performance.now() - t);
-        if (r.inconsistent.length) throw new Error(`inconsistent metadata: ${JSON.stringify(r.inconsistent[0]).slice(0, 300)}`);
-      }
-      return { load: median(load), introspect: median(intro), build: median(build) };
-    });
+    const dt = await fn();
+    w.postMessage('stop');
+    const p = await done;
+    return { dt, stall: p.max, p50: p.p50 };
   } finally {
-    await db.close();
+    await w.terminate();
   }
 }
 
-async function main() {
-  console.log(`benchSchema: ${TABLES} tables, ${2 * (TABLES - 1)} foreign keys, repeat ${REPEAT}, node ${process.version}`);
+function cli(args) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ['dist/src/main.js', ...args, '--endpoint', BASE, '--admin-secret', SECRET, '--no-color'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr}`);
+  return performance.now() - t0;
+}
+
+async function runSize(n) {
+  const out = { tables: n, relationships: 4 * (n - 1), roles: ROLES.length };
+  console.log(`benchSchema: ${n} tables, ${2 * (n - 1)} foreign keys (${4 * (n - 1)} relationships), select/insert/update for ${ROLES.length} roles, repeat ${REPEAT}, node ${process.version}; load ${load()}`);
   let t = performance.now();
-  await createDatabase();
+  await createDatabase(n);
   console.log(`  create database + tables: ${ms(performance.now() - t)}`);
 
-  let { child, t0 } = startEngine();
-  await firstAnswer(t0).catch(() => undefined); // fails on an empty schema: only wait for the port
+  let { child, t0 } = startEngine(`t${n}-setup`);
   for (;;) {
     try { await query({ type: 'export_metadata', args: {} }); break; } catch { await new Promise((r) => setTimeout(r, 20)); }
   }
-  const md = metadataDocument();
-  const rels = md.tables.reduce((n, x) => n + (x.object_relationships?.length ?? 0) + (x.array_relationships?.length ?? 0), 0);
-  const replace = await query({ type: 'replace_metadata', args: md });
-  console.log(`  replace_metadata (${TABLES} tables, ${rels} relationships, ${TABLES} permissions): ${ms(replace.dt)}`);
-
-  const out = {};
-  const reload = [];
-  for (let i = 0; i < REPEAT; i++) reload.push((await query({ type: 'reload_metadata', args: {} })).dt);
-  out.reload = median(reload);
-
-  const perm = [], dropPerm = [], track = [], untrack = [], rel = [], dropRel = [];
-  for (let i = 0; i < REPEAT; i++) {
-    perm.push((await query({ type: 'create_select_permission', args: { table: 't250', role: 'editor', permission: { columns: ['id', 'label'], filter: { parent: { id: { _gt: 1 } } } } } })).dt);
-    dropPerm.push((await query({ type: 'drop_select_permission', args: { table: 't250', role: 'editor' } })).dt);
-    track.push((await query({ type: 'track_table', args: { schema: 'public', name: 'extra_table' } })).dt);
-    rel.push((await query({ type: 'create_object_relationship', args: { table: 'extra_table', name: 'root', using: { foreign_key_constraint_on: 't000_id' } } })).dt);
-    dropRel.push((await query({ type: 'drop_relationship', args: { table: 'extra_table', relationship: 'root' } })).dt);
-    untrack.push((await query({ type: 'untrack_table', args: { table: 'extra_table' } })).dt);
+  const md = metadataDocument(n);
+  let c0 = proc(child.pid).cpu;
+  const replace = await withProbe(async () => (await query({ type: 'replace_metadata', args: md })).dt);
+  out.replace = { ms: replace.dt, cpu: proc(child.pid).cpu - c0, stall: replace.stall };
+  await firstAnswer(performance.now());
+  if (process.env.BENCH_SCHEMA_SETUP_ONLY) {
+    await stopEngine(child);
+    return out;
   }
-  Object.assign(out, { perm: median(perm), dropPerm: median(dropPerm), track: median(track), untrack: median(untrack), rel: median(rel), dropRel: median(dropRel) });
-  const gq = [];
-  for (let i = 0; i < REPEAT; i++) gq.push((await post('/v1/graphql', { query: `{ t${String(100 + i).padStart(3, '0')}(limit: 1) { id parent { id } } }` })).dt);
-  out.query = median(gq);
+
+  const ops = {
+    reload: () => ({ type: 'reload_metadata', args: {} }),
+    createSelectPermission: () => ({ type: 'create_select_permission', args: { table: 't0250', role: 'editor', permission: { columns: ['id', 'label'], filter: { parent: { id: { _gt: 1 } } } } } }),
+    dropSelectPermission: () => ({ type: 'drop_select_permission', args: { table: 't0250', role: 'editor' } }),
+    trackTable: () => ({ type: 'track_table', args: { schema: 'public', name: 'extra_table' } }),
+    createObjectRelationship: () => ({ type: 'create_object_relationship', args: { table: 'extra_table', name: 'root', using: { foreign_key_constraint_on: 't0000_id' } } }),
+    dropRelationship: () => ({ type: 'drop_relationship', args: { table: 'extra_table', relationship: 'root' } }),
+    untrackTable: () => ({ type: 'untrack_table', args: { table: 'extra_table' } }),
+  };
+  const opRuns = Object.fromEntries(Object.keys(ops).map((k) => [k, []]));
+  const roleAfterChange = [];
+  for (let i = 0; i < REPEAT; i++) {
+    for (const [k, op] of Object.entries(ops)) {
+      c0 = proc(child.pid).cpu;
+      const r = await withProbe(async () => (await query(op())).dt);
+      opRuns[k].push({ ms: r.dt, cpu: proc(child.pid).cpu - c0, stall: r.stall });
+    }
+    // a permission change of role r1, then r1's first query (its schema rebuilt or kept)
+    await query({ type: 'drop_select_permission', args: { table: 't0250', role: 'r1' } });
+    await query({ type: 'create_select_permission', args: { table: 't0250', role: 'r1', permission: permissions('r1').select.permission } });
+    c0 = proc(child.pid).cpu;
+    const r = await withProbe(async () => (await post('/v1/graphql', { query: '{ t0000(limit: 1) { id } }' }, roleHeaders('r1'))).dt);
+    roleAfterChange.push({ ms: r.dt, cpu: proc(child.pid).cpu - c0, stall: r.stall });
+  }
+  const med = (runs) => ({ ms: median(runs.map((x) => x.ms)), cpu: median(runs.map((x) => x.cpu)), stall: median(runs.map((x) => x.stall)), maxStall: Math.max(...runs.map((x) => x.stall)) });
+  out.ops = Object.fromEntries(Object.entries(opRuns).map(([k, v]) => [k, med(v)]));
+  out.roleQueryAfterPermissionChange = med(roleAfterChange);
+  const warm = [];
+  for (let i = 0; i < 5; i++) warm.push((await post('/v1/graphql', { query: `{ ${name(100 + i)}(limit: 1) { id parent { id } } }` })).dt);
+  out.warmQuery = median(warm);
+
+  const tmp = mkdtempSync(path.join(tmpdir(), 'svc-bench-schema-'));
+  try {
+    const dir = path.join(tmp, 'metadata');
+    const ex = [], ap = [];
+    for (let i = 0; i < REPEAT; i++) {
+      ex.push(cli(['metadata', 'export', '--dir', dir]));
+      ap.push(cli(['metadata', 'apply', '--dir', dir]));
+    }
+    out.cliExport = median(ex);
+    out.cliApply = median(ap);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
   await stopEngine(child);
 
-  const cold = [], coldRole = [];
+  const runs = [];
   for (let i = 0; i < REPEAT; i++) {
-    ({ child, t0 } = startEngine());
-    cold.push(await firstAnswer(t0));
-    const t1 = performance.now();
-    await firstAnswer(t1, 'user');
-    coldRole.push(performance.now() - t1);
+    ({ child, t0 } = startEngine(`t${n}-cold${i}`));
+    const r = {};
+    r.cold = await firstAnswer(t0);
+    r.coldCpu = proc(child.pid).cpu;
+    let c = proc(child.pid).cpu;
+    const role = await withProbe(async () => { const t1 = performance.now(); await firstAnswer(t1, 'r1'); return performance.now() - t1; });
+    Object.assign(r, { role: role.dt, roleCpu: proc(child.pid).cpu - c, roleStall: role.stall });
+    c = proc(child.pid).cpu;
+    r.introspect = (await post('/v1/graphql', { query: getIntrospectionQuery() }, roleHeaders('r1'))).dt;
+    r.introspectCpu = proc(child.pid).cpu - c;
+    c = proc(child.pid).cpu;
+    const cold = await withProbe(async () => (await post('/v1/graphql', { query: getIntrospectionQuery() }, roleHeaders('r2'))).dt);
+    Object.assign(r, { introspectCold: cold.dt, introspectColdCpu: proc(child.pid).cpu - c, introspectColdStall: cold.stall });
+    r.introspectAgain = (await post('/v1/graphql', { query: getIntrospectionQuery() }, roleHeaders('r1'))).dt;
+    // r3..r5: the same columns as r1, other row filters
+    r.introspectOther = (await post('/v1/graphql', { query: getIntrospectionQuery() }, roleHeaders('r3'))).dt;
+    for (const role of ROLES.slice(3)) await post('/v1/graphql', { query: getIntrospectionQuery() }, roleHeaders(role));
+    r.introspectAdmin = (await post('/v1/graphql', { query: getIntrospectionQuery() })).dt;
+    const p = proc(child.pid);
+    Object.assign(r, { rss: p.rss, peakRss: p.peak });
+    runs.push(r);
     await stopEngine(child);
   }
-  out.cold = median(cold);
-  out.coldRole = median(coldRole);
+  for (const k of Object.keys(runs[0])) out[k] = median(runs.map((r) => r[k]));
 
-  const pure = await pureBuild();
+  const o = out.ops;
+  console.log(`  replace_metadata: ${ms(out.replace.ms)} (engine CPU ${ms(out.replace.cpu)}, other client stalled ${ms(out.replace.stall)})`);
+  console.log(`  single metadata operations (median; engine CPU; other client's longest wait median/max):  [goal ≤ 200 ms, stall ≤ 100 ms]`);
+  for (const [k, v] of Object.entries(o)) console.log(`    ${k.padEnd(26)} ${ms(v.ms).padStart(9)}  cpu ${ms(v.cpu).padStart(9)}  stall ${ms(v.stall)} / ${ms(v.maxStall)}`);
+  console.log(`  role r1's first query after a permission change of r1: ${ms(out.roleQueryAfterPermissionChange.ms)} (stall ${ms(out.roleQueryAfterPermissionChange.stall)})`);
+  console.log(`  cold start to the first answered query (admin): ${ms(out.cold)} (engine CPU ${ms(out.coldCpu)})  [goal ≤ 3000 ms]`);
+  console.log(`  first query of role r1: ${ms(out.role)} (CPU ${ms(out.roleCpu)}, stall ${ms(out.roleStall)})  [goal ≤ 300 ms]`);
+  console.log(`  introspection of r1 after its first query: ${ms(out.introspect)} (CPU ${ms(out.introspectCpu)}); of r2 with no query before: ${ms(out.introspectCold)} (CPU ${ms(out.introspectColdCpu)}, stall ${ms(out.introspectColdStall)})  [goal ≤ 500 ms]`);
+  console.log(`  introspection of r1 again: ${ms(out.introspectAgain)}; of r3 (r1's columns, other filters): ${ms(out.introspectOther)}; of admin: ${ms(out.introspectAdmin)}`);
+  console.log(`  memory with admin + 5 role schemas built and introspected: RSS ${Math.round(out.rss)} MB, peak ${Math.round(out.peakRss)} MB  [goal ≤ 600 MB]`);
+  console.log(`  metadata export / apply through the CLI: ${ms(out.cliExport)} / ${ms(out.cliApply)}  [goal ≤ 5000 ms]`);
+  console.log(`  a warm query: ${ms(out.warmQuery)}; load average now ${load()}`);
+  console.log(JSON.stringify(out));
+  return out;
+}
 
-  console.log(`  schema cache build, reload_metadata over HTTP (load + introspect + build + install): ${ms(out.reload)}  [goal ≤ 2000 ms]`);
-  console.log(`    of which, in process: load metadata ${ms(pure.load)}, introspect ${ms(pure.introspect)}, buildSchemaCacheFull ${ms(pure.build)}`);
-  console.log(`  metadata operations (one /v1/query each)  [goal ≤ 200 ms]:`);
-  console.log(`    create_select_permission ${ms(out.perm)}, drop_select_permission ${ms(out.dropPerm)}`);
-  console.log(`    track_table ${ms(out.track)}, untrack_table ${ms(out.untrack)}`);
-  console.log(`    create_object_relationship ${ms(out.rel)}, drop_relationship ${ms(out.dropRel)}`);
-  console.log(`  cold start to the first answered query (admin; includes the admin GraphQL schema): ${ms(out.cold)}`);
-  console.log(`  first query of another role (its GraphQL schema build): ${ms(out.coldRole)}`);
-  console.log(`  a warm query: ${ms(out.query)}`);
-  console.log(JSON.stringify({ tables: TABLES, ...out, pure }));
+async function main() {
+  if (!process.env.BENCH_SCHEMA_NO_BUILD) spawnSync('node', ['scripts/buildServer.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  for (const n of SIZES) await runSize(n);
 }
 
 main().catch((e) => {

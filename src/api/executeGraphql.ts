@@ -9,7 +9,7 @@
  * fields) go to the executors named for their kind in the table of executors.ts.
  */
 import { tracedSync, tracingOn } from '../tracing/index.js';
-import { execute } from 'graphql';
+import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
@@ -20,6 +20,7 @@ import { EXECUTORS } from './executors.js';
 import type { QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
 import { mutationByGet } from './graphqlOverHttp.js';
 import { cacheable, cachedAnswer } from './cachedResponse.js';
+import { introspectionAnswer } from './introspectionAnswers.js';
 import type { ResponseCache } from '../responseCache/index.js';
 
 export type { RequestExtras } from './executorTypes.js';
@@ -191,10 +192,17 @@ async function runOperation(
     if (f.kind === 'typename') out.set(f.alias, JSON.stringify(f.value));
   }
   if (compiled.introspection) {
-    const result = await execute({ schema: roleSchema.schema, document: compiled.introspection, variableValues: variables });
-    if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
-    const data = (result.data ?? {}) as Record<string, unknown>;
-    for (const f of compiled.fields) if (f.kind === 'introspection') out.set(f.alias, JSON.stringify(data[f.alias] ?? null));
+    const document = compiled.introspection;
+    const key = `${JSON.stringify(variables)}\u0000${print(document)}`;
+    const answer = await introspectionAnswer(roleSchema.schema, key, async () => {
+      const result = await execute({ schema: roleSchema.schema, document, variableValues: variables });
+      if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
+      const data = (result.data ?? {}) as Record<string, unknown>;
+      const fields = new Map<string, string>();
+      for (const f of compiled.fields) if (f.kind === 'introspection') fields.set(f.alias, JSON.stringify(data[f.alias] ?? null));
+      return fields;
+    });
+    for (const [alias, text] of answer) out.set(alias, text);
   }
   for (const values of await Promise.all(extRuns)) for (const [k, v] of values) out.set(k, v);
   return out;

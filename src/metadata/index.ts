@@ -51,7 +51,7 @@ export type { Removable, RelationshipResolver } from './model/edit.js';
 export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
 export type { StoredMetadata, Heartbeat, MetadataTable } from './catalog/index.js';
 export { startHeartbeat, LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS } from './catalog/index.js';
-export { decodeStoredMetadata, encodeStoredMetadata, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts } from './catalog/index.js';
+export { decodeStoredMetadata, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
 export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
 export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';
@@ -64,7 +64,7 @@ export { parseBoolExp, castTypeOf } from './boolExp.js';
 export type { BoolExpContext, BoolExpMode, BoolExpDependency, ParsedBoolExp } from './boolExp.js';
 
 export type * from './schemaCache/types.js';
-export { buildSchemaCache, buildSchemaCacheFull, type CacheCheck } from './schemaCache/buildSchemaCache.js';
+export { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFrom, buildRecordOf, type CacheCheck, type BuildRecord } from './schemaCache/buildSchemaCache.js';
 export type { BuildOptions, BuildResult } from './schemaCache/buildSchemaCache.js';
 export type { Inconsistency } from './schemaCache/buildState.js';
 export { BuildError } from './schemaCache/buildState.js';

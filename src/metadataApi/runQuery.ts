@@ -18,7 +18,7 @@ import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
 import type { OpContext, OperationHandler } from './types.js';
-import { WorkingState } from './workingState.js';
+import { recordInstalled, WorkingState } from './workingState.js';
 import { FUNCTION_OPS, noticeHasuraSessionReaders, servedFunctions } from './hasuraSessionNotice.js';
 
 /**
@@ -40,7 +40,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       await lockMetadata(client);
       ticket = order.next++;
     }
-    const work = new WorkingState(client, engine.state);
+    const work = new WorkingState(client, engine.state, needsLock);
     const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
     // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
     if (work.metadataChanged || work.cacheChanged) {
@@ -60,6 +60,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   if (install && ticket > order.installed) {
     order.installed = ticket;
     engine.state.install(install, version);
+    if (version !== undefined && engine.state.current === install) recordInstalled(install, version);
     // A change of read_replicas is in use (new pools measured) when the answer goes out.
     await engine.readReplicaSetup?.settled();
   }

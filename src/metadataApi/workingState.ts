@@ -14,15 +14,18 @@ import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
 import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
 import {
+  buildRecordOf,
+  buildSchemaCacheFrom,
   buildSchemaCacheFull,
   cloneJson,
+  currentResourceVersion,
   enumTablesOf,
   introspectDatabase,
   loadEnumValues,
   loadMetadata,
   objectKey,
 } from '../metadata/index.js';
-import type { BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache } from '../metadata/index.js';
+import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache } from '../metadata/index.js';
 import { fetchRemoteInputs } from '../remoteSchemas/index.js';
 
 /**
@@ -53,6 +56,8 @@ export class WorkingState {
   private md: Metadata | undefined;
   private snap: DbSnapshot | undefined;
   private built: BuildResult | undefined;
+  /** Read the metadata from the catalog, not from the live cache (reload_metadata). */
+  private fromCatalog = false;
   /** The database schema may have changed since the request started (run_sql). */
   private schemaTouched = false;
   metadataChanged = false;
@@ -60,14 +65,29 @@ export class WorkingState {
   /** Remote introspections as this request knows them (the live cache's until one is fetched). */
   private remotes: ReadonlyMap<string, RemoteIntrospection> | undefined;
 
+  /**
+   * `changes`: the request holds the metadata lock to change the metadata; only such a request starts
+   * from the live cache's metadata (an operation's own draft: a read such as `export_metadata` reads
+   * the stored document, in the decoder's exact form).
+   */
   constructor(
     private readonly client: DbClient,
     private readonly live: AppState,
+    private readonly changes = false,
   ) {}
 
-  /** The current metadata (loaded from the catalog on first use: decoded afresh, so a private copy). */
+  /**
+   * The current metadata: the live cache's when the stored document is the one it was installed with
+   * (its `resource_version` unchanged; never edited in place: `draft()` copies), else loaded from the catalog.
+   */
   async metadata(): Promise<Metadata> {
-    if (!this.md) this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
+    if (!this.md) {
+      const live = this.live.current;
+      const installed = installedVersion.get(live);
+      if (this.changes && !this.fromCatalog && installed !== undefined && installed === this.live.resourceVersion
+        && installed === await currentResourceVersion(this.client, this.live.metadataTable)) this.md = live.metadata;
+      else this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
+    }
     return this.md;
   }
 
@@ -106,11 +126,18 @@ export class WorkingState {
     this.schemaTouched = true;
   }
 
-  /** The build of the current metadata against the current snapshot. */
+  /**
+   * The build of the current metadata against the current snapshot: the live cache's own build when
+   * both are the ones it was built from (the common case: an operation's "before").
+   */
   async result(): Promise<BuildResult> {
     if (!this.built) {
       const md = await this.metadata();
-      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md), this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions });
+      const snap = await this.snapshot();
+      const remotes = await this.remoteInputs(md);
+      const prior = md === this.live.current.metadata ? buildRecordOf(this.live.current) : undefined;
+      this.built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
+        : buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions });
     }
     return this.built;
   }
@@ -138,6 +165,11 @@ export class WorkingState {
 
   /** Rebuilds from the current metadata and a fresh snapshot, to be installed at commit. */
   async reload(): Promise<BuildResult> {
+    // reload_metadata reads the stored document again (unless this request changed it already).
+    if (!this.metadataChanged) {
+      this.md = undefined;
+      this.fromCatalog = true;
+    }
     this.schemaChanged();
     await this.refetchRemotes('all');
     const r = await this.result();
@@ -149,7 +181,9 @@ export class WorkingState {
   async buildFor(next: Metadata): Promise<BuildResult> {
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
-    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions });
+    // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
+    const prior = buildRecordOf(this.built?.cache ?? this.live.current);
+    return buildSchemaCacheFrom(prior, next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions });
   }
 
   /**
@@ -172,6 +206,22 @@ export class WorkingState {
     this.metadataChanged = true;
     this.cacheChanged = true;
   }
+}
+
+/** The `resource_version` each cache installed by a metadata operation was saved as (see `metadata()`). */
+const installedVersion = new WeakMap<SchemaCache, number>();
+
+/** Records that `cache` was installed as the stored metadata of `version`. */
+export const recordInstalled = (cache: SchemaCache, version: number): void => {
+  installedVersion.set(cache, version);
+};
+
+/** Whether a build from `prior`'s inputs is a build from these (the same objects; enum rows equal). */
+function sameInputs(prior: BuildRecord, snap: DbSnapshot, remotes: ReadonlyMap<string, RemoteIntrospection>, live: AppState): boolean {
+  if (prior.snapshot.tables !== snap.tables || prior.snapshot.functions !== snap.functions) return false;
+  if (prior.env !== process.env || prior.defaultNaming !== (live.defaultNamingConvention ?? 'hasura-default') || prior.check !== live.cacheCheck) return false;
+  if (prior.remoteInputs.size !== remotes.size || [...remotes].some(([k, v]) => prior.remoteInputs.get(k) !== v)) return false;
+  return JSON.stringify([...prior.snapshot.enumValues]) === JSON.stringify([...snap.enumValues]);
 }
 
 /** Hasura's buildSchemaCacheFor / withNewInconsistentObjsCheck comparison. */

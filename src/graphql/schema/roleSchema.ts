@@ -1,6 +1,9 @@
 /**
  * One role's GraphQL schema, built from the schema cache and memoised per cache object
- * (`WeakMap<SchemaCache, Map<role, RoleSchema>>`), so installing a new cache drops them all.
+ * (`WeakMap<SchemaCache, Map<role, RoleSchema>>`). The built graphql-js schema itself is shared:
+ * roles whose permissions differ only in row filters, checks and limits get one schema (the planner
+ * reads those for the request's role), and a new cache keeps a role's schema when nothing it was built
+ * from changed (`schemaShape.ts`: the structure key, and the role's permissions with their filters).
  *
  * Roots: `query_root` (always, possibly empty), `mutation_root` (only when some mutation builder
  * contributes fields), `subscription_root` (the query fields, when any, and the subscription-only
@@ -15,6 +18,7 @@ import type { SchemaCache } from '../../metadata/index.js';
 import { SchemaContext, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
 import { toGraphqlCase } from './graphqlCase.js';
+import { roleShapeKey, structureKey } from './schemaShape.js';
 
 export interface RoleSchema {
   role: string;
@@ -32,6 +36,73 @@ export interface RoleSchema {
 const memo = new WeakMap<SchemaParts, WeakMap<SchemaCache, Map<string, RoleSchema>>>();
 
 /**
+ * A built schema and the cache it was built from (its fields carry that cache's table objects): held
+ * weakly, with each role's permission key there (`roleShapeKey(from, role, true)`, taken for every role of
+ * the cache when built), so a kept schema does not keep its old cache, and every schema memoised for it, alive.
+ */
+interface Built {
+  from: WeakRef<SchemaCache>;
+  fromKeys: Map<string, string>;
+  schema: GraphQLSchema;
+  queryRoot: GraphQLObjectType;
+  mutationRoot: GraphQLObjectType | null;
+  subscriptionRoot: GraphQLObjectType | null;
+}
+
+/**
+ * Built schemas by (structure key, role shape key, backend-only), per parts; held weakly: a schema
+ * lives while some cache's role memo holds it, and its entry goes with it (`builtOf` keeps a schema's
+ * `Built` exactly as long).
+ */
+const shared = new WeakMap<SchemaParts, Map<string, WeakRef<GraphQLSchema>>>();
+const builtOf = new WeakMap<GraphQLSchema, Built>();
+const dropped = new FinalizationRegistry<{ map: Map<string, WeakRef<GraphQLSchema>>; key: string }>(({ map, key }) => {
+  const ref = map.get(key);
+  if (ref && ref.deref() === undefined) map.delete(key);
+});
+
+/** Whether `b` plans right for `role` under `cache`: built on it, or on one where the role's permissions were the same. */
+function usable(b: Built, cache: SchemaCache, role: string): boolean {
+  const from = b.from.deref();
+  if (from === cache) return true;
+  let key = b.fromKeys.get(role);
+  if (key === undefined) {
+    if (!from) return false;
+    b.fromKeys.set(role, (key = roleShapeKey(from, role, true)));
+  }
+  return key === roleShapeKey(cache, role, true);
+}
+
+/** Per cache: the built schemas its roles use, by shape key (roles of one cache share them first). */
+const ofCache = new WeakMap<SchemaParts, WeakMap<SchemaCache, Map<string, Built>>>();
+
+function sharedBuild(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly: boolean): Built {
+  const key = `${structureKey(cache)}\u0000${roleShapeKey(cache, role)}\u0000${backendOnly ? 'b' : ''}`;
+  let perParts = ofCache.get(parts);
+  if (!perParts) ofCache.set(parts, (perParts = new WeakMap()));
+  let local = perParts.get(cache);
+  if (!local) perParts.set(cache, (local = new Map()));
+  const mine = local.get(key);
+  if (mine && usable(mine, cache, role)) return mine;
+  let byKey = shared.get(parts);
+  if (!byKey) shared.set(parts, (byKey = new Map()));
+  const held = byKey.get(key)?.deref();
+  const have = held && builtOf.get(held);
+  if (have && usable(have, cache, role)) {
+    if (!mine) local.set(key, have);
+    return have;
+  }
+  const rs = buildRoleSchema(cache, role, parts, backendOnly);
+  const fromKeys = new Map([role, ...cache.roles].map((r) => [r, roleShapeKey(cache, r, true)]));
+  const built: Built = { from: new WeakRef(cache), fromKeys, schema: rs.schema, queryRoot: rs.queryRoot, mutationRoot: rs.mutationRoot, subscriptionRoot: rs.subscriptionRoot };
+  builtOf.set(built.schema, built);
+  byKey.set(key, new WeakRef(built.schema));
+  dropped.register(built.schema, { map: byKey, key });
+  local.set(key, built);
+  return built;
+}
+
+/**
  * The role's schema for this cache, made of `parts` (built on first use). `backendOnly` (a trusted
  * backend's request) gives a second schema only for a role that has `backend_only` permissions;
  * for every other role it is the same schema.
@@ -44,7 +115,11 @@ export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaPar
   const backend = backendOnly === true && cache.backendOnlyRoles?.has(role) === true;
   const key = backend ? `${role}\u0000backend_only` : role;
   let rs = byRole.get(key);
-  if (!rs) byRole.set(key, (rs = buildRoleSchema(cache, role, parts, backend)));
+  if (!rs) {
+    const b = sharedBuild(cache, role, parts, backend);
+    rs = { role, backendOnly: backend, key, cache, schema: b.schema, queryRoot: b.queryRoot, mutationRoot: b.mutationRoot, subscriptionRoot: b.subscriptionRoot };
+    byRole.set(key, rs);
+  }
   return rs;
 }
 

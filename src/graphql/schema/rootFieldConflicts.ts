@@ -47,8 +47,19 @@ export interface NameClashes {
   types: string[];
 }
 
-/** The admin role's duplicated query and mutation root field names (remote schemas' included), and the convention's merged names. */
+const clashesOf = new WeakMap<SchemaCache, NameClashes>();
+
+/**
+ * The admin role's duplicated query and mutation root field names (remote schemas' included), and the
+ * convention's merged names (memoised per cache: every metadata operation compares the live cache's with its new one's).
+ */
 export function duplicateRootFields(cache: SchemaCache): NameClashes {
+  let c = clashesOf.get(cache);
+  if (!c) clashesOf.set(cache, (c = findClashes(cache)));
+  return c;
+}
+
+function findClashes(cache: SchemaCache): NameClashes {
   const remote = remoteRootFields(cache);
   const db = databaseRootFields(cache);
   const camel = cache.namingConvention === 'graphql-default';

@@ -4,12 +4,14 @@
  * of several MB (a query collection of 60,000 queries is 7 MB) that is 100–200 ms of JSON.parse or
  * JSON.stringify in one event-loop turn. From `OFF_THREAD_MIN_BYTES` (lib/offThread.ts) on, both run in a worker thread
  * (lib/offThread.ts); the main thread pays for handing the value over (V8's structured clone,
- * ~30 ms there). A failure of the thread does the work inline.
+ * ~30 ms there). A failure of the thread does the work inline. A document of many tables is encoded on
+ * this thread a slice of tables per event-loop turn instead (its structured clone costs more than its
+ * encoding).
  */
 import { OFF_THREAD_MIN_BYTES, offThreadRunner } from '../../lib/index.js';
 import type { Metadata } from '../model/metadata.js';
 import { decodeMetadata } from '../model/decodeMetadata.js';
-import { encodeMetadata } from '../model/encodeMetadata.js';
+import { encodeMetadata, encodeTable } from '../model/encodeMetadata.js';
 
 /** The decoding itself (the document was checked when it was stored: see decodeMetadata's `stored`). */
 export const decodeStoredInline = (text: string): Metadata => decodeMetadata(JSON.parse(text), '$', { stored: true });
@@ -32,8 +34,26 @@ export async function decodeStoredMetadata(text: string): Promise<Metadata> {
 
 export async function encodeStoredMetadata(md: Metadata): Promise<string> {
   if (estimatedLength(md) < OFF_THREAD_MIN_BYTES) return encodeStoredInline(md);
+  // Many tables: encoded here, a slice of tables per event-loop turn (handing thousands of tables to
+  // the thread costs more, in structured clone on this thread, than encoding them).
+  if (md.tables.length >= TABLES_PER_TURN) return encodeStoredChunked(md);
   const text = await thread.run({ encode: md });
   return typeof text === 'string' ? text : encodeStoredInline(md);
+}
+
+const TABLES_PER_TURN = 250;
+const EMPTY_TABLES = '{"version":2,"tables":[]';
+
+/** `encodeStoredInline`'s text, built `TABLES_PER_TURN` tables at a time with a turn of the event loop between. */
+export async function encodeStoredChunked(md: Metadata): Promise<string> {
+  const rest = encodeStoredInline({ ...md, tables: [] });
+  if (!rest.startsWith(EMPTY_TABLES)) return encodeStoredInline(md);
+  const parts: string[] = [];
+  for (let i = 0; i < md.tables.length; i += TABLES_PER_TURN) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const t of md.tables.slice(i, i + TABLES_PER_TURN)) parts.push(JSON.stringify(encodeTable(t, { storage: true })));
+  }
+  return `{"version":2,"tables":[${parts.join(',')}]${rest.slice(EMPTY_TABLES.length)}`;
 }
 
 /** A cheap lower estimate of the document's text length: its query texts and ~300 characters a table. */

@@ -69,8 +69,9 @@ function validateCustomTypes(ct: CustomTypes, tables: Map<string, TableInfo>, pg
   const all = [...(ct.scalars ?? []).map((s) => s.name), ...enums, ...(ct.input_objects ?? []).map((i) => i.name), ...(ct.objects ?? []).map((o) => o.name)];
   const dupTypes = duplicateValues(all);
   if (dupTypes.length) errs.push({ types: dupTypes, message: `duplicate type names: ${dupTypes.map(quoted).join(', ')}` });
+  // The names the tables' types take, only when there are custom types to compare (thousands of tables).
   const generated = new Map<string, TableInfo>();
-  for (const t of tables.values()) for (const sfx of TABLE_TYPE_SUFFIXES) generated.set(t.gqlName + sfx, t);
+  if (all.length > 0) for (const t of tables.values()) for (const sfx of TABLE_TYPE_SUFFIXES) generated.set(t.gqlName + sfx, t);
   for (const n of new Set(all)) {
     const t = generated.get(n);
     if (t) errs.push({ types: [n], message: `the type ${quoted(n)} conflicts with a type generated for the table ${quotedTable(t.name)}` });

@@ -62,6 +62,85 @@ export function buildSchemaCacheFull(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
   defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck, options: BuildOptions = {},
 ): BuildResult {
+  return build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options);
+}
+
+/**
+ * A build that reuses `prior` where it can: when `metadata` differs from the prior build's only in the
+ * permissions of some tables (same snapshot objects, same tables in the same order, the prior build
+ * free of inconsistent objects, no inherited roles, remote schemas or remote relationships), the other
+ * tables' `TableInfo` objects, relationships, computed fields and dependencies are the prior build's
+ * and only the changed tables' permissions are resolved again (then functions, event triggers and
+ * actions as in a full build). Otherwise a full build. The result equals a full build's.
+ */
+export function buildSchemaCacheFrom(
+  prior: BuildRecord | undefined, metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env,
+  remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(), defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck,
+  options: BuildOptions = {},
+): BuildResult {
+  const changed = prior && permissionChanges(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check);
+  return build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options, changed ? { prior: prior!, changed } : undefined);
+}
+
+const PERM_KEYS = new Set<string>(PERM_TYPES.map((t) => `${t}_permissions`));
+
+/**
+ * Whether two JSON values are equal as JSON (keys in any order; a key whose value is undefined is no key),
+ * leaving out the top-level keys in `skip`. No text is built: thousands of tables are compared per build.
+ */
+function sameJson(a: unknown, b: unknown, skip?: ReadonlySet<string>): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] === undefined || skip?.has(k)) continue;
+    n++;
+    if (!sameJson(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined && !skip?.has(k)) n--;
+  return n === 0;
+}
+
+/** Whether two tables' permissions are the same. */
+const samePermissions = (a: TableMetadata, b: TableMetadata): boolean =>
+  PERM_TYPES.every((t) => sameJson(a[`${t}_permissions`] ?? [], b[`${t}_permissions`] ?? []));
+
+/** The keys of the tables whose permissions alone changed since `prior`, or undefined when more changed. */
+function permissionChanges(
+  prior: BuildRecord, md: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
+  defaultNaming: NamingConvention, check: CacheCheck | undefined,
+): Set<string> | undefined {
+  const before = prior.result.cache.metadata;
+  if (prior.result.inconsistent.length > 0 || prior.permissionDeps === undefined) return undefined;
+  if (prior.snapshot.tables !== snapshot.tables || prior.snapshot.functions !== snapshot.functions) return undefined;
+  if (prior.env !== env || prior.defaultNaming !== defaultNaming || prior.check !== check || prior.remoteInputs.size > 0 || remoteInputs.size > 0) return undefined;
+  if ((md.inherited_roles ?? []).length > 0 || (md.remote_schemas ?? []).length > 0 || md.tables.length !== before.tables.length) return undefined;
+  if (!sameJson(md.source_customization ?? null, before.source_customization ?? null)) return undefined;
+  if (JSON.stringify([...snapshot.enumValues]) !== JSON.stringify([...prior.snapshot.enumValues])) return undefined;
+  const changed = new Set<string>();
+  for (let i = 0; i < md.tables.length; i++) {
+    const tm = md.tables[i];
+    const was = before.tables[i];
+    if (tm === was) continue;
+    if (remoteRelationshipsOf(tm).length > 0) return undefined;
+    if (!sameJson(tm, was, PERM_KEYS)) return undefined;
+    if (!samePermissions(tm, was)) changed.add(qualifiedKey(tm.table));
+  }
+  return changed;
+}
+
+function build(
+  metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
+  defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions, reuse?: { prior: BuildRecord; changed: Set<string> },
+): BuildResult {
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
     state.inconsistent.push({ id, object: { type, definition, reason } });
@@ -72,7 +151,19 @@ export function buildSchemaCacheFull(
 
   // 1. tables
   const consistent: Array<{ tm: TableMetadata; info: TableInfo }> = [];
-  for (const tm of metadata.tables) {
+  if (reuse) {
+    // Every table as before (the prior build had no inconsistent object); the changed ones copied,
+    // their permissions resolved below. Relationships and computed fields: the prior build's.
+    for (const tm of metadata.tables) {
+      const key = qualifiedKey(tm.table);
+      const was = reuse.prior.result.cache.tables.get(key)!;
+      const info = reuse.changed.has(key) ? { ...was, permissions: new Map() } : was;
+      state.tables.set(key, info);
+      consistent.push({ tm, info });
+    }
+    state.dependencies.push(...reuse.prior.result.dependencies.slice(0, reuse.prior.depsBeforePermissions));
+  }
+  for (const tm of reuse ? [] : metadata.tables) {
     try {
       const info = buildTableInfo(state, tm);
       state.tables.set(qualifiedKey(tm.table), info);
@@ -82,10 +173,10 @@ export function buildSchemaCacheFull(
       record({ kind: 'table', table: tm.table }, 'table', tableDefinition(tm.table), e.message);
     }
   }
-  resolveEnumReferences(state.tables);
+  if (!reuse) resolveEnumReferences(state.tables);
 
   // 2. relationships and computed fields
-  for (const { tm, info } of consistent) {
+  for (const { tm, info } of reuse ? [] : consistent) {
     for (const relType of ['object', 'array'] as const) {
       for (const rel of tm[`${relType}_relationships`] ?? []) {
         const id: MetadataObjectId = { kind: 'relationship', table: tm.table, name: rel.name, relType };
@@ -125,7 +216,18 @@ export function buildSchemaCacheFull(
 
   // 3. permissions
   const roles = new Set<string>();
+  const depsBeforePermissions = state.dependencies.length;
+  const permissionDeps = new Map<string, Dependency[]>();
   for (const { tm, info } of consistent) {
+    const key = qualifiedKey(tm.table);
+    const kept = reuse && !reuse.changed.has(key) ? reuse.prior.permissionDeps!.get(key) : undefined;
+    if (kept) {
+      for (const role of info.permissions.keys()) roles.add(role);
+      state.dependencies.push(...kept);
+      permissionDeps.set(key, kept);
+      continue;
+    }
+    const from = state.dependencies.length;
     for (const permType of PERM_TYPES) {
       for (const p of (tm[`${permType}_permissions`] ?? []) as PermissionMetadata<AnyPermission>[]) {
         const id: MetadataObjectId = { kind: 'permission', table: tm.table, role: p.role, permType };
@@ -142,6 +244,7 @@ export function buildSchemaCacheFull(
         }
       }
     }
+    permissionDeps.set(key, state.dependencies.slice(from));
   }
 
   // 3b. remote schemas, then remote relationships (they need the remote's introspection)
@@ -232,8 +335,31 @@ export function buildSchemaCacheFull(
     state.inconsistent.push(...extra);
     cache.inconsistentObjects = state.inconsistent.map((i) => i.object);
   }
-  return { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
+  const result: BuildResult = { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
+  builds.set(cache, { result, snapshot, remoteInputs, env, defaultNaming, check, depsBeforePermissions, permissionDeps });
+  return result;
 }
+
+/** What a cache was built from, and the build's whole result. */
+export interface BuildRecord {
+  result: BuildResult;
+  snapshot: DbSnapshot;
+  remoteInputs: ReadonlyMap<string, RemoteIntrospection>;
+  env: NodeJS.ProcessEnv;
+  defaultNaming: NamingConvention;
+  check?: CacheCheck;
+  /** How many dependencies steps 1–2 recorded, and each table's permission dependencies (step 3). */
+  depsBeforePermissions: number;
+  permissionDeps?: ReadonlyMap<string, Dependency[]>;
+}
+
+const builds = new WeakMap<SchemaCache, BuildRecord>();
+
+/**
+ * The build `cache` came from (undefined for a cache made otherwise): a metadata operation that starts
+ * from the live cache's metadata and the same snapshot reuses it instead of building the same again.
+ */
+export const buildRecordOf = (cache: SchemaCache): BuildRecord | undefined => builds.get(cache);
 
 /** The schema cache only (see buildSchemaCacheFull). */
 export function buildSchemaCache(

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import assert from 'node:assert/strict';
 import { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
 import { getRoleSchema, outputMeta } from '../../../src/graphql/index.js';
 import { pgScalarName, isBigNumType } from '../../../src/core/index.js';
-import { makeCache } from './fixtures.js';
+import { makeCache, selectPerm, userIdFilter } from './fixtures.js';
 import { ENGINE_PARTS } from '../../../src/appState.js';
 
 const fieldNames = (t: GraphQLObjectType | GraphQLInputObjectType) => Object.keys(t.getFields());
@@ -105,6 +107,57 @@ test('role schemas are memoised per schema cache object', () => {
   assert.notEqual(getRoleSchema(sc, 'user', ENGINE_PARTS.schema), getRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema));
 });
 
+test('roles whose permissions differ only in row filters and limits share one built schema; each keeps its own RoleSchema', () => {
+  const sc = makeCache();
+  const article = sc.tables.get('public.article')!;
+  const author = sc.tables.get('public.author')!;
+  author.description = 'tables unlike those of the other tests (no schema of theirs to reuse)';
+  // `user2`: the same columns as `user`, other filters and no limit
+  author.permissions.set('user2', { select: selectPerm(['id', 'name', 'createdAt', 'big'], userIdFilter('id'), { allowAggregations: true }) });
+  article.permissions.set('user2', { select: selectPerm(['id', 'title', 'content', 'author_id', 'is_published', 'tags', 'rating'], { kind: 'true' }, { allowAggregations: true }) });
+  // `anon2`: one column more than `anon`
+  article.permissions.set('anon2', { select: selectPerm(['id', 'title', 'content']) });
+  const user = getRoleSchema(sc, 'user', ENGINE_PARTS.schema);
+  const user2 = getRoleSchema(sc, 'user2', ENGINE_PARTS.schema);
+  assert.equal(user.schema, user2.schema);
+  assert.notEqual(user, user2);
+  assert.equal(user2.role, 'user2');
+  assert.equal(user2.key, 'user2');
+  const anon = getRoleSchema(sc, 'anon', ENGINE_PARTS.schema);
+  const anon2 = getRoleSchema(sc, 'anon2', ENGINE_PARTS.schema);
+  assert.notEqual(anon.schema, anon2.schema);
+  assert.deepEqual(fieldNames(anon2.schema.getType('article') as GraphQLObjectType), ['content', 'id', 'title']);
+});
+
+test('a new cache keeps the schema of every role whose permissions and tables did not change, and rebuilds the others', () => {
+  const before = makeCache();
+  const built = Object.fromEntries(['admin', 'user', 'anon'].map((r) => [r, getRoleSchema(before, r, ENGINE_PARTS.schema)]));
+  // another build of the same metadata in which only anon's permission changed
+  const after = makeCache();
+  after.tables.get('public.article')!.permissions.set('anon', { select: selectPerm(['id', 'title', 'content']) });
+  assert.equal(getRoleSchema(after, 'admin', ENGINE_PARTS.schema).schema, built.admin.schema);
+  assert.equal(getRoleSchema(after, 'user', ENGINE_PARTS.schema).schema, built.user.schema);
+  const anon = getRoleSchema(after, 'anon', ENGINE_PARTS.schema);
+  assert.notEqual(anon.schema, built.anon.schema);
+  assert.deepEqual(fieldNames(anon.schema.getType('article') as GraphQLObjectType), ['content', 'id', 'title']);
+  assert.equal(anon.cache, after);
+
+  // a filter change alone rebuilds the role's schema: its fields carry the tables it was built on,
+  // whose filters the planner reads
+  const filtered = makeCache();
+  filtered.tables.get('public.author')!.permissions.get('user')!.select!.filter = userIdFilter('id');
+  assert.notEqual(getRoleSchema(filtered, 'user', ENGINE_PARTS.schema).schema, built.user.schema);
+  assert.equal(getRoleSchema(filtered, 'anon', ENGINE_PARTS.schema).schema, built.anon.schema);
+
+  // a change of the tables themselves (a column) rebuilds every role's schema
+  const altered = makeCache();
+  const art = altered.tables.get('public.article')!;
+  art.columns[1] = { ...art.columns[1], description: 'the title' };
+  art.columnsByName.set('title', art.columns[1]);
+  assert.notEqual(getRoleSchema(altered, 'admin', ENGINE_PARTS.schema).schema, built.admin.schema);
+  assert.notEqual(getRoleSchema(altered, 'anon', ENGINE_PARTS.schema).schema, built.anon.schema);
+});
+
 test('custom root field names and custom column names are used', () => {
   const sc = makeCache();
   const author = sc.tables.get('public.author')!;
@@ -114,4 +167,27 @@ test('custom root field names and custom column names are used', () => {
   assert.ok(['writers', 'writer', 'writers_agg'].every((n) => n in rs.queryRoot.getFields()));
   assert.ok('full_name' in (rs.schema.getType('author') as GraphQLObjectType).getFields());
   assert.ok('full_name' in (rs.schema.getType('author_bool_exp') as GraphQLInputObjectType).getFields());
+});
+
+test('a schema kept for a new cache does not keep the old cache (nor the schemas built for it) alive', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  let old: ReturnType<typeof makeCache> | undefined = makeCache();
+  old.tables.get('public.author')!.description = 'a cache of its own for the kept-schema test';
+  const oldRef = new WeakRef(old);
+  const adminOfOld = new WeakRef(getRoleSchema(old, 'admin', ENGINE_PARTS.schema).schema);
+  const user = getRoleSchema(old, 'user', ENGINE_PARTS.schema).schema;
+  const next = makeCache();
+  next.tables.get('public.author')!.description = 'a cache of its own for the kept-schema test';
+  next.tables.get('public.article')!.permissions.set('anon', { select: selectPerm(['id']) });
+  assert.equal(getRoleSchema(next, 'user', ENGINE_PARTS.schema).schema, user);
+  old = undefined;
+  for (let i = 0; i < 10 && oldRef.deref() !== undefined; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+  assert.equal(oldRef.deref(), undefined, 'the old cache was collected');
+  assert.equal(adminOfOld.deref(), undefined, "the old cache's admin schema was collected");
+  // the kept schema still serves the role under the new cache
+  assert.equal(getRoleSchema(next, 'user', ENGINE_PARTS.schema).schema, user);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildSchemaCache, buildSchemaCacheFull, decodeMetadata } from '../../../src/metadata/index.js';
+import { buildRecordOf, buildSchemaCache, buildSchemaCacheFrom, buildSchemaCacheFull, decodeMetadata } from '../../../src/metadata/index.js';
 import type { Metadata } from '../../../src/metadata/index.js';
 import { authorArticle, column, fn, snapshot, table } from './fixtures.js';
 
@@ -155,4 +155,47 @@ test('computed fields and tracked functions are validated against the function s
       '  • the function "vol" is of type VOLATILE; cannot be added as a computed field\n' +
       '  • "x" is not an input argument of "vol" function\n',
   ]);
+});
+
+test('a build after a permission-only change reuses the other tables and equals a full build', () => {
+  const snap = authorArticle();
+  const before = buildSchemaCacheFull(relMetadata(), snap);
+  const prior = buildRecordOf(before.cache);
+  assert.ok(prior);
+  const changed = relMetadata();
+  changed.tables[1].select_permissions = [
+    ...(changed.tables[1].select_permissions ?? []),
+    { role: 'editor', permission: { columns: ['id'], filter: { author: { name: { _eq: 'x' } } } } },
+  ] as typeof changed.tables[1]['select_permissions'];
+  const inc = buildSchemaCacheFrom(prior, changed, snap);
+  const full = buildSchemaCacheFull(changed, snap);
+  assert.equal(inc.cache.tables.get('public.author'), before.cache.tables.get('public.author'), 'the unchanged table is reused');
+  assert.notEqual(inc.cache.tables.get('public.article'), before.cache.tables.get('public.article'));
+  assert.deepEqual(inc.cache.tables, full.cache.tables);
+  assert.deepEqual(inc.dependencies, full.dependencies);
+  assert.deepEqual(inc.inconsistent, full.inconsistent);
+  assert.deepEqual(inc.cache.roles, ['editor', 'user']);
+  assert.deepEqual(inc.cache.roles, full.cache.roles);
+  // the prior cache is left as it was
+  assert.deepEqual([...before.cache.tables.get('public.article')!.permissions.keys()], ['user']);
+
+  // a permission that does not fit the database: the same inconsistency as a full build
+  const bad = relMetadata();
+  bad.tables[0].select_permissions = [{ role: 'user', permission: { columns: ['nope'], filter: {} } }] as typeof bad.tables[0]['select_permissions'];
+  const incBad = buildSchemaCacheFrom(prior, bad, snap);
+  const fullBad = buildSchemaCacheFull(bad, snap);
+  assert.equal(incBad.inconsistent.length, 1);
+  assert.deepEqual(incBad.inconsistent, fullBad.inconsistent);
+  assert.deepEqual(incBad.cache.tables, fullBad.cache.tables);
+  assert.deepEqual(incBad.dependencies, fullBad.dependencies);
+
+  // more than permissions changed (a relationship): a full build
+  const rel = relMetadata();
+  rel.tables[1].object_relationships = [];
+  const incRel = buildSchemaCacheFrom(prior, rel, snap);
+  assert.notEqual(incRel.cache.tables.get('public.author'), before.cache.tables.get('public.author'));
+  assert.deepEqual(incRel.cache.tables, buildSchemaCacheFull(rel, snap).cache.tables);
+  // another snapshot object: a full build
+  const other = buildSchemaCacheFrom(prior, changed, authorArticle());
+  assert.notEqual(other.cache.tables.get('public.author'), before.cache.tables.get('public.author'));
 });

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeStoredInline, decodeStoredMetadata, encodeStoredInline, encodeStoredMetadata, storedDocumentThreadCounts } from '../../../src/metadata/index.js';
+import { decodeStoredInline, decodeStoredMetadata, encodeStoredChunked, encodeStoredInline, encodeStoredMetadata, storedDocumentThreadCounts } from '../../../src/metadata/index.js';
 import { OFF_THREAD_MIN_BYTES } from '../../../src/lib/index.js';
 
 test('a large stored document is decoded and encoded off the main thread, exactly as inline', async () => {
@@ -25,4 +25,23 @@ test('a large stored document is decoded and encoded off the main thread, exactl
   // A small one stays on the main thread.
   await decodeStoredMetadata('{"version": 2, "tables": []}');
   assert.equal(storedDocumentThreadCounts().answered, after.answered);
+});
+
+test('a document of many tables is encoded a slice of tables per event-loop turn, exactly as inline', async () => {
+  const tables = Array.from({ length: 1_200 }, (_, i) => ({
+    table: { schema: 'public', name: `t${i}` },
+    object_relationships: i === 0 ? undefined : [{ name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } }],
+    select_permissions: [{ role: 'user', permission: { columns: ['id'], filter: { id: { _eq: 'X-Svc-User-Id' } } } }],
+  }));
+  const text = JSON.stringify({ version: 2, tables, remote_schemas: [{ name: 'r', definition: { url: 'http://localhost:1/graphql' } }], inherited_roles: [{ role_name: 'both', role_set: ['user', 'other'] }] });
+  const md = decodeStoredInline(text);
+  const turns = { n: 0 };
+  let ticking = true;
+  const tick = () => { turns.n++; if (ticking) setImmediate(tick); };
+  setImmediate(tick);
+  const encoded = await encodeStoredMetadata(md);
+  ticking = false;
+  assert.equal(encoded, encodeStoredInline(md));
+  assert.ok(turns.n >= 3, `the event loop turned ${turns.n} times while encoding`);
+  assert.equal(await encodeStoredChunked({ ...md, tables: [] }), encodeStoredInline({ ...md, tables: [] }));
 });

@@ -1,0 +1,108 @@
+/**
+ * What a role's GraphQL schema is built from, as two keys, so roles and schema caches can share one
+ * built schema:
+ *   - `structureKey(cache)`: everything every role's schema reads except the tables' permissions
+ *     (tables, columns, relationships, computed fields, functions, enum values, custom names, the
+ *     metadata outside the tables: actions, custom types, remote schemas and their permissions,
+ *     the naming convention);
+ *   - `roleShapeKey(cache, role)`: the role's resolved permissions on every table (inherited roles
+ *     combined), filters and checks included, and what the rest of the metadata gives the role
+ *     (action, function and remote-schema permissions, its inherited-role definition), so a schema shared under one key plans identically
+ *     for every role and cache that has it (the planner reads a role's permissions from the
+ *     table objects the schema's fields carry).
+ * Two roles with equal keys get the same schema; a metadata change that leaves both keys of a role
+ * equal keeps that role's schema (and its cached introspection) across the new cache.
+ * Both are sha1 digests, computed once per cache (and role).
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { ADMIN_ROLE } from '../../core/index.js';
+import type { RolePermissions, SchemaCache, TableInfo } from '../../metadata/index.js';
+
+const replacer = (key: string, value: unknown): unknown => {
+  if (value instanceof Map) return [...value];
+  if (value instanceof Set) return [...value].sort();
+  return value;
+};
+
+/** Object identities as numbers (remote introspections are reused across builds while unchanged). */
+const ids = new WeakMap<object, number>();
+let nextId = 0;
+const idOf = (o: object): number => {
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, (id = ++nextId));
+  return id;
+};
+
+const tableDigests = new WeakMap<TableInfo, string>();
+
+/** One table without its permissions (memoised per table object: builds may reuse them). */
+function tableDigest(t: TableInfo): string {
+  let d = tableDigests.get(t);
+  if (d === undefined) {
+    const { permissions: _p, columnsByName: _c, ...rest } = t;
+    d = createHash('sha1').update(JSON.stringify(rest, replacer)).digest('base64');
+    tableDigests.set(t, d);
+  }
+  return d;
+}
+
+const structures = new WeakMap<SchemaCache, string>();
+
+export function structureKey(cache: SchemaCache): string {
+  let key = structures.get(cache);
+  if (key !== undefined) return key;
+  const h = createHash('sha1');
+  for (const [k, t] of cache.tables) h.update(k).update('\0').update(tableDigest(t)).update('\0');
+  const { tables: _t, ...rest } = cache.metadata;
+  h.update(JSON.stringify(rest, replacer));
+  h.update(JSON.stringify([...cache.functions], replacer));
+  for (const [name, r] of cache.remoteInputs ?? []) h.update(`\0${name}:${idOf(r)}`);
+  h.update(`\0${cache.namingConvention ?? ''}`);
+  key = h.digest('base64');
+  structures.set(cache, key);
+  return key;
+}
+
+/** What no schema shows: the row filters, checks and limits (the planner reads them at plan time). */
+const ROW_RULES = new Set(['filter', 'check', 'limit']);
+const shapeReplacer = (key: string, value: unknown): unknown => (ROW_RULES.has(key) ? undefined : replacer(key, value));
+
+const roleKeys = new WeakMap<SchemaCache, Map<string, string>>();
+
+/** A role's permissions on one table as text (memoised per object: incremental builds keep unchanged tables' objects). */
+const permissionTexts = new WeakMap<RolePermissions, { shape?: string; rows?: string }>();
+function permissionText(p: RolePermissions, rows: boolean): string {
+  let t = permissionTexts.get(p);
+  if (!t) permissionTexts.set(p, (t = {}));
+  if (rows) return (t.rows ??= JSON.stringify(p, replacer));
+  return (t.shape ??= JSON.stringify(p, shapeReplacer));
+}
+
+/**
+ * The role's permissions as a key. `rows`: with the row filters, checks and limits (two roles of one
+ * cache whose keys without them are equal have the same schema; a schema kept across caches needs
+ * the role's key with them equal, as the planner reads them from the tables the schema was built on).
+ */
+export function roleShapeKey(cache: SchemaCache, role: string, rows = false): string {
+  if (role === ADMIN_ROLE) return ADMIN_ROLE;
+  let byRole = roleKeys.get(cache);
+  if (!byRole) roleKeys.set(cache, (byRole = new Map()));
+  const memoKey = rows ? `${role}\0rows` : role;
+  let key = byRole.get(memoKey);
+  if (key !== undefined) return key;
+  const h: Hash = createHash('sha1');
+  for (const [k, t] of cache.tables) {
+    const p = t.permissions.get(role);
+    if (p) h.update(k).update('\0').update(permissionText(p, rows)).update('\0');
+  }
+  // What the metadata outside the tables gives this role (action, function and remote-schema
+  // permissions, its inherited-role definition): every `[{role, …}]` list kept to this role's entries.
+  const { tables: _t, ...rest } = cache.metadata;
+  h.update(JSON.stringify(rest, (k, v: unknown) => {
+    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => x !== null && typeof x === 'object' && ('role' in x || 'role_name' in x))) return replacer(k, v);
+    return v.filter((x: { role?: unknown; role_name?: unknown }) => x.role === role || x.role_name === role);
+  }));
+  key = h.digest('base64');
+  byRole.set(memoKey, key);
+  return key;
+}
