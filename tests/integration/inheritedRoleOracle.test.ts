@@ -281,7 +281,11 @@ test('inherited roles: every cell the engine returns or reads is one the oracle 
           streams.find((x) => x.id === m.id)!.got.push(...m.payload.data.a_stream.map((x: Row): [Value, Value] => [x.v!, x.id!]));
         };
         const deadline = Date.now() + 15_000;
-        while (streams.some((x) => !answered.has(x.id) || x.got.length < x.want.length)) take(await s.next(Math.max(1, deadline - Date.now())));
+        while (streams.some((x) => !answered.has(x.id) || x.got.length < x.want.length)) {
+          const m = await s.next(Math.max(1, deadline - Date.now())).catch(() => undefined);
+          assert.ok(m, `${label}: streams incomplete: ${JSON.stringify(streams.map((x) => ({ what: x.what, want: x.want, got: x.got })))}`);
+          take(m);
+        }
         // Then nothing more: a row the role may not see would come after the expected ones.
         const quiet = Date.now() + 150;
         for (;;) {
