@@ -1,8 +1,8 @@
 /**
  * The cell-level oracle of inherited roles: random small tables, random member permissions (row
  * filters on session variables and on the data, column sets), random inherited roles over them
- * (one of them nested); for each query shape (where, order_by, stream cursor, aggregate,
- * relationships in output, where and order_by) the rows and cells the role may see are computed
+ * (one of them nested); for each query shape (where, order_by, distinct_on, stream cursor,
+ * aggregate, relationships in output, where, order_by and aggregates) the rows and cells the role may see are computed
  * here by brute force, over the leaves of the role's set, and compared with the engine's answer:
  *
  *   a row is visible when some member with a select permission on its table lets it through;
@@ -215,6 +215,15 @@ test('inherited roles: every cell the engine returns or reads is one the oracle 
         const want = [...visibleA].sort((x, y) => compareValues(A.cell(x, c), A.cell(y, c), desc) || byId(x, y));
         const got = await gql(`{ a(order_by: [{${c}: ${desc ? 'desc' : 'asc'}}, {id: asc}]) { id } }`, `order_by ${c}`);
         assert.deepEqual(got.a.map((x: Row) => x.id), want.map((x) => x.id), `${label}: order_by ${c} ${desc ? 'desc' : 'asc'}`);
+      }
+
+      // distinct_on a column: one row per value as the role sees it (hidden cells are one null group).
+      {
+        const c = pick(aCols);
+        const sorted = [...visibleA].sort((x, y) => compareValues(A.cell(x, c), A.cell(y, c), false) || byId(x, y));
+        const want = sorted.filter((x, i) => i === 0 || A.cell(sorted[i - 1]!, c) !== A.cell(x, c));
+        const got = await gql(`{ a(distinct_on: ${c}, order_by: [{${c}: asc}, {id: asc}]) { id } }`, `distinct_on ${c}`);
+        assert.deepEqual(got.a.map((x: Row) => x.id), want.map((x) => x.id), `${label}: distinct_on ${c}`);
       }
 
       // Aggregates: counts of a column, distinct values, max / min / sum of an int column.
