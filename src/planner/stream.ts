@@ -83,7 +83,8 @@ export function planStream(f: NField, meta: OutputFieldMeta, ctx: PlanContext): 
   const bounded: BoolExp = desc ? cursorCompare : { kind: 'and', items: [cursorCompare, { kind: 'compare', column: col, op: '_lte', value: variable(STREAM_BOUND_VARIABLE) }] };
   const base = planSelect(ctx, table, f, { extraWhere: bounded });
   const limit = view.limit === null ? batchSize : Math.min(batchSize, view.limit);
-  const rows: SelectIR = { ...base, orderBy: [{ target: { kind: 'column', ...col }, direction: desc ? 'desc' : 'asc' }], limit };
+  const target = visibleIf ? { kind: 'column' as const, column: column.name, visibleIf } : { kind: 'column' as const, column: column.name };
+  const rows: SelectIR = { ...base, orderBy: [{ target, direction: desc ? 'desc' : 'asc' }], limit };
   const cursorRows: SelectIR = { ...rows, fields: [{ alias: 'c', kind: 'column', ...col }] };
   const cursorParam = sql.param(variable(STREAM_CURSOR_VARIABLE).source, valueType);
   const [r, c] = [sql.ident('_r'), sql.ident('_c')];

@@ -94,24 +94,27 @@ export interface CompiledSql {
 }
 
 /**
- * Turns a fragment into text + parameter list. Identical variable/session sources share one `$n`.
+ * Turns a fragment into text + parameter list. Identical variable/session sources share one `$n`,
+ * and so does one literal parameter written twice (a fragment repeated, such as a DISTINCT ON
+ * expression that must match its ORDER BY expression exactly).
  */
 export function compile(f: SqlFragment): CompiledSql {
   let text = '';
   const params: Param[] = [];
   const shared = new Map<string, number>();
+  const sameParam = new Map<Param, number>();
   for (const p of f.parts) {
     if (p.t === 'raw') text += p.text;
     else if (p.t === 'ident') text += p.names.map(quoteIdent).join('.');
     else {
       const { source, pgType } = p.param;
-      let idx: number | undefined;
       const key = source.kind === 'value' ? undefined : JSON.stringify([source, pgType ?? '']);
-      if (key !== undefined) idx = shared.get(key);
+      let idx = key !== undefined ? shared.get(key) : sameParam.get(p.param);
       if (idx === undefined) {
         params.push(p.param);
         idx = params.length;
         if (key !== undefined) shared.set(key, idx);
+        else sameParam.set(p.param, idx);
       }
       text += `$${idx}`;
       if (pgType) text += `::${castText(pgType)}`;

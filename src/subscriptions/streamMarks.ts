@@ -65,7 +65,12 @@ export class StreamMarks {
     const key = markKey(table, column);
     const k = this.keys.get(key);
     if (k) k.refs++;
-    else this.keys.set(key, { table, column, refs: 1 });
+    else {
+      this.keys.set(key, { table, column, refs: 1 });
+      // Observations made while nobody streamed this key may hold a value from before writes no
+      // observation saw: forget it, so the bound is unknown until one that includes the key now.
+      for (const m of this.marks) m.values.delete(key);
+    }
     let removed = false;
     return () => {
       if (removed) return;

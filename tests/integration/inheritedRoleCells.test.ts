@@ -18,7 +18,8 @@ import { startWebhookServer } from '../support/webhookServer.js';
 
 const SQL = `
 CREATE TABLE team (id int PRIMARY KEY, name text NOT NULL);
-CREATE TABLE person (id int PRIMARY KEY, name text NOT NULL, email text, team_id int REFERENCES team(id));
+CREATE TABLE person (id int PRIMARY KEY, dropped int, name text NOT NULL, email text, team_id int REFERENCES team(id));
+ALTER TABLE person DROP COLUMN dropped;
 CREATE TABLE note (id int PRIMARY KEY, body text NOT NULL);
 CREATE TABLE badge (code int PRIMARY KEY, label text NOT NULL);
 INSERT INTO badge VALUES (1, 'gold'), (2, 'silver');
@@ -170,7 +171,7 @@ test('inherited roles: hidden cells are null wherever they steer the answer', as
     assert.deepEqual(await gql(q, { e: 'z-bob@x' }), { find: { email: 'z-bob@x', person: null } });
   });
 
-  await t.test('computed fields receive the row with hidden cells null', async () => {
+  await t.test('computed fields receive the row with hidden cells null (a dropped column in the table is no cell)', async () => {
     const d = await gql('{ person(order_by: {id: asc}) { id email_len notes { id } } }');
     assert.deepEqual(d.person, [{ id: 1, email_len: 7, notes: [{ id: 1 }] }, { id: 2, email_len: null, notes: [] }, { id: 3, email_len: null, notes: [] }]);
     // The member alone that grants it on every row still reads it (its own rule, not the inherited role's).

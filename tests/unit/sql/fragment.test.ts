@@ -26,6 +26,13 @@ test('identical variable and session sources share one parameter; values do not'
   assert.equal(q.params.length, 5);
 });
 
+test('one value parameter written twice (a repeated fragment) is one $n: DISTINCT ON must match ORDER BY exactly', () => {
+  const cond = sql`(CASE WHEN "x" > ${sql.value(3, 'int4')} THEN "email" END)`;
+  const q = compile(sql`SELECT DISTINCT ON (${cond}) * FROM t ORDER BY ${cond}, ${sql.value(3, 'int4')}`);
+  assert.equal(q.text, 'SELECT DISTINCT ON ((CASE WHEN "x" > $1::"int4" THEN "email" END)) * FROM t ORDER BY (CASE WHEN "x" > $1::"int4" THEN "email" END), $2::"int4"');
+  assert.equal(q.params.length, 2);
+});
+
 test('array and schema-qualified casts', () => {
   assert.equal(compile(sql`${sql.value([1], '_int4[]')}`).text, '$1::"_int4"[]');
   assert.equal(compile(sql`${sql.value('x', 'public.complex')}`).text, '$1::"public"."complex"');
