@@ -10,6 +10,7 @@
 import { ApiError } from '../core/index.js';
 import { isOpType } from './operations.js';
 import { VERSION_2_TYPES } from './envelope.js';
+import { HASURA_V2_NOT_SUPPORTED, OTHER_BACKEND_PREFIX } from './hasuraV2Commands.js';
 
 type J = Record<string, any>;
 
@@ -84,6 +85,11 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
     a = { table: a.table, custom_root_fields: conf.custom_root_fields ?? {}, custom_column_names: conf.custom_column_names ?? {} };
   }
   if (op in NOT_SUPPORTED_COMMANDS) throw new ApiError('not-supported', NOT_SUPPORTED_COMMANDS[op], { path });
+  if (Object.prototype.hasOwnProperty.call(HASURA_V2_NOT_SUPPORTED, op)) throw new ApiError('not-supported', HASURA_V2_NOT_SUPPORTED[op], { path });
+  const backend = OTHER_BACKEND_PREFIX.exec(type);
+  if (backend) {
+    throw new ApiError('not-supported', `${JSON.stringify(type)} is a command for a ${backend[1]} source: this engine serves one Postgres source ("default"); use ${JSON.stringify(`pg_${type.slice(backend[0].length)}`)}`, { path });
+  }
   if (!isOpType(op) || NOT_METADATA.has(op) || (type.startsWith('pg_') && ['export_metadata', 'replace_metadata', 'reload_metadata', 'clear_metadata'].includes(op))) {
     throw new ApiError('parse-failed', `unknown metadata command ${JSON.stringify(type)}`, { path });
   }
