@@ -30,7 +30,7 @@ export const HASURA_V2_NOT_SUPPORTED: Readonly<Record<string, string>> = {
   suggest_relationships: `suggest_relationships is not supported: ${CONSOLE_HELPER}`,
   test_connection_template: 'connection templates are not supported: every request uses the one database connection pool (read replicas for queries when configured)',
   set_apollo_federation_config: 'Apollo Federation is not supported: the schema has no federation entities',
-  set_function_customization: 'set_function_customization is not supported: untrack the function and track it again with pg_track_function\'s configuration (custom_name, custom_root_fields)',
+  set_function_customization: 'set_function_customization is not supported: a function\'s root fields keep its name; to serve it under another name, wrap it in a SQL function of that name and track that one',
   get_native_query: NATIVE,
   track_native_query: NATIVE,
   untrack_native_query: NATIVE,

@@ -54,3 +54,12 @@ test("every command of Hasura v2's /v1/metadata is served or refused as not-supp
     '$.args[1]',
   );
 });
+
+test("pg_set_table_customization: column_config's custom_name is a custom column name; a table custom_name is not supported, not ignored", () => {
+  assert.deepEqual(
+    translateV2Metadata({ type: 'pg_set_table_customization', args: { source: 'default', table: 't', configuration: { custom_root_fields: { select: 'items' }, column_config: { created_at: { custom_name: 'createdAt' } }, custom_column_names: { id: 'key' } } } }),
+    { type: 'set_table_custom_fields', args: { table: 't', custom_root_fields: { select: 'items' }, custom_column_names: { id: 'key', created_at: 'createdAt' } } },
+  );
+  assert.throws(() => translateV2Metadata({ type: 'pg_set_table_customization', args: { table: 't', configuration: { custom_name: 'Item' } } }),
+    (e: ApiError) => e.code === 'not-supported' && e.path === '$.args.configuration.custom_name');
+});
