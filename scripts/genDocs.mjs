@@ -100,7 +100,7 @@ export const ARGS = {
   drop_query_from_collection: '`collection_name`, `query_name`',
   add_collection_to_allowlist: '`collection`',
   drop_collection_from_allowlist: '`collection`',
-  set_api_limits: '`disabled?`, `depth_limit?`, `node_limit?`, `batch_limit?` (each `{global?, per_role?}`)',
+  set_api_limits: '`disabled?`, `rate_limit?`, `depth_limit?`, `node_limit?`, `time_limit?`, `batch_limit?` (each `{global?, per_role?}`; a rate limit `{max_reqs_per_min, unique_params?}`)',
   remove_api_limits: '`{}`',
   create_rest_endpoint: '`name`, `url` (segments, `:var` captures a variable), `methods` (GET, POST, PUT, PATCH, DELETE), `definition: {query: {collection_name, query_name}}`, `comment?`',
   drop_rest_endpoint: '`name`',

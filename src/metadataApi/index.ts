@@ -15,3 +15,4 @@ export { WorkingState } from './workingState.js';
 export { RawJson, encodeQueryResult } from './dml/index.js';
 export { translateV2Metadata, v2MetadataResult, metadataFromV3, metadataToV3 } from './v2Metadata.js';
 export { translateV2Query, v2QueryNeedsAdmin } from './v2Query.js';
+export { HASURA_V2_NOT_SUPPORTED } from './hasuraV2Commands.js';

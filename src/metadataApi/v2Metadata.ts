@@ -10,6 +10,7 @@
 import { ApiError } from '../core/index.js';
 import { isOpType } from './operations.js';
 import { VERSION_2_TYPES } from './envelope.js';
+import { HASURA_V2_NOT_SUPPORTED, OTHER_BACKEND_PREFIX } from './hasuraV2Commands.js';
 
 type J = Record<string, any>;
 
@@ -78,10 +79,28 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
   if (type === 'pg_add_source' && isObject(a) && a.replace_configuration === true && a.name === 'default') op = 'update_source';
   if (type.startsWith('pg_') && op === 'set_table_customization' && isObject(a)) {
     const conf = isObject(a.configuration) ? a.configuration : {};
+    if (conf.custom_name !== undefined && conf.custom_name !== null) {
+      throw new ApiError('not-supported', "a table's custom_name is not supported: name its root fields with custom_root_fields (the GraphQL type keeps the table's name)", { path: `${path}.args.configuration.custom_name` });
+    }
+    // Hasura's newer `column_config: {col: {custom_name}}` is the same as `custom_column_names: {col: name}`.
+    const columns: J = { ...(isObject(conf.custom_column_names) ? conf.custom_column_names : {}) };
+    if (isObject(conf.column_config)) {
+      for (const [col, c] of Object.entries(conf.column_config)) {
+        if (isObject(c) && typeof c.custom_name === 'string') columns[col] = c.custom_name;
+        else if (isObject(c) && Object.keys(c).some((k) => k !== 'custom_name' && c[k] !== null)) {
+          throw new ApiError('not-supported', `column_config of ${JSON.stringify(col)}: only custom_name is supported`, { path: `${path}.args.configuration.column_config.${col}` });
+        }
+      }
+    }
     op = 'set_table_custom_fields';
-    a = { table: a.table, custom_root_fields: conf.custom_root_fields ?? {}, custom_column_names: conf.custom_column_names ?? {} };
+    a = { table: a.table, custom_root_fields: conf.custom_root_fields ?? {}, custom_column_names: columns };
   }
   if (op in NOT_SUPPORTED_COMMANDS) throw new ApiError('not-supported', NOT_SUPPORTED_COMMANDS[op], { path });
+  if (Object.prototype.hasOwnProperty.call(HASURA_V2_NOT_SUPPORTED, op)) throw new ApiError('not-supported', HASURA_V2_NOT_SUPPORTED[op], { path });
+  const backend = OTHER_BACKEND_PREFIX.exec(type);
+  if (backend) {
+    throw new ApiError('not-supported', `${JSON.stringify(type)} is a command for a ${backend[1]} source: this engine serves one Postgres source ("default"); use ${JSON.stringify(`pg_${type.slice(backend[0].length)}`)}`, { path });
+  }
   if (!isOpType(op) || NOT_METADATA.has(op) || (type.startsWith('pg_') && ['export_metadata', 'replace_metadata', 'reload_metadata', 'clear_metadata'].includes(op))) {
     throw new ApiError('parse-failed', `unknown metadata command ${JSON.stringify(type)}`, { path });
   }

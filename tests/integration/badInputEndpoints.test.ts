@@ -80,12 +80,12 @@ test('/v1alpha1/pg_dump: bodies are checked before pg_dump runs; redirecting opt
 test('unknown paths are 404 not-found; wrong methods are 405; the engine keeps answering', async (t) => {
   const e = await setup(t);
   const notFound = { path: '$', error: 'resource does not exist', code: 'not-found' };
-  for (const [method, path] of [['GET', '/nope'], ['POST', '/v1/nope'], ['POST', '/v2/query'], ['GET', '/v1/query/extra'], ['POST', '/v1/graphql/']]) {
+  for (const [method, path] of [['GET', '/nope'], ['POST', '/v1/nope'], ['POST', '/v3/query'], ['GET', '/v1/query/extra'], ['POST', '/v1/graphql/']]) {
     const r = await e.request(method!, path!, method === 'POST' ? {} : undefined);
     assert.equal(r.status, 404, `${method} ${path}`);
     assert.deepEqual(r.body, notFound, `${method} ${path}`);
   }
-  for (const [method, path] of [['GET', '/v1/query'], ['PUT', '/v1/query'], ['DELETE', '/v1/graphql'], ['GET', '/v1/graphql/explain'], ['PATCH', '/v1alpha1/config']]) {
+  for (const [method, path] of [['GET', '/v1/query'], ['GET', '/v2/query'], ['PUT', '/v1/query'], ['DELETE', '/v1/graphql'], ['GET', '/v1/graphql/explain'], ['PATCH', '/v1alpha1/config']]) {
     assertQueryError(`${method} ${path}`, await e.request(method!, path!), 405, 'method-not-allowed');
   }
   assert.equal((await e.request('GET', '/healthz')).text, 'OK');

@@ -10,6 +10,7 @@ import { createTestDatabase, startTestEngine } from './harness.js';
 import { AUTHORS_AND_ARTICLES, HASURA_V13_CATALOG, HASURA_V2_CATALOG, sql } from '../support/hasuraFixtures.js';
 import { startEventReceiver } from '../support/eventReceiver.js';
 import { startWebhookServer } from '../support/webhookServer.js';
+import { pino } from 'pino';
 
 
 /** What Hasura v2 reads at start, as text: its version row, its metadata document and version, its notification row. */
@@ -181,4 +182,51 @@ test('adopting a Hasura v2 database in place: its default source is served, its 
   const guest = await again.graphql('{ author(order_by: {name: asc}) { name } }', {}, { 'x-svc-role': 'guest' });
   assert.deepEqual(guest.body, { data: { author: [{ name: 'ada' }, { name: 'grace' }] } });
   assert.equal(await hasuraState(url), before);
+});
+
+test("adopting a Hasura v2 database whose metadata has every kind of api_limits and a cron trigger named with spaces: limits reported, not applied; the trigger installed", async (t) => {
+  const db = await createTestDatabase('hv2limits');
+  t.after(() => db.drop());
+  const url = db.url;
+  await sql(url, HASURA_V13_CATALOG);
+  await sql(url, HASURA_V2_CATALOG);
+  await sql(url, AUTHORS_AND_ARTICLES);
+  const apiLimits = {
+    disabled: false,
+    rate_limit: { global: { max_reqs_per_min: 100, unique_params: 'IP' }, per_role: {} },
+    depth_limit: { global: 2, per_role: {} },
+    node_limit: { global: 50, per_role: {} },
+    time_limit: { global: 5, per_role: {} },
+    batch_limit: { global: 5, per_role: {} },
+  };
+  const document = {
+    version: 3,
+    sources: [{
+      name: 'default',
+      kind: 'postgres',
+      configuration: { connection_info: { database_url: { from_env: 'HASURA_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: false } },
+      tables: [
+        { table: { schema: 'public', name: 'article' }, object_relationships: [{ name: 'author', using: { foreign_key_constraint_on: 'author_id' } }], select_permissions: [{ role: 'user', permission: { columns: ['id', 'title'], filter: {} } }] },
+        { table: { schema: 'public', name: 'author' }, select_permissions: [{ role: 'user', permission: { columns: ['name'], filter: {} } }] },
+      ],
+    }],
+    cron_triggers: [{ name: 'Cleanup notification logs', webhook: 'http://127.0.0.1:9/cleanup', schedule: '0 3 * * *', include_in_metadata: true, payload: {}, retry_conf: { num_retries: 0, retry_interval_seconds: 10, timeout_seconds: 60, tolerance_seconds: 21600 } }],
+    api_limits: apiLimits,
+  };
+  await sql(url, 'INSERT INTO hdb_catalog.hdb_metadata (id, metadata, resource_version) VALUES (1, $1, 3)', [JSON.stringify(document)]);
+  const lines: Array<Record<string, any>> = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  const engine = await startTestEngine({ databaseUrl: url, adoptHasuraCatalog: true, startOptions: { logger } });
+  t.after(() => engine.stop());
+  const adoption = lines.find((l) => l.kind === 'hasura-adoption' && l.imported);
+  assert.ok(adoption, JSON.stringify(lines.map((l) => l.msg)));
+  const report = lines.find((l) => l.kind === 'api-limits');
+  assert.equal(report?.applied, false, JSON.stringify(lines.map((l) => l.msg)));
+  assert.deepEqual(report.api_limits, apiLimits);
+  // Depth 3 under the stored depth limit of 2: served, as Hasura's open-source edition serves it.
+  const deep = await engine.graphql('{ article(order_by: {id: asc}, limit: 1) { title author { name } } }', {}, { 'x-svc-role': 'user' });
+  assert.deepEqual(deep.body, { data: { article: [{ title: 'a1', author: { name: 'ada' } }] } });
+  assert.deepEqual((await engine.query({ type: 'export_metadata', args: {} })).body.api_limits, apiLimits);
+  const [cron] = await sql(url, "SELECT name, (SELECT count(*)::int FROM hdb_catalog.hdb_cron_events e WHERE e.trigger_name = t.name) AS n FROM hdb_catalog.hdb_cron_triggers t");
+  assert.deepEqual(cron, { name: 'Cleanup notification logs', n: 100 });
 });

@@ -31,7 +31,7 @@ test('GET /v1/version returns the package version', async () => {
 });
 
 test('unknown paths are 404 with Hasura\'s body; a wrong method is 405', async () => {
-  for (const path of ['/', '/v1/nothing', '/healthz/', '/v2/query']) {
+  for (const path of ['/', '/v1/nothing', '/healthz/', '/v3/query']) {
     const r = await e.request('GET', path);
     assert.equal(r.status, 404, path);
     assert.deepEqual(r.body, NOT_FOUND, path);
