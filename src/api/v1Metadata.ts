@@ -18,7 +18,7 @@ export const v1Metadata: Handler = async (req, ctx) => {
     // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
     if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
     // A large (admin) body is decoded off the main thread (metadataApi/decodeBody.ts).
-    const { query, shape } = await decodeBody(req.body, 'metadata');
+    const { query, shape } = await decodeBody(req.body, 'metadata', { hasuraNames: ctx.hasuraCompat === true });
     const result = await runQuery(ctx, session, query);
     const res = jsonResponse(200, null);
     res.body = encodeQueryResult(v2MetadataResult(shape, result));

@@ -29,7 +29,7 @@ export const v1Query: Handler = async (req, ctx) => {
     // Without admin rights only a small body is parsed (auth/bodyLimits.ts).
     if (!session.isAdmin) checkUnauthenticatedBody(ctx.config, req.body.length, 'without admin rights');
     // A large (admin) body is decoded off the main thread (metadataApi/decodeBody.ts).
-    const { query } = await decodeBody(req.body, 'query');
+    const { query } = await decodeBody(req.body, 'query', { hasuraNames: ctx.hasuraCompat === true });
     const result = await runQuery(ctx, session, query);
     const res = jsonResponse(200, null);
     res.body = encodeQueryResult(result); // v1 DML answers are JSON text built by Postgres (RawJson)

@@ -14,7 +14,7 @@ import { OFF_THREAD_MIN_BYTES, offThreadRunner } from '../lib/index.js';
 
 /** Bodies from this size on are decoded off the main thread (lib/offThread.ts). */
 export { OFF_THREAD_MIN_BYTES };
-import { decodeQuery } from './envelope.js';
+import { decodeQuery, type DecodeOptions } from './envelope.js';
 import type { Query } from './envelope.js';
 import { translateV2Metadata } from './v2Metadata.js';
 import { translateV2Query } from './v2Query.js';
@@ -33,17 +33,17 @@ export interface DecodedBody {
 
 
 /** The decoding itself, the same on either thread. */
-export function decodeBodyInline(body: Buffer | Uint8Array, endpoint: BodyEndpoint): DecodedBody {
+export function decodeBodyInline(body: Buffer | Uint8Array, endpoint: BodyEndpoint, opts: DecodeOptions = {}): DecodedBody {
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
   } catch {
     throw errors.invalidJson();
   }
-  if (endpoint === 'query') return { query: decodeQuery(json), shape: undefined };
-  if (endpoint === 'v2query') return { query: decodeQuery(translateV2Query(json)), shape: undefined };
+  if (endpoint === 'query') return { query: decodeQuery(json, '$', opts), shape: undefined };
+  if (endpoint === 'v2query') return { query: decodeQuery(translateV2Query(json), '$', opts), shape: undefined };
   const translated = translateV2Metadata(json);
-  return { query: decodeQuery(translated), shape: resultShape(translated) };
+  return { query: decodeQuery(translated, '$', opts), shape: resultShape(translated) };
 }
 
 /** The part of a translated `/v1/metadata` request its answer depends on. */
@@ -61,9 +61,9 @@ export type DecodeAnswer =
   | { ok: false; stackOverflow: true };
 
 /** The worker side's job: decode, and turn a failure into data. Other errors: the caller decodes inline. */
-export function decodeAnswer(job: { body: Uint8Array; endpoint: BodyEndpoint }): DecodeAnswer {
+export function decodeAnswer(job: { body: Uint8Array; endpoint: BodyEndpoint; opts?: DecodeOptions }): DecodeAnswer {
   try {
-    return { ok: true, decoded: decodeBodyInline(job.body, job.endpoint) };
+    return { ok: true, decoded: decodeBodyInline(job.body, job.endpoint, job.opts) };
   } catch (e) {
     if (isApiError(e)) return { ok: false, error: { code: e.code, message: e.message, status: e.status, path: e.path, internal: e.internal } };
     if (isStackOverflow(e)) return { ok: false, stackOverflow: true };
@@ -71,18 +71,18 @@ export function decodeAnswer(job: { body: Uint8Array; endpoint: BodyEndpoint }):
   }
 }
 
-const decoder = offThreadRunner<{ body: Uint8Array; endpoint: BodyEndpoint }, DecodeAnswer>(new URL('./decodeBodyWorker.js', import.meta.url));
+const decoder = offThreadRunner<{ body: Uint8Array; endpoint: BodyEndpoint; opts?: DecodeOptions }, DecodeAnswer>(new URL('./decodeBodyWorker.js', import.meta.url));
 
 /** Decodes `body`, off the main thread when it is large. Throws what the inline decoding throws. */
-export async function decodeBody(body: Buffer, endpoint: BodyEndpoint): Promise<DecodedBody> {
-  return body.length < OFF_THREAD_MIN_BYTES ? decodeBodyInline(body, endpoint) : decodeBodyOffThread(body, endpoint);
+export async function decodeBody(body: Buffer, endpoint: BodyEndpoint, opts: DecodeOptions = {}): Promise<DecodedBody> {
+  return body.length < OFF_THREAD_MIN_BYTES ? decodeBodyInline(body, endpoint, opts) : decodeBodyOffThread(body, endpoint, opts);
 }
 
 /** Decodes `body` in the worker thread; the same answer (or error) as `decodeBodyInline`. */
-export async function decodeBodyOffThread(body: Buffer, endpoint: BodyEndpoint): Promise<DecodedBody> {
+export async function decodeBodyOffThread(body: Buffer, endpoint: BodyEndpoint, opts: DecodeOptions = {}): Promise<DecodedBody> {
   // A copy of the body goes to the thread (the request's buffer may be pooled).
-  const answer = await decoder.run({ body: new Uint8Array(body), endpoint });
-  if (answer === undefined) return decodeBodyInline(body, endpoint);
+  const answer = await decoder.run({ body: new Uint8Array(body), endpoint, opts });
+  if (answer === undefined) return decodeBodyInline(body, endpoint, opts);
   if (answer.ok) return answer.decoded;
   if ('stackOverflow' in answer) throw new RangeError('Maximum call stack size exceeded');
   const { code, message, status, path, internal } = answer.error;

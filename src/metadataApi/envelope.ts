@@ -5,7 +5,7 @@
  * `args` without an `args` prefix (`$.table`), bulk items as `$[1]…`.
  */
 import { ApiError, pathKey } from '../core/index.js';
-import { asArray, asInt, isObject, jsonTypeName } from '../metadata/index.js';
+import { asArray, asInt, isObject, jsonTypeName, mapHasuraBrand } from '../metadata/index.js';
 import { OPERATIONS, isOpType } from './operations.js';
 import type { OpType } from './operations.js';
 
@@ -16,8 +16,22 @@ export type Query =
   | { type: 'bulk'; items: Query[] }
   | { type: OpType; args: unknown; version: number };
 
+/**
+ * Operations whose arguments name session variables (permission rules and presets, a whole metadata
+ * document): under `--hasura-compat` their `x-hasura-*` names are read as the engine's `x-svc-*`, as
+ * `metadata apply` and adoption map them.
+ */
+const HASURA_NAMED_OPS: ReadonlySet<string> = new Set([
+  'create_insert_permission', 'create_select_permission', 'create_update_permission', 'create_delete_permission', 'replace_metadata',
+]);
+
+export interface DecodeOptions {
+  /** `--hasura-compat`: session-variable names in Hasura's spelling mean the engine's (see `HASURA_NAMED_OPS`). */
+  hasuraNames?: boolean;
+}
+
 /** Decodes one query object found at `path`. */
-export function decodeQuery(body: unknown, path = '$'): Query {
+export function decodeQuery(body: unknown, path = '$', opts: DecodeOptions = {}): Query {
   if (!isObject(body)) throw new ApiError('parse-failed', `expected Object, encountered ${jsonTypeName(body)}`, { path });
   if (!('type' in body)) throw new ApiError('parse-failed', 'key "type" not found', { path });
   const type = body.type;
@@ -26,7 +40,7 @@ export function decodeQuery(body: unknown, path = '$'): Query {
   if (version !== 1 && version !== 2) throw new ApiError('parse-failed', `unsupported version: ${version}`, { path: pathKey(path, 'version') });
   if (!('args' in body)) throw new ApiError('parse-failed', 'key "args" not found', { path });
   if (type === 'bulk') {
-    const items = asArray(body.args, path).map((q, i) => decodeQuery(q, pathKey(path, i)));
+    const items = asArray(body.args, path).map((q, i) => decodeQuery(q, pathKey(path, i), opts));
     return { type: 'bulk', items };
   }
   // Version 2 is its own set of operations (Hasura's RQLQueryV2): any other type is unknown to it.
@@ -34,7 +48,8 @@ export function decodeQuery(body: unknown, path = '$'): Query {
     throw new ApiError('parse-failed', `unknown query type: ${JSON.stringify(type)}`, { path });
   }
   const handler = OPERATIONS[type];
-  const args = handler.decode(body.args, path, version);
+  const raw = opts.hasuraNames === true && HASURA_NAMED_OPS.has(type) ? mapHasuraBrand(body.args).value : body.args;
+  const args = handler.decode(raw, path, version);
   return { type, args, version };
 }
 

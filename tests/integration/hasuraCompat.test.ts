@@ -268,3 +268,29 @@ test('the auth webhook\'s X-Hasura-* answer, over HTTP and connection_init; off,
     ws.s.close();
   });
 });
+
+test('--hasura-compat: permissions written with Hasura\'s session-variable names through the API mean the same variables', async (t) => {
+  const e = await startTestEngine({ hasuraCompat: 'true', adminSecret: ADMIN, jwtSecret: { type: 'HS256', key: KEY } });
+  t.after(() => e.stop());
+  await e.runSql(`CREATE TABLE memo (id serial PRIMARY KEY, owner text NOT NULL, body text);
+    INSERT INTO memo (owner, body) VALUES ('auth0|ada', 'mine'), ('auth0|bob', 'theirs');`);
+  // As a Hasura v2 script or console sends them: /v1/metadata, pg_ names, X-Hasura-* in rules and presets.
+  const r = await e.request('POST', '/v1/metadata', {
+    type: 'bulk',
+    args: [
+      { type: 'pg_track_table', args: { source: 'default', table: { schema: 'public', name: 'memo' } } },
+      { type: 'pg_create_select_permission', args: { source: 'default', table: 'memo', role: 'user', permission: { columns: ['id', 'owner'], filter: { owner: { _eq: 'X-Hasura-User-Id' } } } } },
+      { type: 'pg_create_insert_permission', args: { source: 'default', table: 'memo', role: 'user', permission: { check: { owner: { _eq: 'X-Hasura-User-Id' } }, set: { owner: 'x-hasura-User-Id' }, columns: ['body'] } } },
+    ],
+  }, { 'X-Hasura-Admin-Secret': ADMIN });
+  assert.equal(r.status, 200, r.text);
+  const token = await hs256(auth0Claims('auth0|ada'));
+  const mine = await rawRequest(e.url, 'POST', '/v1/graphql', { query: '{ memo(order_by: {id: asc}) { id owner } }' }, bearer(token));
+  assert.deepEqual(mine.body, { data: { memo: [{ id: 1, owner: 'auth0|ada' }] } });
+  const ins = await rawRequest(e.url, 'POST', '/v1/graphql', { query: 'mutation { insert_memo_one(object: {body: "new"}) { owner } }' }, bearer(token));
+  assert.deepEqual(ins.body, { data: { insert_memo_one: { owner: 'auth0|ada' } } });
+  // Stored in the engine's words.
+  const md = await e.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} });
+  assert.match(JSON.stringify(md.body), /"_eq":"x-svc-user-id"/);
+  assert.doesNotMatch(JSON.stringify(md.body), /x-hasura-/i);
+});
