@@ -25,6 +25,7 @@ import { attemptOutcome, deadOutcome, type AttemptOutcome } from './attemptOutco
 import { claimStatement, finishStatement, releaseStatement } from './queueSql.js';
 import type { DeliveryStats, Job, QueueAdapter } from './queueTable.js';
 import { runFragment } from './runFragment.js';
+import { restingPoll } from '../lib/index.js';
 import { isMissingTable } from './missingTable.js';
 
 export interface DeliveryWorkerOptions {
@@ -189,36 +190,23 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     }
   }
 
-  /** The backstop poll: a timer whose pause doubles while idle and listening (see the module header). */
-  let pollDelay = o.fetchIntervalMs;
-  let pollAt = 0;
-  let pollTimer: NodeJS.Timeout | undefined;
+  /** The backstop poll, resting while idle and listening (see the module header). */
   let claimedAtLastPoll = 0;
-  const schedulePoll = (delay: number) => {
-    if (stopped) return;
-    if (pollTimer) clearTimeout(pollTimer);
-    pollAt = Date.now() + delay;
-    pollTimer = setTimeout(() => void onPoll(), delay);
-    pollTimer.unref();
-  };
-  const onPoll = async () => {
-    pollTimer = undefined;
-    await pump();
-    const idle = stats.claimed === claimedAtLastPoll && inFlight.size === 0;
-    claimedAtLastPoll = stats.claimed;
-    const canBackOff = o.idleBackoffMaxMs !== undefined && listener?.verified() === true;
-    pollDelay = idle && canBackOff ? Math.min(pollDelay * 2, Math.max(o.fetchIntervalMs, o.idleBackoffMaxMs!)) : o.fetchIntervalMs;
-    schedulePoll(pollDelay);
-  };
+  const poll = restingPoll({
+    baseMs: o.fetchIntervalMs,
+    maxMs: o.idleBackoffMaxMs ?? 0,
+    tick: async () => {
+      await pump();
+      const idle = stats.claimed === claimedAtLastPoll && inFlight.size === 0;
+      claimedAtLastPoll = stats.claimed;
+      return idle && listener?.verified() === true;
+    },
+  });
   /** A wake-up: pump now and keep the backstop at its base pause while things happen. */
   const woken = () => {
-    if (pollDelay !== o.fetchIntervalMs || pollAt > Date.now() + o.fetchIntervalMs) {
-      pollDelay = o.fetchIntervalMs;
-      if (pollTimer) schedulePoll(pollDelay);
-    }
+    poll.soon();
     void pump();
   };
-  schedulePoll(pollDelay);
   let listener: ChannelListener | undefined;
   if (o.channel && o.databaseUrl) {
     listener = listenChannel(o.databaseUrl, o.channel, {
@@ -251,8 +239,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (pollTimer) clearTimeout(pollTimer);
-      pollTimer = undefined;
+      poll.stop();
       await listener?.close();
       const wait = new Promise<void>((resolve) => setTimeout(resolve, o.stopWaitMs ?? 5000).unref());
       await Promise.race([Promise.allSettled([...inFlight]), wait]);

@@ -22,6 +22,7 @@
  */
 import type { Logger } from 'pino';
 import { listenChannel, UNWATCHED, type DatabaseWatch, type Db } from '../execution/index.js';
+import { restingPoll } from '../lib/index.js';
 import { currentResourceVersion, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, type MetadataTable } from './catalog/index.js';
 
 export interface SchemaSync {
@@ -124,30 +125,19 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
    * NOTIFYs in its own transaction, so a verified listener hears each one. Back to `pollMs` when the
    * listener is lost or unverified (a transaction pooler never verifies) and after each change.
    */
-  let pollDelay = pollMs;
-  let pollTimer: NodeJS.Timeout | undefined;
-  const schedulePoll = (delay: number) => {
-    if (stopped || pollMs <= 0) return;
-    if (pollTimer) clearTimeout(pollTimer);
-    pollTimer = setTimeout(() => {
-      pollTimer = undefined;
-      if (polling || running || stopped) return schedulePoll(pollDelay);
+  const poller = pollMs > 0 ? restingPoll({
+    baseMs: pollMs,
+    maxMs: options.restMaxMs ?? 30_000,
+    tick: async () => {
+      if (polling || running || stopped) return false;
       const before = state.resourceVersion;
-      polling = poll().finally(() => {
-        polling = undefined;
-        const quiet = listener?.verified() === true && state.resourceVersion === before && !pollFailing;
-        pollDelay = quiet ? Math.min(pollDelay * 2, Math.max(pollMs, options.restMaxMs ?? 30_000)) : pollMs;
-        schedulePoll(pollDelay);
-      });
-    }, delay);
-    pollTimer.unref();
-  };
-  const pollSoon = () => {
-    if (pollDelay === pollMs) return;
-    pollDelay = pollMs;
-    if (pollTimer) schedulePoll(pollMs);
-  };
-  schedulePoll(pollDelay);
+      polling = poll();
+      await polling;
+      polling = undefined;
+      return listener?.verified() === true && state.resourceVersion === before && !pollFailing;
+    },
+  }) : undefined;
+  const pollSoon = () => poller?.soon();
   if (pollMs > 0) rebuild('start', true);
 
   /** The LISTEN connection is lost; `quiet`: the watch covered it. */
@@ -218,7 +208,7 @@ export function startSchemaSync(db: Db, state: SyncedState, logger: Logger, opti
     catchUp,
     async stop() {
       stopped = true;
-      if (pollTimer) clearTimeout(pollTimer);
+      poller?.stop();
       await listener?.close();
       await polling;
       await running;

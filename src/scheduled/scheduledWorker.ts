@@ -22,6 +22,7 @@ import { createNotifier, runFragment, startDeliveryWorker, type DeliveryWorker, 
 import { generateCronEvents } from './cronTriggers.js';
 import { cronEventQueue, MARK_DEAD, NEXT_DUE, scheduledEventQueue } from './scheduledQueues.js';
 import { ensureScheduledTables } from './scheduledTables.js';
+import { restingPoll } from '../lib/index.js';
 
 export const SCHEDULED_CHANNEL = 'svc_scheduled';
 
@@ -109,57 +110,38 @@ export async function startScheduledWorker(ctx: EngineContext): Promise<Schedule
     }
   }
 
-  let ticking = false;
-  /** The tick's pause: `fetchIntervalMs`, doubling while idle and listening (see the module header). */
-  const baseTick = ctx.config.eventsFetchIntervalMs;
-  let tickDelay = baseTick;
-  let tickTimer: NodeJS.Timeout | undefined;
-  let tickAt = 0;
-  const scheduleTick = (delay: number) => {
-    if (stopped) return;
-    if (tickTimer) clearTimeout(tickTimer);
-    tickAt = Date.now() + delay;
-    tickTimer = setTimeout(() => void tick(), delay);
-    tickTimer.unref();
-  };
-  /** Something was written or a listener was lost: back to the base pause. */
-  const tickSoon = () => {
-    if (tickDelay === baseTick && tickAt <= Date.now() + baseTick) return;
-    tickDelay = baseTick;
-    if (tickTimer) scheduleTick(baseTick);
-  };
-  async function tick(): Promise<void> {
-    tickTimer = undefined;
-    if (ticking || stopped) return;
-    ticking = true;
-    try {
-      // Not in a transaction: a read and one INSERT … ON CONFLICT DO NOTHING, safe when two engines race.
-      await generateCronEvents(ctx.db);
-      await arm();
-    } catch (e) {
-      if (!stopped) log[ctx.dbWatch?.covers(e) ? 'debug' : 'warn']({ err: e }, 'scheduled triggers: tick failed');
-    } finally {
-      ticking = false;
-      const idle = cron.listening() && oneOff.listening();
-      tickDelay = idle ? Math.min(tickDelay * 2, Math.max(baseTick, ctx.config.idlePollMaxIntervalMs)) : baseTick;
-      scheduleTick(tickDelay);
-    }
-  }
+  /** The tick: every `fetchIntervalMs`, resting while both workers' LISTEN connections are verified (see the module header). */
+  const ticker = restingPoll({
+    baseMs: ctx.config.eventsFetchIntervalMs,
+    maxMs: ctx.config.idlePollMaxIntervalMs,
+    firstMs: 0, // top cron triggers up at start
+    tick: async () => {
+      if (stopped) return false;
+      try {
+        // Not in a transaction: a read and one INSERT … ON CONFLICT DO NOTHING, safe when two engines race.
+        await generateCronEvents(ctx.db);
+        await arm();
+      } catch (e) {
+        if (!stopped) log[ctx.dbWatch?.covers(e) ? 'debug' : 'warn']({ err: e }, 'scheduled triggers: tick failed');
+        return false;
+      }
+      return cron.listening() && oneOff.listening();
+    },
+  });
   const notifier = createNotifier(ctx.db, SCHEDULED_CHANNEL, { payload: instanceId, onError: (err) => log[ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ err }, 'scheduled NOTIFY failed') });
   const off = notifier.onLocal(() => {
     wakeAll();
-    tickSoon();
+    ticker.soon();
     void arm();
   });
   notifiers.set(ctx.db, notifier);
-  void tick();
 
   return {
     cron,
     oneOff,
     async stop() {
       stopped = true;
-      if (tickTimer) clearTimeout(tickTimer);
+      ticker.stop();
       if (timer) clearTimeout(timer);
       notifiers.delete(ctx.db);
       off();
