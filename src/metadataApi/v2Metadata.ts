@@ -64,8 +64,6 @@ export function metadataToV3(md: J): J {
 const NOT_SUPPORTED_COMMANDS: Readonly<Record<string, string>> = {
   create_function_permission: 'function permissions are not supported: a function is exposed to every role that may select its table',
   drop_function_permission: 'function permissions are not supported: a function is exposed to every role that may select its table',
-  add_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
-  drop_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
 };
 
 export function translateV2Metadata(body: unknown, path = '$'): unknown {

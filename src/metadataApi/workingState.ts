@@ -110,7 +110,7 @@ export class WorkingState {
   async result(): Promise<BuildResult> {
     if (!this.built) {
       const md = await this.metadata();
-      this.built = buildSchemaCacheFull(md, await this.snapshot(), undefined, await this.remoteInputs(md), this.live.defaultNamingConvention, this.live.cacheCheck);
+      this.built = this.build(md, await this.snapshot(), await this.remoteInputs(md));
     }
     return this.built;
   }
@@ -149,7 +149,14 @@ export class WorkingState {
   async buildFor(next: Metadata): Promise<BuildResult> {
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
-    return buildSchemaCacheFull(next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck);
+    return this.build(next, snap, await this.remoteInputs(next));
+  }
+
+  /** One build with the live state's settings (naming convention, check, remote schema permissions). */
+  private build(md: Metadata, snap: Parameters<typeof buildSchemaCacheFull>[1], remotes: ReadonlyMap<string, RemoteIntrospection>): BuildResult {
+    const r = buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck);
+    if (this.live.remoteSchemaPermissions) r.cache.remoteSchemaPermissions = true;
+    return r;
   }
 
   /**

@@ -26,7 +26,6 @@ export const UNSUPPORTED_TABLE_KEYS: Readonly<Record<string, string>> = {};
  */
 export const UNSUPPORTED_ENTRY_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   functions: { permissions: 'function permissions: a function is exposed to every role that may select its table' },
-  remote_schemas: { permissions: 'remote schema permissions: every role may query every remote schema' },
 };
 
 /** Every top-level key the engine knows; any other key with a non-empty value is refused too. */

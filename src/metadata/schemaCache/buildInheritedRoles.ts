@@ -71,6 +71,7 @@ function knownRoles(md: Metadata): Set<string> {
     for (const k of ['select', 'insert', 'update', 'delete'] as const) for (const p of t[`${k}_permissions`] ?? []) roles.add(p.role);
   }
   for (const a of md.actions ?? []) for (const p of ((a as { permissions?: Array<{ role: string }> }).permissions ?? [])) roles.add(p.role);
+  for (const rs of md.remote_schemas ?? []) for (const p of ((rs as { permissions?: Array<{ role: string }> }).permissions ?? [])) roles.add(p.role);
   for (const r of md.inherited_roles ?? []) roles.add(r.role_name);
   return roles;
 }
