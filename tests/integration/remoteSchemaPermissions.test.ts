@@ -7,6 +7,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/index.js';
 import { startTestEngine, type TestEngine } from './harness.js';
 import { startRemoteGraphqlServer, type RemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
 
@@ -184,6 +188,40 @@ test('export, replace_metadata round trip and drop_remote_schema_permissions', a
   ok(await e.query({ type: 'replace_metadata', args: md }));
   const back = await e.graphql('{ hello }', undefined, as('user', { 'x-svc-user-id': '1' }));
   assert.deepEqual(back.body, { data: { hello: 'Hello world' } });
+});
+
+test('metadata apply of a Hasura v2 project with remote_schemas.yaml permissions (X-Hasura-* presets mapped)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'rsperm-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const sdl = USER_SDL.replace('"x-svc-user-id"', '"X-Hasura-User-Id"');
+  const indented = sdl.split('\n').map((l) => `          ${l}`).join('\n');
+  await writeFile(join(dir, 'version.yaml'), 'version: 2\n');
+  await writeFile(join(dir, 'tables.yaml'), '[]\n');
+  await writeFile(join(dir, 'remote_schemas.yaml'), [
+    '- name: rs',
+    '  definition:',
+    `    url: ${remote.url}`,
+    '    timeout_seconds: 60',
+    '  permissions:',
+    '    - role: user',
+    '      definition:',
+    '        schema: |',
+    indented,
+    '',
+  ].join('\n'));
+  const err: string[] = [];
+  const code = await runCli('metadata', ['apply', '--dir', dir], {
+    out: () => undefined, err: (l) => void err.push(l), progress: () => undefined,
+    env: { SVC_GRAPHQL_ENDPOINT: e.url, SVC_GRAPHQL_ADMIN_SECRET: 'sec' }, color: false,
+  });
+  assert.equal(code, 0, err.join('\n'));
+  assert.ok(err.some((l) => l.includes('@preset session variables')), err.join('\n'));
+  const md = await exported();
+  assert.match(md.remote_schemas[0].permissions[0].definition.schema, /@preset\(value: "x-svc-user-id"\)/);
+  const r = await e.graphql('{ notes { id } }', undefined, as('user', { 'x-svc-user-id': '2' }));
+  assert.deepEqual(r.body, { data: { notes: [{ id: 2 }] } });
+  const hidden = await e.graphql('{ secret }', undefined, as('user', { 'x-svc-user-id': '2' }));
+  assert.equal(hidden.body.errors?.[0]?.extensions?.code, 'validation-failed');
 });
 
 test('without --enable-remote-schema-permissions every role sees the whole remote and adding a permission is refused', async (t) => {
