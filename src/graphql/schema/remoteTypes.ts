@@ -1,5 +1,6 @@
 /**
- * Remote schemas in a role's GraphQL schema (as in v1.3, every role sees them): the remote's
+ * Remote schemas in a role's GraphQL schema (every role sees them whole, as in v1.3; with remote
+ * schema permissions on, a role sees its permission's part of each, or nothing): the remote's
  * types rebuilt from its introspection inside the role's type registry (a type named like one of
  * the database's, `timestamptz` or an identical `person`, is the same type), its query and mutation
  * root fields tagged `ext:remote`, and remote-relationship fields on table types tagged
