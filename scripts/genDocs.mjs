@@ -121,6 +121,8 @@ export const ARGS = {
   add_remote_schema: '`name`, `definition: {url | url_from_env, headers?, forward_client_headers?, timeout_seconds?}`, `comment?`',
   remove_remote_schema: '`name`',
   reload_remote_schema: '`name`',
+  add_remote_schema_permissions: '`remote_schema`, `role`, `definition: {schema}` (SDL, `@preset`), `comment`?',
+  drop_remote_schema_permissions: '`remote_schema`, `role`',
   create_remote_relationship: '`name`, `table`, `hasura_fields`, `remote_schema`, `remote_field`',
   update_remote_relationship: '`name`, `table`, `hasura_fields`, `remote_schema`, `remote_field`',
   delete_remote_relationship: '`name`, `table`',

@@ -67,6 +67,8 @@ export interface AppState {
   readonly resourceVersion?: number;
   /** The server's `--default-naming-convention`: for caches built elsewhere (metadata operations). */
   readonly defaultNamingConvention?: NamingConvention;
+  /** `--enable-remote-schema-permissions`: set on caches built elsewhere too (metadata operations). */
+  readonly remoteSchemaPermissions?: boolean;
   /** Where the metadata document is stored; absent: `hdb_metadata` (`svc_metadata` in a catalog adopted from Hasura v2). */
   readonly metadataTable?: MetadataTable;
   /** What every build checks beyond the metadata itself (`checkStoredQueries`); metadata operations' builds run it too. */

@@ -42,7 +42,7 @@ async function runAction(plan: ActionFieldPlan, rc: ActionRunContext, args: Exec
   const join = plan.remoteJoin;
   if (!join) return runActionField(plan, rc);
   const cache = args.ctx.state.current;
-  checkRemoteJoins(join, cache, args.variables);
+  checkRemoteJoins(join, cache, args.variables, args.session.role);
   const text = await runActionField(plan, rc);
   const joined = await runRemoteJoins(JSON.parse(text), join, {
     cache, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, requests: remoteJoinRequests,

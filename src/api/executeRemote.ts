@@ -24,7 +24,7 @@ export const remoteJoinFields: QueryFieldsExecutor = async (fields, args) => {
   const out = new Map<string, string>();
   const prepare = args.ctx.config.usePreparedStatements !== false;
   // What the client asked of each remote relationship is checked before any statement runs.
-  for (const f of fields) checkRemoteJoins((f as { plan: RemoteJoinPlan }).plan, args.ctx.state.current, args.variables);
+  for (const f of fields) checkRemoteJoins((f as { plan: RemoteJoinPlan }).plan, args.ctx.state.current, args.variables, args.session.role);
   await Promise.all(fields.map(async (f) => {
     const plan = (f as { plan: RemoteJoinPlan }).plan;
     const text = await args.ctx.db.queryJsonText(plan.text, resolveParams(plan.params, args.variables, args.session), { prepare });

@@ -46,6 +46,8 @@ export interface ServerConfig {
   corsDomain: string[] | '*';
   disableCors: boolean;
   enableAllowlist: boolean;
+  /** Remote schema permissions are enforced (`--enable-remote-schema-permissions`). */
+  enableRemoteSchemaPermissions: boolean;
   liveQueries: { batchSize: number; refetchIntervalMs: number; changePollIntervalMs: number };
   /** Seconds of clock leeway for JWT exp/nbf/iat. */
   jwtLeewaySeconds: number;

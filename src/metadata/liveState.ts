@@ -28,6 +28,8 @@ export interface LiveState {
   install(cache: SchemaCache, resourceVersion?: number): void;
   /** The server's default naming convention, for caches built by metadata operations. */
   readonly defaultNamingConvention: NamingConvention;
+  /** `--enable-remote-schema-permissions`: set on every cache of this state (metadata operations' builds too). */
+  readonly remoteSchemaPermissions?: boolean;
   /** The check every build of this state runs on its cache (metadata operations' builds too). */
   readonly cacheCheck?: CacheCheck;
   /** The server's `--infer-function-permissions` (absent: true): for caches built elsewhere. */
@@ -74,6 +76,7 @@ export async function createAppState(
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
     const cache = buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, { inferFunctionPermissions: config.inferFunctionPermissions });
+    if (config.enableRemoteSchemaPermissions) cache.remoteSchemaPermissions = true;
     return { cache, resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
@@ -86,6 +89,7 @@ export async function createAppState(
     },
     instanceId: randomUUID(),
     defaultNamingConvention: config.defaultNamingConvention,
+    remoteSchemaPermissions: config.enableRemoteSchemaPermissions,
     metadataTable,
     cacheCheck,
     inferFunctionPermissions: config.inferFunctionPermissions,

@@ -56,6 +56,7 @@ import {
   create_action_permission,
   drop_action_permission,
 } from './ops/actions.js';
+import { add_remote_schema_permissions, drop_remote_schema_permissions } from './ops/remoteSchemaPermissions.js';
 import {
   add_remote_schema,
   remove_remote_schema,
@@ -127,6 +128,8 @@ export const OP_TYPES = [
   'add_remote_schema',
   'remove_remote_schema',
   'reload_remote_schema',
+  'add_remote_schema_permissions',
+  'drop_remote_schema_permissions',
   'create_remote_relationship',
   'update_remote_relationship',
   'delete_remote_relationship',
@@ -204,6 +207,8 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   add_remote_schema,
   remove_remote_schema,
   reload_remote_schema,
+  add_remote_schema_permissions,
+  drop_remote_schema_permissions,
   create_remote_relationship,
   update_remote_relationship,
   delete_remote_relationship,

@@ -63,8 +63,6 @@ export function metadataToV3(md: J): J {
  * have (docs/roles.md): refused by name rather than as unknown commands.
  */
 const NOT_SUPPORTED_COMMANDS: Readonly<Record<string, string>> = {
-  add_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
-  drop_remote_schema_permissions: 'remote schema permissions are not supported: every role may query every remote schema',
 };
 
 export function translateV2Metadata(body: unknown, path = '$'): unknown {

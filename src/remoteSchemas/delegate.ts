@@ -5,18 +5,20 @@
  * aliases, arguments, variables (only those used), fragments and directives as the client wrote
  * them; the answers are put back under the client's aliases, and the remote's errors (paths are the
  * client's, aliases being kept) are returned next to `data`. The document sent is printed and
- * checked against the remote's schema once per compiled operation.
+ * checked against the remote's schema once per compiled operation. With remote schema permissions,
+ * the role's `@preset` values are added (see presets.ts).
  */
 import {
-  Kind, buildClientSchema, print, validate, type DocumentNode, type FieldNode, type GraphQLSchema,
+  Kind, buildClientSchema, print, typeFromAST, validate, type DocumentNode, type FieldNode, type GraphQLInputType, type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { NField, NormalizedOperation, OutputFieldMeta } from '../graphql/index.js';
-import type { RemoteSchemaInfo, SchemaCache } from '../metadata/index.js';
+import { remoteAsSeen, remoteViewFor, type RemoteRoleView, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
 import { type PlanContext, type RootFieldPlan } from '../planner/index.js';
 import { usedFragments, usedVariables } from './documents.js';
+import { addPresets, presetInVariable, presetValue, type PresetVariable } from './presets.js';
 import { remoteRequestHeaders } from './remoteHeaders.js';
 import { callRemote } from './remoteRequest.js';
 
@@ -63,21 +65,38 @@ function remoteDocument(plans: readonly RemoteFieldPlan[]): { doc: DocumentNode;
 interface PreparedRemote {
   query: string;
   variables: string[];
+  /** The preset variables added for the role (empty without remote schema permissions). */
+  presets: PresetVariable[];
+  /** Client variables whose values may need preset input fields: name → type. */
+  presetInputs: Array<{ name: string; type: GraphQLInputType }>;
 }
 
 const prepared = new WeakMap<object, Map<string, PreparedRemote>>();
 
 /** The printed (and validated) request for one remote of one compiled operation. */
-function prepare(key: object, remote: RemoteSchemaInfo, plans: readonly RemoteFieldPlan[]): PreparedRemote {
+function prepare(key: object, remote: RemoteSchemaInfo, plans: readonly RemoteFieldPlan[], view: RemoteRoleView | undefined, role: string): PreparedRemote {
   let byRemote = prepared.get(key);
   if (!byRemote) prepared.set(key, (byRemote = new Map()));
-  let p = byRemote.get(remote.name);
+  const memoKey = view ? `${remote.name}\u0000${role}` : remote.name;
+  let p = byRemote.get(memoKey);
   if (!p) {
-    const { doc, variables } = remoteDocument(plans);
-    const problems = validate(remoteClientSchema(remote), doc);
+    const schema = remoteClientSchema(remote);
+    const built = remoteDocument(plans);
+    // What the client asked is checked against the role's part of the remote, what is sent against the remote.
+    const asked = view ? validate(remoteClientSchema(remoteAsSeen(remote, view)), built.doc) : [];
+    if (asked.length > 0) throw new ApiError('validation-failed', asked[0].message);
+    const { doc, presets } = view ? addPresets(built.doc, schema, view) : { doc: built.doc, presets: [] };
+    const problems = validate(schema, doc);
     if (problems.length > 0) throw new ApiError('validation-failed', problems[0].message);
-    p = { query: print(doc), variables };
-    byRemote.set(remote.name, p);
+    const presetInputs: PreparedRemote['presetInputs'] = [];
+    if (view && view.inputPresets.size > 0) {
+      for (const d of plans[0].op.operation.variableDefinitions ?? []) {
+        const type = typeFromAST(schema, d.type) as GraphQLInputType | undefined;
+        if (type && built.variables.includes(d.variable.name.value)) presetInputs.push({ name: d.variable.name.value, type });
+      }
+    }
+    p = { query: print(doc), variables: built.variables, presets, presetInputs };
+    byRemote.set(memoKey, p);
   }
   return p;
 }
@@ -104,14 +123,21 @@ export async function executeRemoteFields(
   await Promise.all([...groups].map(async ([name, group]) => {
     const remote = args.cache.remoteSchemas?.get(name);
     if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(name)} is not available`);
-    const req = prepare(args.key, remote, group);
+    const view = remoteViewFor(args.cache, remote, args.session.role) ?? undefined;
+    const req = prepare(args.key, remote, group, view, args.session.role);
     const variables: Record<string, unknown> = {};
     for (const v of req.variables) if (v in args.variables) variables[v] = args.variables[v];
+    if (view) {
+      const schema = remoteClientSchema(remote);
+      for (const { name: v, type } of req.presetInputs) if (v in variables) variables[v] = presetInVariable(variables[v], type, view, args.session, schema);
+      for (const p of req.presets) variables[p.name] = presetValue(p.preset, args.session, schema);
+    }
+    const sendVariables = req.variables.length > 0 || req.presets.length > 0;
     const answer = await callRemote({
       url: remote.url,
       headers: remoteRequestHeaders(remote, args.session, args.clientHeaders),
       timeoutSeconds: remote.timeoutSeconds,
-      body: { query: req.query, ...(req.variables.length > 0 ? { variables } : {}), ...(group[0].op.operation.name ? { operationName: group[0].op.operation.name.value } : {}) },
+      body: { query: req.query, ...(sendVariables ? { variables } : {}), ...(group[0].op.operation.name ? { operationName: group[0].op.operation.name.value } : {}) },
     });
     if (answer.errors) errors.push(...answer.errors);
     const cookie = answer.headers['set-cookie'];

@@ -10,11 +10,12 @@ import { print, valueFromASTUntyped, type FieldNode, type IntrospectionInputType
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { AggregateField, SelectField } from '../ir/index.js';
-import type { RemoteSchemaInfo, SchemaCache } from '../metadata/index.js';
+import { remoteAsSeen, remoteViewFor, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
 import type { RemoteJoinField, RemoteJoinShape } from '../planner/index.js';
 import { parse, validate } from 'graphql';
 import { ColRef, inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
 import { remoteClientSchema } from './delegate.js';
+import { addPresets, presetValue } from './presets.js';
 import { remoteRequestHeaders } from './remoteHeaders.js';
 import { callRemote } from './remoteRequest.js';
 
@@ -166,8 +167,9 @@ const checked = new WeakMap<RemoteSchemaInfo, WeakMap<RemoteJoinField, Set<strin
 /**
  * Checks what the client asked of each remote relationship of `plan` against the remote's schema
  * (arguments, sub-selection), before anything runs: a bad one is `validation-failed` at the field.
+ * With remote schema permissions, against the part of the remote `role` sees.
  */
-export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, variables: Record<string, unknown>): void {
+export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, variables: Record<string, unknown>, role?: string): void {
   const visit = (fields: readonly SelectField[]): void => {
     for (const f of fields) {
       if (f.kind === 'remote_rel_keys') checkOne(f.join as RemoteJoinField);
@@ -180,8 +182,10 @@ export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, vari
   };
   const varsKey = JSON.stringify(variables);
   const checkOne = (join: RemoteJoinField): void => {
-    const remote = cache.remoteSchemas?.get(join.rel.remoteSchema);
-    if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(join.rel.remoteSchema)} is not available`);
+    const upstream = cache.remoteSchemas?.get(join.rel.remoteSchema);
+    if (!upstream) throw new ApiError('unexpected', `remote schema ${JSON.stringify(join.rel.remoteSchema)} is not available`);
+    const view = role === undefined ? undefined : remoteViewFor(cache, upstream, role);
+    const remote = view ? remoteAsSeen(upstream, view) : upstream;
     let byJoin = checked.get(remote);
     if (!byJoin) checked.set(remote, (byJoin = new WeakMap()));
     let seen = byJoin.get(join);
@@ -234,12 +238,23 @@ async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinSha
   let data: Record<string, Json> | null = null;
   if (calls.length > 0) {
     const used = usedFragments(selection ? [selection] : [], fragments).map((f) => print(inlineVariables(f, args.variables)));
-    const query = `query {\n  ${calls.join('\n  ')}\n}${used.length > 0 ? `\n${used.join('\n')}` : ''}`;
+    let query = `query {\n  ${calls.join('\n  ')}\n}${used.length > 0 ? `\n${used.join('\n')}` : ''}`;
+    // The role's @preset values (remote schema permissions), as variables of the request.
+    const view = remoteViewFor(args.cache, remote, args.session.role);
+    let variables: Record<string, unknown> | undefined;
+    if (view) {
+      const schema = remoteClientSchema(remote);
+      const withPresets = addPresets(parse(query), schema, view);
+      if (withPresets.presets.length > 0) {
+        query = print(withPresets.doc);
+        variables = Object.fromEntries(withPresets.presets.map((v) => [v.name, presetValue(v.preset, args.session, schema)]));
+      }
+    }
     const answer = await callRemote({
       url: remote.url,
       headers: remoteRequestHeaders(remote, args.session, args.clientHeaders),
       timeoutSeconds: remote.timeoutSeconds,
-      body: { query },
+      body: { query, ...(variables ? { variables } : {}) },
     });
     if (answer.errors) throw new ApiError('unexpected', 'Errors from remote server', { internal: answer.errors });
     data = answer.data;

@@ -81,6 +81,8 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   add_remote_schema: { name: 'rs1', definition: { url: 'http://127.0.0.1:9/graphql', headers: [{ name: 'x', value: 'y' }], forward_client_headers: false, timeout_seconds: 2 }, comment: 'c' },
   remove_remote_schema: { name: 'rs1' },
   reload_remote_schema: { name: 'rs1' },
+  add_remote_schema_permissions: { remote_schema: 'rs1', role: 'user', definition: { schema: 'type Query { hello: String }' } },
+  drop_remote_schema_permissions: { remote_schema: 'rs1', role: 'user' },
   create_remote_relationship: { name: 'rr1', table: T, hasura_fields: ['id'], remote_schema: 'rs1', remote_field: { f: { arguments: { id: '$id' } } } },
   update_remote_relationship: { name: 'rr1', table: T, hasura_fields: ['id'], remote_schema: 'rs1', remote_field: { f: { arguments: { id: '$id' } } } },
   delete_remote_relationship: { name: 'rr1', table: T },

@@ -147,7 +147,7 @@ test('actions: an inherited role may call an action any member may call', async 
   assert.ok(!(await fields('user_author')).includes('ping'), 'no member may call it');
 });
 
-test('functions follow the combined select permission; remote schemas are every role\'s; remote schema permissions are refused', async (t) => {
+test('functions follow the combined select permission; remote schemas are every role\'s without remote schema permissions; those need the switch', async (t) => {
   const remote = await startRemoteGraphqlServer('type Query { motd: String }', { motd: () => 'hello' });
   t.after(() => remote.stop());
   await e.runSql(`CREATE FUNCTION search_users(q text) RETURNS SETOF users LANGUAGE sql STABLE AS $$ SELECT * FROM users WHERE name ILIKE q $$;`);
@@ -172,15 +172,11 @@ test('functions follow the combined select permission; remote schemas are every 
   // Remote schemas: every role (an inherited one too) may query them, as Hasura without remote schema permissions.
   assert.deepEqual((await e.graphql('{ motd }', undefined, asRole('fn_member', { 'x-svc-user-id': '1' }))).body, { data: { motd: 'hello' } });
 
-  // Permissions that would narrow who may query a remote schema are refused, not dropped (function
-  // permissions are served: functionPermissions.test.ts).
+  // Function permissions are served (functionPermissions.test.ts); remote schema permissions need
+  // --enable-remote-schema-permissions (tests/integration/remoteSchemaPermissions.test.ts).
   const md = await exportMd();
-  const doc = { ...md, remote_schemas: md.remote_schemas.map((x: object) => ({ ...x, permissions: [{ role: 'user', definition: { schema: 'type Query { motd: String }' } }] })) };
-  const refused = await e.query({ type: 'replace_metadata', args: doc });
-  assert.deepEqual([refused.status, refused.body.code], [400, 'not-supported'], refused.text);
-  assert.ok(refused.body.error.includes('remote_schemas[0].permissions'), refused.body.error);
-  const op = await e.request('POST', '/v1/metadata', { type: 'add_remote_schema_permissions', args: { remote_schema: 'notes', role: 'user', definition: {} } });
-  assert.deepEqual([op.status, op.body.code], [400, 'not-supported'], op.text);
+  const rsp = await e.request('POST', '/v1/metadata', { type: 'add_remote_schema_permissions', args: { remote_schema: 'notes', role: 'user', definition: { schema: 'type Query { motd: String }' } } });
+  assert.deepEqual([rsp.status, rsp.body.code], [400, 'constraint-violation'], rsp.text);
   assert.deepEqual(await exportMd(), md);
   const cleanup = await e.query({ type: 'bulk', args: [
     { type: 'remove_remote_schema', args: { name: 'notes' } },

@@ -1,5 +1,6 @@
 /**
- * Remote schemas in a role's GraphQL schema (as in v1.3, every role sees them): the remote's
+ * Remote schemas in a role's GraphQL schema (every role sees them whole, as in v1.3; with remote
+ * schema permissions on, a role sees its permission's part of each, or nothing): the remote's
  * types rebuilt from its introspection inside the role's type registry (a type named like one of
  * the database's, `timestamptz` or an identical `person`, is the same type), its query and mutation
  * root fields tagged `ext:remote`, and remote-relationship fields on table types tagged
@@ -14,7 +15,7 @@ import {
   type GraphQLNamedType, type GraphQLOutputType, type GraphQLType, type IntrospectionField, type IntrospectionInputTypeRef,
   type IntrospectionInputValue, type IntrospectionType, type IntrospectionTypeRef,
 } from 'graphql';
-import type { RemoteRelInfo, RemoteSchemaInfo, TableInfo } from '../../metadata/index.js';
+import { remoteAsSeen, remoteViewFor, type RemoteRelInfo, type RemoteSchemaInfo, type TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import type { FieldEntry } from './queryRoot.js';
 import type { SelectView } from './roleView.js';
@@ -147,11 +148,23 @@ function typesFor(ctx: SchemaContext, remote: RemoteSchemaInfo): RemoteTypes {
   return rt;
 }
 
+/**
+ * The remote as the role sees it: whole (admin, or remote schema permissions off), through its
+ * permission (a subset of the remote's types), or not at all (undefined).
+ */
+export function remoteSeenBy(ctx: SchemaContext, remote: RemoteSchemaInfo): RemoteSchemaInfo | undefined {
+  const view = remoteViewFor(ctx.sc, remote, ctx.role);
+  if (view === undefined) return remote;
+  return view === null ? undefined : remoteAsSeen(remote, view);
+}
+
 /** The root fields of the remote schemas' `root` type, for the role. */
 export function remoteSchemaRootFields(root: 'query' | 'mutation') {
   return (ctx: SchemaContext): FieldEntry[] => {
     const out: FieldEntry[] = [];
-    for (const remote of ctx.sc.remoteSchemas?.values() ?? []) {
+    for (const upstream of ctx.sc.remoteSchemas?.values() ?? []) {
+      const remote = remoteSeenBy(ctx, upstream);
+      if (!remote) continue;
       const obj = root === 'query' ? remote.queryRoot : remote.mutationRoot;
       if (!obj) continue;
       const rt = typesFor(ctx, remote);
@@ -170,7 +183,8 @@ export function remoteRelFields(ctx: SchemaContext, table: TableInfo, view: Sele
   const visible = new Set(view.columns.map((c) => c.name));
   for (const rel of table.remoteRelationships.values()) {
     if (!rel.hasuraFields.every((c) => visible.has(c))) continue;
-    const remote = ctx.sc.remoteSchemas?.get(rel.remoteSchema);
+    const upstream = ctx.sc.remoteSchemas?.get(rel.remoteSchema);
+    const remote = upstream ? remoteSeenBy(ctx, upstream) : undefined;
     const field = remote ? lastField(remote, rel) : undefined;
     if (!remote || !field) continue;
     const rt = typesFor(ctx, remote);
@@ -193,6 +207,8 @@ export function lastField(remote: RemoteSchemaInfo, rel: RemoteRelInfo): Introsp
     if (!parent) return undefined;
     field = parent.fields.find((f) => f.name === step.name);
     if (!field) return undefined;
+    // Every argument the relationship fixes must be one the role may give (not hidden, not preset).
+    for (const a of Object.keys(step.arguments)) if (!field.args.some((x) => x.name === a)) return undefined;
     let t: IntrospectionTypeRef = field.type;
     while (t.kind === 'NON_NULL' || t.kind === 'LIST') t = t.ofType;
     const next = remote.types.get(t.name);

@@ -86,7 +86,7 @@ export async function adoptHasuraV1Catalog(c: DbClient, version: string): Promis
   const imported = { ...count(metadata), cron_triggers: Number(crons) };
   if (await exists(c, 'hdb_remote_schema_permission')) {
     const n = Number((await c.query('SELECT count(*)::int AS n FROM hdb_catalog.hdb_remote_schema_permission')).rows[0].n);
-    if (n > 0) unsupported.push(`hdb_remote_schema_permission: ${n} remote schema permission(s) not imported (this engine has no remote schema permissions)`);
+    if (n > 0) unsupported.push(`hdb_remote_schema_permission: ${n} remote schema permission(s) not imported (re-create them with add_remote_schema_permissions)`);
   }
   return {
     adopted_from: `Hasura v1.3 catalog (hdb_catalog.hdb_version ${version})`,

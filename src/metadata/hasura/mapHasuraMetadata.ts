@@ -102,7 +102,28 @@ export function importHasuraMetadata(input: J): ImportResult {
   }
   md = mapBrand(md, '$', mapped) as J;
   md = queryActionKinds(md, mapped);
+  md = presetSessionVariables(md, mapped);
   return { metadata: md, mapped, unsupported };
+}
+
+/**
+ * `@preset(value: "X-Hasura-User-Id")` in the SDL of remote schema permissions → `"x-svc-user-id"`
+ * (the SDL is one string, so mapBrand does not see the session variables inside it).
+ */
+function presetSessionVariables(md: J, mapped: string[]): J {
+  if (!Array.isArray(md.remote_schemas)) return md;
+  const remoteSchemas = md.remote_schemas.map((rs: J, i: number) => {
+    if (rs === null || typeof rs !== 'object' || !Array.isArray(rs.permissions)) return rs;
+    const permissions = rs.permissions.map((p: J, j: number) => {
+      const schema = p?.definition?.schema;
+      if (typeof schema !== 'string' || !/"x-hasura-/i.test(schema)) return p;
+      const to = schema.replace(/"(x-hasura-[^"]*)"/gi, (_m: string, v: string) => `"x-svc-${v.slice('x-hasura-'.length).toLowerCase()}"`);
+      mapped.push(`$.remote_schemas[${i}].permissions[${j}].definition.schema: @preset session variables x-hasura-* → x-svc-*`);
+      return { ...p, definition: { ...p.definition, schema: to } };
+    });
+    return { ...rs, permissions };
+  });
+  return { ...md, remote_schemas: remoteSchemas };
 }
 
 /** The v3 (`sources`) shape of a version-2 metadata document, as Hasura v2's export_metadata answers. */

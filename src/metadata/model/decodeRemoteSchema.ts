@@ -20,10 +20,18 @@ export interface RemoteSchemaDef {
   timeout_seconds?: number;
 }
 
+/** A role's remote schema permission (Hasura v2): the role's part of the remote as SDL, with `@preset`s. */
+export interface RemoteSchemaPermissionMetadata {
+  role: string;
+  definition: { schema: string };
+  comment?: string | null;
+}
+
 export interface RemoteSchemaMetadata {
   name: string;
   definition: RemoteSchemaDef;
   comment?: string | null;
+  permissions?: RemoteSchemaPermissionMetadata[];
 }
 
 /** `{message: {arguments: {id: "$id"}, field: {...}}}`: one key per level. */
@@ -73,7 +81,22 @@ export function decodeRemoteSchema(v: unknown, path: string): RemoteSchemaMetada
   };
   const comment = optional(o, 'comment', path, asString);
   if (comment !== undefined) rs.comment = comment;
+  const permissions = optional(o, 'permissions', path, arrayOf(decodeRemoteSchemaPermission));
+  if (permissions && permissions.length > 0) rs.permissions = permissions;
   return rs;
+}
+
+/** One entry of a remote schema's `permissions` (and the `role` / `definition` / `comment` of add_remote_schema_permissions). */
+export function decodeRemoteSchemaPermission(v: unknown, path: string): RemoteSchemaPermissionMetadata {
+  const o = asObject(v, path);
+  const def = required(o, 'definition', path, asObject);
+  const p: RemoteSchemaPermissionMetadata = {
+    role: required(o, 'role', path, asString),
+    definition: { schema: required(def, 'schema', `${path}.definition`, asString) },
+  };
+  const comment = optional(o, 'comment', path, asString);
+  if (comment !== undefined) p.comment = comment;
+  return p;
 }
 
 function decodeFieldTree(v: unknown, path: string): RemoteFieldTree {

@@ -26,6 +26,7 @@ export type Removable =
   | { kind: 'action'; name: string }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string }
+  | { kind: 'remote_schema_permission'; name: string; role: string }
   | { kind: 'inherited_role'; name: string }
   | { kind: 'query_collection_query'; collection: string; query: string };
 
@@ -59,6 +60,15 @@ export function removeObject(md: Metadata, id: Removable): void {
   }
   if (id.kind === 'remote_schema') {
     md.remote_schemas = (md.remote_schemas ?? []).filter((r) => !(isObject(r) && r.name === id.name));
+    return;
+  }
+  if (id.kind === 'remote_schema_permission') {
+    for (const r of md.remote_schemas ?? []) {
+      if (!isObject(r) || r.name !== id.name || !Array.isArray(r.permissions)) continue;
+      const kept = (r.permissions as unknown[]).filter((p) => !(isObject(p) && p.role === id.role));
+      if (kept.length > 0) r.permissions = kept;
+      else delete r.permissions;
+    }
     return;
   }
   const t = findTable(md, id.table);

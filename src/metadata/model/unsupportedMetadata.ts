@@ -17,14 +17,10 @@ export const UNSUPPORTED_METADATA_KEYS: Readonly<Record<string, string>> = {
 export const UNSUPPORTED_TABLE_KEYS: Readonly<Record<string, string>> = {};
 
 /**
- * Keys of other list entries not implemented: Hasura v2's remote schema permissions (only with
- * `--enable-remote-schema-permissions`, when they narrow who may query a remote schema). The engine
- * exposes every remote schema to every role, as Hasura's default does; dropping the list would
- * silently widen what a role may do, so a document carrying it is refused.
+ * Keys of other list entries not implemented (none now: function and remote schema permissions are).
+ * A key listed here is refused rather than dropped, where dropping it would widen what a role may do.
  */
-export const UNSUPPORTED_ENTRY_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  remote_schemas: { permissions: 'remote schema permissions: every role may query every remote schema' },
-};
+export const UNSUPPORTED_ENTRY_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {};
 
 /** Every top-level key the engine knows; any other key with a non-empty value is refused too. */
 const KNOWN_KEYS = new Set(['version', 'tables', 'functions', 'query_collections', 'rest_endpoints', 'allowlist', 'api_limits', 'graphql_schema_introspection', 'source_customization', 'remote_schemas', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles', 'read_replicas']);

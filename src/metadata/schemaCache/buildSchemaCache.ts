@@ -14,6 +14,7 @@ import type { EventTriggerInfo, FunctionInfo, RemoteIntrospection, RolePermissio
 import { eventTriggerDefinition, resolveEventTrigger } from './buildEventTriggers.js';
 import { remoteRelationshipsOf, remoteSchemasOf } from '../model/decodeRemoteSchema.js';
 import { resolveRemoteRelationship, resolveRemoteSchemas } from './buildRemoteSchemas.js';
+import { resolveRemotePermission } from './remotePermissions.js';
 import type { DepRef, Dependency, MetadataObjectId } from './objects.js';
 import { BuildError, type BuildState, type Inconsistency } from './buildState.js';
 import { buildTableInfo, resolveEnumReferences } from './buildTable.js';
@@ -250,6 +251,20 @@ function build(
   // 3b. remote schemas, then remote relationships (they need the remote's introspection)
   const remoteSchemas = resolveRemoteSchemas(remoteSchemasOf(metadata), remoteInputs, (rs, reason) =>
     record({ kind: 'remote_schema', name: rs.name }, 'remote_schema', rs, `Inconsistent object: ${reason}`));
+  for (const rs of remoteSchemasOf(metadata)) {
+    const info = remoteSchemas.get(rs.name);
+    for (const p of rs.permissions ?? []) {
+      roles.add(p.role);
+      if (!info) continue;
+      try {
+        if (!info.permissions) info.permissions = new Map();
+        info.permissions.set(p.role, resolveRemotePermission(info, p.definition.schema));
+      } catch (e) {
+        if (!(e instanceof BuildError)) throw e;
+        record({ kind: 'remote_schema_permission', name: rs.name, role: p.role }, 'remote_schema_permission', { remote_schema: rs.name, ...p }, `Inconsistent object: ${e.message}`);
+      }
+    }
+  }
   for (const { tm, info } of consistent) {
     for (const rel of remoteRelationshipsOf(tm)) {
       const id: MetadataObjectId = { kind: 'remote_relationship', table: tm.table, name: rel.name };

@@ -18,6 +18,7 @@ export type MetadataObjectId =
   | { kind: 'action'; name: string }
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string }
+  | { kind: 'remote_schema_permission'; name: string; role: string }
   | { kind: 'inherited_role'; name: string }
   | { kind: 'query_collection_query'; collection: string; query: string };
 
@@ -66,6 +67,8 @@ export function objectKey(id: MetadataObjectId): string {
       return `rrel:${qualifiedKey(id.table)}:${id.name}`;
     case 'remote_schema':
       return `rs:${id.name}`;
+    case 'remote_schema_permission':
+      return `rsp:${id.name}\u0000${id.role}`;
     case 'inherited_role':
       return `ir:${id.name}`;
     case 'query_collection_query':
@@ -116,6 +119,8 @@ export function reportObject(id: MetadataObjectId): string {
       return `remote_relationship ${dotted(id.table)}.${id.name}`;
     case 'remote_schema':
       return `remote_schema ${id.name}`;
+    case 'remote_schema_permission':
+      return `remote_schema_permission ${id.name}.${id.role}`;
     case 'inherited_role':
       return `inherited_role ${id.name}`;
     case 'query_collection_query':

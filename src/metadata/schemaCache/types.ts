@@ -36,6 +36,8 @@ export interface SchemaCache {
   allowlist?: ReadonlySet<string>;
   /** Consistent remote schemas by name, in metadata order. */
   remoteSchemas?: Map<string, RemoteSchemaInfo>;
+  /** `--enable-remote-schema-permissions`: roles see remote schemas only through their permissions. */
+  remoteSchemaPermissions?: boolean;
   /** The remote introspections this cache was built from (reused by later builds until reloaded). */
   remoteInputs?: ReadonlyMap<string, RemoteIntrospection>;
   /**
@@ -72,6 +74,28 @@ export interface RemoteSchemaInfo {
   types: Map<string, IntrospectionType>;
   queryRoot: IntrospectionObjectType | null;
   mutationRoot: IntrospectionObjectType | null;
+  /** Roles' views of the remote (remote schema permissions), by role, when any are consistent. */
+  permissions?: Map<string, RemoteRoleView>;
+}
+
+/** A preset of a remote argument or input field (`@preset`): JSON value, `x-svc-*` strings read from the session unless static. */
+export interface RemotePreset {
+  value: unknown;
+  static: boolean;
+  /** The GraphQL type of the argument / input field (`Int!`). */
+  type: string;
+}
+
+/** What one role sees of a remote schema (remote schema permissions). */
+export interface RemoteRoleView {
+  introspection: IntrospectionQuery;
+  types: Map<string, IntrospectionType>;
+  queryRoot: IntrospectionObjectType | null;
+  mutationRoot: IntrospectionObjectType | null;
+  /** `Type.field` → argument → preset. */
+  argPresets: Map<string, Map<string, RemotePreset>>;
+  /** Input object type → field → preset. */
+  inputPresets: Map<string, Map<string, RemotePreset>>;
 }
 
 /** One level of a remote relationship's field path: the remote field and its argument template. */
