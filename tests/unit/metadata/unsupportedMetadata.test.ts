@@ -38,9 +38,9 @@ test('assertSupportedMetadata throws 400 not-supported naming each key, at the g
   );
 });
 
-test("function permissions are stored (no longer on the list); remote schema permissions still are refused", () => {
+test("function and remote schema permissions are stored (no longer on the list)", () => {
   assert.deepEqual(unsupportedMetadataKeys({ version: 2, tables: [], functions: [{ function: 'f', permissions: [{ role: 'user' }] }] }), []);
-  assert.deepEqual(unsupportedMetadataKeys({ version: 2, tables: [], remote_schemas: [{ name: 'r', permissions: [{ role: 'user' }] }] }), ['remote_schemas[0].permissions']);
+  assert.deepEqual(unsupportedMetadataKeys({ version: 2, tables: [], remote_schemas: [{ name: 'r', permissions: [{ role: 'user' }] }] }), []);
   const fm = decodeFunctionMetadata({ function: 'f', configuration: { exposed_as: 'mutation' }, permissions: [{ role: 'user' }, { role: 'manager' }] }, '$.functions[0]');
   assert.deepEqual(fm.permissions, [{ role: 'user' }, { role: 'manager' }]);
   assert.equal(decodeFunctionMetadata({ function: 'f', permissions: [] }, '$').permissions, undefined);
