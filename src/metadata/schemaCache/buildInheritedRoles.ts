@@ -72,6 +72,7 @@ function knownRoles(md: Metadata): Set<string> {
   }
   for (const a of md.actions ?? []) for (const p of ((a as { permissions?: Array<{ role: string }> }).permissions ?? [])) roles.add(p.role);
   for (const r of md.inherited_roles ?? []) roles.add(r.role_name);
+  for (const m of md.logical_models ?? []) for (const p of m.select_permissions ?? []) roles.add(p.role);
   return roles;
 }
 
