@@ -285,3 +285,14 @@ test('the Hasura CLI (config v3): a project with logical models and native queri
   assert.equal(await runCli('metadata', ['export', '--dir', dir2, '--format', 'v3'], io), 0, err.join('\n'));
   assert.deepEqual(await contents(dir2), first);
 });
+
+test('a native query named like a table root field, or a logical model named like a table type, is refused and changes nothing', async (t) => {
+  const e = await setup(t);
+  assert.equal((await e.query({ type: 'track_table', args: { schema: 'public', name: 'article' } })).status, 200);
+  const clash = await META(e, 'pg_track_native_query', { ...NATIVE_QUERY, root_field_name: 'article_aggregate' });
+  assert.deepEqual([clash.status, clash.body], [400, { path: '$.args', error: 'following query root fields are duplicated: "article_aggregate"', code: 'unexpected' }]);
+  const model = await META(e, 'pg_track_logical_model', { ...MODEL, name: 'article' });
+  assert.deepEqual([model.status, model.body], [400, { path: '$.args', error: 'following types are duplicated: "article"', code: 'unexpected' }]);
+  const r = await e.graphql('{ article(order_by: {id: asc}, limit: 1) { id } article_with_excerpt(args: {max_length: 1, suffix: ""}, limit: 1, order_by: {id: asc}) { excerpt } }');
+  assert.deepEqual(r.body, { data: { article: [{ id: 1 }], article_with_excerpt: [{ excerpt: 't' }] } });
+});
