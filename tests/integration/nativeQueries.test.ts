@@ -296,3 +296,14 @@ test('a native query named like a table root field, or a logical model named lik
   const r = await e.graphql('{ article(order_by: {id: asc}, limit: 1) { id } article_with_excerpt(args: {max_length: 1, suffix: ""}, limit: 1, order_by: {id: asc}) { excerpt } }');
   assert.deepEqual(r.body, { data: { article: [{ id: 1 }], article_with_excerpt: [{ excerpt: 't' }] } });
 });
+
+test('a native query as a live query (subscription_root): the first answer, then a new one after a write', async (t) => {
+  const e = await setup(t);
+  const { openTransportWs } = await import('./subscriptionsClient.js');
+  const s = await openTransportWs(e.url, {});
+  t.after(() => s.ws.close());
+  s.send({ id: '1', type: 'subscribe', payload: { query: 'subscription ($n: Int!) { article_with_excerpt(args: {max_length: $n, suffix: ""}, where: {id: {_eq: 2}}) { id excerpt } }', variables: { n: 3 } } });
+  assert.deepEqual(await s.next(10_000), { id: '1', type: 'next', payload: { data: { article_with_excerpt: [{ id: 2, excerpt: 'a s' }] } } });
+  await e.runSql("UPDATE article SET body = 'xyz and more' WHERE id = 2");
+  assert.deepEqual(await s.next(20_000), { id: '1', type: 'next', payload: { data: { article_with_excerpt: [{ id: 2, excerpt: 'xyz' }] } } });
+});
