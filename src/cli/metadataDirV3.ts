@@ -96,7 +96,7 @@ const includeList = (files: string[]): string => (files.length === 0 ? '[]\n' : 
 
 /** The v3 directory's files (relative path → text) for exported (version 2) metadata. */
 export function metadataToV3Files(md: J): Map<string, string> {
-  const { tables = [], functions = [], source_customization: customization, ...rest } = md;
+  const { tables = [], functions = [], source_customization: customization, logical_models: models, native_queries: nqs, ...rest } = md;
   const files = metadataToFiles({ ...rest, tables: [] });
   files.delete('tables.yaml');
   files.delete('functions.yaml');
@@ -113,6 +113,15 @@ export function metadataToV3Files(md: J): Map<string, string> {
   if (customization) db.customization = customization;
   db.tables = `!include ${source.name}/tables/tables.yaml`;
   db.functions = `!include ${source.name}/functions/functions.yaml`;
+  // Logical models and native queries: one file each per source, as Hasura's CLI v2 writes them.
+  if (Array.isArray(models) && models.length > 0) {
+    files.set(`${base}/logical_models.yaml`, yamlText(models));
+    db.logical_models = `!include ${source.name}/logical_models.yaml`;
+  }
+  if (Array.isArray(nqs) && nqs.length > 0) {
+    files.set(`${base}/native_queries.yaml`, yamlText(nqs));
+    db.native_queries = `!include ${source.name}/native_queries.yaml`;
+  }
   files.set(DATABASES, yamlText([db]).replace(/'(!include [^']+)'/g, '"$1"'));
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -21,8 +21,16 @@ export interface SelectIR {
   distinctOn?: string[];
   /** Inherited roles: DISTINCT ON columns visible only where their condition holds (null elsewhere). */
   distinctOnVisibleIf?: Record<string, BoolExp>;
-  /** Rows come from a set-returning function instead of `table` (root function fields, `search_tracks(args: ...)`). */
-  source?: FunctionSource;
+  /** Rows come from a set-returning function instead of `table` (root function fields, `search_tracks(args: ...)`), or from a native query. */
+  source?: FunctionSource | NativeQuerySource;
+}
+
+/**
+ * The SQL of a native query as the source of rows: the admin's code, each `{{arg}}` replaced by
+ * its value as a bound parameter cast to the argument's type (`table` is then the logical model).
+ */
+export interface NativeQuerySource {
+  code: ReadonlyArray<{ text: string } | { arg: IrValue }>;
 }
 
 /** A call of a SETOF-table SQL function as the source of rows. */

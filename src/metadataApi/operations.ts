@@ -66,6 +66,14 @@ import {
   delete_remote_relationship,
 } from './ops/remoteSchemas.js';
 import { create_cron_trigger, delete_cron_trigger, create_scheduled_event } from './ops/scheduledTriggers.js';
+import {
+  track_logical_model,
+  untrack_logical_model,
+  create_logical_model_select_permission,
+  drop_logical_model_select_permission,
+  track_native_query,
+  untrack_native_query,
+} from './ops/nativeQueries.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -136,6 +144,12 @@ export const OP_TYPES = [
   'create_cron_trigger',
   'delete_cron_trigger',
   'create_scheduled_event',
+  'track_logical_model',
+  'untrack_logical_model',
+  'create_logical_model_select_permission',
+  'drop_logical_model_select_permission',
+  'track_native_query',
+  'untrack_native_query',
   'select',
   'insert',
   'update',
@@ -215,6 +229,12 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   create_cron_trigger,
   delete_cron_trigger,
   create_scheduled_event,
+  track_logical_model,
+  untrack_logical_model,
+  create_logical_model_select_permission,
+  drop_logical_model_select_permission,
+  track_native_query,
+  untrack_native_query,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

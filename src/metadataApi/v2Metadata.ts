@@ -41,6 +41,8 @@ export function metadataFromV3(md: unknown, path = '$.args'): unknown {
   const src = list[0] ?? {};
   const out: J = { version: 2, tables: src.tables ?? [] };
   if (Array.isArray(src.functions) && src.functions.length > 0) out.functions = src.functions;
+  if (Array.isArray(src.logical_models) && src.logical_models.length > 0) out.logical_models = src.logical_models;
+  if (Array.isArray(src.native_queries) && src.native_queries.length > 0) out.native_queries = src.native_queries;
   if (src.customization !== undefined && src.customization !== null) out.source_customization = src.customization;
   const replicas = isObject(src.configuration) ? src.configuration.read_replicas : undefined;
   return { ...out, ...rest, ...(replicas === undefined ? {} : { read_replicas: replicas }) };
@@ -48,9 +50,11 @@ export function metadataFromV3(md: unknown, path = '$.args'): unknown {
 
 /** The version-3 document of this engine's (version 2) export. */
 export function metadataToV3(md: J): J {
-  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, ...rest } = md;
+  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, logical_models: models, native_queries: nqs, ...rest } = md;
   const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
   if (Array.isArray(functions) && functions.length > 0) source.functions = functions;
+  if (Array.isArray(models) && models.length > 0) source.logical_models = models;
+  if (Array.isArray(nqs) && nqs.length > 0) source.native_queries = nqs;
   source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: false } };
   if (Array.isArray(replicas) && replicas.length > 0) source.configuration.read_replicas = replicas;
   if (customization !== undefined) source.customization = customization;

@@ -11,6 +11,7 @@ import type { SchemaCache } from '../metadata/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
 import { functionSource } from './functionSource.js';
+import { nativeQuerySource } from './nativeQuerySource.js';
 import { planAggregate, planSelect } from './select.js';
 import { compile, compileAggregate, compileSelect, type Param } from '../sql/index.js';
 
@@ -128,6 +129,8 @@ function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField, pla
       return { alias: f.alias, kind: 'select', ir: { ...planSelect(ctx, meta.table, f), source: functionSource(meta.fn, f) } };
     case 'function_aggregate':
       return { alias: f.alias, kind: 'aggregate', ir: { ...planAggregate(ctx, meta.table, f), source: functionSource(meta.fn, f) } };
+    case 'native_query':
+      return { alias: f.alias, kind: 'select', ir: { ...planSelect(ctx, meta.table, f), source: nativeQuerySource(meta.nq, f) } };
     default: {
       const planner = Object.hasOwn(planners, meta.kind) ? planners[meta.kind as `ext:${string}`] : undefined;
       if (!planner) throw vf(`field ${f.name} cannot be planned`, f.path);

@@ -13,3 +13,4 @@ export { CHECK_VIOLATION_FUNCTION_SQL } from './mutationOutput.js';
 export { compileCount } from './count.js';
 export { mapParamRefs } from './mapParamRefs.js';
 export { compileConnection } from './nodes.js';
+export { nativeQuerySql } from './nativeQuery.js';

@@ -21,6 +21,7 @@ import { connectionNode, relayIdSql, type NodeSelection } from './connection.js'
 import { aggregateCall } from './aggregateOps.js';
 import { columnSql, compileBoolExp, joinCondition, maskedRowSql, valueSql, visibleColumnSql } from './boolExp.js';
 import { columnValue, functionCallSql, toJsonable } from './columns.js';
+import { nativeQuerySql } from './nativeQuery.js';
 import { sql, type SqlFragment } from './fragment.js';
 import { jsonBuildObject, rowObject, type JsonEntry, type RowExpr } from './jsonObject.js';
 import { limitSql, rowsSql, type Rows, type RowsSpec } from './rows.js';
@@ -101,9 +102,10 @@ function relSource(ir: SelectIR | AggregateIR, join: RelationshipJoin, parent: S
   return { from: sourceSql(ir), join: (a) => joinCondition(join, a, parent, aliases) };
 }
 
-/** The FROM item of a select: its table, or the function call it reads. */
+/** The FROM item of a select: its table, the function call it reads, or a native query's SQL as a subquery. */
 export function sourceSql(ir: SelectIR | AggregateIR): SqlFragment {
-  return ir.source ? functionCallSql(ir.source) : sql.table(ir.table);
+  if (!ir.source) return sql.table(ir.table);
+  return 'code' in ir.source ? nativeQuerySql(ir.source) : functionCallSql(ir.source);
 }
 
 /** Computed fields pass the row to a function, so the derived row must keep the table's row type. */

@@ -89,6 +89,12 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   create_cron_trigger: { name: 'ct1', webhook: 'http://127.0.0.1:9/hook', schedule: '0 0 1 1 *', include_in_metadata: true },
   delete_cron_trigger: { name: 'ct1' },
   create_scheduled_event: { webhook: 'http://127.0.0.1:9/hook', schedule_at: '2099-01-01T00:00:00Z' },
+  track_logical_model: { name: 'lm1', fields: [{ name: 'id', type: { scalar: 'integer', nullable: false } }] },
+  untrack_logical_model: { name: 'lm1' },
+  create_logical_model_select_permission: { name: 'lm0', role: 'r1', permission: { columns: ['id'], filter: {} } },
+  drop_logical_model_select_permission: { name: 'lm0', role: 'user' },
+  track_native_query: { root_field_name: 'nq1', code: 'SELECT id FROM author WHERE id = {{id}}', arguments: { id: { type: 'integer', nullable: false } }, returns: 'lm0' },
+  untrack_native_query: { root_field_name: 'nq0' },
   select: { table: T, columns: ['id'], where: { id: { $eq: 1 } }, order_by: ['id'], limit: 1, offset: 0 },
   insert: { table: T, objects: [{ name: 'x' }], returning: ['id'] },
   update: { table: T, where: { id: { $eq: -1 } }, $set: { name: 'y' } },
@@ -139,6 +145,8 @@ async function setup(): Promise<TestEngine> {
   const setupOps = [
     { type: 'create_object_relationship', args: { table: 'article', name: 'author', using: { foreign_key_constraint_on: 'author_id' } } },
     { type: 'create_select_permission', args: { table: 'author', role: 'user', permission: { columns: ['id', 'name'], filter: {} } } },
+    { type: 'track_logical_model', args: { name: 'lm0', fields: [{ name: 'id', type: { scalar: 'integer', nullable: false } }], select_permissions: [{ role: 'user', permission: { columns: '*', filter: {} } }] } },
+    { type: 'track_native_query', args: { root_field_name: 'nq0', code: 'SELECT id FROM author', arguments: {}, returns: 'lm0' } },
   ];
   for (const q of setupOps) assert.equal((await e.query(q)).status, 200);
   return e;

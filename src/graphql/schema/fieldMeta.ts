@@ -5,7 +5,7 @@
  * computed fields, actions...) adds its own `kind`s: the planner dispatches on `kind`.
  */
 import type { GraphQLField, GraphQLInputField, GraphQLInputObjectType } from 'graphql';
-import type { ColumnInfo, ComputedFieldInfo, FunctionInfo, RelationshipInfo, TableInfo } from '../../metadata/index.js';
+import type { ColumnInfo, ComputedFieldInfo, FunctionInfo, NativeQueryInfo, RelationshipInfo, TableInfo } from '../../metadata/index.js';
 
 export type AggregateOpName =
   | 'sum' | 'avg' | 'stddev' | 'stddev_samp' | 'stddev_pop' | 'variance' | 'var_samp' | 'var_pop'
@@ -21,6 +21,8 @@ export type OutputFieldMeta =
   | { kind: 'select_aggregate'; table: TableInfo }
   | { kind: 'function'; fn: FunctionInfo; table: TableInfo }
   | { kind: 'function_aggregate'; fn: FunctionInfo; table: TableInfo }
+  /** A native query's root field; `table` is its logical model. */
+  | { kind: 'native_query'; nq: NativeQueryInfo; table: TableInfo }
   | { kind: 'column'; table: TableInfo; column: ColumnInfo }
   | { kind: 'object_rel'; table: TableInfo; rel: RelationshipInfo; remote: TableInfo }
   | { kind: 'array_rel'; table: TableInfo; rel: RelationshipInfo; remote: TableInfo }

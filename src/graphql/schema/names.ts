@@ -10,7 +10,8 @@ export const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 export const isGraphqlName = (s: string): boolean => GRAPHQL_NAME.test(s) && !s.startsWith('__');
 
 /** `"author"` / `"other.author"`: how Hasura quotes a table inside descriptions. */
-export const quoted = (q: QualifiedName): string => `"${displayName(q)}"`;
+/** `"author"`, `"schema.name"`; a logical model (empty schema) by its name. */
+export const quoted = (q: QualifiedName): string => `"${q.schema === '' ? q.name : displayName(q)}"`;
 
 /** Hasura's `mkDescriptionWith`: the Postgres comment (when any) above the generated text. */
 export function describeWith(comment: string | null | undefined, generated: string): string {

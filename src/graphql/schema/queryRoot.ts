@@ -1,7 +1,8 @@
 /**
  * The fields of `query_root` for one role: per selectable table `<t>`, `<t>_aggregate` (when
  * aggregations are allowed) and `<t>_by_pk` (when the role sees every primary-key column); per
- * tracked function returning a selectable table `<fn>` and `<fn>_aggregate`. Names honour
+ * tracked function returning a selectable table `<fn>` and `<fn>_aggregate`; per native query whose
+ * logical model the role may select, `<root_field_name>` (nativeQueryRoot.ts). Names honour
  * custom root fields; fields are sorted by name.
  */
 import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
@@ -10,6 +11,7 @@ import type { FieldEntry, SchemaContext } from './context.js';
 import type { OutputFieldMeta } from './fieldMeta.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
 import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';
+import { nativeQueryField } from './nativeQueryRoot.js';
 
 export type { FieldEntry } from './context.js';
 
@@ -43,6 +45,10 @@ export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
     }
   }
   for (const fn of ctx.sc.functions.values()) if (fn.exposedAs === 'query') entries.push(...functionFields(ctx, fn));
+  for (const nq of ctx.sc.nativeQueries?.values() ?? []) {
+    const entry = nativeQueryField(ctx, nq);
+    if (entry) entries.push(entry);
+  }
   return entries;
 }
 

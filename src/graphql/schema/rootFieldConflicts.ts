@@ -1,5 +1,5 @@
 /**
- * Root-field name clashes between tables and functions (Hasura v1.3's `combineRootFields`): when two
+ * Root-field name clashes between tables, functions and native queries (Hasura v1.3's `combineRootFields`): when two
  * tracked objects would give the admin role the same `query_root` or `mutation_root` field (a custom
  * root field named like another table's field, a function named like a table...), the metadata
  * change is refused with `following query root fields are duplicated: "x"`. Names only; no schema
@@ -67,8 +67,16 @@ function findClashes(cache: SchemaCache): NameClashes {
     query: duplicates([...db.query, ...remote.query]),
     mutation: duplicates([...db.mutation, ...remote.mutation]),
     fields: camel ? tableFieldClashes(cache) : [],
-    types: camel ? duplicates([...cache.tables.values()].filter((t) => isGraphqlName(t.gqlName)).map((t) => snakeToPascal(t.gqlName))) : [],
+    types: typeClashes(cache, camel),
   };
+}
+
+/** Table type names the convention merges, and logical models named like a table's type (or like each other's under the convention). */
+function typeClashes(cache: SchemaCache, camel: boolean): string[] {
+  const typeName = (n: string) => (camel ? snakeToPascal(n) : n);
+  const models = [...(cache.logicalModels?.values() ?? [])].map((m) => typeName(m.gqlName));
+  if (!camel && models.length === 0) return [];
+  return duplicates([...[...cache.tables.values()].filter((t) => isGraphqlName(t.gqlName)).map((t) => typeName(t.gqlName)), ...models]);
 }
 
 /** A generated root field's name under the cache's convention (what the user named is kept). */
@@ -99,6 +107,8 @@ export function databaseRootFields(cache: SchemaCache): { query: string[]; mutat
     const named = rootCase(cache, returns);
     query.push(named(fn.gqlName), named(`${fn.gqlName}_aggregate`));
   }
+  // Native queries: their root field name as given.
+  for (const nq of cache.nativeQueries?.values() ?? []) if (cache.logicalModels?.has(nq.returns)) query.push(nq.rootFieldName);
   return { query, mutation };
 }
 

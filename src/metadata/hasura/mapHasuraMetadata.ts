@@ -62,10 +62,12 @@ function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
     mapped.push(`sources["${pg.name}"] → tables/functions of the engine's database (of its configuration only read_replicas is used)`);
     out.tables = pg.tables ?? [];
     if (pg.functions?.length) out.functions = pg.functions;
+    if (pg.logical_models?.length) out.logical_models = pg.logical_models;
+    if (pg.native_queries?.length) out.native_queries = pg.native_queries;
     if (pg.customization !== undefined && pg.customization !== null) out.source_customization = pg.customization;
     if (pg.configuration?.read_replicas?.length) out.read_replicas = pg.configuration.read_replicas;
     for (const k of Object.keys(pg)) {
-      if (!['name', 'kind', 'tables', 'functions', 'configuration', 'customization'].includes(k)) unsupported.push(`sources["${pg.name}"].${k}: left out`);
+      if (!['name', 'kind', 'tables', 'functions', 'configuration', 'customization', 'logical_models', 'native_queries'].includes(k)) unsupported.push(`sources["${pg.name}"].${k}: left out`);
     }
   } else out.tables = [];
   for (const [k, v] of Object.entries(md)) {
@@ -128,9 +130,11 @@ function presetSessionVariables(md: J, mapped: string[]): J {
 
 /** The v3 (`sources`) shape of a version-2 metadata document, as Hasura v2's export_metadata answers. */
 export function toV3(md: J): J {
-  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, ...rest } = md;
+  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, logical_models: models, native_queries: nqs, ...rest } = md;
   const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
   if (functions?.length) source.functions = functions;
+  if (models?.length) source.logical_models = models;
+  if (nqs?.length) source.native_queries = nqs;
   source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: true } };
   if (replicas?.length) source.configuration.read_replicas = replicas;
   if (customization !== undefined) source.customization = customization;

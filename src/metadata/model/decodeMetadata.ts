@@ -17,6 +17,7 @@ import { decodeAction, decodeCustomTypes } from './decodeActions.js';
 import { duplicateValues } from '../../lib/index.js';
 import { decodeInheritedRole } from './decodeInheritedRoles.js';
 import { decodeReadReplicas } from './decodeReadReplicas.js';
+import { decodeLogicalModel, decodeNativeQuery } from './decodeNativeQueries.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -69,6 +70,10 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   if (customization?.naming_convention) md.source_customization = customization;
   const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
   if (replicas && replicas.length > 0) md.read_replicas = replicas;
+  const logicalModels = optional(o, 'logical_models', path, arrayOf(decodeLogicalModel));
+  if (logicalModels && logicalModels.length > 0) md.logical_models = logicalModels;
+  const nativeQueries = optional(o, 'native_queries', path, arrayOf(decodeNativeQuery));
+  if (nativeQueries && nativeQueries.length > 0) md.native_queries = nativeQueries;
   return md;
 }
 
@@ -103,4 +108,8 @@ export function assertNoDuplicates(md: Metadata, path = '$.args'): void {
   if (actionDups.length) fail('actions', actionDups);
   const inheritedDups = duplicateValues((md.inherited_roles ?? []).map((r) => r.role_name));
   if (inheritedDups.length) fail('inherited roles', inheritedDups);
+  const modelDups = duplicateValues((md.logical_models ?? []).map((m) => m.name));
+  if (modelDups.length) fail('logical models', modelDups);
+  const nqDups = duplicateValues((md.native_queries ?? []).map((q) => q.root_field_name));
+  if (nqDups.length) fail('native queries', nqDups);
 }

@@ -54,6 +54,13 @@ function decodeHeader(v: unknown, path: string): RemoteHeaderConf {
 export function decodeRemoteSchemaDef(v: unknown, path: string): RemoteSchemaDef {
   const o = asObject(v, path);
   const def: RemoteSchemaDef = {};
+  // Hasura v2's remote schema customization (root-field namespace, type and field renames) is not
+  // applied here: refused rather than stored without effect, so a schema is never served under names
+  // the project did not mean.
+  const custom = o.customization;
+  if (custom !== undefined && custom !== null && !(typeof custom === 'object' && !Array.isArray(custom) && Object.values(custom).every((x) => x === null || x === undefined || (Array.isArray(x) && x.length === 0)))) {
+    throw new ApiError('not-supported', 'remote schema customization (root_fields_namespace, type_names, field_names) is not supported: the remote schema is served under its own names; rename its types and fields in the remote server, or put it behind a GraphQL gateway that renames them', { path: `${path}.customization` });
+  }
   const url = optional(o, 'url', path, asUrlConf);
   const urlFromEnv = optional(o, 'url_from_env', path, asString);
   if ((url === undefined) === (urlFromEnv === undefined)) {

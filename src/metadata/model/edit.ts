@@ -28,7 +28,10 @@ export type Removable =
   | { kind: 'remote_schema'; name: string }
   | { kind: 'remote_schema_permission'; name: string; role: string }
   | { kind: 'inherited_role'; name: string }
-  | { kind: 'query_collection_query'; collection: string; query: string };
+  | { kind: 'query_collection_query'; collection: string; query: string }
+  | { kind: 'logical_model'; name: string }
+  | { kind: 'logical_model_permission'; name: string; role: string }
+  | { kind: 'native_query'; name: string };
 
 /** Removes one object from `md` (in place); a no-op when it is not there. */
 export function removeObject(md: Metadata, id: Removable): void {
@@ -56,6 +59,24 @@ export function removeObject(md: Metadata, id: Removable): void {
   }
   if (id.kind === 'query_collection_query') {
     removeCollectionQuery(md, id.collection, id.query);
+    return;
+  }
+  if (id.kind === 'logical_model') {
+    md.logical_models = (md.logical_models ?? []).filter((m) => m.name !== id.name);
+    if (md.logical_models.length === 0) delete md.logical_models;
+    return;
+  }
+  if (id.kind === 'logical_model_permission') {
+    const lm = (md.logical_models ?? []).find((m) => m.name === id.name);
+    if (lm) {
+      lm.select_permissions = (lm.select_permissions ?? []).filter((p) => p.role !== id.role);
+      if (lm.select_permissions.length === 0) delete lm.select_permissions;
+    }
+    return;
+  }
+  if (id.kind === 'native_query') {
+    md.native_queries = (md.native_queries ?? []).filter((q) => q.root_field_name !== id.name);
+    if (md.native_queries.length === 0) delete md.native_queries;
     return;
   }
   if (id.kind === 'remote_schema') {

@@ -184,6 +184,8 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   const customization = encodeSourceCustomization(md.source_customization);
   if (customization) o.source_customization = customization;
   nonEmpty(o, 'read_replicas', md.read_replicas);
+  nonEmpty(o, 'logical_models', md.logical_models?.map((m) => structuredClone(m)));
+  nonEmpty(o, 'native_queries', md.native_queries?.map((q) => structuredClone(q)));
   return o;
 }
 

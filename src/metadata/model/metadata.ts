@@ -28,6 +28,45 @@ export interface Metadata {
   source_customization?: SourceCustomization;
   /** Hasura v2's `read_replicas` of the default source: hot standbys that serve GraphQL reads. */
   read_replicas?: ReadReplicaMetadata[];
+  /** Hasura v2's `sources[].logical_models`: row shapes that native queries return. */
+  logical_models?: LogicalModelMetadata[];
+  /** Hasura v2's `sources[].native_queries`: SQL with `{{arg}}` parameters, exposed as root fields. */
+  native_queries?: NativeQueryMetadata[];
+}
+
+/** A logical model field's type: a scalar (Postgres type name) or an array of one. */
+export type LogicalModelFieldType =
+  | { scalar: string; nullable?: boolean }
+  | { array: LogicalModelFieldType; nullable?: boolean };
+
+export interface LogicalModelField {
+  name: string;
+  type: LogicalModelFieldType;
+  description?: string;
+}
+
+/** `logical_models[i]`: a named row shape with select permissions (columns and a row filter). */
+export interface LogicalModelMetadata {
+  name: string;
+  fields: LogicalModelField[];
+  description?: string;
+  select_permissions?: PermissionMetadata<{ columns: string[] | '*'; filter: BoolExpJson }>[];
+}
+
+export interface NativeQueryArgument {
+  type: string;
+  nullable?: boolean;
+  description?: string;
+}
+
+/** `native_queries[i]`: `code` with `{{name}}` placeholders for `arguments`, rows of the logical model `returns`. */
+export interface NativeQueryMetadata {
+  root_field_name: string;
+  code: string;
+  arguments: Record<string, NativeQueryArgument>;
+  returns: string;
+  type?: 'query';
+  description?: string;
 }
 
 /** `inherited_roles[i]`: a role whose permissions are those of the roles in `role_set`, combined. */

@@ -74,6 +74,7 @@ function knownRoles(md: Metadata): Set<string> {
   for (const f of md.functions ?? []) for (const p of f.permissions ?? []) roles.add(p.role);
   for (const rs of md.remote_schemas ?? []) for (const p of ((rs as { permissions?: Array<{ role: string }> }).permissions ?? [])) roles.add(p.role);
   for (const r of md.inherited_roles ?? []) roles.add(r.role_name);
+  for (const m of md.logical_models ?? []) for (const p of m.select_permissions ?? []) roles.add(p.role);
   return roles;
 }
 

@@ -10,7 +10,7 @@ import type { Metadata, PermissionMetadata, TableMetadata } from '../model/metad
 import type { AnyPermission, PermType } from '../model/decodePermission.js';
 import { PERM_TYPES } from '../model/decodePermission.js';
 import type { DbSnapshot } from '../introspection/types.js';
-import type { EventTriggerInfo, FunctionInfo, RemoteIntrospection, RolePermissions, SchemaCache, TableInfo } from './types.js';
+import type { EventTriggerInfo, FunctionInfo, NativeQueryInfo, RemoteIntrospection, RolePermissions, SchemaCache, TableInfo } from './types.js';
 import { eventTriggerDefinition, resolveEventTrigger } from './buildEventTriggers.js';
 import { remoteRelationshipsOf, remoteSchemasOf } from '../model/decodeRemoteSchema.js';
 import { resolveRemoteRelationship, resolveRemoteSchemas } from './buildRemoteSchemas.js';
@@ -23,6 +23,7 @@ import { resolveComputedField } from './buildComputedFields.js';
 import { resolvePermission } from './buildPermissions.js';
 import { resolveFunction } from './buildFunctions.js';
 import { buildAllowlist } from './allowlist.js';
+import { buildLogicalModel, resolveNativeQuery } from './buildNativeQueries.js';
 import { buildActions } from './buildActions.js';
 import { resolveInheritedRoles } from './buildInheritedRoles.js';
 import {
@@ -300,6 +301,33 @@ function build(
     }
   }
 
+  // 4b. logical models (tables without a database table), their select permissions, native queries
+  const logicalModels = new Map<string, TableInfo>();
+  for (const lm of metadata.logical_models ?? []) {
+    const info = buildLogicalModel(lm);
+    logicalModels.set(lm.name, info);
+    for (const p of lm.select_permissions ?? []) {
+      try {
+        const r = resolvePermission(state, info, p.role, 'select', { ...p.permission, allow_aggregations: false });
+        info.permissions.set(p.role, { select: r.info as RolePermissions['select'] });
+        roles.add(p.role);
+      } catch (e) {
+        if (!(e instanceof BuildError)) throw e;
+        record({ kind: 'logical_model_permission', name: lm.name, role: p.role }, 'logical_model_permission', { source: 'default', name: lm.name, role: p.role, permission: p.permission },
+          `in logical model ${quoted(lm.name)}: in permission for role ${quoted(p.role)}: ${e.message}`);
+      }
+    }
+  }
+  const nativeQueries = new Map<string, NativeQueryInfo>();
+  for (const nq of metadata.native_queries ?? []) {
+    try {
+      nativeQueries.set(nq.root_field_name, resolveNativeQuery(nq, logicalModels));
+    } catch (e) {
+      if (!(e instanceof BuildError)) throw e;
+      record({ kind: 'native_query', name: nq.root_field_name }, 'native_query', { source: 'default', ...nq }, `in native query ${quoted(nq.root_field_name)}: ${e.message}`);
+    }
+  }
+
   // 5. event triggers
   const eventTriggers = new Map<string, EventTriggerInfo>();
   for (const { tm, info } of consistent) {
@@ -321,7 +349,7 @@ function build(
   const { customTypes, actions } = buildActions(state, env);
 
   // 7. inherited roles: their role sets' permissions combined (tables and actions)
-  const inheritedRoles = resolveInheritedRoles(metadata, state.tables.values(), actions, record, functions);
+  const inheritedRoles = resolveInheritedRoles(metadata, [...state.tables.values(), ...logicalModels.values()], actions, record, functions);
   for (const name of inheritedRoles.keys()) roles.add(name);
   const backendOnlyRoles = new Set<string>();
   for (const t of state.tables.values()) {
@@ -344,6 +372,8 @@ function build(
   };
   if (options.inferFunctionPermissions === false) cache.inferFunctionPermissions = false;
   if (inheritedRoles.size > 0) cache.inheritedRoles = inheritedRoles;
+  if (logicalModels.size > 0) cache.logicalModels = logicalModels;
+  if (nativeQueries.size > 0) cache.nativeQueries = nativeQueries;
   if (backendOnlyRoles.size > 0) cache.backendOnlyRoles = backendOnlyRoles;
   const extra = check?.(cache) ?? [];
   if (extra.length > 0) {

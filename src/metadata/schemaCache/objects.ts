@@ -20,7 +20,10 @@ export type MetadataObjectId =
   | { kind: 'remote_schema'; name: string }
   | { kind: 'remote_schema_permission'; name: string; role: string }
   | { kind: 'inherited_role'; name: string }
-  | { kind: 'query_collection_query'; collection: string; query: string };
+  | { kind: 'query_collection_query'; collection: string; query: string }
+  | { kind: 'logical_model'; name: string }
+  | { kind: 'logical_model_permission'; name: string; role: string }
+  | { kind: 'native_query'; name: string };
 
 /** What a metadata object can depend on. */
 export type SchemaRef =
@@ -73,6 +76,12 @@ export function objectKey(id: MetadataObjectId): string {
       return `ir:${id.name}`;
     case 'query_collection_query':
       return `qc:${JSON.stringify([id.collection, id.query])}`;
+    case 'logical_model':
+      return `lm:${id.name}`;
+    case 'logical_model_permission':
+      return `lmp:${JSON.stringify([id.name, id.role])}`;
+    case 'native_query':
+      return `nq:${id.name}`;
   }
 }
 
@@ -125,6 +134,12 @@ export function reportObject(id: MetadataObjectId): string {
       return `inherited_role ${id.name}`;
     case 'query_collection_query':
       return `query_collections ${id.query} in ${id.collection}`;
+    case 'logical_model':
+      return `logical_model ${id.name}`;
+    case 'logical_model_permission':
+      return `logical_model_permission ${id.name}.${id.role}.select`;
+    case 'native_query':
+      return `native_query ${id.name}`;
   }
 }
 

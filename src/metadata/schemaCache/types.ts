@@ -52,6 +52,24 @@ export interface SchemaCache {
    * select permission). Mutation functions always need a function permission.
    */
   inferFunctionPermissions?: boolean;
+  /**
+   * Hasura v2's logical models, by name, as tables without a database table: their fields are the
+   * columns, their select permissions the table permissions (inherited roles combined). Absent = none.
+   */
+  logicalModels?: ReadonlyMap<string, TableInfo>;
+  /** Hasura v2's native queries, by root field name. Absent = none. */
+  nativeQueries?: ReadonlyMap<string, NativeQueryInfo>;
+}
+
+/** A native query: its code split at the `{{arg}}` placeholders, its arguments, the logical model it returns. */
+export interface NativeQueryInfo {
+  rootFieldName: string;
+  description: string | null;
+  code: ReadonlyArray<{ text: string } | { arg: string }>;
+  /** In declaration order; `pgType` is the udt name the parameter is cast to. */
+  arguments: Array<{ name: string; pgType: string; nullable: boolean; description: string | null }>;
+  /** The logical model's name (a key of `SchemaCache.logicalModels`). */
+  returns: string;
 }
 
 /** What fetching a remote schema's introspection gave (input of the build, see appState.rebuild). */

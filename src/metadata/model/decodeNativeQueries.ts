@@ -1,0 +1,152 @@
+/**
+ * Hasura v2's logical models and native queries (`sources[].logical_models` / `native_queries`, the
+ * `pg_track_logical_model` / `pg_track_native_query` arguments). Field types are accepted in each
+ * spelling Hasura v2 has written: `{name, type: {scalar, nullable}}` (v2.28+, also `{array: …}`),
+ * `{name, type: "int", nullable}` (v2.26) and the `{<name>: {type, nullable}}` map; they are stored in
+ * the first. Type names are Postgres spellings (`integer`, `text[]`, `int4`), see `udtName`.
+ */
+import type { LogicalModelField, LogicalModelFieldType, LogicalModelMetadata, NativeQueryArgument, NativeQueryMetadata } from './metadata.js';
+import { arrayOf, asBool, asObject, asString, isObject, optional, parseError, required, type JsonObject } from './json.js';
+import { decodePermissionDef } from './decodePermission.js';
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+/** SQL spellings → udt names (what casts and the GraphQL scalar mapping use). */
+const ALIASES: Readonly<Record<string, string>> = {
+  int: 'int4', integer: 'int4', smallint: 'int2', bigint: 'int8', serial: 'int4', bigserial: 'int8',
+  real: 'float4', float: 'float8', 'double precision': 'float8', decimal: 'numeric',
+  boolean: 'bool', 'character varying': 'varchar', character: 'bpchar', char: 'bpchar',
+  'timestamp without time zone': 'timestamp', 'timestamp with time zone': 'timestamptz',
+  'time without time zone': 'time', 'time with time zone': 'timetz',
+};
+
+/** The udt name of a Postgres type spelling (`integer` → `int4`, `text[]` → `_text`); a parse error when it is not a type name. */
+export function udtName(type: string, path: string): string {
+  const t = type.trim().toLowerCase().replace(/\s+/g, ' ');
+  const m = /^([a-z_][a-z0-9_ ]*?)((?:\[\])*)$/.exec(t);
+  if (!m || m[1].length === 0) throw parseError(`invalid type name ${JSON.stringify(type)}`, path);
+  const base = ALIASES[m[1]] ?? m[1];
+  if (!/^[a-z_][a-z0-9_]*$/.test(base)) throw parseError(`invalid type name ${JSON.stringify(type)}`, path);
+  return m[2] ? `_${base}` : base;
+}
+
+function decodeFieldType(v: unknown, path: string, nullable: boolean | undefined): LogicalModelFieldType {
+  if (typeof v === 'string') {
+    udtName(v, path);
+    return { scalar: v, nullable: nullable ?? true };
+  }
+  const o = asObject(v, path);
+  const n = optional(o, 'nullable', path, asBool) ?? nullable ?? true;
+  if ('scalar' in o) {
+    const scalar = required(o, 'scalar', path, asString);
+    udtName(scalar, `${path}.scalar`);
+    return { scalar, nullable: n };
+  }
+  if ('array' in o) return { array: decodeFieldType(o.array, `${path}.array`, undefined), nullable: n };
+  if ('logical_model' in o) throw parseError('fields of a logical model type are not supported; use a json or jsonb field', path);
+  throw parseError('expected a field type with "scalar" or "array"', path);
+}
+
+function decodeField(name: string, o: JsonObject, path: string): LogicalModelField {
+  if (!GRAPHQL_NAME.test(name)) throw parseError(`field name ${JSON.stringify(name)} is not a valid GraphQL name`, path);
+  const field: LogicalModelField = { name, type: decodeFieldType(o.type, `${path}.type`, optional(o, 'nullable', path, asBool)) };
+  const description = optional(o, 'description', path, asString);
+  if (description !== undefined) field.description = description;
+  return field;
+}
+
+function decodeFields(v: unknown, path: string): LogicalModelField[] {
+  const fields = Array.isArray(v)
+    ? v.map((f, i) => {
+        const o = asObject(f, `${path}[${i}]`);
+        return decodeField(required(o, 'name', `${path}[${i}]`, asString), o, `${path}[${i}]`);
+      })
+    : Object.entries(asObject(v, path)).map(([name, f]) => decodeField(name, asObject(f, `${path}.${name}`), `${path}.${name}`));
+  const seen = new Set<string>();
+  for (const f of fields) {
+    if (seen.has(f.name)) throw parseError(`field ${JSON.stringify(f.name)} is declared twice`, path);
+    seen.add(f.name);
+  }
+  if (fields.length === 0) throw parseError('a logical model needs at least one field', path);
+  return fields;
+}
+
+/** The udt name of a field's type (`_int4` for an array of integers). */
+export function fieldUdt(t: LogicalModelFieldType, path = '$'): string {
+  return 'scalar' in t ? udtName(t.scalar, path) : `_${fieldUdt(t.array, path).replace(/^_/, '')}`;
+}
+
+export function decodeLogicalModel(v: unknown, path: string): LogicalModelMetadata {
+  const o = asObject(v, path);
+  const name = required(o, 'name', path, asString);
+  if (!GRAPHQL_NAME.test(name)) throw parseError(`logical model name ${JSON.stringify(name)} is not a valid GraphQL name`, `${path}.name`);
+  const lm: LogicalModelMetadata = { name, fields: required(o, 'fields', path, decodeFields) };
+  const description = optional(o, 'description', path, asString);
+  if (description !== undefined) lm.description = description;
+  const perms = optional(o, 'select_permissions', path, arrayOf((p, pp) => decodePermissionDef('select', p, pp)));
+  if (perms && perms.length > 0) {
+    lm.select_permissions = perms.map((p) => {
+      const perm = p.permission as { columns: string[] | '*'; filter: Record<string, unknown> };
+      const entry: NonNullable<LogicalModelMetadata['select_permissions']>[number] = { role: p.role, permission: { columns: perm.columns, filter: perm.filter } };
+      if (p.comment) entry.comment = p.comment;
+      return entry;
+    });
+  }
+  return lm;
+}
+
+function decodeArgument(v: unknown, path: string): NativeQueryArgument {
+  const o = asObject(v, path);
+  const type = required(o, 'type', path, asString);
+  udtName(type, `${path}.type`);
+  const arg: NativeQueryArgument = { type, nullable: optional(o, 'nullable', path, asBool) ?? false };
+  const description = optional(o, 'description', path, asString);
+  if (description !== undefined) arg.description = description;
+  return arg;
+}
+
+export function decodeNativeQuery(v: unknown, path: string): NativeQueryMetadata {
+  const o = asObject(v, path);
+  const root = required(o, 'root_field_name', path, asString);
+  if (!GRAPHQL_NAME.test(root)) throw parseError(`root field name ${JSON.stringify(root)} is not a valid GraphQL name`, `${path}.root_field_name`);
+  const argsObj = optional(o, 'arguments', path, asObject) ?? {};
+  const args: Record<string, NativeQueryArgument> = {};
+  for (const [name, a] of Object.entries(argsObj)) {
+    if (!GRAPHQL_NAME.test(name)) throw parseError(`argument name ${JSON.stringify(name)} is not a valid GraphQL name`, `${path}.arguments`);
+    args[name] = decodeArgument(a, `${path}.arguments.${name}`);
+  }
+  const type = optional(o, 'type', path, asString);
+  if (type !== undefined && type !== 'query') throw parseError(`native queries of type ${JSON.stringify(type)} are not supported (only "query")`, `${path}.type`);
+  for (const k of ['object_relationships', 'array_relationships']) {
+    const rels = o[k];
+    if (Array.isArray(rels) && rels.length > 0) throw parseError(`${k} of native queries are not supported`, `${path}.${k}`);
+  }
+  const nq: NativeQueryMetadata = {
+    root_field_name: root,
+    code: required(o, 'code', path, asString),
+    arguments: args,
+    returns: required(o, 'returns', path, (x, p) => (isObject(x) ? required(x, 'name', p, asString) : asString(x, p))),
+  };
+  if (type !== undefined) nq.type = 'query';
+  const description = optional(o, 'description', path, asString);
+  if (description !== undefined) nq.description = description;
+  return nq;
+}
+
+/**
+ * The pieces of a native query's code: SQL text and `{{name}}` placeholders, in order (a trailing
+ * `;` is dropped, the code becomes a subquery). Unknown names are reported by the caller.
+ */
+export function splitNativeCode(code: string): Array<{ text: string } | { arg: string }> {
+  const out: Array<{ text: string } | { arg: string }> = [];
+  const body = code.replace(/[\s;]+$/, '');
+  const re = /\{\{\s*([_A-Za-z][_0-9A-Za-z]*)\s*\}\}/g;
+  let last = 0;
+  for (let m = re.exec(body); m; m = re.exec(body)) {
+    if (m.index > last) out.push({ text: body.slice(last, m.index) });
+    out.push({ arg: m[1] });
+    last = m.index + m[0].length;
+  }
+  if (last < body.length) out.push({ text: body.slice(last) });
+  return out;
+}
