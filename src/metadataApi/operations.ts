@@ -63,6 +63,7 @@ import {
   delete_remote_relationship,
 } from './ops/remoteSchemas.js';
 import { create_cron_trigger, delete_cron_trigger, create_scheduled_event } from './ops/scheduledTriggers.js';
+import { test_webhook_transform } from './ops/webhookTransform.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -129,6 +130,7 @@ export const OP_TYPES = [
   'create_cron_trigger',
   'delete_cron_trigger',
   'create_scheduled_event',
+  'test_webhook_transform',
   'select',
   'insert',
   'update',
@@ -204,6 +206,7 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   create_cron_trigger,
   delete_cron_trigger,
   create_scheduled_event,
+  test_webhook_transform,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

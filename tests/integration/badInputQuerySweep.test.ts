@@ -85,6 +85,7 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   create_cron_trigger: { name: 'ct1', webhook: 'http://127.0.0.1:9/hook', schedule: '0 0 1 1 *', include_in_metadata: true },
   delete_cron_trigger: { name: 'ct1' },
   create_scheduled_event: { webhook: 'http://127.0.0.1:9/hook', schedule_at: '2099-01-01T00:00:00Z' },
+  test_webhook_transform: { webhook_url: 'http://127.0.0.1:9/hook', body: { a: 1 }, request_transform: { version: 2, body: { action: 'transform', template: '{"b": {{$body.a}}}' } } },
   select: { table: T, columns: ['id'], where: { id: { $eq: 1 } }, order_by: ['id'], limit: 1, offset: 0 },
   insert: { table: T, objects: [{ name: 'x' }], returning: ['id'] },
   update: { table: T, where: { id: { $eq: -1 } }, $set: { name: 'y' } },
