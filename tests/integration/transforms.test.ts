@@ -9,6 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine } from './harness.js';
 import { startWebhookServer, type HookRequest } from '../support/webhookServer.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, type CliIo } from '../../src/cli/index.js';
 
 async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -217,5 +221,43 @@ test('test_webhook_transform answers the transformed request; bad templates are 
     assert.deepEqual(await ok(e, { type: 'export_metadata', args: {} }), before);
   } finally {
     await e.stop();
+  }
+});
+
+test('metadata export / apply through the CLI keeps the transforms (actions.yaml, tables.yaml) and they still apply', { timeout: 60_000 }, async () => {
+  const hook = await startWebhookServer(() => ({ status: 200, body: { person: { pid: 1, display: 'Cli' } } }));
+  const base = new URL(hook.url).origin;
+  const e = await startTestEngine({ adminSecret: 'k' });
+  const dir = await mkdtemp(join(tmpdir(), 'svc-transforms-'));
+  const cli = (): CliIo => ({ out: () => {}, err: () => {}, progress: () => {}, env: { SVC_GRAPHQL_ENDPOINT: e.url, SVC_GRAPHQL_ADMIN_SECRET: 'k' }, color: false });
+  try {
+    await e.runSql('CREATE TABLE note (id serial PRIMARY KEY, body text NOT NULL)');
+    await ok(e, { type: 'track_table', args: { schema: 'public', name: 'note' } });
+    await ok(e, { type: 'set_custom_types', args: TYPES });
+    await ok(e, {
+      type: 'create_action',
+      args: { name: 'greet', definition: { type: 'query', arguments: [{ name: 'id', type: 'Int!' }, { name: 'lang', type: 'String!' }, { name: 'name', type: 'String!' }], output_type: 'Greeting', handler: `${base}/api`, request_transform: REQUEST_TRANSFORM, response_transform: RESPONSE_TRANSFORM } },
+    });
+    await ok(e, { type: 'create_event_trigger', args: { table: 'note', name: 'note_hook', insert: { columns: '*' }, webhook: base, request_transform: { version: 1, body: '{"b": {{$body.event.data.new.body}}}', method: 'PUT' } } });
+    const before = await ok(e, { type: 'export_metadata', args: {} });
+    assert.equal(await runCli('metadata', ['export', '--dir', dir], cli()), 0);
+    assert.match(await readFile(join(dir, 'actions.yaml'), 'utf8'), /request_transform:[\s\S]*x_www_form_urlencoded[\s\S]*response_transform:/);
+    assert.match(await readFile(join(dir, 'tables.yaml'), 'utf8'), /request_transform:/);
+    await ok(e, { type: 'clear_metadata', args: {} });
+    assert.equal(await runCli('metadata', ['apply', '--dir', dir], cli()), 0);
+    const after = await ok(e, { type: 'export_metadata', args: {} });
+    // (the CLI layout writes custom types in its own normal form; actions and tables come back as they were)
+    assert.deepEqual(after.actions, before.actions);
+    assert.deepEqual(after.tables, before.tables);
+    const r = await e.graphql('{ greet(id: 2, lang: "de", name: "N") { id text } }', undefined, { 'x-svc-user-id': '5' });
+    assert.deepEqual(r.body, { data: { greet: { id: 1, text: 'Hello Cli' } } });
+    assert.equal(hook.requests[0]!.url, '/api/people/2?lang=de&user=5');
+    await e.runSql("INSERT INTO note (body) VALUES ('n1')");
+    const delivered = await until(() => hook.requests.find((x) => x.method === 'PUT'));
+    assert.deepEqual(delivered.body, { b: 'n1' });
+  } finally {
+    await e.stop();
+    await hook.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 });
