@@ -8,7 +8,10 @@
  */
 import { ApiError, HASURA_PREFIX, withHasuraKeys, type Session } from '../core/index.js';
 import type { ActionInfo, ActionOutputScalar, TypeRef } from '../metadata/index.js';
-import { postJson } from '../webhooks/index.js';
+import { postJson, type PostJsonRequest } from '../webhooks/index.js';
+import {
+  applyRequestTransform, applyResponseTransform, requestBindings, type RequestTransform, type TransformContext, type WebhookRequest,
+} from '../transforms/index.js';
 
 export interface HandlerAnswer {
   /** The validated output (object, array of objects, or null). */
@@ -43,13 +46,22 @@ export async function callHandler(
     headers[h.name] = h.value;
     shownHeaders.push({ name: h.name, value: h.fromEnv ? '<from env>' : h.value });
   }
-  const request = { url: action.url, body, headers: shownHeaders };
   const fail = (code: string, message: string, status: number, internal: unknown): ApiError => {
     const e = new ApiError(code, message, { status, path: '$', internal: session.isAdmin ? internal : undefined });
     e.exposeInternal = session.isAdmin;
     return e;
   };
-  const r = await postJson({ url: action.url, headers, body: JSON.stringify(body), timeoutMs: HANDLER_TIMEOUT_MS, maxResponseBytes: 100 * 1024 * 1024 });
+  const def = action.meta.definition;
+  let request: Record<string, unknown> = { url: action.url, body, headers: shownHeaders };
+  let call: PostJsonRequest = { url: action.url, headers, body: JSON.stringify(body), timeoutMs: HANDLER_TIMEOUT_MS, maxResponseBytes: 100 * 1024 * 1024 };
+  // no transform, no extra work: the context is built only for an action that has one
+  const tctx = (): TransformContext => ({ sessionVariables: sessionVariables(session) });
+  if (def.request_transform) {
+    const transformed = transformRequest(action, def.request_transform, call, body, tctx());
+    call = transformed.call;
+    request = transformed.shown;
+  }
+  const r = await postJson(call);
   if (r.kind === 'error') throw fail('unexpected', 'http exception when calling webhook', 500, { error: r.message, request, response: null });
   let value: unknown;
   try {
@@ -58,6 +70,11 @@ export async function callHandler(
     throw fail('unexpected', 'not a valid json response from webhook', 500, {
       error: 'invalid json', request, response: { status: r.status, body: r.body, headers: r.rawHeaders },
     });
+  }
+  if (def.response_transform && r.status >= 200 && r.status < 300) {
+    const original: WebhookRequest = { method: 'POST', url: action.url, headers: {}, body, bodyKind: 'json' };
+    const c = tctx();
+    value = applyResponseTransform(def.response_transform, value, requestBindings(original, c), r.status, c);
   }
   const response = { status: r.status, body: value, headers: r.rawHeaders };
   const internal = { error: 'unexpected response', request, response };
@@ -148,4 +165,23 @@ function checkScalarOutput(s: ActionOutputScalar, t: TypeRef, v: unknown, fail: 
   }
   const fits = kind === 'Number' ? s.name === 'Int' || s.name === 'Float' : kind === 'Boolean' ? s.name === 'Boolean' : s.name === 'String' || s.name === 'ID';
   if (!fits) throw fail('unexpected', `got scalar ${kind} for the action webhook response, expecting ${s.name}`);
+}
+
+/**
+ * The handler call with the action's request transform applied (`$body` the payload above, `$base_url` the
+ * handler, `$session_variables`), and the request as errors show it (values of env headers hidden).
+ */
+function transformRequest(
+  action: ActionInfo, rt: RequestTransform, call: PostJsonRequest, body: Record<string, unknown>, ctx: TransformContext,
+): { call: PostJsonRequest; shown: Record<string, unknown> } {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [k, v] of Object.entries(call.headers)) headers[k.toLowerCase()] = v;
+  const out = applyRequestTransform(rt, { method: 'POST', url: call.url, headers, body, bodyKind: 'json' }, ctx);
+  const text = out.bodyKind === 'json' ? JSON.stringify(out.body ?? null) : out.bodyKind === 'raw' ? String(out.body) : '';
+  const fromEnv = new Set(action.headers.filter((h) => h.fromEnv).map((h) => h.name.toLowerCase()));
+  const shownHeaders = Object.entries(out.headers).map(([name, value]) => ({ name, value: fromEnv.has(name) ? '<from env>' : value }));
+  return {
+    call: { ...call, url: out.url, method: out.method, headers: out.headers, body: text },
+    shown: { url: out.url, method: out.method, body: out.bodyKind === 'none' ? null : out.body, headers: shownHeaders },
+  };
 }

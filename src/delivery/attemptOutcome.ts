@@ -23,7 +23,7 @@ function retryAfterSeconds(v: string | undefined): number | null {
 }
 
 export function attemptOutcome(job: Job, plan: DeliveryPlan, r: WebhookResult): AttemptOutcome {
-  const request = `{"payload":${plan.body},"headers":${JSON.stringify(redactedHeaders(plan.headers))},"version":"2"}`;
+  const request = `{"payload":${plan.logBody ?? plan.body},"headers":${JSON.stringify(redactedHeaders(plan.headers))},"version":"2"}`;
   const base = { id: job.id, dead: false, numRetries: plan.numRetries, intervalSec: plan.intervalSec, request, latencyMs: r.latencyMs };
   if (r.kind === 'error') {
     return {

@@ -122,7 +122,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       record(deadOutcome(job, plan.dead), {});
       return;
     }
-    track(postJson({ url: plan.url, headers: Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), body: plan.body, timeoutMs: plan.timeoutMs, userAgent: o.userAgent })
+    track(postJson({ url: plan.url, headers: Object.fromEntries(plan.headers.map((h) => [h.name, h.value])), body: plan.body, method: plan.method, timeoutMs: plan.timeoutMs, userAgent: o.userAgent })
       .then((r) => record(attemptOutcome(job, plan, r), { ...plan.log, try: job.tries + 1 })));
   }
 

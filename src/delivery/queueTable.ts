@@ -58,8 +58,11 @@ export interface Job {
 export interface DeliveryPlan {
   url: string;
   headers: ResolvedHeader[];
-  /** The JSON body, serialised. */
+  /** The JSON body, serialised (the raw body when a request transform made it form-encoded or removed it). */
   body: string;
+  /** Set by a request transform: the method (default POST) and the body as the invocation log records it (JSON text). */
+  method?: string;
+  logBody?: string;
   timeoutMs: number;
   numRetries: number;
   intervalSec: number;

@@ -10,6 +10,8 @@
 import type { DeliveryPlan, Job, QueueAdapter, QueueTable } from '../delivery/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { sql } from '../sql/index.js';
+import { ApiError } from '../core/index.js';
+import { applyRequestTransform, type RequestTransform } from '../transforms/index.js';
 
 export const EVENT_LOG_QUEUE: QueueTable = {
   table: { schema: 'hdb_catalog', name: 'event_log' },
@@ -47,6 +49,36 @@ export function eventBody(job: Job, maxRetries: number): string {
   );
 }
 
+/**
+ * A delivery with the trigger's request transform applied: `$body` is the event payload, `$base_url` the webhook,
+ * `$session_variables` the event's. The invocation log records the transformed request. A transform that fails
+ * to evaluate marks the event as error (its message in the log) without calling the webhook.
+ */
+export function transformedPlan(plan: DeliveryPlan, rt: RequestTransform): DeliveryPlan | { dead: string } {
+  const payload = JSON.parse(plan.body) as { event?: { session_variables?: Record<string, unknown> | null } };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const h of plan.headers) headers[h.name.toLowerCase()] = h.value;
+  let out;
+  try {
+    out = applyRequestTransform(rt, { method: 'POST', url: plan.url, headers, body: payload, bodyKind: 'json' }, {
+      sessionVariables: payload.event?.session_variables ?? null,
+    });
+  } catch (e) {
+    if (e instanceof ApiError) return { dead: `${e.message}: ${JSON.stringify(e.internal)}` };
+    throw e;
+  }
+  const body = out.bodyKind === 'json' ? JSON.stringify(out.body ?? null) : out.bodyKind === 'raw' ? String(out.body) : '';
+  const fromEnv = new Set(plan.headers.filter((h) => h.fromEnv).map((h) => h.name.toLowerCase()));
+  return {
+    ...plan,
+    url: out.url,
+    method: out.method,
+    headers: Object.entries(out.headers).map(([name, value]) => ({ name, value, fromEnv: fromEnv.has(name) })),
+    body,
+    logBody: out.bodyKind === 'json' ? body : JSON.stringify(out.bodyKind === 'raw' ? body : null),
+  };
+}
+
 export function eventQueue(current: () => SchemaCache, userAgent: string, hasuraSession = false): QueueAdapter {
   /** Deliverable trigger names of the cache last seen (recomputed when the cache is swapped). */
   let seen: SchemaCache | undefined;
@@ -68,11 +100,11 @@ export function eventQueue(current: () => SchemaCache, userAgent: string, hasura
       refresh();
       return names.length === 0 ? null : sql`t.trigger_name = ANY(${sql.value(names, 'text[]')})`;
     },
-    plan(job): DeliveryPlan | undefined {
+    plan(job): DeliveryPlan | { dead: string } | undefined {
       const t = current().eventTriggers?.get(String(job.row.trigger_name));
       if (!t || 'error' in t.delivery) return undefined;
       const rc = t.definition.retry_conf;
-      return {
+      const plan: DeliveryPlan = {
         url: t.delivery.url,
         headers: t.delivery.headers,
         body: eventBody(job, rc.num_retries),
@@ -81,6 +113,8 @@ export function eventQueue(current: () => SchemaCache, userAgent: string, hasura
         intervalSec: rc.interval_sec,
         log: { trigger: t.name },
       };
+      const rt = t.definition.request_transform;
+      return rt ? transformedPlan(plan, rt) : plan;
     },
   };
 }

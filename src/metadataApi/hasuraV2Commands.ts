@@ -62,7 +62,6 @@ export const HASURA_V2_NOT_SUPPORTED: Readonly<Record<string, string>> = {
   dump_internal_state: INTERNAL,
   get_catalog_state: INTERNAL,
   set_catalog_state: INTERNAL,
-  test_webhook_transform: 'request and response transforms are not supported: a webhook receives the engine\'s own payload, so there is no transform to test',
   get_feature_flag: INTERNAL,
   bulk_keep_going: 'bulk_keep_going is not supported: send bulk (atomic: all of it applies or none), or the operations one by one',
   concurrent_bulk: 'concurrent_bulk is not supported: send bulk (the operations run in order, atomically)',

@@ -74,6 +74,7 @@ import {
   track_native_query,
   untrack_native_query,
 } from './ops/nativeQueries.js';
+import { test_webhook_transform } from './ops/webhookTransform.js';
 import { DML_OPERATIONS } from './dml/index.js';
 
 export const OP_TYPES = [
@@ -150,6 +151,7 @@ export const OP_TYPES = [
   'drop_logical_model_select_permission',
   'track_native_query',
   'untrack_native_query',
+  'test_webhook_transform',
   'select',
   'insert',
   'update',
@@ -235,6 +237,7 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_logical_model_select_permission,
   track_native_query,
   untrack_native_query,
+  test_webhook_transform,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -15,8 +15,10 @@ export interface PostJsonRequest {
   url: string;
   /** Extra headers (Content-Type and User-Agent are set unless given here). */
   headers: Record<string, string>;
-  /** The JSON body, already serialised. */
+  /** The body, already serialised (JSON unless a `content-type` header says otherwise; '' for none). */
   body: string;
+  /** The HTTP method (default POST; a request transform may set another). */
+  method?: string;
   timeoutMs: number;
   userAgent?: string;
   /** Bytes of the response body kept (default 64 KiB). */
@@ -69,7 +71,8 @@ export function postJson(req: PostJsonRequest): Promise<WebhookResult> {
   } catch {
     // an invalid URL fails in send() with its own message
   }
-  return traced(`POST ${host}`, { 'http.request.method': 'POST', 'url.full': req.url }, async (note) => {
+  const method = req.method ?? 'POST';
+  return traced(`${method} ${host}`, { 'http.request.method': method, 'url.full': req.url }, async (note) => {
     const headers = { ...req.headers };
     injectTraceHeaders(headers);
     const r = await send({ ...req, headers });
@@ -101,13 +104,13 @@ function send(req: PostJsonRequest): Promise<WebhookResult> {
     }
     const body = Buffer.from(req.body, 'utf8');
     const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
+      ...(body.length > 0 ? { 'content-type': 'application/json' } : {}),
       'user-agent': req.userAgent ?? 'svc-graphql-engine',
       ...req.headers,
       'content-length': body.length,
     };
     const mod = url.protocol === 'https:' ? https : http;
-    const r = mod.request(url, { method: 'POST', headers, agent: url.protocol === 'https:' ? httpsAgent : httpAgent }, (res) => {
+    const r = mod.request(url, { method: req.method ?? 'POST', headers, agent: url.protocol === 'https:' ? httpsAgent : httpAgent }, (res) => {
       const chunks: Buffer[] = [];
       let kept = 0;
       let truncated = false;

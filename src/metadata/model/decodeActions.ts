@@ -7,6 +7,7 @@
 import { parseQualifiedName, type QualifiedTable } from '../../core/index.js';
 import type { Metadata } from './metadata.js';
 import type { UrlConf } from '../../webhooks/index.js';
+import { decodeRequestTransform, decodeResponseTransform, type RequestTransform, type ResponseTransform } from '../../transforms/index.js';
 import {
   arrayOf, asBool, asObject, asString, asUrlConf, optional, parseError, required, type JsonObject,
 } from './json.js';
@@ -40,6 +41,10 @@ export interface ActionDefinition {
   handler: UrlConf;
   headers?: ActionHeader[];
   forward_client_headers?: boolean;
+  /** Hasura's request transform of the handler call (src/transforms). */
+  request_transform?: RequestTransform;
+  /** Hasura's response transform of the handler's answer. */
+  response_transform?: ResponseTransform;
 }
 export interface ActionPermissionMetadata { role: string; comment?: string | null }
 export interface ActionMetadata {
@@ -134,6 +139,10 @@ export function decodeActionDefinition(v: unknown, path: string): ActionDefiniti
   if (headers && headers.length > 0) def.headers = headers;
   const fwd = optional(o, 'forward_client_headers', path, asBool);
   if (fwd) def.forward_client_headers = true;
+  const rt = optional(o, 'request_transform', path, decodeRequestTransform);
+  if (rt) def.request_transform = rt;
+  const st = optional(o, 'response_transform', path, decodeResponseTransform);
+  if (st) def.response_transform = st;
   return def;
 }
 

@@ -8,6 +8,7 @@
 import { parseQualifiedName, pathKey } from '../../core/index.js';
 import type { QualifiedTable } from '../../core/index.js';
 import { assertEnvNameAllowed } from '../../webhooks/index.js';
+import { decodeRequestTransform, decodeResponseTransform } from '../../transforms/index.js';
 import type { EventTriggerColumns, EventTriggerMetadata, EventTriggerOpSpec, WebhookHeaderConf } from './metadata.js';
 import { arrayOf, asBool, asInt, asObject, asString, asUrlConf, optional, parseError, required } from './json.js';
 import type { JsonObject } from './json.js';
@@ -101,6 +102,10 @@ function decodeBody(o: JsonObject, path: string, defOf: JsonObject, defPath: str
   if (headers && headers.length > 0) out.headers = headers;
   const comment = optional(o, 'comment', path, asString);
   if (comment !== undefined) out.comment = comment;
+  const rt = optional(o, 'request_transform', path, decodeRequestTransform);
+  if (rt) out.request_transform = rt;
+  const st = optional(o, 'response_transform', path, decodeResponseTransform);
+  if (st) out.response_transform = st;
   return out;
 }
 

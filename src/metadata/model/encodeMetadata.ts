@@ -206,5 +206,7 @@ export function encodeEventTrigger(e: EventTriggerMetadata): J {
   if (e.webhook_from_env !== undefined) o.webhook_from_env = e.webhook_from_env;
   if (e.headers && e.headers.length > 0) o.headers = e.headers.map((h) => ({ ...h }));
   if (e.comment != null) o.comment = e.comment;
+  if (e.request_transform) o.request_transform = e.request_transform;
+  if (e.response_transform) o.response_transform = e.response_transform;
   return o;
 }

@@ -3,6 +3,7 @@
  * permissions, functions...). Same shape as Hasura v1.3's `export_metadata` (version 2), which is
  * also what `replace_metadata` accepts and what the catalog stores as one JSON value.
  */
+import type { RequestTransform, ResponseTransform } from '../../transforms/index.js';
 import type { NamingConvention, QualifiedTable, QualifiedFunction } from '../../core/index.js';
 import type { UrlConf } from '../../webhooks/index.js';
 
@@ -268,6 +269,10 @@ export interface EventTriggerMetadata {
   webhook_from_env?: string;
   headers?: WebhookHeaderConf[];
   comment?: string | null;
+  /** Hasura's request transform of the delivery (src/transforms). */
+  request_transform?: RequestTransform;
+  /** Accepted and kept as Hasura does; an event delivery's answer is only logged. */
+  response_transform?: ResponseTransform;
 }
 
 export const emptyMetadata = (): Metadata => ({ version: 2, tables: [] });
