@@ -1,3 +1,5 @@
+import { jsonTypeName } from '../../core/index.js';
+
 /** A Kriti function: one JSON argument in, a JSON value out; throws a string message on bad input. */
 export type KritiFunction = (arg: unknown) => unknown;
 
@@ -7,20 +9,8 @@ const fail = (message: string): never => {
   throw new KritiFunctionError(message);
 };
 
-export function kritiTypeName(v: unknown): string {
-  if (v === null || v === undefined) return 'Null';
-  if (Array.isArray(v)) return 'Array';
-  switch (typeof v) {
-    case 'string':
-      return 'String';
-    case 'number':
-      return 'Number';
-    case 'boolean':
-      return 'Boolean';
-    default:
-      return 'Object';
-  }
-}
+/** A JSON value's type as Kriti's messages name it: aeson's names, as the rest of the engine's messages. */
+export const kritiTypeName = jsonTypeName;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const expectString = (v: unknown): string =>
