@@ -31,8 +31,8 @@ export class EngineMetrics {
   }
 
   /**
-   * A gauge read when scraped (pool use, connections, queue depths). The lead's queue gauges for
-   * events, scheduled events and async actions plug in here.
+   * A gauge read when scraped (pool use, connections, queue depths): the delivery queues' gauges
+   * (events, scheduled events, async actions) plug in here.
    */
   registerGauge(name: string, help: string, read: () => GaugeReading | Promise<GaugeReading>, labelNames: string[] = []): void {
     new client.Gauge({
