@@ -42,6 +42,16 @@ function engine(o: Record<string, unknown>, path: string): 'Kriti' | undefined {
   return 'Kriti';
 }
 
+/** The `version` and `template_engine` both kinds of transform start with (only those given). */
+function header(o: Record<string, unknown>, path: string): { version?: 1 | 2; template_engine?: 'Kriti' } {
+  const out: { version?: 1 | 2; template_engine?: 'Kriti' } = {};
+  const ver = version(o, path);
+  if (ver !== undefined) out.version = ver;
+  const eng = engine(o, path);
+  if (eng) out.template_engine = eng;
+  return out;
+}
+
 function decodeBodyAction(v: unknown, path: string, allowForm: boolean): BodyTransform {
   const o = obj(v, path);
   const action = str(o.action, `${path}.action`);
@@ -59,11 +69,8 @@ function decodeBodyAction(v: unknown, path: string, allowForm: boolean): BodyTra
 /** A `request_transform` as given in `create_action` / `create_event_trigger` / metadata files; throws parse-failed. */
 export function decodeRequestTransform(v: unknown, path: string): RequestTransform {
   const o = obj(v, path);
-  const out: RequestTransform = {};
-  const ver = version(o, path);
-  if (ver !== undefined) out.version = ver;
-  const eng = engine(o, path);
-  if (eng) out.template_engine = eng;
+  const out: RequestTransform = header(o, path);
+  const ver = out.version;
   if (o.method !== undefined && o.method !== null) {
     const m = str(o.method, `${path}.method`).toUpperCase();
     if (!/^[A-Z]+$/.test(m)) throw parseFailed(`invalid method ${JSON.stringify(o.method)}`, `${path}.method`);
@@ -119,11 +126,8 @@ export function decodeRequestTransform(v: unknown, path: string): RequestTransfo
 /** A `response_transform` (actions); throws parse-failed. */
 export function decodeResponseTransform(v: unknown, path: string): ResponseTransform {
   const o = obj(v, path);
-  const out: ResponseTransform = {};
-  const ver = version(o, path);
-  if (ver !== undefined) out.version = ver;
-  const eng = engine(o, path);
-  if (eng) out.template_engine = eng;
+  const out: ResponseTransform = header(o, path);
+  const ver = out.version;
   if (o.body !== undefined && o.body !== null) {
     if (typeof o.body === 'string') {
       if (ver === 2) throw parseFailed('expected Object, encountered String', `${path}.body`);
