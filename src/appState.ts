@@ -7,7 +7,7 @@
 import type { ServerConfig } from './config/index.js';
 import type { NamingConvention } from './core/index.js';
 import type { DatabaseWatch, Db, ReadReplicas } from './execution/index.js';
-import type { CacheCheck, Metadata, MetadataTable, SchemaCache } from './metadata/index.js';
+import type { BuildOptions, CacheCheck, Metadata, MetadataTable, SchemaCache } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import type { ResponseCache } from './responseCache/index.js';
@@ -67,14 +67,12 @@ export interface AppState {
   readonly resourceVersion?: number;
   /** The server's `--default-naming-convention`: for caches built elsewhere (metadata operations). */
   readonly defaultNamingConvention?: NamingConvention;
-  /** `--enable-remote-schema-permissions`: set on caches built elsewhere too (metadata operations). */
-  readonly remoteSchemaPermissions?: boolean;
   /** Where the metadata document is stored; absent: `hdb_metadata` (`svc_metadata` in a catalog adopted from Hasura v2). */
   readonly metadataTable?: MetadataTable;
   /** What every build checks beyond the metadata itself (`checkStoredQueries`); metadata operations' builds run it too. */
   readonly cacheCheck?: CacheCheck;
-  /** The server's `--infer-function-permissions` (absent: true): for caches built elsewhere. */
-  readonly inferFunctionPermissions?: boolean;
+  /** The server settings every build takes over (`--infer-function-permissions`, `--enable-remote-schema-permissions`): for caches built elsewhere too. */
+  readonly buildOptions?: BuildOptions;
 }
 
 export interface EngineContext {

@@ -13,7 +13,7 @@ import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
 import { introspectDatabase } from './introspection/index.js';
-import { buildSchemaCache, type CacheCheck } from './schemaCache/buildSchemaCache.js';
+import { buildSchemaCache, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 
 export interface LiveState {
   readonly current: SchemaCache;
@@ -28,12 +28,10 @@ export interface LiveState {
   install(cache: SchemaCache, resourceVersion?: number): void;
   /** The server's default naming convention, for caches built by metadata operations. */
   readonly defaultNamingConvention: NamingConvention;
-  /** `--enable-remote-schema-permissions`: set on every cache of this state (metadata operations' builds too). */
-  readonly remoteSchemaPermissions?: boolean;
   /** The check every build of this state runs on its cache (metadata operations' builds too). */
   readonly cacheCheck?: CacheCheck;
-  /** The server's `--infer-function-permissions` (absent: true): for caches built elsewhere. */
-  readonly inferFunctionPermissions?: boolean;
+  /** The server settings every build of this state takes over (metadata operations' builds too). */
+  readonly buildOptions?: BuildOptions;
 }
 
 /** Tables the metadata marks `is_enum` (their rows are read during introspection). */
@@ -71,12 +69,12 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 export async function createAppState(
   db: Db, config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher, metadataTable: MetadataTable = 'hdb_metadata', cacheCheck?: CacheCheck,
 ): Promise<LiveState> {
+  const buildOptions: BuildOptions = { inferFunctionPermissions: config.inferFunctionPermissions, remoteSchemaPermissions: config.enableRemoteSchemaPermissions };
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
-    const cache = buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, { inferFunctionPermissions: config.inferFunctionPermissions });
-    if (config.enableRemoteSchemaPermissions) cache.remoteSchemaPermissions = true;
+    const cache = buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions);
     return { cache, resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
@@ -89,10 +87,9 @@ export async function createAppState(
     },
     instanceId: randomUUID(),
     defaultNamingConvention: config.defaultNamingConvention,
-    remoteSchemaPermissions: config.enableRemoteSchemaPermissions,
     metadataTable,
     cacheCheck,
-    inferFunctionPermissions: config.inferFunctionPermissions,
+    buildOptions,
     get resourceVersion() {
       return version;
     },

@@ -137,7 +137,7 @@ export class WorkingState {
       const remotes = await this.remoteInputs(md);
       const prior = md === this.live.current.metadata ? buildRecordOf(this.live.current) : undefined;
       this.built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
-        : this.withSettings(buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions }));
+        : buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
     }
     return this.built;
   }
@@ -183,14 +183,7 @@ export class WorkingState {
     await loadEnumValues(this.client, snap, enumTablesOf(next));
     // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
     const prior = buildRecordOf(this.built?.cache ?? this.live.current);
-    return this.withSettings(buildSchemaCacheFrom(prior, next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck, { inferFunctionPermissions: this.live.inferFunctionPermissions }));
-  }
-
-  /** A build with the live state's remote-schema-permission switch set on its cache. */
-  private withSettings(r: BuildResult): BuildResult {
-    if (this.live.remoteSchemaPermissions) r.cache.remoteSchemaPermissions = true;
-    return r;
-  }
+    return buildSchemaCacheFrom(prior, next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);  }
 
   /**
    * Adopts `next` as the metadata, refusing it when it makes objects newly inconsistent (see the

@@ -52,6 +52,8 @@ export type CacheCheck = (cache: SchemaCache) => Inconsistency[];
 export interface BuildOptions {
   /** `--infer-function-permissions` (absent: true). */
   inferFunctionPermissions?: boolean;
+  /** `--enable-remote-schema-permissions` (absent: false). */
+  remoteSchemaPermissions?: boolean;
 }
 
 const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
@@ -371,6 +373,7 @@ function build(
     namingConvention: metadata.source_customization?.naming_convention ?? defaultNaming,
   };
   if (options.inferFunctionPermissions === false) cache.inferFunctionPermissions = false;
+  if (options.remoteSchemaPermissions === true) cache.remoteSchemaPermissions = true;
   if (inheritedRoles.size > 0) cache.inheritedRoles = inheritedRoles;
   if (logicalModels.size > 0) cache.logicalModels = logicalModels;
   if (nativeQueries.size > 0) cache.nativeQueries = nativeQueries;
