@@ -56,7 +56,11 @@ function freePort(preferred) {
 
 /** Runs as the postgres user when root (Postgres and PgBouncer refuse root). */
 const asPg = (cmd, args) => (isRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
-const run = (cmd, args, opts = {}) => execFileSync(...[asPg(cmd, args)].flat(), { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+/**
+ * Runs from the cluster's folder: the caller's working directory may be closed to `postgres` (a
+ * `mktemp -d` clone is 0700), and HAProxy's config check fails when it cannot get back to it.
+ */
+const run = (cmd, args, opts = {}) => execFileSync(...[asPg(cmd, args)].flat(), { stdio: ['ignore', 'pipe', 'pipe'], cwd: existsSync(dir) ? dir : '/', ...opts });
 const alive = (pid) => {
   try {
     process.kill(pid, 0);
@@ -204,7 +208,7 @@ async function start() {
     ...state.engines.map((e) => `  server ${e.name} 127.0.0.1:${e.port} check inter 1s fall 2 rise 2`),
     '',
   ].join('\n'));
-  run(bin('haproxy'), ['-c', '-q', '-f', cfg], { stdio: 'ignore' });
+  run(bin('haproxy'), ['-c', '-q', '-f', cfg]);
   execFileSync(bin('haproxy'), ['-D', '-f', cfg, '-p', join(dir, 'haproxy.pid')], { stdio: ['ignore', 'ignore', 'pipe'] });
   await waitFor('HAProxy', () => existsSync(join(dir, 'haproxy.pid')));
   state.haproxyPid = Number(readFileSync(join(dir, 'haproxy.pid'), 'utf8').trim().split('\n')[0]);

@@ -31,7 +31,7 @@ const die = (line) => {
 
 function run(cmd, args) {
   const full = isRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
-  const r = spawnSync(full[0], full[1], { encoding: 'utf8' });
+  const r = spawnSync(full[0], full[1], { encoding: 'utf8', cwd: '/' }); // the caller's folder may be closed to postgres
   if (r.status !== 0) die(`${cmd} ${args[0] ?? ''} failed: ${(r.stderr || r.stdout || r.error?.message || '').trim()}`);
   return r.stdout;
 }

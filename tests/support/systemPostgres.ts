@@ -35,7 +35,8 @@ export function findSystemPostgres(): { bin: string; major: number } | undefined
 }
 
 export function run(cmd: string, args: string[], asPostgres: boolean): void {
-  const r = asPostgres ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8' }) : spawnSync(cmd, args, { encoding: 'utf8' });
+  // From /: the caller's folder (a mktemp -d clone is 0700) may be closed to postgres.
+  const r = asPostgres ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8', cwd: '/' }) : spawnSync(cmd, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout || r.error?.message}`);
 }
 
