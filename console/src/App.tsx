@@ -8,8 +8,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { adminSecret, engineWarnings, exportMetadata, type EngineWarning } from './api';
 import { ErrorBox, TextField } from './components';
 import { GraphiqlPage } from './pages/GraphiqlPage';
-import { DataPage } from './pages/DataPage';
-import { BrowsePage } from './pages/BrowsePage';
+import { DataRoutes } from './pages/DataRoutes';
 import { SqlPage } from './pages/SqlPage';
 import { PermissionsPage } from './pages/PermissionsPage';
 import { MetadataPage } from './pages/MetadataPage';
@@ -26,7 +25,7 @@ interface Route {
 
 export const ROUTES: Route[] = [
   { path: 'graphiql', label: 'GraphiQL', render: () => <GraphiqlPage /> },
-  { path: 'data', label: 'Data', render: (rest) => (rest.length >= 2 ? <BrowsePage schema={decodeURIComponent(rest[0])} table={decodeURIComponent(rest[1])} /> : <DataPage />) },
+  { path: 'data', label: 'Data', render: (rest) => <DataRoutes rest={rest} /> },
   { path: 'sql', label: 'SQL', render: () => <SqlPage /> },
   { path: 'permissions', label: 'Permissions', render: (rest) => <PermissionsPage initial={rest.length >= 2 ? { schema: decodeURIComponent(rest[0]), name: decodeURIComponent(rest[1]) } : undefined} /> },
   { path: 'events', label: 'Events', render: () => <EventsPage /> },

@@ -23,7 +23,7 @@ export function adminHeaders(): Record<string, string> {
   return s ? { 'x-svc-admin-secret': s } : {};
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders(), ...headers }, body: JSON.stringify(body) });
   const text = await r.text();
   let v: any;

@@ -1,11 +1,13 @@
 /**
  * Data: every schema's tables and views, tracked or not (track / untrack in one click), and the
  * foreign keys between tracked tables offered as relationships, each tracked with one click (an
- * object relationship on the referencing table, an array relationship on the referenced one).
+ * object relationship on the referencing table, an array relationship on the referenced one); the
+ * functions, tracked or not; links to create a table or a view and to the diagram.
  */
 import { useState } from 'react';
 import { bulk, exportMetadata, query, refOf, runSql, tableKey, type TableRef } from '../api';
 import { DataTable, ErrorBox, Section, useAction, useLoad } from '../components';
+import { FunctionsSection } from '../schema/FunctionsSection';
 
 interface Fk {
   from: TableRef;
@@ -61,6 +63,11 @@ export function DataPage() {
   return (
     <div>
       <h1>Data</h1>
+      <p className="row">
+        <a href="#/data/create-table">Create a table</a>
+        <a href="#/data/create-view">Create a view</a>
+        <a href="#/data/erd">Diagram</a>
+      </p>
       <ErrorBox error={error} />
       <ErrorBox error={act.error} />
       <Section
@@ -84,13 +91,15 @@ export function DataPage() {
           actions={(i) => {
             const t = shown[i];
             const isTracked = data!.tracked.has(`${t.schema}.${t.name}`);
+            const modify = <a href={`#/data/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}/modify`}>modify</a>;
             return isTracked ? (
               <>
+                {modify}{' '}
                 <a href={`#/permissions/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}`}>permissions</a>{' '}
                 <button type="button" className="danger" disabled={act.busy} onClick={() => confirm(`Untrack ${t.schema}.${t.name}?`) && run(() => query('untrack_table', { table: { schema: t.schema, name: t.name }, cascade: true }))}>Untrack</button>
               </>
             ) : (
-              <button type="button" disabled={act.busy} aria-label={`Track ${t.schema}.${t.name}`} onClick={() => run(() => query('track_table', { table: { schema: t.schema, name: t.name } }))}>Track</button>
+              <>{modify}{' '}<button type="button" disabled={act.busy} aria-label={`Track ${t.schema}.${t.name}`} onClick={() => run(() => query('track_table', { table: { schema: t.schema, name: t.name } }))}>Track</button></>
             );
           }}
         />
@@ -110,6 +119,7 @@ export function DataPage() {
           }}
         />
       </Section>
+      <FunctionsSection />
     </div>
   );
 }
