@@ -20,15 +20,15 @@ export function ChangePreview({ change }: { change: Change }) {
       {change.sql ? (
         <>
           <div className="preview-label">SQL{change.cascade ? ' (cascade)' : ''}</div>
-          <pre className="code" aria-label="SQL preview">{change.sql.up}</pre>
+          <pre className="code" aria-label="SQL to run">{change.sql.up}</pre>
           <div className="preview-label">Down SQL</div>
-          {change.sql.down === null ? <p className="muted" aria-label="Down SQL preview">not reversible</p> : <pre className="code" aria-label="Down SQL preview">{change.sql.down}</pre>}
+          {change.sql.down === null ? <p className="muted" aria-label="Down SQL">not reversible</p> : <pre className="code" aria-label="Down SQL">{change.sql.down}</pre>}
         </>
       ) : null}
       {change.metadata?.length ? (
         <>
           <div className="preview-label">Metadata</div>
-          <pre className="code" aria-label="Metadata preview">{JSON.stringify(change.metadata.length === 1 ? change.metadata[0] : change.metadata, null, 2)}</pre>
+          <pre className="code" aria-label="Metadata to send">{JSON.stringify(change.metadata.length === 1 ? change.metadata[0] : change.metadata, null, 2)}</pre>
         </>
       ) : null}
     </div>
