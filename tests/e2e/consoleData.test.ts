@@ -274,7 +274,7 @@ test('the diagram: both tables and their edge; clicking a table opens it', async
   await author.waitFor();
   await page.getByRole('link', { name: 'Open table public.article', exact: true }).waitFor();
   assert.equal(await page.locator('[data-edge="public.article public.author"]').count(), 1);
-  assert.match(await page.locator('[data-edge="public.article public.author"]').textContent(), /author/);
+  assert.match(await page.locator('[data-edge="public.article public.author"]').textContent() ?? '', /author/);
   // The wheel zooms.
   const svg = page.getByRole('img', { name: 'Entity-relationship diagram' });
   const before = Number(await svg.getAttribute('data-zoom'));
@@ -286,6 +286,28 @@ test('the diagram: both tables and their edge; clicking a table opens it', async
   await author.click();
   await page.waitForFunction(() => window.location.hash === '#/data/public/author');
   await page.getByText('rows 1–2 of 2').waitFor();
+  // From the keyboard: focus a table and press Enter.
+  await page.goBack();
+  await page.getByRole('link', { name: 'Open table public.article', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.location.hash === '#/data/public/article');
+});
+
+test('dropping a table: previewed as not reversible, sent without a down header, gone from the database and the metadata', async () => {
+  const r = await e.query({ type: 'bulk', args: [{ type: 'run_sql', args: { sql: 'CREATE TABLE scratch (id int PRIMARY KEY)' } }, { type: 'track_table', args: { table: 'scratch' } }] });
+  assert.equal(r.status, 200, r.text);
+  await go('data/public/scratch/modify');
+  await page.getByRole('button', { name: 'Drop this table…' }).click();
+  const form = page.getByRole('form', { name: 'Drop table' });
+  assert.equal(await form.getByLabel('SQL to run').innerText(), 'DROP TABLE "public"."scratch";');
+  assert.equal(await form.getByLabel('Down SQL').innerText(), 'not reversible');
+  await form.getByRole('button', { name: 'Drop table public.scratch' }).click();
+  await page.getByRole('heading', { name: 'Data', exact: true }).waitFor();
+  const req = sent.find((x) => x.body?.type === 'run_sql' && x.body.args.sql === 'DROP TABLE "public"."scratch";')!;
+  assert.equal(req.headers['x-svc-migration-name'], 'drop_table_public_scratch');
+  assert.equal(req.headers['x-svc-migration-down'], undefined);
+  assert.deepEqual(await rows("SELECT to_regclass('public.scratch') IS NULL"), [['t']]);
+  assert.equal(await tableOf('scratch'), undefined);
 });
 
 test('the diagram at 500 tables draws only what is visible', async () => {

@@ -6,6 +6,7 @@
  */
 import { runSql } from '../api';
 import { literal, type ColumnSpec } from '../sqlGen';
+import type { ForeignKey } from './names.js';
 
 export interface CatalogColumn {
   name: string;
@@ -112,13 +113,7 @@ export async function functions(): Promise<FunctionInfo[]> {
       AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`)) ?? [];
 }
 
-export interface ForeignKey {
-  constraint: string;
-  from: { schema: string; name: string };
-  to: { schema: string; name: string };
-  columns: string[];
-  refColumns: string[];
-}
+export type { ForeignKey } from './names.js';
 
 /** Every foreign key between user tables. */
 export async function foreignKeys(): Promise<ForeignKey[]> {

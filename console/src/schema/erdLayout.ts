@@ -4,8 +4,7 @@
  * (object, array, manual or by foreign key), labelled with the relationships' names. The page draws
  * only what intersects the viewport, so 500 tables cost what the visible few cost.
  */
-import { refOf, tableKey, type TableRef } from '../api';
-import type { ForeignKey } from './catalog';
+import { refOf, tableKey, type ForeignKey, type TableRef } from './names.js';
 
 export interface ErdTable {
   key: string;

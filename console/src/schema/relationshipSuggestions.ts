@@ -4,8 +4,7 @@
  * relationship (`foreign_key_constraint_on: {table, column}`); a key over several columns becomes a
  * manual configuration. Keys already used by a relationship, and keys to untracked tables, are left out.
  */
-import { refOf, tableKey, type TableRef } from '../api';
-import type { ForeignKey } from './catalog';
+import { refOf, tableKey, type ForeignKey, type TableRef } from './names.js';
 
 export interface Suggestion {
   kind: 'object' | 'array';
