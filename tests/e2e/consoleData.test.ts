@@ -57,8 +57,11 @@ after(async () => {
   await remote?.stop();
 });
 
-const shot = async (name: string) => {
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: false });
+/** A screenshot of the page, from its top unless `keepScroll` (to show a form's preview). */
+const shot = async (name: string, keepScroll = false) => {
+  if (!SHOTS) return;
+  if (!keepScroll) await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: `${SHOTS}${name}.png` });
 };
 const go = async (hash: string) => {
   await page.goto(`${e.url}/console#/${hash}`);
@@ -104,7 +107,7 @@ test('create a table through the form, then one with a foreign key: SQL, down an
   assert.match(preview, /COMMENT ON TABLE "public"\."article" IS 'Articles'' table';/);
   assert.equal(await form.getByLabel('Down SQL').innerText(), 'DROP TABLE "public"."article";');
   assert.deepEqual(JSON.parse(await form.getByLabel('Metadata to send').innerText()), { type: 'track_table', args: { table: { schema: 'public', name: 'article' } } });
-  await shot('data-create-table');
+  await shot('data-create-table', true);
   await form.getByRole('button', { name: 'Create table' }).click();
   await page.getByRole('heading', { name: /public\.article/ }).waitFor();
 

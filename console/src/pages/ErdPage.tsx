@@ -174,6 +174,10 @@ function Edge({ a, b, label, detailed }: { a: ErdTable; b: ErdTable; label: stri
   );
 }
 
+/** Text cut to what fits in a box (about 6.6 px a character at 12 px), with an ellipsis. */
+const fit = (s: string, room: number): string => (s.length <= room ? s : `${s.slice(0, Math.max(1, room - 1))}…`);
+const ROOM = 29;
+
 function TableBox({ t, detailed }: { t: ErdTable; detailed: boolean }) {
   const shown = t.columns.slice(0, MAX_ROWS);
   return (
@@ -193,10 +197,10 @@ function TableBox({ t, detailed }: { t: ErdTable; detailed: boolean }) {
     >
       <rect className="box" x={t.x} y={t.y} width={t.w} height={detailed ? t.h : HEAD_H} rx={4} />
       <rect className="head" x={t.x} y={t.y} width={t.w} height={HEAD_H} rx={4} />
-      <text className="title" x={t.x + 8} y={t.y + 16}>{t.ref.schema === 'public' ? t.ref.name : t.key}</text>
+      <text className="title" x={t.x + 8} y={t.y + 16}>{fit(t.ref.schema === 'public' ? t.ref.name : t.key, ROOM)}</text>
       {detailed ? shown.map((c, i) => (
         <text key={c.name} x={t.x + 8} y={t.y + HEAD_H + 13 + i * ROW_H}>
-          {c.name}<tspan fill="#98a2b3"> {c.type}</tspan>
+          {fit(c.name, ROOM)}{c.name.length < ROOM - 2 ? <tspan fill="#98a2b3"> {fit(c.type, ROOM - c.name.length - 1)}</tspan> : null}
         </text>
       )) : null}
       {detailed && t.columns.length > MAX_ROWS ? <text x={t.x + 8} y={t.y + HEAD_H + 13 + MAX_ROWS * ROW_H} fill="#98a2b3">… {t.columns.length - MAX_ROWS} more</text> : null}

@@ -49,7 +49,7 @@ export function ColumnsSection({ table, columns, onChanged }: { table: TableName
       <TypeList />
       <DataTable
         columns={['name', 'type', 'nullable', 'default', 'comment']}
-        rows={columns.map((c) => [c.name, c.type, c.nullable ? 'yes' : 'no', c.identity ? `identity (${c.identity === 'a' ? 'always' : 'by default'})` : c.default, c.comment])}
+        rows={columns.map((c) => [c.name, c.type, c.nullable ? 'yes' : 'no', c.identity ? `identity (${c.identity === 'a' ? 'always' : 'by default'})` : c.default ?? '', c.comment ?? ''])}
         actions={(i) => (
           <>
             <button type="button" aria-label={`Edit column ${columns[i].name}`} onClick={() => setPending({ kind: 'edit', column: columns[i], draft: draftOf(columns[i]) })}>Edit</button>
