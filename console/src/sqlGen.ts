@@ -313,6 +313,18 @@ export function createView(v: TableName, querySql: string): SqlChange {
   return { up: `CREATE VIEW ${qualified(v)} AS\n${exprSql(querySql, 'query')};`, down: `DROP VIEW ${qualified(v)};` };
 }
 
+/**
+ * Replaces a view's query (CREATE OR REPLACE VIEW, as Hasura's console: Postgres accepts new columns
+ * at the end, not dropped or retyped ones). `previous` (pg_get_viewdef) makes it reversible; the down
+ * drops and recreates the view, since the columns added cannot be taken away by a replace.
+ */
+export function replaceView(v: TableName, querySql: string, previous?: string): SqlChange {
+  return {
+    up: `CREATE OR REPLACE VIEW ${qualified(v)} AS\n${exprSql(querySql, 'query')};`,
+    down: previous ? `DROP VIEW ${qualified(v)};\nCREATE VIEW ${qualified(v)} AS\n${exprSql(previous, 'query')};` : null,
+  };
+}
+
 /** Drops a view; `definition` (pg_get_viewdef) makes it reversible. */
 export function dropView(v: TableName, definition?: string): SqlChange {
   return { up: `DROP VIEW ${qualified(v)};`, down: definition ? `CREATE VIEW ${qualified(v)} AS\n${exprSql(definition, 'query')};` : null };

@@ -184,6 +184,16 @@ test('create a view, then track it from the Data page', async () => {
   await page.getByRole('button', { name: 'Track public.article_titles' }).click();
   await page.getByRole('link', { name: 'article_titles', exact: true }).waitFor();
   assert.deepEqual(await gql('{ article_titles(order_by: {id: asc}, limit: 1) { title } }'), { data: { article_titles: [{ title: 'First' }] } });
+
+  // Replace its query: a new column at the end; the down recreates the old view.
+  await go('data/public/article_titles/modify');
+  const replace = page.getByRole('form', { name: "Replace the view's query" });
+  await replace.getByLabel('View query').fill("SELECT id, title, author_id, upper(title) AS loud FROM article");
+  assert.equal(await replace.getByLabel('SQL to run').innerText(), 'CREATE OR REPLACE VIEW "public"."article_titles" AS\nSELECT id, title, author_id, upper(title) AS loud FROM article;');
+  assert.match(await replace.getByLabel('Down SQL').innerText(), /^DROP VIEW "public"\."article_titles";\nCREATE VIEW "public"\."article_titles" AS\n/);
+  await replace.getByRole('button', { name: 'Replace view' }).click();
+  await page.getByRole('cell', { name: 'loud', exact: true }).waitFor();
+  assert.deepEqual(await gql('{ article_titles(order_by: {id: asc}, limit: 1) { loud } }'), { data: { article_titles: [{ loud: 'FIRST' }] } });
 });
 
 test('relationships: the suggested one, a manual one and a remote one', async () => {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { createTestDatabase } from './harness.js';
 import {
   addColumn, addConstraint, createIndex, createTable, createView, dropColumn, dropConstraint, dropIndex, dropTable, dropView,
-  renameColumn, renameTable, retypeColumn, setColumnComment, setDefault, setNullable, setTableComment, type SqlChange,
+  renameColumn, renameTable, replaceView, retypeColumn, setColumnComment, setDefault, setNullable, setTableComment, type SqlChange,
 } from '../../console/src/sqlGen.js';
 
 let db: { url: string; drop(): Promise<void> };
@@ -146,6 +146,9 @@ test('views: create ↔ drop, and a drop is reversible from pg_get_viewdef; a ta
   await c.query(createView(v, `SELECT id FROM "we""ird schema"."Author"`).up);
   const def = (await one(`SELECT pg_get_viewdef('"we""ird schema".adults'::regclass) AS d`)).d;
   await roundTrip(dropView(v, def), async () => undefined);
+  await roundTrip(replaceView(v, `SELECT id, name FROM "we""ird schema"."Author"`, def), async () => {
+    assert.deepEqual((await c.query(`SELECT * FROM "we""ird schema"."adults" LIMIT 0`)).fields.map((f) => f.name), ['id', 'name']);
+  });
   const d = dropTable(v);
   assert.equal(d.down, null);
 });

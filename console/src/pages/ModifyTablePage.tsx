@@ -4,12 +4,12 @@
  * a view's down recreates it from pg_get_viewdef). Every change is previewed before it runs.
  */
 import { useState } from 'react';
-import { ErrorBox, Section, TextField, useLoad } from '../components';
+import { ErrorBox, Field, Section, TextField, useLoad } from '../components';
 import { ChangeForm, Spinner } from '../schema/ChangeForm';
 import { relations, tableInfo, type TableInfo } from '../schema/catalog';
 import { ColumnsSection } from '../schema/ColumnsSection';
 import { ConstraintsSection } from '../schema/ConstraintsSection';
-import { dropTable, dropView, renameTable, setTableComment, SqlGenError } from '../sqlGen';
+import { dropTable, dropView, renameTable, replaceView, setTableComment, SqlGenError } from '../sqlGen';
 
 export function ModifyTablePage({ schema, table }: { schema: string; table: string }) {
   const info = useLoad(async () => ({ info: await tableInfo(schema, table), tables: (await relations()).filter((r) => r.kind === 'table') }), [schema, table]);
@@ -21,9 +21,7 @@ export function ModifyTablePage({ schema, table }: { schema: string; table: stri
   return (
     <div>
       <h1>{schema}.{table} <span className="tag">{ti.kind}</span></h1>
-      {ti.kind === 'view' ? (
-        <Section title="View definition"><pre className="code" aria-label="View definition">{ti.viewDefinition}</pre></Section>
-      ) : null}
+      {ti.kind === 'view' ? <ViewDefinition key={ti.viewDefinition ?? ''} schema={schema} view={table} definition={ti.viewDefinition ?? ''} onChanged={info.reload} /> : null}
       <ColumnsSection table={t} columns={ti.columns} onChanged={info.reload} />
       {ti.kind === 'table' ? <ConstraintsSection table={t} constraints={ti.constraints} indexes={ti.indexes} tables={info.data!.tables} onChanged={info.reload} /> : null}
       <TableSection info={ti} schema={schema} table={table} onChanged={info.reload} />
@@ -69,6 +67,21 @@ function TableSection({ info, schema, table, onChanged }: { info: TableInfo; sch
           {kind === 'table' ? <label className="inline-check"><input type="checkbox" checked={cascade} onChange={(e) => setCascade(e.target.checked)} />cascade (also drop the views, foreign keys and metadata that depend on it)</label> : null}
         </ChangeForm>
       )}
+    </Section>
+  );
+}
+
+function ViewDefinition({ schema, view, definition, onChanged }: { schema: string; view: string; definition: string; onChanged: () => void }) {
+  const [query, setQuery] = useState(definition.trim());
+  return (
+    <Section title="View definition">
+      <ChangeForm label="Replace the view's query" submitLabel="Replace view" onDone={onChanged}
+        build={() => {
+          if (query.trim().replace(/;\s*$/, '') === definition.trim().replace(/;\s*$/, '')) throw new SqlGenError('the query is unchanged', 'query');
+          return { migration: `replace_view_${schema}_${view}`, sql: replaceView({ schema, name: view }, query, definition) };
+        }}>
+        <Field label="View query">{(id) => <textarea id={id} className="code" rows={6} value={query} spellCheck={false} onChange={(e) => setQuery(e.target.value)} />}</Field>
+      </ChangeForm>
     </Section>
   );
 }

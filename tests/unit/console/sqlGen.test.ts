@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   addColumn, addConstraint, combine, createIndex, createTable, createView, dropColumn, dropConstraint, dropIndex, dropTable, dropView,
-  ident, literal, migrationHeaders, migrationName, renameColumn, retypeColumn, setDefault, SqlGenError, typeName,
+  ident, literal, migrationHeaders, migrationName, renameColumn, replaceView, retypeColumn, setDefault, SqlGenError, typeName,
 } from '../../../console/src/sqlGen.js';
 
 const author = { schema: 'public', name: 'author' };
@@ -123,6 +123,10 @@ test('indexes and views: create ↔ drop; drops reversible with the catalog defi
   assert.equal(dropIndex('public', 'i', 'CREATE INDEX i ON public.author USING btree (name)').down, 'CREATE INDEX i ON public.author USING btree (name);');
   assert.deepEqual(createView({ schema: 'public', name: 'v' }, 'SELECT 1 AS one;'), { up: 'CREATE VIEW "public"."v" AS\nSELECT 1 AS one;', down: 'DROP VIEW "public"."v";' });
   assert.equal(dropView({ schema: 'public', name: 'v' }).down, null);
+  assert.deepEqual(replaceView({ schema: 'public', name: 'v' }, 'SELECT 2 AS one', ' SELECT 1 AS one;'), {
+    up: 'CREATE OR REPLACE VIEW "public"."v" AS\nSELECT 2 AS one;',
+    down: 'DROP VIEW "public"."v";\nCREATE VIEW "public"."v" AS\nSELECT 1 AS one;',
+  });
 });
 
 test('combined changes: downs in reverse order, not reversible if one part is not', () => {
