@@ -239,7 +239,9 @@ export function addColumn(t: TableName, c: ColumnSpec): SqlChange {
 export function dropColumn(t: TableName, column: string, known?: ColumnSpec, opts: { cascade?: boolean } = {}): SqlChange {
   const up = `ALTER TABLE ${qualified(t)} DROP COLUMN ${ident(column, 'column name')}${opts.cascade ? ' CASCADE' : ''};`;
   if (!known) return { up, down: null };
-  const back: ColumnSpec = { ...known, name: column, unique: false, nullable: known.nullable || (!known.default && !known.identity) };
+  // A column that generates its values (a default, an identity, a serial) can be NOT NULL again.
+  const generates = Boolean(known.default || known.identity || /^(small|big)?serial$/i.test(known.type.trim()));
+  const back: ColumnSpec = { ...known, name: column, unique: false, nullable: known.nullable || !generates };
   const down = [`ALTER TABLE ${qualified(t)} ADD COLUMN ${columnDefinition(back)};`];
   if (back.nullable && !known.nullable) down.push(`-- ${column} was NOT NULL; its values are not restored, so it comes back nullable`);
   if (known.comment) down.push(commentOn(`COLUMN ${qualified(t)}.${ident(column)}`, known.comment));
@@ -263,6 +265,22 @@ export function retypeColumn(t: TableName, column: string, to: string, from?: st
 export function setNullable(t: TableName, column: string, nullable: boolean): SqlChange {
   const alter = (n: boolean) => `ALTER TABLE ${qualified(t)} ALTER COLUMN ${ident(column, 'column name')} ${n ? 'DROP' : 'SET'} NOT NULL;`;
   return { up: alter(nullable), down: alter(!nullable) };
+}
+
+/**
+ * Makes a column an identity column, changes how it generates, or makes it a plain column again. The
+ * down of removing an identity adds one back (its sequence then starts afresh).
+ */
+export function setIdentity(t: TableName, column: string, to: ColumnSpec['identity'], from: ColumnSpec['identity']): SqlChange {
+  const head = `ALTER TABLE ${qualified(t)} ALTER COLUMN ${ident(column, 'column name')}`;
+  const gen = (i: 'always' | 'by default') => (i === 'always' ? 'ALWAYS' : 'BY DEFAULT');
+  const step = (a: ColumnSpec['identity'], b: ColumnSpec['identity']): string => {
+    if (a === b) throw new SqlGenError('the identity is unchanged', 'identity');
+    if (!b) return `${head} DROP IDENTITY;`;
+    if (!a) return `${head} ADD GENERATED ${gen(b)} AS IDENTITY;`;
+    return `${head} SET GENERATED ${gen(b)};`;
+  };
+  return { up: step(from, to), down: step(to, from) };
 }
 
 /** Sets (or with `undefined` drops) a column's default; `previousSql` is the old default expression from the catalog. */

@@ -9,8 +9,9 @@ import pg from 'pg';
 import { createTestDatabase } from './harness.js';
 import {
   addColumn, addConstraint, createIndex, createTable, createView, dropColumn, dropConstraint, dropIndex, dropTable, dropView,
-  renameColumn, renameTable, replaceView, retypeColumn, setColumnComment, setDefault, setNullable, setTableComment, type SqlChange,
+  renameColumn, renameTable, replaceView, retypeColumn, setColumnComment, setDefault, setIdentity, setNullable, setTableComment, type SqlChange,
 } from '../../console/src/sqlGen.js';
+import { specOf } from '../../console/src/schema/catalogColumn.js';
 
 let db: { url: string; drop(): Promise<void> };
 let c: pg.Client;
@@ -22,7 +23,7 @@ const article = { schema: S, name: "art'icle" };
 async function snapshot(): Promise<unknown> {
   const r = await c.query(
     `SELECT json_build_object(
-      'columns', (SELECT json_agg(json_build_object('t', table_name, 'c', column_name, 'type', format_type(a.atttypid, a.atttypmod), 'null', is_nullable, 'default', column_default, 'identity', is_identity, 'comment', col_description(a.attrelid, a.attnum)) ORDER BY table_name, column_name)
+      'columns', (SELECT json_agg(json_build_object('t', table_name, 'c', column_name, 'type', format_type(a.atttypid, a.atttypmod), 'null', is_nullable, 'default', column_default, 'identity', is_identity, 'gen', identity_generation, 'comment', col_description(a.attrelid, a.attnum)) ORDER BY table_name, column_name)
                   FROM information_schema.columns ic JOIN pg_attribute a ON a.attrelid = (quote_ident(ic.table_schema) || '.' || quote_ident(ic.table_name))::regclass AND a.attname = ic.column_name WHERE table_schema = $1),
       'constraints', (SELECT json_agg(json_build_object('n', conname, 'def', pg_get_constraintdef(oid)) ORDER BY conname) FROM pg_constraint WHERE connamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1)),
       'indexes', (SELECT json_agg(indexdef ORDER BY indexname) FROM pg_indexes WHERE schemaname = $1),
@@ -113,6 +114,27 @@ test('nullability, default and comments go back to what they were', async () => 
   await roundTrip(setDefault(author, 'age', undefined, (await one(`SELECT column_default AS d FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'age'`, [S])).d), async () => undefined);
   await roundTrip(setTableComment(author, "who's who", undefined), async () => undefined);
   await roundTrip(setColumnComment(author, 'age', 'years', undefined), async () => undefined);
+});
+
+test('identity: add ↔ drop and always ↔ by default', async () => {
+  await c.query(addColumn(author, { name: 'n', type: 'bigint', nullable: false, default: { kind: 'value', value: '0' } }).up);
+  await c.query(setDefault(author, 'n', undefined, undefined).up);
+  await roundTrip(setIdentity(author, 'n', 'by default', undefined), async () => {
+    assert.equal((await one(`SELECT is_identity FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'n'`, [S])).is_identity, 'YES');
+  });
+  await roundTrip(setIdentity(author, 'id', 'by default', 'always'), async () => undefined);
+  await c.query(dropColumn(author, 'n').up);
+});
+
+test('a dropped serial column comes back as serial, with a sequence of its own', async () => {
+  await c.query(addColumn(author, { name: 'seq', type: 'serial', nullable: false }).up);
+  const col = await one(`SELECT column_default AS d FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'seq'`, [S]);
+  const drop = dropColumn(author, 'seq', specOf({ name: 'seq', type: 'integer', nullable: false, default: col.d, identity: '', comment: null }));
+  assert.equal(drop.down, 'ALTER TABLE "we""ird schema"."Author" ADD COLUMN "seq" serial NOT NULL;');
+  await c.query(drop.up);
+  await c.query(drop.down!);
+  assert.match((await one(`SELECT column_default AS d FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'seq'`, [S])).d, /^nextval/);
+  await c.query(dropColumn(author, 'seq').up);
 });
 
 test('a dropped column comes back (empty) from its known definition', async () => {

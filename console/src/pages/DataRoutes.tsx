@@ -20,8 +20,17 @@ const TABS = [
   { path: 'graphql', label: 'GraphQL' },
 ];
 
+/** A route part as typed; a malformed %-escape is kept as it is rather than thrown. */
+function decode(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
+}
+
 export function DataRoutes({ rest }: { rest: string[] }) {
-  const [a, b, tab = ''] = rest.map((p) => decodeURIComponent(p));
+  const [a, b, tab = ''] = rest.map(decode);
   if (rest.length === 1 && a === 'create-table') return <CreateTablePage />;
   if (rest.length === 1 && a === 'create-view') return <CreateViewPage />;
   if (rest.length === 1 && a === 'erd') return <ErdPage />;

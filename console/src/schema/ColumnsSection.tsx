@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { DataTable, Section } from '../components';
-import { addColumn, combine, dropColumn, renameColumn, retypeColumn, setColumnComment, setDefault, setNullable, SqlGenError, type SqlChange, type TableName } from '../sqlGen';
+import { addColumn, addConstraint, combine, dropColumn, renameColumn, retypeColumn, setColumnComment, setDefault, setIdentity, setNullable, SqlGenError, type SqlChange, type TableName } from '../sqlGen';
 import { ChangeForm } from './ChangeForm';
 import type { CatalogColumn } from './catalog';
 import { specOf } from './catalog';
@@ -22,13 +22,18 @@ const draftOf = (c: CatalogColumn): ColumnDraft => ({
   comment: c.comment ?? '',
 });
 
-/** The SQL of editing column `c` into `d`: retype, nullability, default, comment, then the rename. */
+/** The SQL of editing column `c` into `d`: retype, nullability, identity and default, unique, comment, then the rename. */
 export function editColumnSql(t: TableName, c: CatalogColumn, d: ColumnDraft): SqlChange {
   const parts: SqlChange[] = [];
   if (d.type.trim() !== c.type) parts.push(retypeColumn(t, c.name, d.type, c.type));
   if (d.nullable !== c.nullable) parts.push(setNullable(t, c.name, d.nullable));
   const before = c.identity ? '' : c.default ?? '';
+  const identity = c.identity === 'a' ? 'always' : c.identity === 'd' ? 'by default' : undefined;
+  if ((d.identity || undefined) !== identity && identity) parts.push(setIdentity(t, c.name, d.identity || undefined, identity));
   if (d.default !== before) parts.push(setDefault(t, c.name, defaultOf(d.default, d.defaultIsSql), c.default ?? undefined));
+  // An identity comes after the default is gone (a column cannot have both).
+  if ((d.identity || undefined) !== identity && !identity) parts.push(setIdentity(t, c.name, d.identity || undefined, identity));
+  if (d.unique) parts.push(addConstraint(t, { kind: 'unique', columns: [c.name] }));
   if (d.comment !== (c.comment ?? '')) parts.push(setColumnComment(t, c.name, d.comment, c.comment ?? undefined));
   if (d.name.trim() !== c.name) parts.push(renameColumn(t, c.name, d.name.trim()));
   if (parts.length === 0) throw new SqlGenError('nothing changed yet', 'column');

@@ -5,19 +5,11 @@
  * (pg_get_constraintdef, pg_indexes.indexdef, pg_get_viewdef) are what make a drop reversible.
  */
 import { runSql } from '../api';
-import { literal, type ColumnSpec } from '../sqlGen';
+import { literal } from '../sqlGen';
+import type { CatalogColumn } from './catalogColumn.js';
 import type { ForeignKey } from './names.js';
 
-export interface CatalogColumn {
-  name: string;
-  /** format_type: `integer`, `character varying(20)`, `numeric(10,2)`. */
-  type: string;
-  nullable: boolean;
-  /** The default expression (pg_get_expr), or null. */
-  default: string | null;
-  identity: '' | 'a' | 'd';
-  comment: string | null;
-}
+export { specOf, type CatalogColumn } from './catalogColumn.js';
 
 export interface CatalogConstraint {
   name: string;
@@ -66,18 +58,6 @@ export async function tableInfo(schema: string, name: string): Promise<TableInfo
         'constraint', (SELECT conname FROM pg_constraint WHERE conindid = i.indexrelid AND conrelid = r.oid LIMIT 1)) ORDER BY ic.relname)
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = r.oid), '[]')
   )::text FROM (SELECT ${rel} AS oid) r WHERE r.oid IS NOT NULL`);
-}
-
-/** A catalog column as a column definition (for the down of a column drop). */
-export function specOf(c: CatalogColumn): ColumnSpec {
-  return {
-    name: c.name,
-    type: c.type,
-    nullable: c.nullable,
-    default: c.default !== null && !c.identity ? { kind: 'expression', sql: c.default } : undefined,
-    identity: c.identity === 'a' ? 'always' : c.identity === 'd' ? 'by default' : undefined,
-    comment: c.comment ?? undefined,
-  };
 }
 
 export interface Relation {
