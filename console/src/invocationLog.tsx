@@ -21,9 +21,10 @@ export type LogTable = 'event_invocation_logs' | 'hdb_cron_event_invocation_logs
 const invocationsSql = (table: LogTable, eventId: string) => `SELECT l.id, l.status::text, l.created_at::text, l.request::text, l.response::text
  FROM hdb_catalog.${table} l WHERE l.event_id = ${lit(eventId)} ORDER BY l.created_at DESC LIMIT 20`;
 
-export function InvocationLog({ title, table, eventId }: { title: string; table: LogTable; eventId: string }) {
+/** `version` changes when the event was tried again: the log is read again. */
+export function InvocationLog({ title, table, eventId, version = '' }: { title: string; table: LogTable; eventId: string; version?: string }) {
   const sql = invocationsSql(table, eventId);
-  const inv = useLoad(() => runSql(sql, { readOnly: true }), [sql]);
+  const inv = useLoad(() => runSql(sql, { readOnly: true }), [sql, version]);
   const rows = inv.data?.rows ?? [];
   return (
     <Section title={title} actions={<><Spinner on={inv.loading} /><button type="button" onClick={inv.reload}>Refresh invocations</button></>}>

@@ -20,7 +20,8 @@ const EMPTY = {
 const signature = (a: any) => `${a.name}(${(a.definition.arguments ?? []).map((x: any) => `${x.name}: ${x.type}`).join(', ')}): ${a.definition.output_type}`;
 const baseName = (t: string) => t.replace(/[[\]!\s]/g, '');
 
-function ActionForm({ md, editing, onDone }: { md: any; editing: any | null; onDone: () => void }) {
+/** `waiting`: the custom types are being saved; the action (which may use them) waits for them. */
+function ActionForm({ md, editing, onDone, waiting }: { md: any; editing: any | null; onDone: () => void; waiting: boolean }) {
   const act = useAction();
   const types: CustomTypes = md?.custom_types ?? {};
   const [form, setForm] = useState(EMPTY);
@@ -74,7 +75,7 @@ function ActionForm({ md, editing, onDone }: { md: any; editing: any | null; onD
         <JsonEditor label="Handler headers" value={form.headers} onChange={(v) => set('headers', v)} rows={2} hint='[{"name": "x-key", "value_from_env": "MY_KEY"}]' />
         <OpPreview built={built} />
         <ErrorBox error={act.error} />
-        <button type="submit" className="primary" disabled={act.busy || !built.op}>{editing ? 'Save action' : 'Create action'}</button>
+        <button type="submit" className="primary" disabled={act.busy || waiting || !built.op}>{editing ? 'Save action' : 'Create action'}</button>
         <Spinner on={act.busy} />
         {editing ? <button type="button" onClick={onDone}>Cancel</button> : null}
       </form>
@@ -168,6 +169,7 @@ export function ActionsPage() {
   const [editing, setEditing] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   useEffect(() => setTypes(JSON.stringify(md.data?.custom_types ?? {}, null, 2)), [md.data]);
+  const typesAct = useAction();
   const typesOp = buildOp(() => opOf('set_custom_types', jsonField('Custom types', types, {})));
   const opened = actions.find((a) => a.name === open);
   return (
@@ -192,12 +194,14 @@ export function ActionsPage() {
         />
       </Section>
       {opened ? <><Permissions action={opened} onChange={md.reload} /><Relationships action={opened} md={md.data} onChange={md.reload} /></> : null}
-      <ActionForm md={md.data} editing={actions.find((a) => a.name === editing) ?? null} onDone={() => { setEditing(null); md.reload(); }} />
+      <ActionForm waiting={typesAct.busy} md={md.data} editing={actions.find((a) => a.name === editing) ?? null} onDone={() => { setEditing(null); md.reload(); }} />
       <Section title="Custom types">
-        <form aria-label="Custom types" onSubmit={(e) => { e.preventDefault(); if (typesOp.op) void act.run(() => sendOp(typesOp.op!)).then(md.reload); }}>
+        <form aria-label="Custom types" onSubmit={(e) => { e.preventDefault(); if (typesOp.op) void typesAct.run(() => sendOp(typesOp.op!)).then(md.reload); }}>
           <JsonEditor label="Custom types (scalars, enums, input_objects, objects)" value={types} onChange={setTypes} rows={12} />
           <OpPreview built={typesOp} />
-          <button type="submit" className="primary" disabled={act.busy || !typesOp.op}>Save custom types</button>
+          <ErrorBox error={typesAct.error} />
+          <button type="submit" className="primary" disabled={typesAct.busy || !typesOp.op}>Save custom types</button>
+          <Spinner on={typesAct.busy} />
         </form>
       </Section>
     </div>

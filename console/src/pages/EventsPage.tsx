@@ -72,7 +72,7 @@ function Events({ trigger, manual, table }: { trigger: string; manual: boolean; 
           </>
         ) : null}
       </Section>
-      {event ? <InvocationLog key={`${event}-${ev.data?.rows.length}`} title={`Invocations of event ${event}`} table="event_invocation_logs" eventId={event} /> : null}
+      {event ? <InvocationLog key={event} version={String(ev.data?.rows.find((r) => r[0] === event)?.[2] ?? '')} title={`Invocations of event ${event}`} table="event_invocation_logs" eventId={event} /> : null}
     </>
   );
 }

@@ -47,11 +47,12 @@ function RetryFields({ value, onChange }: { value: Retry; onChange: (r: Retry) =
   );
 }
 
-function CronEvents({ name }: { name: string }) {
+/** `version` changes when the trigger was edited: its events are read again (without remounting). */
+function CronEvents({ name, version }: { name: string; version: string }) {
   const ev = useLoad(() => runSql(`SELECT e.id, e.scheduled_time::text, e.status, e.tries,
       (SELECT l.status::text FROM hdb_catalog.hdb_cron_event_invocation_logs l WHERE l.event_id = e.id ORDER BY l.created_at DESC LIMIT 1)
     FROM hdb_catalog.hdb_cron_events e WHERE e.trigger_name = ${lit(name)}
-    ORDER BY (e.status = 'scheduled') DESC, CASE WHEN e.status = 'scheduled' THEN e.scheduled_time END ASC, e.scheduled_time DESC LIMIT 20`, { readOnly: true }), [name]);
+    ORDER BY (e.status = 'scheduled') DESC, CASE WHEN e.status = 'scheduled' THEN e.scheduled_time END ASC, e.scheduled_time DESC LIMIT 20`, { readOnly: true }), [name, version]);
   const [event, setEvent] = useState<string | null>(null);
   const rows = ev.data?.rows ?? [];
   return (
@@ -105,7 +106,7 @@ function CronTriggers() {
           }}
         />
       </Section>
-      {open ? <CronEvents key={`${open}-${crons.data?.rows.map((r) => r[1]).join()}`} name={open} /> : null}
+      {open ? <CronEvents key={open} name={open} version={crons.data?.rows.find((r) => r[0] === open)?.[1] ?? ''} /> : null}
       <Section title={editing ? `Edit cron trigger ${editing}` : 'Create a cron trigger'}>
         <form aria-label={editing ? 'Edit a cron trigger' : 'Create a cron trigger'} onSubmit={(e) => {
           e.preventDefault();
@@ -181,7 +182,7 @@ function OneOffEvents() {
           }}
         />
       </Section>
-      {event ? <InvocationLog key={`${event}-${rows.find((r) => r[0] === event)?.[3]}`} title={`Invocations of event ${event}`} table="hdb_scheduled_event_invocation_logs" eventId={event} /> : null}
+      {event ? <InvocationLog key={event} version={String(rows.find((r) => r[0] === event)?.[3] ?? '')} title={`Invocations of event ${event}`} table="hdb_scheduled_event_invocation_logs" eventId={event} /> : null}
       <Section title={editing ? `Edit scheduled event ${editing}` : 'Schedule a one-off event'}>
         <form aria-label={editing ? 'Edit a scheduled event' : 'Create a scheduled event'} onSubmit={(e) => {
           e.preventDefault();
