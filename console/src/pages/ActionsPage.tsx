@@ -166,9 +166,14 @@ export function ActionsPage() {
   const act = useAction();
   const actions: any[] = md.data?.actions ?? [];
   const [types, setTypes] = useState('{}');
+  // What the user typed stays when the metadata is read again, until it is saved.
+  const [typesEdited, setTypesEdited] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  useEffect(() => setTypes(JSON.stringify(md.data?.custom_types ?? {}, null, 2)), [md.data]);
+  useEffect(() => {
+    if (!typesEdited) setTypes(JSON.stringify(md.data?.custom_types ?? {}, null, 2));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [md.data]);
   const typesAct = useAction();
   const typesOp = buildOp(() => opOf('set_custom_types', jsonField('Custom types', types, {})));
   const opened = actions.find((a) => a.name === open);
@@ -196,8 +201,8 @@ export function ActionsPage() {
       {opened ? <><Permissions action={opened} onChange={md.reload} /><Relationships action={opened} md={md.data} onChange={md.reload} /></> : null}
       <ActionForm waiting={typesAct.busy} md={md.data} editing={actions.find((a) => a.name === editing) ?? null} onDone={() => { setEditing(null); md.reload(); }} />
       <Section title="Custom types">
-        <form aria-label="Custom types" onSubmit={(e) => { e.preventDefault(); if (typesOp.op) void typesAct.run(() => sendOp(typesOp.op!)).then(md.reload); }}>
-          <JsonEditor label="Custom types (scalars, enums, input_objects, objects)" value={types} onChange={setTypes} rows={12} />
+        <form aria-label="Custom types" onSubmit={(e) => { e.preventDefault(); if (typesOp.op) void typesAct.run(() => sendOp(typesOp.op!)).then((ok) => { if (ok) setTypesEdited(false); md.reload(); }); }}>
+          <JsonEditor label="Custom types (scalars, enums, input_objects, objects)" value={types} onChange={(v) => { setTypes(v); setTypesEdited(true); }} rows={12} />
           <OpPreview built={typesOp} />
           <ErrorBox error={typesAct.error} />
           <button type="submit" className="primary" disabled={typesAct.busy || !typesOp.op}>Save custom types</button>

@@ -3,10 +3,10 @@
  * limits, each global and per role; the rate limit as JSON; `disabled`), and
  * `set_graphql_schema_introspection_options` (the roles without `__schema` / `__type`).
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { exportMetadata } from '../api';
 import { ErrorBox, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
-import { buildOp, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner } from '../preview';
+import { buildOp, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner, type Op } from '../preview';
 
 const KINDS = [
   { key: 'depth_limit', label: 'Depth limit', hint: 'the most fields along one path, the leaf included' },
@@ -38,25 +38,20 @@ function argsOf(f: Limits): Record<string, unknown> {
   return out;
 }
 
-export function ApiLimitsPage() {
-  const md = useLoad(exportMetadata);
+/** The forms start from the stored values; they are mounted once the metadata is read (and again after a save). */
+function LimitsForms({ md, onSaved }: { md: any; onSaved: () => void }) {
   const act = useAction();
   const [status, setStatus] = useState('');
-  const [f, setF] = useState<Limits>(limitsOf(undefined));
-  const [roles, setRoles] = useState('');
-  useEffect(() => {
-    setF(limitsOf(md.data?.api_limits));
-    setRoles((md.data?.graphql_schema_introspection?.disabled_for_roles ?? []).join(', '));
-  }, [md.data]);
+  const [f, setF] = useState<Limits>(() => limitsOf(md.api_limits));
+  const [roles, setRoles] = useState(() => ((md.graphql_schema_introspection?.disabled_for_roles ?? []) as string[]).join(', '));
   const set = buildOp(() => opOf('set_api_limits', argsOf(f)));
   const remove = opOf('remove_api_limits', {});
   const introspection = opOf('set_graphql_schema_introspection_options', { disabled_for_roles: roles.split(',').map((r) => r.trim()).filter(Boolean) });
-  const run = (op: any, done: string) => act.run(() => sendOp(op)).then((ok) => { if (ok) setStatus(done); md.reload(); });
+  const run = (op: Op, done: string) => act.run(() => sendOp(op)).then((ok) => { if (ok) { setStatus(done); onSaved(); } });
   const setKind = (key: Kind, part: 'global' | 'perRole', v: string) => setF({ ...f, [key]: { ...f[key], [part]: v } });
   return (
-    <div>
-      <h1>API limits <Spinner on={md.loading || act.busy} /></h1>
-      <ErrorBox error={md.error ?? act.error} />
+    <>
+      <ErrorBox error={act.error} />
       {status ? <p className="ok" role="status">{status}</p> : null}
       <Section title="Limits">
         <p className="hint">For a role: its per-role entry, else the global one, else the --query-*-limit flag. Admin is limited only by an explicit per-role "admin" entry.</p>
@@ -72,7 +67,8 @@ export function ApiLimitsPage() {
           <label><input type="checkbox" checked={f.disabled} onChange={(e) => setF({ ...f, disabled: e.target.checked })} /> disabled (keep the limits, do not apply them)</label>
           <OpPreview built={set} />
           <button type="submit" className="primary" disabled={act.busy || !set.op}>Set API limits</button>{' '}
-          <button type="button" className="danger" disabled={act.busy || !md.data?.api_limits} onClick={() => confirmOp('Remove all API limits?', remove) && void run(remove, 'API limits removed')}>Remove API limits</button>
+          <button type="button" className="danger" disabled={act.busy || !md.api_limits} onClick={() => confirmOp('Remove all API limits?', remove) && void run(remove, 'API limits removed')}>Remove API limits</button>
+          <Spinner on={act.busy} />
         </form>
       </Section>
       <Section title="Introspection">
@@ -82,6 +78,18 @@ export function ApiLimitsPage() {
           <button type="submit" className="primary" disabled={act.busy}>Set introspection options</button>
         </form>
       </Section>
+    </>
+  );
+}
+
+export function ApiLimitsPage() {
+  const md = useLoad(exportMetadata);
+  // Mounted once the metadata is first read; a save reads it again while the forms (and their status) stay.
+  return (
+    <div>
+      <h1>API limits <Spinner on={md.loading} /></h1>
+      <ErrorBox error={md.error} />
+      {md.data ? <LimitsForms md={md.data} onSaved={md.reload} /> : null}
     </div>
   );
 }
