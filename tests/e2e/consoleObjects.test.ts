@@ -159,10 +159,14 @@ test('Scheduled: create, edit and delete a cron trigger; a one-off event deliver
   await go('scheduled');
   const form = page.getByRole('form', { name: 'Create a cron trigger' });
   await form.getByLabel('Name').fill('nightly');
-  await form.getByLabel('Webhook URL').fill(`${rx.url}/cron`);
+  // The webhook from an environment variable of the engine (this process).
+  process.env.SVC_E2E_CRON_URL = `${rx.url}/cron`;
+  await form.getByLabel('Webhook from').selectOption('environment variable');
+  await form.getByLabel('Webhook environment variable').fill('SVC_E2E_CRON_URL');
   await form.getByLabel('Cron schedule (UTC)').fill('*/10 * * * *');
   await form.getByLabel('Retries').fill('1');
-  assert.equal((await preview(form)).args.retry_conf.num_retries, 1);
+  const created = await preview(form);
+  assert.deepEqual([created.args.webhook, created.args.retry_conf.num_retries], [{ from_env: 'SVC_E2E_CRON_URL' }, 1]);
   await form.getByRole('button', { name: 'Create cron trigger' }).click();
   await page.getByText('Events of nightly').waitFor();
   await page.getByRole('cell', { name: 'scheduled', exact: true }).first().waitFor();
@@ -170,11 +174,12 @@ test('Scheduled: create, edit and delete a cron trigger; a one-off event deliver
 
   await page.getByRole('button', { name: 'Edit nightly' }).click();
   const edit = page.getByRole('form', { name: 'Edit a cron trigger' });
+  assert.equal(await edit.getByLabel('Webhook environment variable').inputValue(), 'SVC_E2E_CRON_URL', 'the edit starts from the stored webhook');
   await edit.getByLabel('Cron schedule (UTC)').fill('0 3 * * *');
   await edit.getByLabel('Comment').fill('at three');
   await edit.getByRole('button', { name: 'Save cron trigger' }).click();
   await page.getByRole('cell', { name: 'at three' }).waitFor();
-  assert.deepEqual(await rows("SELECT cron_schedule, retry_conf->>'num_retries' FROM hdb_catalog.hdb_cron_triggers WHERE name = 'nightly'"), [['0 3 * * *', '1']]);
+  assert.deepEqual(await rows("SELECT cron_schedule, retry_conf->>'num_retries', webhook_conf->>'from_env' FROM hdb_catalog.hdb_cron_triggers WHERE name = 'nightly'"), [['0 3 * * *', '1', 'SVC_E2E_CRON_URL']]);
 
   // A one-off event due now: delivered, then its invocation log.
   const one = page.getByRole('form', { name: 'Create a scheduled event' });

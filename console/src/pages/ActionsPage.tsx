@@ -9,12 +9,13 @@ import { useEffect, useState } from 'react';
 import { exportMetadata, refOf, tableKey } from '../api';
 import { actionToSdl, expressSkeleton, mergeTypes, parseActionSdl, parseTypesSdl, typesToSdl, type CustomRelationship, type CustomTypes } from '../actionSdl';
 import { DataTable, ErrorBox, Field, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
+import { UrlConfField, urlConfInput, urlConfValue } from '../webhookField';
 import { buildOp, bulkOf, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner, type Op } from '../preview';
 
 const EMPTY = {
   sdl: 'type Mutation {\n  actionName(arg1: String!): ActionOutput\n}\n',
   types: 'type ActionOutput {\n  id: Int\n}\n',
-  kind: 'synchronous', handler: '', headers: '[]', forward: false, comment: '',
+  kind: 'synchronous', handler: urlConfInput(''), headers: '[]', forward: false, comment: '',
 };
 
 const signature = (a: any) => `${a.name}(${(a.definition.arguments ?? []).map((x: any) => `${x.name}: ${x.type}`).join(', ')}): ${a.definition.output_type}`;
@@ -29,7 +30,7 @@ function ActionForm({ md, editing, onDone, waiting }: { md: any; editing: any | 
     if (!editing) return setForm(EMPTY);
     const d = editing.definition;
     setForm({
-      sdl: actionToSdl(editing.name, d, editing.comment), types: typesToSdl(types, d), kind: d.kind ?? 'synchronous', handler: d.handler ?? '',
+      sdl: actionToSdl(editing.name, d, editing.comment), types: typesToSdl(types, d), kind: d.kind ?? 'synchronous', handler: urlConfInput(d.handler),
       headers: JSON.stringify(d.headers ?? [], null, 2), forward: Boolean(d.forward_client_headers), comment: editing.comment ?? '',
     });
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -44,7 +45,7 @@ function ActionForm({ md, editing, onDone, waiting }: { md: any; editing: any | 
     if (Object.values(added).some((l) => l?.length)) ops.push(opOf('set_custom_types', mergeTypes(types, added)));
     const definition = {
       type: sig.type, ...(sig.type === 'mutation' ? { kind: form.kind } : {}), arguments: sig.arguments, output_type: sig.output_type,
-      handler: form.handler, headers: jsonField('Handler headers', form.headers, []), forward_client_headers: form.forward,
+      handler: urlConfValue(form.handler), headers: jsonField('Handler headers', form.headers, []), forward_client_headers: form.forward,
     };
     const comment = form.comment || sig.description;
     ops.push(opOf(editing ? 'update_action' : 'create_action', { name: sig.name, definition, ...(comment ? { comment } : {}) }));
@@ -52,7 +53,7 @@ function ActionForm({ md, editing, onDone, waiting }: { md: any; editing: any | 
   });
   let codegen = '';
   try {
-    codegen = expressSkeleton(parseActionSdl(form.sdl), mergeTypes(types, parseTypesSdl(form.types)), form.handler);
+    codegen = expressSkeleton(parseActionSdl(form.sdl), mergeTypes(types, parseTypesSdl(form.types)), form.handler.kind === 'url' ? form.handler.text : '');
   } catch {
     codegen = '';
   }
@@ -67,7 +68,7 @@ function ActionForm({ md, editing, onDone, waiting }: { md: any; editing: any | 
           <Field label="Types definition (SDL)" hint="type, input, enum and scalar definitions; they replace custom types of the same name">{(id) => <textarea id={id} className="code" rows={6} spellCheck={false} value={form.types} onChange={(e) => set('types', e.target.value)} />}</Field>
         </div>
         <div className="row">
-          <TextField label="Handler URL" value={form.handler} onChange={(v) => set('handler', v)} placeholder="http://127.0.0.1:3000/handler or {{ENV}}/path" />
+          <UrlConfField name="Handler" value={form.handler} onChange={(v) => set('handler', v)} placeholder="http://127.0.0.1:3000/handler or {{ENV}}/path" />
           <label className="field">Kind<select value={form.kind} disabled={sig?.type === 'query'} onChange={(e) => set('kind', e.target.value)}><option>synchronous</option><option>asynchronous</option></select></label>
           <TextField label="Comment" value={form.comment} onChange={(v) => set('comment', v)} />
           <label><input type="checkbox" checked={form.forward} onChange={(e) => set('forward', e.target.checked)} /> forward client headers</label>
@@ -184,7 +185,7 @@ export function ActionsPage() {
       <Section title="Actions">
         <DataTable
           columns={['name', 'type', 'kind', 'signature', 'handler', 'roles']}
-          rows={actions.map((a) => [a.name, a.definition.type ?? 'mutation', a.definition.kind ?? 'synchronous', signature(a), a.definition.handler, (a.permissions ?? []).map((p: any) => p.role).join(', ')])}
+          rows={actions.map((a) => [a.name, a.definition.type ?? 'mutation', a.definition.kind ?? 'synchronous', signature(a), typeof a.definition.handler === 'string' ? a.definition.handler : `env: ${a.definition.handler?.from_env}`, (a.permissions ?? []).map((p: any) => p.role).join(', ')])}
           actions={(i) => {
             const a = actions[i];
             const op = opOf('drop_action', { name: a.name, clear_data: true });

@@ -10,6 +10,7 @@ import { useState } from 'react';
 import { lit, runSql } from '../api';
 import { DataTable, ErrorBox, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
 import { InvocationLog } from '../invocationLog';
+import { UrlConfField, urlConfInput, urlConfValue } from '../webhookField';
 import { buildOp, bulkOf, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner, type Op } from '../preview';
 
 const CRON_SQL = 'SELECT name, cron_schedule, webhook_conf::text, include_in_metadata::text, comment, payload::text, retry_conf::text, header_conf::text FROM hdb_catalog.hdb_cron_triggers ORDER BY name';
@@ -67,7 +68,7 @@ function CronEvents({ name, version }: { name: string; version: string }) {
   );
 }
 
-const CRON_EMPTY = { name: '', webhook: '', schedule: '*/5 * * * *', payload: '{}', headers: '[]', include: true, comment: '', retry: RETRY };
+const CRON_EMPTY = { name: '', webhook: urlConfInput(''), schedule: '*/5 * * * *', payload: '{}', headers: '[]', include: true, comment: '', retry: RETRY };
 
 function CronTriggers() {
   const crons = useLoad(() => runSql(CRON_SQL, { readOnly: true }));
@@ -77,15 +78,14 @@ function CronTriggers() {
   const [cron, setCron] = useState(CRON_EMPTY);
   const rows = crons.data?.rows ?? [];
   const built = buildOp(() => opOf('create_cron_trigger', {
-    name: cron.name, webhook: cron.webhook, schedule: cron.schedule, payload: jsonField('Cron payload', cron.payload, {}),
+    name: cron.name, webhook: urlConfValue(cron.webhook), schedule: cron.schedule, payload: jsonField('Cron payload', cron.payload, {}),
     headers: jsonField('Cron headers', cron.headers, []), retry_conf: retryConf(cron.retry), include_in_metadata: cron.include,
     ...(cron.comment ? { comment: cron.comment } : {}), ...(editing ? { replace: true } : {}),
   }));
   const reset = () => { setEditing(null); setCron(CRON_EMPTY); };
   const edit = (r: Array<string | null>) => {
-    const wh = parse(r[2]);
     setEditing(r[0]);
-    setCron({ name: r[0]!, schedule: r[1]!, webhook: typeof wh === 'string' ? wh : (wh?.webhook ?? ''), include: r[3] === 'true', comment: r[4] ?? '', payload: JSON.stringify(parse(r[5]) ?? {}, null, 2), retry: retryOf(parse(r[6])), headers: JSON.stringify(parse(r[7]) ?? [], null, 2) });
+    setCron({ name: r[0]!, schedule: r[1]!, webhook: urlConfInput(parse(r[2])), include: r[3] === 'true', comment: r[4] ?? '', payload: JSON.stringify(parse(r[5]) ?? {}, null, 2), retry: retryOf(parse(r[6])), headers: JSON.stringify(parse(r[7]) ?? [], null, 2) });
   };
   return (
     <>
@@ -115,7 +115,7 @@ function CronTriggers() {
         }}>
           <div className="row">
             <label className="field">Name<input value={cron.name} readOnly={Boolean(editing)} onChange={(e) => setCron({ ...cron, name: e.target.value })} /></label>
-            <TextField label="Webhook URL" value={cron.webhook} onChange={(v) => setCron({ ...cron, webhook: v })} />
+            <UrlConfField name="Webhook" value={cron.webhook} onChange={(v) => setCron({ ...cron, webhook: v })} />
             <TextField label="Cron schedule (UTC)" value={cron.schedule} onChange={(v) => setCron({ ...cron, schedule: v })} />
             <TextField label="Comment" value={cron.comment} onChange={(v) => setCron({ ...cron, comment: v })} />
             <label><input type="checkbox" checked={cron.include} onChange={(e) => setCron({ ...cron, include: e.target.checked })} /> include in metadata</label>
@@ -135,7 +135,7 @@ function CronTriggers() {
 }
 
 const inAMinute = () => new Date(Date.now() + 60_000).toISOString();
-const ONE_EMPTY = { webhook: '', at: '', payload: '{}', headers: '[]', comment: '', retry: RETRY };
+const ONE_EMPTY = { webhook: urlConfInput(''), at: '', payload: '{}', headers: '[]', comment: '', retry: RETRY };
 
 /** Deletes a one-off event that is still scheduled; fails (and with it the bulk) if it is not. */
 const deleteScheduledSql = (id: string, onlyScheduled: boolean) => onlyScheduled
@@ -151,16 +151,15 @@ function OneOffEvents() {
   const rows = oneOff.data?.rows ?? [];
   const built = buildOp(() => {
     const create = opOf('create_scheduled_event', {
-      webhook: one.webhook, schedule_at: one.at, payload: jsonField('Event payload', one.payload, {}), headers: jsonField('Event headers', one.headers, []),
+      webhook: urlConfValue(one.webhook), schedule_at: one.at, payload: jsonField('Event payload', one.payload, {}), headers: jsonField('Event headers', one.headers, []),
       retry_conf: retryConf(one.retry), ...(one.comment ? { comment: one.comment } : {}),
     });
     return editing ? bulkOf([opOf('run_sql', { sql: deleteScheduledSql(editing, true) }), create]) : create;
   });
   const reset = () => { setEditing(null); setOne({ ...ONE_EMPTY, at: inAMinute() }); };
   const edit = (r: Array<string | null>) => {
-    const wh = parse(r[4]);
     setEditing(r[0]);
-    setOne({ webhook: typeof wh === 'string' ? wh : (wh?.webhook ?? ''), at: new Date(r[1]!).toISOString(), comment: r[5] ?? '', payload: JSON.stringify(parse(r[7]) ?? {}, null, 2), retry: retryOf(parse(r[8])), headers: JSON.stringify(parse(r[9]) ?? [], null, 2) });
+    setOne({ webhook: urlConfInput(parse(r[4])), at: new Date(r[1]!).toISOString(), comment: r[5] ?? '', payload: JSON.stringify(parse(r[7]) ?? {}, null, 2), retry: retryOf(parse(r[8])), headers: JSON.stringify(parse(r[9]) ?? [], null, 2) });
   };
   return (
     <>
@@ -189,7 +188,7 @@ function OneOffEvents() {
           if (built.op) void act.run(() => sendOp(built.op as Op)).then((ok) => { oneOff.reload(); if (ok) reset(); });
         }}>
           <div className="row">
-            <TextField label="Webhook URL" value={one.webhook} onChange={(v) => setOne({ ...one, webhook: v })} />
+            <UrlConfField name="Webhook" value={one.webhook} onChange={(v) => setOne({ ...one, webhook: v })} />
             <TextField label="At (ISO time)" value={one.at} onChange={(v) => setOne({ ...one, at: v })} />
             <TextField label="Comment" value={one.comment} onChange={(v) => setOne({ ...one, comment: v })} />
           </div>
