@@ -357,6 +357,19 @@ test('Collections, allow-list and REST: a collection with a query, on the allow-
   assert.equal(r.status, 200);
   assert.deepEqual(await r.json(), { author_by_pk: { id: 1, name: 'Alice' } });
 
+  // An endpoint from a query written on the page: the query goes into allowed-queries in the same bulk.
+  await form.getByLabel('Endpoint name').fill('author_names');
+  await form.getByLabel('URL template (after /api/rest/)').fill('authors');
+  await form.getByLabel('Query').selectOption('a new query…');
+  await form.getByLabel('GraphQL query').fill('query author_names { author(order_by: {id: asc}) { name } }');
+  await form.getByLabel('POST').check();
+  assert.deepEqual((await preview(form)).args.map((o: any) => o.type), ['create_query_collection', 'add_query_to_collection', 'create_rest_endpoint']);
+  await form.getByRole('button', { name: 'Create endpoint' }).click();
+  await page.getByRole('cell', { name: '/api/rest/authors', exact: true }).waitFor();
+  const names = await fetch(`${e.url}/api/rest/authors`, { method: 'POST', headers: { 'x-svc-admin-secret': SECRET, 'content-type': 'application/json' }, body: '{}' });
+  assert.deepEqual(await names.json(), { author: [{ name: 'Alice' }, { name: 'Bob' }, { name: 'Eve' }] });
+  assert.deepEqual((await exported()).query_collections.map((c: any) => c.name), ['allowed', 'allowed-queries']);
+
   const tryIt = page.getByRole('form', { name: 'Try an endpoint' });
   await tryIt.getByLabel('Path after /api/rest/').fill('authors/2');
   await tryIt.getByRole('button', { name: 'Call' }).click();
@@ -411,7 +424,7 @@ test('Settings: export downloads the metadata, import replaces it (and a refused
   assert.equal((await preview(importForm, 'Metadata to import')).type, 'replace_metadata');
   await importForm.getByRole('button', { name: 'Import metadata.json' }).click();
   await page.getByRole('status').filter({ hasText: 'metadata imported from metadata.json' }).waitFor();
-  assert.deepEqual((await exported()).query_collections.map((c: any) => c.name), ['allowed', 'imported']);
+  assert.deepEqual((await exported()).query_collections.map((c: any) => c.name), ['allowed', 'allowed-queries', 'imported']);
 
   const bad = { ...doc, tables: [...doc.tables, { table: { schema: 'public', name: 'no_such_table' } }] };
   await page.getByLabel('Import metadata (JSON)').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });

@@ -1,15 +1,20 @@
 /**
- * REST endpoints: create one from a query of a collection (name, URL template with `:variables`,
- * methods), edit (drop and create in one bulk), drop; try an endpoint over HTTP from the page; and
+ * REST endpoints: create one from a query of a collection, or from a new query written here (added
+ * to a collection, `allowed-queries` by default, in the same bulk), with a name, a URL template with
+ * `:variables` and methods; edit (drop and create in one bulk), drop; try an endpoint over HTTP from the page; and
  * the engine's OpenAPI document of them (`GET /api/swagger/json`).
  */
 import { useState } from 'react';
 import { exportMetadata, openApiDocument, restCall } from '../api';
-import { DataTable, ErrorBox, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
-import { buildOp, bulkOf, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner } from '../preview';
+import { parse } from 'graphql';
+import { DataTable, ErrorBox, Field, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
+import { buildOp, bulkOf, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner, type Op } from '../preview';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-const EMPTY = { name: '', url: '', methods: ['GET'] as string[], query: '', comment: '', editing: false };
+const NEW = '(new)';
+/** A new query is kept where Hasura's console keeps the queries of its REST endpoints. */
+const NEW_COLLECTION = 'allowed-queries';
+const EMPTY = { name: '', url: '', methods: ['GET'] as string[], query: '', comment: '', editing: false, text: '', collection: NEW_COLLECTION };
 
 function TryEndpoint({ endpoints }: { endpoints: any[] }) {
   const [t, setT] = useState({ method: 'GET', path: '', body: '' });
@@ -52,11 +57,24 @@ export function RestPage() {
   const endpoints: any[] = md.data?.rest_endpoints ?? [];
   const queries = (md.data?.query_collections ?? []).flatMap((c: any) => (c.definition?.queries ?? []).map((q: any) => ({ collection: c.name, name: q.name, key: `${c.name}.${q.name}` })));
   const built = buildOp(() => {
-    const q = queries.find((x: any) => x.key === form.query);
-    if (!q) throw new Error('choose a query of a collection (create one on the Collections page)');
     if (form.methods.length === 0) throw new Error('choose at least one method');
+    const before: Op[] = form.editing ? [opOf('drop_rest_endpoint', { name: form.name })] : [];
+    let q: { collection: string; name: string } | undefined = queries.find((x: any) => x.key === form.query);
+    if (form.query === NEW) {
+      // A new query: added to a collection (created when missing) in the same bulk, under the endpoint's name.
+      if (!form.name) throw new Error('name the endpoint (the new query gets its name)');
+      try {
+        parse(form.text);
+      } catch (e) {
+        throw new Error(`the query is not GraphQL: ${(e as Error).message}`);
+      }
+      q = { collection: form.collection, name: form.name };
+      if (!(md.data?.query_collections ?? []).some((c: any) => c.name === form.collection)) before.push(opOf('create_query_collection', { name: form.collection, definition: { queries: [] } }));
+      before.push(opOf('add_query_to_collection', { collection_name: q.collection, query_name: q.name, query: form.text }));
+    }
+    if (!q) throw new Error('choose a query of a collection, or write a new one');
     const create = opOf('create_rest_endpoint', { name: form.name, url: form.url, methods: form.methods, definition: { query: { collection_name: q.collection, query_name: q.name } }, ...(form.comment ? { comment: form.comment } : {}) });
-    return form.editing ? bulkOf([opOf('drop_rest_endpoint', { name: form.name }), create]) : create;
+    return bulkOf([...before, create]);
   });
   return (
     <div>
@@ -72,7 +90,7 @@ export function RestPage() {
             const drop = opOf('drop_rest_endpoint', { name: e.name });
             return (
               <>
-                <button type="button" aria-label={`Edit ${e.name}`} onClick={() => setForm({ name: e.name, url: e.url, methods: e.methods ?? [], query: `${e.definition?.query?.collection_name}.${e.definition?.query?.query_name}`, comment: e.comment ?? '', editing: true })}>Edit</button>
+                <button type="button" aria-label={`Edit ${e.name}`} onClick={() => setForm({ ...EMPTY, name: e.name, url: e.url, methods: e.methods ?? [], query: `${e.definition?.query?.collection_name}.${e.definition?.query?.query_name}`, comment: e.comment ?? '', editing: true })}>Edit</button>
                 <button type="button" className="danger" aria-label={`Drop ${e.name}`} onClick={() => confirmOp(`Drop endpoint ${e.name}?`, drop) && void act.run(() => sendOp(drop)).then((ok) => { if (ok) setStatus(`${e.name} dropped`); md.reload(); })}>Drop</button>
               </>
             );
@@ -88,9 +106,15 @@ export function RestPage() {
           <div className="row">
             <label className="field">Endpoint name<input value={form.name} readOnly={form.editing} onChange={(e) => setForm({ ...form, name: e.target.value })} /></label>
             <TextField label="URL template (after /api/rest/)" value={form.url} onChange={(v) => setForm({ ...form, url: v })} placeholder="authors/:id" />
-            <label className="field">Query<select value={form.query} onChange={(e) => setForm({ ...form, query: e.target.value })}><option value="">(choose)</option>{queries.map((q: any) => <option key={q.key} value={q.key}>{q.key}</option>)}</select></label>
+            <label className="field">Query<select value={form.query} onChange={(e) => setForm({ ...form, query: e.target.value })}><option value="">(choose)</option>{queries.map((q: any) => <option key={q.key} value={q.key}>{q.key}</option>)}<option value={NEW}>a new query…</option></select></label>
             <TextField label="Comment" value={form.comment} onChange={(v) => setForm({ ...form, comment: v })} />
           </div>
+          {form.query === NEW ? (
+            <>
+              <TextField label="Collection of the new query" value={form.collection} onChange={(v) => setForm({ ...form, collection: v })} />
+              <Field label="GraphQL query">{(id) => <textarea id={id} className="code" rows={4} spellCheck={false} value={form.text} onChange={(e) => setForm({ ...form, text: e.target.value })} placeholder="query author_by_id($id: Int!) { author_by_pk(id: $id) { id name } }" />}</Field>
+            </>
+          ) : null}
           <fieldset className="row">
             <legend>Methods</legend>
             {METHODS.map((m) => (
