@@ -172,6 +172,17 @@ test('Scheduled: create, edit and delete a cron trigger; a one-off event deliver
   await page.getByRole('cell', { name: 'scheduled', exact: true }).first().waitFor();
   assert.deepEqual(await rows("SELECT cron_schedule FROM hdb_catalog.hdb_cron_triggers WHERE name = 'nightly'"), [['*/10 * * * *']]);
 
+  // An occurrence due now (as the schedule's next one would be): delivered, then its invocation log.
+  await e.runSql("INSERT INTO hdb_catalog.hdb_cron_events (trigger_name, scheduled_time) VALUES ('nightly', now())");
+  const cronDelivery = await eventually(() => rx.deliveries.find((d) => d.path === '/cron'), Boolean, 20_000, 'the cron event delivered');
+  assert.equal(cronDelivery!.body.name, 'nightly');
+  const [[cronEvent]] = await eventually(() => rows("SELECT id FROM hdb_catalog.hdb_cron_events WHERE trigger_name = 'nightly' AND status = 'delivered'"), (r) => r.length === 1, 10_000, 'the cron event marked delivered');
+  await page.getByRole('button', { name: 'Refresh', exact: true }).click();
+  await page.getByRole('button', { name: `Invocations of ${cronEvent}` }).click();
+  const cronRequest = page.getByRole('region', { name: `Invocations of event ${cronEvent}` }).getByLabel(/^request of invocation/).first();
+  await cronRequest.waitFor();
+  assert.match(await cronRequest.innerText(), /"name": "nightly"/);
+
   await page.getByRole('button', { name: 'Edit nightly' }).click();
   const edit = page.getByRole('form', { name: 'Edit a cron trigger' });
   assert.equal(await edit.getByLabel('Webhook environment variable').inputValue(), 'SVC_E2E_CRON_URL', 'the edit starts from the stored webhook');
@@ -193,9 +204,9 @@ test('Scheduled: create, edit and delete a cron trigger; a one-off event deliver
   assert.deepEqual(delivered!.body.payload, { n: 1 });
   const [[onceId]] = await eventually(() => rows("SELECT id FROM hdb_catalog.hdb_scheduled_events WHERE comment = 'right away' AND status = 'delivered'"), (r) => r.length === 1, 10_000, 'the event marked delivered');
   await page.getByRole('button', { name: 'Refresh one-off events' }).click();
-  await page.getByRole('cell', { name: 'delivered', exact: true }).waitFor();
+  await page.getByRole('region', { name: 'One-off scheduled events' }).getByRole('cell', { name: 'delivered', exact: true }).waitFor();
   await page.getByRole('button', { name: `Invocations of ${onceId}` }).click();
-  const request = page.getByLabel(/^request of invocation/).first();
+  const request = page.getByRole('region', { name: `Invocations of event ${onceId}` }).getByLabel(/^request of invocation/).first();
   await request.waitFor();
   assert.match(await request.innerText(), /"n": 1/);
   await shot('scheduled-logs');

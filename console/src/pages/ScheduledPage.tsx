@@ -48,12 +48,18 @@ function RetryFields({ value, onChange }: { value: Retry; onChange: (r: Retry) =
   );
 }
 
+/** The next 15 occurrences and the last 20 past ones (delivered, failed, dead), each with its last HTTP status. */
+const cronEventsSql = (name: string) => {
+  const cols = `e.id, e.scheduled_time::text, e.status, e.tries,
+      (SELECT l.status::text FROM hdb_catalog.hdb_cron_event_invocation_logs l WHERE l.event_id = e.id ORDER BY l.created_at DESC LIMIT 1)`;
+  return `(SELECT ${cols} FROM hdb_catalog.hdb_cron_events e WHERE e.trigger_name = ${lit(name)} AND e.status IN ('scheduled', 'locked') ORDER BY e.scheduled_time ASC LIMIT 15)
+  UNION ALL
+  (SELECT ${cols} FROM hdb_catalog.hdb_cron_events e WHERE e.trigger_name = ${lit(name)} AND e.status NOT IN ('scheduled', 'locked') ORDER BY e.scheduled_time DESC LIMIT 20)`;
+};
+
 /** `version` changes when the trigger was edited: its events are read again (without remounting). */
 function CronEvents({ name, version }: { name: string; version: string }) {
-  const ev = useLoad(() => runSql(`SELECT e.id, e.scheduled_time::text, e.status, e.tries,
-      (SELECT l.status::text FROM hdb_catalog.hdb_cron_event_invocation_logs l WHERE l.event_id = e.id ORDER BY l.created_at DESC LIMIT 1)
-    FROM hdb_catalog.hdb_cron_events e WHERE e.trigger_name = ${lit(name)}
-    ORDER BY (e.status = 'scheduled') DESC, CASE WHEN e.status = 'scheduled' THEN e.scheduled_time END ASC, e.scheduled_time DESC LIMIT 20`, { readOnly: true }), [name, version]);
+  const ev = useLoad(() => runSql(cronEventsSql(name), { readOnly: true }), [name, version]);
   const [event, setEvent] = useState<string | null>(null);
   const rows = ev.data?.rows ?? [];
   return (
