@@ -4,7 +4,7 @@
  * and past events and each event's invocation log. One-off scheduled events: create, edit (while
  * still scheduled: the old event is deleted and the new one created in one bulk, which fails whole
  * if the event was picked up meanwhile), delete, and their invocation logs. The engine serves no
- * `delete_scheduled_event`; its rows are deleted with run_sql, as docs/api.md says.
+ * `delete_scheduled_event`; its rows are deleted with run_sql, as docs/hasura-compatibility.md says.
  */
 import { useState } from 'react';
 import { lit, runSql } from '../api';
