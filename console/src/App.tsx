@@ -16,6 +16,9 @@ import { EventsPage } from './pages/EventsPage';
 import { ScheduledPage } from './pages/ScheduledPage';
 import { ActionsPage } from './pages/ActionsPage';
 import { RemoteSchemasPage } from './pages/RemoteSchemasPage';
+import { CollectionsPage } from './pages/CollectionsPage';
+import { RestPage } from './pages/RestPage';
+import { ApiLimitsPage } from './pages/ApiLimitsPage';
 
 interface Route {
   path: string;
@@ -32,6 +35,9 @@ export const ROUTES: Route[] = [
   { path: 'scheduled', label: 'Scheduled', render: () => <ScheduledPage /> },
   { path: 'actions', label: 'Actions', render: () => <ActionsPage /> },
   { path: 'remote-schemas', label: 'Remote schemas', render: () => <RemoteSchemasPage /> },
+  { path: 'collections', label: 'Collections', render: () => <CollectionsPage /> },
+  { path: 'rest', label: 'REST', render: () => <RestPage /> },
+  { path: 'api-limits', label: 'API limits', render: () => <ApiLimitsPage /> },
   { path: 'metadata', label: 'Metadata', render: () => <MetadataPage /> },
 ];
 

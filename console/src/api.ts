@@ -1,6 +1,6 @@
 /**
  * The console's only way to the engine: same-origin POSTs to /v1/query and /v1/graphql (and a GET of
- * /v1alpha1/config for the engine's warnings) with the
+ * /v1alpha1/config for the engine's warnings, of /api/swagger/json, and calls of /api/rest) with the
  * admin secret the user typed (kept in sessionStorage, never in a URL). Engine errors come back as
  * `EngineError` values carrying the spec's `{code, error, path}`, so pages can show each next to the
  * field that caused it.
@@ -8,7 +8,7 @@
 const KEY = 'svc-admin-secret';
 
 export class EngineError extends Error {
-  constructor(readonly code: string, message: string, readonly path: string | undefined, readonly status: number) {
+  constructor(readonly code: string, message: string, readonly path: string | undefined, readonly status: number, readonly internal?: unknown) {
     super(message);
   }
 }
@@ -36,7 +36,7 @@ export async function post(url: string, body: unknown, headers: Record<string, s
     // Admin answers carry Postgres' own message (run_sql): shown with the engine's.
     const pgMessage = v?.internal?.error?.message;
     const message = v?.error ?? v?.message ?? `HTTP ${r.status}`;
-    throw new EngineError(v?.code ?? 'unexpected', typeof pgMessage === 'string' ? `${message}: ${pgMessage}` : message, v?.path, r.status);
+    throw new EngineError(v?.code ?? 'unexpected', typeof pgMessage === 'string' ? `${message}: ${pgMessage}` : message, v?.path, r.status, v?.internal);
   }
   return v;
 }
@@ -80,6 +80,13 @@ export interface EngineWarning {
   message: string;
 }
 
+/** The engine's config API (`/v1alpha1/config`, admin only): which features it enforces. */
+export async function engineConfig(): Promise<{ is_allow_list_enabled?: boolean; [k: string]: unknown }> {
+  const r = await fetch('/v1alpha1/config', { headers: adminHeaders() });
+  if (!r.ok) throw new EngineError('unexpected', `config API: HTTP ${r.status}`, undefined, r.status);
+  return r.json();
+}
+
 /** The engine's warnings from the config API (admin only); none when it cannot be read. */
 export async function engineWarnings(): Promise<EngineWarning[]> {
   const r = await fetch('/v1alpha1/config', { headers: adminHeaders() });
@@ -94,3 +101,19 @@ export interface TableRef {
 }
 export const tableKey = (t: TableRef): string => `${t.schema}.${t.name}`;
 export const refOf = (t: unknown): TableRef => (typeof t === 'string' ? { schema: 'public', name: t } : { schema: (t as TableRef).schema ?? 'public', name: (t as TableRef).name });
+
+/** A call of a REST endpoint (`/api/rest/<path>`) with the admin secret: the status and the answer's text. */
+export async function restCall(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  const init: RequestInit = { method, headers: { ...adminHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const r = await fetch(`/api/rest/${path.replace(/^\/+/, '')}`, init);
+  return { status: r.status, text: await r.text() };
+}
+
+/** The engine's OpenAPI document of its REST endpoints (`GET /api/swagger/json`, admin only). */
+export async function openApiDocument(): Promise<unknown> {
+  const r = await fetch('/api/swagger/json', { headers: adminHeaders() });
+  const v = await r.json().catch(() => undefined);
+  if (!r.ok) throw new EngineError(v?.code ?? 'unexpected', v?.error ?? `HTTP ${r.status}`, v?.path, r.status);
+  return v;
+}

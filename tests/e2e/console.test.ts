@@ -213,6 +213,7 @@ test('Metadata: reload, and an inconsistent object listed then dropped', async (
   await page.getByRole('status').filter({ hasText: 'metadata reloaded' }).waitFor();
   await page.getByText('Inconsistent objects (1)').waitFor();
   await shot('metadata');
+  page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: 'Drop inconsistent objects' }).click();
   await page.getByText('Inconsistent objects (0)').waitFor();
   assert.equal((await exported()).actions, undefined);
@@ -255,8 +256,8 @@ test('Actions and remote schemas: create an action, add a remote schema', async 
   await page.getByLabel('Custom types (scalars, enums, input_objects, objects)').fill(JSON.stringify({ objects: [{ name: 'Greeting', fields: [{ name: 'text', type: 'String' }] }] }));
   await page.getByRole('button', { name: 'Save custom types' }).click();
   const form = page.getByRole('form', { name: 'Create an action' });
-  await form.getByLabel('Action name').fill('greet');
-  await form.getByLabel('Output type').fill('Greeting');
+  await form.getByLabel('Action definition (SDL)').fill('type Mutation {\n  greet(id: Int!): Greeting\n}');
+  await form.getByLabel('Types definition (SDL)').fill('');
   await form.getByLabel('Handler URL').fill(`${rx.url}/greet`);
   await form.getByRole('button', { name: 'Create action' }).click();
   await page.getByRole('cell', { name: 'greet(id: Int!): Greeting' }).waitFor();

@@ -1,25 +1,53 @@
 /**
- * Metadata: export (download) / import (replace_metadata) / reload / clear, the inconsistent
- * objects with a drop button, and the query collections and the allow-list.
+ * Settings, as Hasura's console has them: metadata export (a JSON download), import (a JSON file
+ * sent as `replace_metadata` after its preview; the engine's error shown with the objects it names),
+ * reload (optionally re-fetching remote schemas and re-creating event triggers), the inconsistent
+ * objects (drop one, or all), and reset (`clear_metadata`).
  */
 import { useState } from 'react';
-import { exportMetadata, query } from '../api';
-import { DataTable, ErrorBox, Field, Section, TextField, useAction, useLoad } from '../components';
+import { EngineError, exportMetadata, query } from '../api';
+import { DataTable, ErrorBox, Field, Section, useAction, useLoad } from '../components';
+import { confirmOp, opOf, OpPreview, sendOp, Spinner, type Op } from '../preview';
+
+/** The operation that drops one inconsistent object, where its type has one. */
+function dropOpOf(o: { type: string; definition: any; name?: string }): Op | undefined {
+  const d = o.definition ?? {};
+  const table = d.table;
+  switch (o.type) {
+    case 'table': return opOf('untrack_table', { table: d.table ?? d, cascade: true });
+    case 'object_relation':
+    case 'array_relation': return opOf('drop_relationship', { table, relationship: d.name });
+    case 'insert_permission':
+    case 'select_permission':
+    case 'update_permission':
+    case 'delete_permission': return opOf(`drop_${o.type}`, { table, role: d.role });
+    case 'event_trigger': return opOf('delete_event_trigger', { name: d.configuration?.name ?? d.name });
+    case 'remote_schema': return opOf('remove_remote_schema', { name: d.name });
+    case 'remote_relationship': return opOf('delete_remote_relationship', { table, name: d.name });
+    case 'computed_field': return opOf('drop_computed_field', { table, name: d.name });
+    case 'function': return opOf('untrack_function', { function: d.function ?? d });
+    case 'action': return opOf('drop_action', { name: d.name });
+    case 'action_permission': return opOf('drop_action_permission', { action: d.action, role: d.role });
+    case 'cron_trigger': return opOf('delete_cron_trigger', { name: d.name });
+    case 'rest_endpoint': return opOf('drop_rest_endpoint', { name: d.name });
+    case 'inherited_role': return opOf('drop_inherited_role', { role_name: d.role_name });
+    default: return undefined;
+  }
+}
+
+const describe = (o: any): string => o.name ?? o.definition?.name ?? o.definition?.configuration?.name ?? (typeof o.definition?.table === 'object' ? o.definition.table.name : '') ?? '';
 
 export function MetadataPage() {
-  const md = useLoad(exportMetadata);
   const inc = useLoad(() => query('get_inconsistent_metadata', {}));
   const act = useAction();
   const [status, setStatus] = useState('');
-  const [coll, setColl] = useState('');
-  const [q, setQ] = useState({ collection: '', name: '', query: '' });
-  const reloadAll = () => {
-    md.reload();
-    inc.reload();
-  };
-  const run = (fn: () => Promise<unknown>, done: string) => act.run(fn).then((ok) => {
+  const [file, setFile] = useState<{ name: string; doc?: unknown; problem?: string } | null>(null);
+  const [allowInconsistent, setAllowInconsistent] = useState(false);
+  const [reloadOpts, setReloadOpts] = useState({ remotes: true, triggers: false });
+  const run = (op: Op, done: string) => act.run(() => sendOp(op)).then((ok) => {
     if (ok) setStatus(done);
-    reloadAll();
+    inc.reload();
+    return ok;
   });
   const download = async () => {
     const m = await exportMetadata();
@@ -31,16 +59,20 @@ export function MetadataPage() {
     URL.revokeObjectURL(url);
     setStatus('metadata exported');
   };
-  const collections: any[] = md.data?.query_collections ?? [];
-  const allowed = new Set((md.data?.allowlist ?? []).map((a: any) => a.collection));
+  const importOp = file?.doc !== undefined ? opOf('replace_metadata', allowInconsistent ? { metadata: file.doc, allow_inconsistent_metadata: true } : file.doc) : undefined;
+  const reload = opOf('reload_metadata', { reload_remote_schemas: reloadOpts.remotes, reload_sources: true, recreate_event_triggers: reloadOpts.triggers });
+  const reset = opOf('clear_metadata', {});
+  const dropAll = opOf('drop_inconsistent_metadata', {});
   const objects: any[] = inc.data?.inconsistent_objects ?? [];
+  const internal = act.error instanceof EngineError && act.error.internal !== undefined ? act.error.internal : undefined;
   return (
     <div>
-      <h1>Metadata</h1>
-      <ErrorBox error={md.error ?? inc.error} />
+      <h1>Metadata <Spinner on={inc.loading || act.busy} /></h1>
+      <ErrorBox error={inc.error} />
       <ErrorBox error={act.error} />
+      {internal ? <pre className="log code" aria-label="Details of the error">{JSON.stringify(internal, null, 2)}</pre> : null}
       {status ? <p className="ok" role="status">{status}</p> : null}
-      <Section title="Export, import, reload, clear">
+      <Section title="Export and import">
         <div className="row">
           <button type="button" onClick={() => void act.run(download)}>Export metadata</button>
           <Field label="Import metadata (JSON)">
@@ -50,46 +82,47 @@ export function MetadataPage() {
                 if (!f) return;
                 const text = await f.text();
                 e.target.value = '';
-                if (!confirm('Replace all metadata with this file?')) return;
-                void run(async () => query('replace_metadata', JSON.parse(text)), 'metadata imported');
+                try {
+                  setFile({ name: f.name, doc: JSON.parse(text) });
+                } catch (err) {
+                  setFile({ name: f.name, problem: `${f.name} is not JSON: ${(err as Error).message}` });
+                }
               }} />
             )}
           </Field>
-          <button type="button" onClick={() => void run(() => query('reload_metadata', {}), 'metadata reloaded')}>Reload metadata</button>
-          <button type="button" className="danger" onClick={() => confirm('Clear all metadata (tables stay in the database)?') && run(() => query('clear_metadata', {}), 'metadata cleared')}>Clear metadata</button>
         </div>
+        {file ? (
+          <form aria-label="Import metadata" onSubmit={(e) => { e.preventDefault(); if (importOp) void run(importOp, `metadata imported from ${file.name}`).then((ok) => ok && setFile(null)); }}>
+            <label><input type="checkbox" checked={allowInconsistent} onChange={(e) => setAllowInconsistent(e.target.checked)} /> allow inconsistent metadata</label>
+            <OpPreview built={importOp ? { op: importOp } : { problem: file.problem }} label="Metadata to import" />
+            <button type="submit" className="primary" disabled={act.busy || !importOp}>Import {file.name}</button>{' '}
+            <button type="button" onClick={() => setFile(null)}>Cancel</button>
+          </form>
+        ) : null}
       </Section>
-      <Section title={`Inconsistent objects (${objects.length})`} actions={objects.length > 0 ? <button type="button" className="danger" onClick={() => void run(() => query('drop_inconsistent_metadata', {}), 'inconsistent objects dropped')}>Drop inconsistent objects</button> : null}>
-        <DataTable columns={['type', 'definition', 'reason']} rows={objects.map((o) => [o.type, <code key="d">{JSON.stringify(o.definition)}</code>, o.reason])} />
+      <Section title="Reload">
+        <form aria-label="Reload metadata" onSubmit={(e) => { e.preventDefault(); void run(reload, 'metadata reloaded'); }}>
+          <div className="row">
+            <label><input type="checkbox" checked={reloadOpts.remotes} onChange={(e) => setReloadOpts({ ...reloadOpts, remotes: e.target.checked })} /> reload all remote schemas</label>
+            <label><input type="checkbox" checked={reloadOpts.triggers} onChange={(e) => setReloadOpts({ ...reloadOpts, triggers: e.target.checked })} /> recreate event triggers</label>
+            <button type="submit" disabled={act.busy}>Reload metadata</button>
+          </div>
+          <OpPreview built={{ op: reload }} />
+        </form>
       </Section>
-      <Section title="Query collections and the allow-list">
+      <Section title={`Inconsistent objects (${objects.length})`} actions={objects.length > 0 ? <button type="button" className="danger" onClick={() => confirmOp('Drop every inconsistent object from the metadata?', dropAll) && void run(dropAll, 'inconsistent objects dropped')}>Drop inconsistent objects</button> : null}>
         <DataTable
-          columns={['collection', 'queries', 'in allow-list']}
-          rows={collections.map((c) => [c.name, <ul key="q">{(c.definition?.queries ?? []).map((x: any) => <li key={x.name}><strong>{x.name}</strong>: <code>{x.query}</code> <button type="button" className="link" onClick={() => void run(() => query('drop_query_from_collection', { collection_name: c.name, query_name: x.name }), 'query dropped')}>drop</button></li>)}</ul>, allowed.has(c.name) ? 'yes' : 'no'])}
+          columns={['type', 'name', 'definition', 'reason']}
+          rows={objects.map((o) => [o.type, describe(o), <code key="d">{JSON.stringify(o.definition)}</code>, o.reason])}
           actions={(i) => {
-            const c = collections[i];
-            return (
-              <>
-                {allowed.has(c.name)
-                  ? <button type="button" onClick={() => void run(() => query('drop_collection_from_allowlist', { collection: c.name }), 'removed from the allow-list')}>Remove from allow-list</button>
-                  : <button type="button" onClick={() => void run(() => query('add_collection_to_allowlist', { collection: c.name }), 'added to the allow-list')}>Add to allow-list</button>}
-                <button type="button" className="danger" onClick={() => void run(() => query('drop_query_collection', { collection: c.name, cascade: true }), 'collection dropped')}>Drop</button>
-              </>
-            );
+            const op = dropOpOf(objects[i]);
+            return op ? <button type="button" className="danger" aria-label={`Drop ${objects[i].type} ${describe(objects[i])}`} onClick={() => confirmOp(`Drop ${objects[i].type} ${describe(objects[i])}?`, op) && void run(op, `${objects[i].type} ${describe(objects[i])} dropped`)}>Drop</button> : null;
           }}
         />
-        <form className="row" aria-label="Create a collection" onSubmit={(e) => { e.preventDefault(); void run(() => query('create_query_collection', { name: coll, definition: { queries: [] } }), 'collection created'); setColl(''); }}>
-          <TextField label="New collection" value={coll} onChange={setColl} />
-          <div className="field"><button type="submit">Create collection</button></div>
-        </form>
-        <form aria-label="Add a query to a collection" onSubmit={(e) => { e.preventDefault(); void run(() => query('add_query_to_collection', { collection_name: q.collection, query_name: q.name, query: q.query }), 'query added'); }}>
-          <div className="row">
-            <Field label="Collection">{(id) => <select id={id} value={q.collection} onChange={(e) => setQ({ ...q, collection: e.target.value })}><option value="">(choose)</option>{collections.map((c) => <option key={c.name}>{c.name}</option>)}</select>}</Field>
-            <TextField label="Query name" value={q.name} onChange={(v) => setQ({ ...q, name: v })} />
-          </div>
-          <Field label="Query">{(id) => <textarea id={id} className="code" rows={3} value={q.query} onChange={(e) => setQ({ ...q, query: e.target.value })} />}</Field>
-          <button type="submit">Add query</button>
-        </form>
+      </Section>
+      <Section title="Reset">
+        <p className="muted">Clears the metadata: every table untracked, every trigger, action, remote schema and permission gone. The database's tables and rows stay.</p>
+        <button type="button" className="danger" disabled={act.busy} onClick={() => confirmOp('Reset (clear) all metadata?', reset) && void run(reset, 'metadata reset')}>Reset metadata</button>
       </Section>
     </div>
   );
