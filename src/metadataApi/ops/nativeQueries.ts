@@ -15,6 +15,7 @@ import {
   decodeNativeQuery,
   decodePermissionDef,
   fieldUdt,
+  modelReference,
   optional,
   removeObject,
   required,
@@ -60,7 +61,7 @@ async function checkInPostgres(ctx: OpContext, nq: NativeQueryMetadata, model: L
   const types = new Map(info.arguments.map((a) => [a.name, a.pgType]));
   const from = nativeQuerySql({ code: info.code.map((p) => ('text' in p ? p : { arg: { source: { kind: 'value', value: null }, pgType: types.get(p.arg)! } })) });
   const alias = sql.ident('svc_native_query');
-  const columns = model.fields.map((f) => sql`${alias}.${sql.ident(f.name)}::${sql.type(fieldUdt(f.type))}`);
+  const columns = model.fields.filter((f) => !modelReference(f.type)).map((f) => sql`${alias}.${sql.ident(f.name)}::${sql.type(fieldUdt(f.type))}`);
   const stmt = compile(sql`EXPLAIN SELECT ${sql.join(columns)} FROM ${from} AS ${alias}`);
   await ctx.client.query('SAVEPOINT svc_native_query');
   try {
@@ -82,7 +83,8 @@ export const track_logical_model = op({
       throw new ApiError('already-exists', `Logical model ${q(lm.name)} already exists.`, { path: '$.args' });
     }
     // Field types must be Postgres types.
-    const probe = compile(sql`EXPLAIN SELECT ${sql.join(lm.fields.map((f) => sql`NULL::${sql.type(fieldUdt(f.type))}`))}`);
+    const scalars = lm.fields.filter((f) => !modelReference(f.type));
+    const probe = compile(sql`EXPLAIN SELECT ${sql.join(scalars.map((f) => sql`NULL::${sql.type(fieldUdt(f.type))}`))}`);
     await ctx.client.query('SAVEPOINT svc_logical_model');
     try {
       await ctx.client.query(probe.text);
@@ -112,6 +114,8 @@ export const untrack_logical_model = op({
     findModel(md.logical_models, name);
     const users = (md.native_queries ?? []).filter((n) => n.returns === name);
     if (users.length > 0) throw dependencyError(users.map((n) => ({ kind: 'native_query', name: n.root_field_name })));
+    const referrers = (md.logical_models ?? []).filter((m) => m.name !== name && m.fields.some((f) => modelReference(f.type)?.model === name));
+    if (referrers.length > 0) throw dependencyError(referrers.map((m) => ({ kind: 'logical_model', name: m.name })));
     removeObject(md, { kind: 'logical_model', name });
     await ctx.work.change(md);
     return SUCCESS;
@@ -188,6 +192,9 @@ export const untrack_native_query = op({
     if (!(md.native_queries ?? []).some((n) => n.root_field_name === name)) {
       throw new ApiError('not-found', `Native query ${q(name)} not found in source "default".`, { path: '$.args' });
     }
+    const referrers = (md.native_queries ?? []).filter((n) => n.root_field_name !== name
+      && [...(n.object_relationships ?? []), ...(n.array_relationships ?? [])].some((r) => r.using.remote_native_query === name));
+    if (referrers.length > 0) throw dependencyError(referrers.map((n) => ({ kind: 'native_query', name: n.root_field_name })));
     removeObject(md, { kind: 'native_query', name });
     await ctx.work.change(md);
     return SUCCESS;
