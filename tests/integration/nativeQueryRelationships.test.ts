@@ -235,6 +235,9 @@ test('checks when tracked, untrack dependencies, export in Hasura\'s shape and r
   assert.match(noSlot.body.error, /field "articles" of logical model "author_lm" is of a logical model type/);
   const unknownModel = await META(e, 'pg_track_logical_model', { name: 'x', fields: [{ name: 'id', type: { scalar: 'integer' } }, { name: 'y', type: { logical_model: 'nope' } }] });
   assert.deepEqual([unknownModel.status, unknownModel.body.code], [400, 'constraint-violation']);
+  // A relationship from a table to a native query is refused with a reason.
+  const fromTable = await META(e, 'pg_create_array_relationship', { table: 'author', name: 'nq_articles', using: { manual_configuration: { remote_native_query: 'get_articles', column_mapping: { id: 'author_id' } } } });
+  assert.deepEqual([fromTable.status, fromTable.body.code], [400, 'not-supported']);
   // Nothing above changed the metadata.
   const before = (await e.request('POST', '/v1/metadata', { type: 'export_metadata', args: {} })).body;
   assert.deepEqual(before.sources[0].native_queries.map((n: { root_field_name: string }) => n.root_field_name), ['get_articles', 'get_authors', 'article_stats']);
@@ -252,6 +255,11 @@ test('checks when tracked, untrack dependencies, export in Hasura\'s shape and r
   // Export: Hasura's shape, the relationships on the native queries, the reference field on the model.
   const source = before.sources[0];
   assert.deepEqual(source.native_queries, [GET_ARTICLES, GET_AUTHORS, ARTICLE_STATS]);
+  // pg_get_native_query / pg_get_logical_model: the same lists; another source is not found.
+  assert.deepEqual((await META(e, 'pg_get_native_query', {})).body, source.native_queries);
+  assert.deepEqual((await META(e, 'pg_get_logical_model', {})).body, source.logical_models);
+  const otherSource = await e.request('POST', '/v1/metadata', { type: 'pg_get_native_query', args: { source: 'nope' } });
+  assert.deepEqual([otherSource.status, otherSource.body.code], [400, 'not-exists']);
   // (the export writes every `nullable`, Hasura's default `true` included)
   assert.deepEqual(source.logical_models.find((m: { name: string }) => m.name === 'author_lm').fields[2], { name: 'articles', type: { array: { logical_model: 'article_lm', nullable: true }, nullable: true } });
   // replace_metadata with the export (mutual references resolve together), then the same export.

@@ -1,7 +1,8 @@
 /**
  * Hasura v2's logical models and native queries (`pg_track_logical_model`, `pg_untrack_logical_model`,
  * `pg_create_logical_model_select_permission`, `pg_drop_logical_model_select_permission`,
- * `pg_track_native_query`, `pg_untrack_native_query`; `/v1/metadata` drops the `pg_` and the source).
+ * `pg_track_native_query`, `pg_untrack_native_query`, `pg_get_logical_model`, `pg_get_native_query`;
+ * `/v1/metadata` drops the `pg_` and the source).
  * A native query's SQL is checked by Postgres when it is tracked: `EXPLAIN` of the code with its
  * arguments as typed parameters, selecting every field of the logical model cast to its type.
  */
@@ -198,5 +199,31 @@ export const untrack_native_query = op({
     removeObject(md, { kind: 'native_query', name });
     await ctx.work.change(md);
     return SUCCESS;
+  },
+});
+
+/** `{source}` of the two read operations: the default source only. */
+function decodeSourceOnly(args: unknown, path: string): Record<string, never> {
+  withoutSource(args ?? {}, path);
+  return {};
+}
+
+/** Hasura v2's `pg_get_logical_model`: the source's logical models as the export writes them. */
+export const get_logical_model = op({
+  adminOnly: true,
+  mutates: false,
+  decode: decodeSourceOnly,
+  async run(ctx) {
+    return structuredClone((await ctx.work.metadata()).logical_models ?? []);
+  },
+});
+
+/** Hasura v2's `pg_get_native_query`: the source's native queries as the export writes them. */
+export const get_native_query = op({
+  adminOnly: true,
+  mutates: false,
+  decode: decodeSourceOnly,
+  async run(ctx) {
+    return structuredClone((await ctx.work.metadata()).native_queries ?? []);
   },
 });
