@@ -330,3 +330,16 @@ test('a live query over a native query\'s relationship to a table: a new answer 
   await e.runSql("UPDATE author SET name = 'bobby' WHERE id = 2");
   assert.deepEqual(await s.next(20_000), { id: '1', type: 'next', payload: { data: { get_articles: [{ id: 3, author: { name: 'bobby' } }] } } });
 });
+
+test('run_sql renames of a target table and column follow into the relationships; dropping the target is a dependency error', async (t) => {
+  const e = await setup(t);
+  const renamed = await e.query({ type: 'run_sql', args: { sql: 'ALTER TABLE author RENAME TO writer; ALTER TABLE writer RENAME COLUMN id TO writer_id;' } });
+  assert.equal(renamed.status, 200, renamed.text);
+  const nq = (await META(e, 'pg_get_native_query', {})).body.find((n: { root_field_name: string }) => n.root_field_name === 'get_articles');
+  assert.deepEqual(nq.object_relationships[0].using, { column_mapping: { author_id: 'writer_id' }, insertion_order: null, remote_table: { schema: 'public', name: 'writer' } });
+  const r = await e.graphql('{ get_articles(args: {length: 1}, where: {id: {_eq: 3}}) { author { name } } }');
+  assert.deepEqual(r.body, { data: { get_articles: [{ author: { name: 'bob' } }] } });
+  const drop = await e.query({ type: 'run_sql', args: { sql: 'DROP TABLE writer' } });
+  assert.deepEqual([drop.status, drop.body.code], [400, 'dependency-error']);
+  assert.match(drop.body.error, /native_query get_articles/);
+});
