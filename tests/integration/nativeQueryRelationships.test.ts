@@ -343,3 +343,17 @@ test('run_sql renames of a target table and column follow into the relationships
   assert.deepEqual([drop.status, drop.body.code], [400, 'dependency-error']);
   assert.match(drop.body.error, /native_query get_articles/);
 });
+
+test('a native query with relationships named like its logical model (Hasura\'s own examples do this); a second use of the model\'s type is refused', async (t) => {
+  const e = await setup(t);
+  const model = { name: 'writer', fields: [{ name: 'id', type: { scalar: 'integer', nullable: false } }, { name: 'name', type: { scalar: 'text', nullable: false } }] };
+  assert.equal((await META(e, 'pg_track_logical_model', model)).status, 200);
+  const nq = { root_field_name: 'writer', code: 'SELECT id, name FROM author', returns: 'writer', array_relationships: [{ name: 'pieces', using: { column_mapping: { id: 'author_id' }, remote_table: 'article' } }] };
+  const tracked = await META(e, 'pg_track_native_query', nq);
+  assert.equal(tracked.status, 200, tracked.text);
+  const r = await e.graphql('{ writer(where: {id: {_eq: 2}}) { name pieces { title } } __type(name: "writer") { fields { name } } }');
+  assert.deepEqual(r.body, { data: { writer: [{ name: 'bob', pieces: [{ title: 'gamma' }] }], __type: { fields: [{ name: 'id' }, { name: 'name' }, { name: 'pieces' }] } } });
+  const plain = await META(e, 'pg_track_native_query', { root_field_name: 'plain_writers', code: 'SELECT id, name FROM author', returns: 'writer' });
+  assert.deepEqual([plain.status, plain.body], [400, { path: '$.args', error: 'following types are duplicated: "writer"', code: 'unexpected' }]);
+  assert.equal((await e.graphql('{ writer(where: {id: {_eq: 1}}) { pieces(order_by: {id: asc}) { id } } }')).body.data.writer[0].pieces.length, 2);
+});

@@ -18,7 +18,7 @@ import {
 import type { NativeQueryInfo, NativeQueryRelInfo, TableInfo } from '../../metadata/index.js';
 import type { FieldEntry, SchemaContext } from './context.js';
 import { isGraphqlName } from './names.js';
-import { outField, selectArgs, sortedByName, tableObject } from './tableTypes.js';
+import { outField, selectArgs, sortedByName, tableFields, tableObject } from './tableTypes.js';
 
 const nonNullList = (t: GraphQLOutputType) => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(t)));
 
@@ -44,7 +44,7 @@ export function nativeQueryObject(ctx: SchemaContext, nq: NativeQueryInfo, model
     name: nq.rootFieldName,
     description: model.description ?? `columns and relationships of the native query "${nq.rootFieldName}"`,
     fields: () => {
-      const fields: GraphQLFieldConfigMap<unknown, unknown> = { ...tableObject(ctx, model).toConfig().fields };
+      const fields: GraphQLFieldConfigMap<unknown, unknown> = tableFields(ctx, model);
       for (const rel of nq.relationships ?? []) {
         const f = relationshipField(ctx, model, rel);
         if (f) fields[rel.name] = f;
