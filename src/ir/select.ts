@@ -45,7 +45,7 @@ export type SelectField =
   /** `visibleIf` (inherited roles): the value is null in rows where it does not hold. */
   | { alias: string; kind: 'column'; column: string; pgType: string; jsonPath?: string[]; stringify?: boolean; visibleIf?: BoolExp }
   | { alias: string; kind: 'typename'; name: string }
-  /** Object relationship (or `_by_pk`-like single row): JSON object or null. `select.limit` is unused. */
+  /** Object relationship (or `_by_pk`-like single row): JSON object or null. `select.limit`, when set, caps the rows read (1: a native query's relationship, where no key guarantees one row). */
   | { alias: string; kind: 'object_rel'; join: RelationshipJoin; select: SelectIR }
   /** Array relationship: JSON array (empty array when none). */
   | { alias: string; kind: 'array_rel'; join: RelationshipJoin; select: SelectIR }

@@ -69,7 +69,7 @@ export type { BuildOptions, BuildResult } from './schemaCache/buildSchemaCache.j
 export type { Inconsistency } from './schemaCache/buildState.js';
 export { BuildError } from './schemaCache/buildState.js';
 export { resolveNativeQuery, buildLogicalModel } from './schemaCache/buildNativeQueries.js';
-export { decodeLogicalModel, decodeNativeQuery, udtName, fieldUdt } from './model/decodeNativeQueries.js';
+export { decodeLogicalModel, decodeNativeQuery, udtName, fieldUdt, modelReference } from './model/decodeNativeQueries.js';
 export { objectKey, refKey, reportObject, reportObjects, objectTable } from './schemaCache/objects.js';
 export type { MetadataObjectId, SchemaRef, Dependency } from './schemaCache/objects.js';
 export { resolveRelationship, columnConflict, NO_FK, MANY_FK } from './schemaCache/buildRelationships.js';

@@ -8,7 +8,6 @@
 
 const ONE_SOURCE = 'this engine serves one Postgres database, the source "default" (its URL from --database-url / SVC_GRAPHQL_DATABASE_URL); to change its read replicas send pg_add_source for "default" with replace_configuration: true';
 const CONSOLE_QUERY = 'Hasura\'s console asks it to browse the database; read the database catalog with run_sql on /v2/query instead';
-const NATIVE_GET = 'reading one native query or logical model is not supported: export_metadata lists them (sources[].native_queries, logical_models)';
 const EVENT_LOGS = 'read hdb_catalog.event_log and hdb_catalog.event_invocation_logs with run_sql on /v2/query';
 const EVENT_CLEANUP = 'automatic event log cleanup is not supported: delete old rows of hdb_catalog.event_log and hdb_catalog.event_invocation_logs with run_sql (a cron trigger can call a webhook that does)';
 const SCHEDULED_LOGS = 'read (or delete) rows of hdb_catalog.hdb_scheduled_events, hdb_catalog.hdb_cron_events and their invocation logs with run_sql on /v2/query; cron triggers are listed by export_metadata';
@@ -31,8 +30,6 @@ export const HASURA_V2_NOT_SUPPORTED: Readonly<Record<string, string>> = {
   test_connection_template: 'connection templates are not supported: every request uses the one database connection pool (read replicas for queries when configured)',
   set_apollo_federation_config: 'Apollo Federation is not supported: the schema has no federation entities',
   set_function_customization: 'set_function_customization is not supported: a function\'s root fields keep its name; to serve it under another name, wrap it in a SQL function of that name and track that one',
-  get_native_query: NATIVE_GET,
-  get_logical_model: NATIVE_GET,
   cleanup_event_trigger_logs: EVENT_CLEANUP,
   pause_event_trigger_cleanups: EVENT_CLEANUP,
   resume_event_trigger_cleanups: EVENT_CLEANUP,

@@ -73,6 +73,8 @@ import {
   drop_logical_model_select_permission,
   track_native_query,
   untrack_native_query,
+  get_logical_model,
+  get_native_query,
 } from './ops/nativeQueries.js';
 import { test_webhook_transform } from './ops/webhookTransform.js';
 import { DML_OPERATIONS } from './dml/index.js';
@@ -151,6 +153,8 @@ export const OP_TYPES = [
   'drop_logical_model_select_permission',
   'track_native_query',
   'untrack_native_query',
+  'get_logical_model',
+  'get_native_query',
   'test_webhook_transform',
   'select',
   'insert',
@@ -237,6 +241,8 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   drop_logical_model_select_permission,
   track_native_query,
   untrack_native_query,
+  get_logical_model,
+  get_native_query,
   test_webhook_transform,
   ...DML_OPERATIONS,
 } satisfies Record<OpType, OperationHandler<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any

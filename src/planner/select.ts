@@ -9,6 +9,7 @@ import type { ColumnInfo, ComputedFieldInfo, RelationshipInfo, RemoteRelInfo, Ta
 import { planConnection } from './connection.js';
 import { isBigNumType, pathKey } from '../core/index.js';
 import { planBoolExp } from './boolExp.js';
+import { nativeQuerySource } from './nativeQuerySource.js';
 import { irValue, type PlanContext } from './context.js';
 import { parseJsonPath } from './jsonPath.js';
 import { planDistinctOn, planOrderBy } from './orderBy.js';
@@ -164,6 +165,14 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
         return { alias: f.alias, kind: 'object_rel', join: ctx.join(table, meta.remote, meta.rel.join), select: planSelect(ctx, meta.remote, f, { noArgs: true }) };
       case 'array_rel':
         return { alias: f.alias, kind: 'array_rel', join: ctx.join(table, meta.remote, meta.rel.join), select: planSelect(ctx, meta.remote, f) };
+      case 'native_query_rel': {
+        // To a table: its select permission; to a native query: its model's, its `args` as parameters.
+        const join = ctx.join(table, meta.remote, meta.rel.join);
+        const select = planSelect(ctx, meta.remote, f, { noArgs: meta.rel.type === 'object' });
+        if (meta.target) select.source = nativeQuerySource(meta.target, f);
+        if (meta.rel.type === 'object') select.limit = 1;
+        return meta.rel.type === 'object' ? { alias: f.alias, kind: 'object_rel', join, select } : { alias: f.alias, kind: 'array_rel', join, select };
+      }
       case 'array_rel_aggregate':
         return { alias: f.alias, kind: 'array_agg_rel', join: ctx.join(table, meta.remote, meta.rel.join), aggregate: planAggregate(ctx, meta.remote, f) };
       case 'computed_scalar': {

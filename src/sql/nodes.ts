@@ -119,6 +119,8 @@ function selectRows(ir: SelectIR, src: NodeSource, aliases: Aliases, single: boo
     where: ir.where,
     wholeRow: needsWholeRow(ir.fields),
   };
+  // An object relationship reads one row: `limit` (1) is set when nothing guarantees it (native queries).
+  if (single && ir.limit !== undefined) spec.limit = limitSql(ir.limit);
   if (!single) {
     spec.orderBy = ir.orderBy;
     spec.limit = limit ?? limitSql(ir.limit);

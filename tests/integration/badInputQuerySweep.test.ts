@@ -95,6 +95,8 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   drop_logical_model_select_permission: { name: 'lm0', role: 'user' },
   track_native_query: { root_field_name: 'nq1', code: 'SELECT id FROM author WHERE id = {{id}}', arguments: { id: { type: 'integer', nullable: false } }, returns: 'lm0' },
   untrack_native_query: { root_field_name: 'nq0' },
+  get_logical_model: {},
+  get_native_query: {},
   test_webhook_transform: { webhook_url: 'http://127.0.0.1:9/hook', body: { a: 1 }, request_transform: { version: 2, body: { action: 'transform', template: '{"b": {{$body.a}}}' } } },
   select: { table: T, columns: ['id'], where: { id: { $eq: 1 } }, order_by: ['id'], limit: 1, offset: 0 },
   insert: { table: T, objects: [{ name: 'x' }], returning: ['id'] },

@@ -5,7 +5,7 @@
  * computed fields, actions...) adds its own `kind`s: the planner dispatches on `kind`.
  */
 import type { GraphQLField, GraphQLInputField, GraphQLInputObjectType } from 'graphql';
-import type { ColumnInfo, ComputedFieldInfo, FunctionInfo, NativeQueryInfo, RelationshipInfo, TableInfo } from '../../metadata/index.js';
+import type { ColumnInfo, ComputedFieldInfo, FunctionInfo, NativeQueryInfo, NativeQueryRelInfo, RelationshipInfo, TableInfo } from '../../metadata/index.js';
 
 export type AggregateOpName =
   | 'sum' | 'avg' | 'stddev' | 'stddev_samp' | 'stddev_pop' | 'variance' | 'var_samp' | 'var_pop'
@@ -23,6 +23,11 @@ export type OutputFieldMeta =
   | { kind: 'function_aggregate'; fn: FunctionInfo; table: TableInfo }
   /** A native query's root field; `table` is its logical model. */
   | { kind: 'native_query'; nq: NativeQueryInfo; table: TableInfo }
+  /**
+   * A relationship of a native query (`table` is its logical model): to the tracked table `remote`,
+   * or to the native query `target` (`remote` is then the target's logical model).
+   */
+  | { kind: 'native_query_rel'; table: TableInfo; rel: NativeQueryRelInfo; remote: TableInfo; target?: NativeQueryInfo }
   | { kind: 'column'; table: TableInfo; column: ColumnInfo }
   | { kind: 'object_rel'; table: TableInfo; rel: RelationshipInfo; remote: TableInfo }
   | { kind: 'array_rel'; table: TableInfo; rel: RelationshipInfo; remote: TableInfo }

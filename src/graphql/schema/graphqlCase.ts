@@ -51,7 +51,7 @@ function outputName(name: string, meta: OutputFieldMeta | undefined, isRoot: boo
   const m = meta as Record<string, any>;
   switch (kind) {
     case 'column': case 'agg_op_column': return columnName(m.column);
-    case 'object_rel': case 'array_rel': case 'computed_scalar': case 'computed_table': return name;
+    case 'object_rel': case 'array_rel': case 'native_query_rel': case 'computed_scalar': case 'computed_table': return name;
     case 'array_rel_aggregate': case 'ext:relay_rel_connection': return customThenCamel(m.rel.name, name.slice(m.rel.name.length));
     case 'ext:relay_connection': {
       const select = rootFieldNames(m.table).select;

@@ -71,10 +71,15 @@ function findClashes(cache: SchemaCache): NameClashes {
   };
 }
 
-/** Table type names the convention merges, and logical models named like a table's type (or like each other's under the convention). */
+/** Table type names the convention merges, and logical models (or native queries with relationships) named like a table's type (or like each other's under the convention). */
 function typeClashes(cache: SchemaCache, camel: boolean): string[] {
   const typeName = (n: string) => (camel ? snakeToPascal(n) : n);
   const models = [...(cache.logicalModels?.values() ?? [])].map((m) => typeName(m.gqlName));
+  // A native query with relationships has a type of its own, named after its root field: its model's name
+  // is allowed while no native query without relationships needs the model's own type.
+  const nqs = [...(cache.nativeQueries?.values() ?? [])];
+  const modelTypeUsed = new Set(nqs.filter((nq) => !nq.relationships).map((nq) => nq.returns));
+  for (const nq of nqs) if (nq.relationships && (nq.rootFieldName !== nq.returns || modelTypeUsed.has(nq.returns))) models.push(typeName(nq.rootFieldName));
   if (!camel && models.length === 0) return [];
   return duplicates([...[...cache.tables.values()].filter((t) => isGraphqlName(t.gqlName)).map((t) => typeName(t.gqlName)), ...models]);
 }

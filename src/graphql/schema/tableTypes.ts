@@ -92,7 +92,12 @@ export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObject
     name: typeNames(table).object,
     description: describeWith(table.description, `columns and relationships of ${quoted(table.name)}`),
     interfaces: ctx.parts.tableInterfaces ? () => ctx.parts.tableInterfaces!(ctx, table) : undefined,
-    fields: () => {
+    fields: () => tableFields(ctx, table),
+  }));
+}
+
+/** The fields of the table's object type (also those of a native query's own type, over its logical model). */
+export function tableFields(ctx: SchemaContext, table: TableInfo): GraphQLFieldConfigMap<unknown, unknown> {
       const view = ctx.view(table);
       const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
       if (!view) return fields;
@@ -136,8 +141,6 @@ export function tableObject(ctx: SchemaContext, table: TableInfo): GraphQLObject
         for (const [name, f] of b(ctx, table, view)) fields[name] = f;
       }
       return sortedByName(fields);
-    },
-  }));
 }
 
 /** `<t>_aggregate { aggregate, nodes }`. */

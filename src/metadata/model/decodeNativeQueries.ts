@@ -5,8 +5,9 @@
  * `{name, type: "int", nullable}` (v2.26) and the `{<name>: {type, nullable}}` map; they are stored in
  * the first. Type names are Postgres spellings (`integer`, `text[]`, `int4`), see `udtName`.
  */
-import type { LogicalModelField, LogicalModelFieldType, LogicalModelMetadata, NativeQueryArgument, NativeQueryMetadata } from './metadata.js';
-import { arrayOf, asBool, asObject, asString, isObject, optional, parseError, required, type JsonObject } from './json.js';
+import type { LogicalModelField, LogicalModelFieldType, LogicalModelMetadata, NativeQueryArgument, NativeQueryMetadata, NativeQueryRelationship } from './metadata.js';
+import { arrayOf, asBool, asObject, asString, isObject, optional, parseError, rejectUnknownKeys, required, type JsonObject } from './json.js';
+import { parseQualifiedName, pathKey } from '../../core/index.js';
 import { decodePermissionDef } from './decodePermission.js';
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
@@ -42,9 +43,27 @@ function decodeFieldType(v: unknown, path: string, nullable: boolean | undefined
     udtName(scalar, `${path}.scalar`);
     return { scalar, nullable: n };
   }
-  if ('array' in o) return { array: decodeFieldType(o.array, `${path}.array`, undefined), nullable: n };
-  if ('logical_model' in o) throw parseError('fields of a logical model type are not supported; use a json or jsonb field', path);
-  throw parseError('expected a field type with "scalar" or "array"', path);
+  if ('array' in o) {
+    const element = decodeFieldType(o.array, `${path}.array`, undefined);
+    if ('array' in element && 'logical_model' in element.array) throw parseError('arrays of arrays of logical models are not supported', `${path}.array`);
+    return { array: element, nullable: n };
+  }
+  if ('logical_model' in o) {
+    const name = required(o, 'logical_model', path, asString);
+    if (!GRAPHQL_NAME.test(name)) throw parseError(`logical model name ${JSON.stringify(name)} is not a valid GraphQL name`, `${path}.logical_model`);
+    return { logical_model: name, nullable: n };
+  }
+  throw parseError('expected a field type with "scalar", "array" or "logical_model"', path);
+}
+
+/**
+ * The logical model a field refers to (`{logical_model}`: an object, `{array: {logical_model}}`: an
+ * array of them), or undefined for a scalar field (or an array of scalars).
+ */
+export function modelReference(t: LogicalModelFieldType): { model: string; kind: 'object' | 'array' } | undefined {
+  if ('logical_model' in t) return { model: t.logical_model, kind: 'object' };
+  if ('array' in t && 'logical_model' in t.array) return { model: t.array.logical_model, kind: 'array' };
+  return undefined;
 }
 
 function decodeField(name: string, o: JsonObject, path: string): LogicalModelField {
@@ -68,11 +87,13 @@ function decodeFields(v: unknown, path: string): LogicalModelField[] {
     seen.add(f.name);
   }
   if (fields.length === 0) throw parseError('a logical model needs at least one field', path);
+  if (fields.every((f) => modelReference(f.type))) throw parseError('a logical model needs at least one field of a scalar type', path);
   return fields;
 }
 
-/** The udt name of a field's type (`_int4` for an array of integers). */
+/** The udt name of a scalar field's type (`_int4` for an array of integers); see `modelReference` for the others. */
 export function fieldUdt(t: LogicalModelFieldType, path = '$'): string {
+  if ('logical_model' in t) throw parseError(`field of logical model ${JSON.stringify(t.logical_model)} has no Postgres type`, path);
   return 'scalar' in t ? udtName(t.scalar, path) : `_${fieldUdt(t.array, path).replace(/^_/, '')}`;
 }
 
@@ -117,9 +138,12 @@ export function decodeNativeQuery(v: unknown, path: string): NativeQueryMetadata
   }
   const type = optional(o, 'type', path, asString);
   if (type !== undefined && type !== 'query') throw parseError(`native queries of type ${JSON.stringify(type)} are not supported (only "query")`, `${path}.type`);
-  for (const k of ['object_relationships', 'array_relationships']) {
-    const rels = o[k];
-    if (Array.isArray(rels) && rels.length > 0) throw parseError(`${k} of native queries are not supported`, `${path}.${k}`);
+  const objectRels = optional(o, 'object_relationships', path, arrayOf(decodeRelationship));
+  const arrayRels = optional(o, 'array_relationships', path, arrayOf(decodeRelationship));
+  const names = new Set<string>();
+  for (const r of [...(objectRels ?? []), ...(arrayRels ?? [])]) {
+    if (names.has(r.name)) throw parseError(`The native query ${JSON.stringify(root)} has duplicate relationships: ${r.name}`, path);
+    names.add(r.name);
   }
   const nq: NativeQueryMetadata = {
     root_field_name: root,
@@ -130,7 +154,43 @@ export function decodeNativeQuery(v: unknown, path: string): NativeQueryMetadata
   if (type !== undefined) nq.type = 'query';
   const description = optional(o, 'description', path, asString);
   if (description !== undefined) nq.description = description;
+  if (objectRels && objectRels.length > 0) nq.object_relationships = objectRels;
+  if (arrayRels && arrayRels.length > 0) nq.array_relationships = arrayRels;
   return nq;
+}
+
+/**
+ * One relationship of a native query, Hasura v2's `RelDef (RelManualConfig)`: `{name, using:
+ * {column_mapping, insertion_order, remote_table | remote_native_query}, comment}`. The table is
+ * normalised to `{schema, name}`.
+ */
+function decodeRelationship(v: unknown, path: string): NativeQueryRelationship {
+  const o = asObject(v, path);
+  rejectUnknownKeys(o, ['name', 'using', 'comment'], 'relationship', path);
+  const name = required(o, 'name', path, asString);
+  if (!GRAPHQL_NAME.test(name)) throw parseError(`relationship name ${JSON.stringify(name)} is not a valid GraphQL name`, `${path}.name`);
+  const u = required(o, 'using', path, asObject);
+  const upath = `${path}.using`;
+  rejectUnknownKeys(u, ['column_mapping', 'insertion_order', 'remote_table', 'remote_native_query'], 'relationship using', upath);
+  const mapping = required(u, 'column_mapping', upath, asObject);
+  const column_mapping = Object.fromEntries(Object.entries(mapping).map(([k, x]) => [k, asString(x, pathKey(`${upath}.column_mapping`, k))]));
+  if (Object.keys(column_mapping).length === 0) throw parseError('column_mapping must map at least one column', `${upath}.column_mapping`);
+  const using: NativeQueryRelationship['using'] = { column_mapping };
+  const order = u.insertion_order;
+  if (order === null) using.insertion_order = null;
+  else if (order !== undefined) {
+    if (order !== 'before_parent' && order !== 'after_parent') throw parseError('insertion_order must be "before_parent" or "after_parent"', `${upath}.insertion_order`);
+    using.insertion_order = order;
+  }
+  const hasTable = u.remote_table !== undefined;
+  const hasQuery = u.remote_native_query !== undefined;
+  if (hasTable === hasQuery) throw parseError('expected exactly one of "remote_table" and "remote_native_query"', upath);
+  if (hasTable) using.remote_table = parseQualifiedName(u.remote_table, `${upath}.remote_table`);
+  else using.remote_native_query = required(u, 'remote_native_query', upath, asString);
+  const rel: NativeQueryRelationship = { name, using };
+  const comment = optional(o, 'comment', path, asString);
+  if (comment !== undefined) rel.comment = comment;
+  return rel;
 }
 
 /**

@@ -6,7 +6,7 @@
  *           foreign key is on the other table, pointing here — a one-to-one) | `{manual_configuration: {remote_table, column_mapping}}`
  *   array:  `{foreign_key_constraint_on: {table, column}}` | `{manual_configuration: …}`
  */
-import { parseQualifiedName, pathKey } from '../../core/index.js';
+import { ApiError, parseQualifiedName, pathKey } from '../../core/index.js';
 import type { RelationshipMetadata } from './metadata.js';
 import { asObject, asString, isObject, optional, parseError, required } from './json.js';
 
@@ -20,6 +20,7 @@ function decodeColumnMapping(v: unknown, path: string): Record<string, string> {
 
 function decodeManual(v: unknown, path: string) {
   const o = asObject(v, path);
+  if ('remote_native_query' in o) throw new ApiError('not-supported', 'relationships from a table to a native query are not supported', { path: `${path}.remote_native_query` });
   return {
     remote_table: required(o, 'remote_table', path, parseQualifiedName),
     column_mapping: required(o, 'column_mapping', path, decodeColumnMapping),

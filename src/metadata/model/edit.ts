@@ -5,7 +5,7 @@
  */
 import { qualifiedKey, sameName } from '../../core/index.js';
 import type { QualifiedFunction, QualifiedTable } from '../../core/index.js';
-import type { Metadata, PermissionMetadata, RelationshipMetadata, TableMetadata } from './metadata.js';
+import type { Metadata, NativeQueryRelationship, PermissionMetadata, RelationshipMetadata, TableMetadata } from './metadata.js';
 import type { AnyPermission, PermType } from './decodePermission.js';
 import { isObject } from './json.js';
 
@@ -136,7 +136,12 @@ export function renameTable(md: Metadata, from: QualifiedTable, to: QualifiedTab
     }
     forEachBoolExp(t, (exp) => renameTableInBoolExp(exp, from, to));
   }
+  for (const r of nativeQueryRelationships(md)) if (r.using.remote_table) r.using.remote_table = fix(r.using.remote_table);
 }
+
+/** Every relationship of every native query (to tables and to native queries). */
+const nativeQueryRelationships = (md: Metadata): NativeQueryRelationship[] =>
+  (md.native_queries ?? []).flatMap((n) => [...(n.object_relationships ?? []), ...(n.array_relationships ?? [])]);
 
 /**
  * Renames column `from` → `to` of `table` everywhere the metadata names it: relationships (on both
@@ -192,6 +197,12 @@ function renameColumnImpl(md: Metadata, table: QualifiedTable, from: string, to:
           if (spec.payload !== undefined) spec.payload = renCols(spec.payload);
         }
       }
+    }
+  }
+  // Native queries' relationships to the table: the mapped column.
+  for (const r of nativeQueryRelationships(md)) {
+    if (r.using.remote_table && qualifiedKey(r.using.remote_table) === key) {
+      r.using.column_mapping = Object.fromEntries(Object.entries(r.using.column_mapping).map(([l, rc]) => [l, ren(rc)]));
     }
   }
   // Boolean expressions: rename keys that resolve to the column, following relationships.

@@ -35,10 +35,14 @@ export interface Metadata {
   native_queries?: NativeQueryMetadata[];
 }
 
-/** A logical model field's type: a scalar (Postgres type name) or an array of one. */
+/**
+ * A logical model field's type: a scalar (Postgres type name), an array of one, or another logical
+ * model (object, or array of them): a field a native query serves through a relationship of that name.
+ */
 export type LogicalModelFieldType =
   | { scalar: string; nullable?: boolean }
-  | { array: LogicalModelFieldType; nullable?: boolean };
+  | { array: LogicalModelFieldType; nullable?: boolean }
+  | { logical_model: string; nullable?: boolean };
 
 export interface LogicalModelField {
   name: string;
@@ -60,6 +64,22 @@ export interface NativeQueryArgument {
   description?: string;
 }
 
+/**
+ * `native_queries[i].object_relationships[j]` / `array_relationships[j]` (Hasura v2.26+): rows of a
+ * tracked table (`remote_table`) or of another native query (`remote_native_query`) whose
+ * `column_mapping` values equal this row's fields.
+ */
+export interface NativeQueryRelationship {
+  name: string;
+  using: {
+    column_mapping: Record<string, string>;
+    insertion_order?: 'before_parent' | 'after_parent' | null;
+    remote_table?: QualifiedTable;
+    remote_native_query?: string;
+  };
+  comment?: string;
+}
+
 /** `native_queries[i]`: `code` with `{{name}}` placeholders for `arguments`, rows of the logical model `returns`. */
 export interface NativeQueryMetadata {
   root_field_name: string;
@@ -68,6 +88,8 @@ export interface NativeQueryMetadata {
   returns: string;
   type?: 'query';
   description?: string;
+  object_relationships?: NativeQueryRelationship[];
+  array_relationships?: NativeQueryRelationship[];
 }
 
 /** `inherited_roles[i]`: a role whose permissions are those of the roles in `role_set`, combined. */

@@ -23,7 +23,7 @@ import { resolveComputedField } from './buildComputedFields.js';
 import { resolvePermission } from './buildPermissions.js';
 import { resolveFunction } from './buildFunctions.js';
 import { buildAllowlist } from './allowlist.js';
-import { buildLogicalModel, resolveNativeQuery } from './buildNativeQueries.js';
+import { buildLogicalModel, buildNativeQueries, checkModelReferences } from './buildNativeQueries.js';
 import { buildActions } from './buildActions.js';
 import { resolveInheritedRoles } from './buildInheritedRoles.js';
 import {
@@ -305,7 +305,15 @@ function build(
 
   // 4b. logical models (tables without a database table), their select permissions, native queries
   const logicalModels = new Map<string, TableInfo>();
+  const modelNames = new Set((metadata.logical_models ?? []).map((m) => m.name));
   for (const lm of metadata.logical_models ?? []) {
+    try {
+      checkModelReferences(lm, modelNames);
+    } catch (e) {
+      if (!(e instanceof BuildError)) throw e;
+      record({ kind: 'logical_model', name: lm.name }, 'logical_model', { source: 'default', ...lm }, `in logical model ${quoted(lm.name)}: ${e.message}`);
+      continue;
+    }
     const info = buildLogicalModel(lm);
     logicalModels.set(lm.name, info);
     for (const p of lm.select_permissions ?? []) {
@@ -320,15 +328,7 @@ function build(
       }
     }
   }
-  const nativeQueries = new Map<string, NativeQueryInfo>();
-  for (const nq of metadata.native_queries ?? []) {
-    try {
-      nativeQueries.set(nq.root_field_name, resolveNativeQuery(nq, logicalModels));
-    } catch (e) {
-      if (!(e instanceof BuildError)) throw e;
-      record({ kind: 'native_query', name: nq.root_field_name }, 'native_query', { source: 'default', ...nq }, `in native query ${quoted(nq.root_field_name)}: ${e.message}`);
-    }
-  }
+  const nativeQueries = buildNativeQueries(metadata, logicalModels, state.tables, record, addDeps);
 
   // 5. event triggers
   const eventTriggers = new Map<string, EventTriggerInfo>();

@@ -70,6 +70,21 @@ export interface NativeQueryInfo {
   arguments: Array<{ name: string; pgType: string; nullable: boolean; description: string | null }>;
   /** The logical model's name (a key of `SchemaCache.logicalModels`). */
   returns: string;
+  /** Object and array relationships (Hasura v2.26+), in metadata order (object ones first); absent = none. */
+  relationships?: NativeQueryRelInfo[];
+}
+
+/**
+ * A relationship of a native query: the rows of a tracked table or of another native query whose
+ * `remote` columns equal this row's `local` fields (`join.remoteTable` is the table, or the
+ * target's logical model).
+ */
+export interface NativeQueryRelInfo {
+  name: string;
+  type: 'object' | 'array';
+  target: { kind: 'table'; table: QualifiedTable } | { kind: 'native_query'; name: string };
+  join: RelationshipJoin;
+  comment: string | null;
 }
 
 /** What fetching a remote schema's introspection gave (input of the build, see appState.rebuild). */

@@ -1,7 +1,8 @@
 /**
  * Hasura v2's logical models and native queries (`pg_track_logical_model`, `pg_untrack_logical_model`,
  * `pg_create_logical_model_select_permission`, `pg_drop_logical_model_select_permission`,
- * `pg_track_native_query`, `pg_untrack_native_query`; `/v1/metadata` drops the `pg_` and the source).
+ * `pg_track_native_query`, `pg_untrack_native_query`, `pg_get_logical_model`, `pg_get_native_query`;
+ * `/v1/metadata` drops the `pg_` and the source).
  * A native query's SQL is checked by Postgres when it is tracked: `EXPLAIN` of the code with its
  * arguments as typed parameters, selecting every field of the logical model cast to its type.
  */
@@ -15,6 +16,7 @@ import {
   decodeNativeQuery,
   decodePermissionDef,
   fieldUdt,
+  modelReference,
   optional,
   removeObject,
   required,
@@ -60,7 +62,7 @@ async function checkInPostgres(ctx: OpContext, nq: NativeQueryMetadata, model: L
   const types = new Map(info.arguments.map((a) => [a.name, a.pgType]));
   const from = nativeQuerySql({ code: info.code.map((p) => ('text' in p ? p : { arg: { source: { kind: 'value', value: null }, pgType: types.get(p.arg)! } })) });
   const alias = sql.ident('svc_native_query');
-  const columns = model.fields.map((f) => sql`${alias}.${sql.ident(f.name)}::${sql.type(fieldUdt(f.type))}`);
+  const columns = model.fields.filter((f) => !modelReference(f.type)).map((f) => sql`${alias}.${sql.ident(f.name)}::${sql.type(fieldUdt(f.type))}`);
   const stmt = compile(sql`EXPLAIN SELECT ${sql.join(columns)} FROM ${from} AS ${alias}`);
   await ctx.client.query('SAVEPOINT svc_native_query');
   try {
@@ -82,7 +84,8 @@ export const track_logical_model = op({
       throw new ApiError('already-exists', `Logical model ${q(lm.name)} already exists.`, { path: '$.args' });
     }
     // Field types must be Postgres types.
-    const probe = compile(sql`EXPLAIN SELECT ${sql.join(lm.fields.map((f) => sql`NULL::${sql.type(fieldUdt(f.type))}`))}`);
+    const scalars = lm.fields.filter((f) => !modelReference(f.type));
+    const probe = compile(sql`EXPLAIN SELECT ${sql.join(scalars.map((f) => sql`NULL::${sql.type(fieldUdt(f.type))}`))}`);
     await ctx.client.query('SAVEPOINT svc_logical_model');
     try {
       await ctx.client.query(probe.text);
@@ -112,6 +115,8 @@ export const untrack_logical_model = op({
     findModel(md.logical_models, name);
     const users = (md.native_queries ?? []).filter((n) => n.returns === name);
     if (users.length > 0) throw dependencyError(users.map((n) => ({ kind: 'native_query', name: n.root_field_name })));
+    const referrers = (md.logical_models ?? []).filter((m) => m.name !== name && m.fields.some((f) => modelReference(f.type)?.model === name));
+    if (referrers.length > 0) throw dependencyError(referrers.map((m) => ({ kind: 'logical_model', name: m.name })));
     removeObject(md, { kind: 'logical_model', name });
     await ctx.work.change(md);
     return SUCCESS;
@@ -188,8 +193,37 @@ export const untrack_native_query = op({
     if (!(md.native_queries ?? []).some((n) => n.root_field_name === name)) {
       throw new ApiError('not-found', `Native query ${q(name)} not found in source "default".`, { path: '$.args' });
     }
+    const referrers = (md.native_queries ?? []).filter((n) => n.root_field_name !== name
+      && [...(n.object_relationships ?? []), ...(n.array_relationships ?? [])].some((r) => r.using.remote_native_query === name));
+    if (referrers.length > 0) throw dependencyError(referrers.map((n) => ({ kind: 'native_query', name: n.root_field_name })));
     removeObject(md, { kind: 'native_query', name });
     await ctx.work.change(md);
     return SUCCESS;
+  },
+});
+
+/** `{source}` of the two read operations: the default source only. */
+function decodeSourceOnly(args: unknown, path: string): Record<string, never> {
+  withoutSource(args ?? {}, path);
+  return {};
+}
+
+/** Hasura v2's `pg_get_logical_model`: the source's logical models as the export writes them. */
+export const get_logical_model = op({
+  adminOnly: true,
+  mutates: false,
+  decode: decodeSourceOnly,
+  async run(ctx) {
+    return structuredClone((await ctx.work.metadata()).logical_models ?? []);
+  },
+});
+
+/** Hasura v2's `pg_get_native_query`: the source's native queries as the export writes them. */
+export const get_native_query = op({
+  adminOnly: true,
+  mutates: false,
+  decode: decodeSourceOnly,
+  async run(ctx) {
+    return structuredClone((await ctx.work.metadata()).native_queries ?? []);
   },
 });

@@ -40,5 +40,42 @@ test('native query: {{arg}} placeholders split out, undeclared ones and unknown 
   assert.throws(() => resolveNativeQuery({ ...nq, code: 'SELECT {{c}}' }, models), (e) => e instanceof BuildError && /undeclared arguments: "c"/.test(e.message));
   assert.throws(() => resolveNativeQuery({ ...nq, returns: 'zz' }, models), (e) => e instanceof BuildError && /logical model "zz" not found/.test(e.message));
   assert.throws(() => decodeNativeQuery({ ...nq, type: 'mutation' }, '$'), /not supported/);
-  assert.throws(() => decodeNativeQuery({ ...nq, array_relationships: [{ name: 'x' }] }, '$'), /not supported/);
+  assert.throws(() => decodeNativeQuery({ ...nq, array_relationships: [{ name: 'x' }] }, '$'), /key "using" not found/);
+});
+
+test('native query relationships: Hasura v2\'s {name, using: {column_mapping, insertion_order, remote_table | remote_native_query}}', () => {
+  const base = { root_field_name: 'q', code: 'SELECT 1 AS id', returns: 'm' };
+  const nq = decodeNativeQuery({
+    ...base,
+    object_relationships: [{ name: 'owner', using: { column_mapping: { id: 'id' }, insertion_order: null, remote_table: 'author' } }],
+    array_relationships: [{ name: 'others', using: { column_mapping: { id: 'id' }, remote_native_query: 'q2' }, comment: 'the others' }],
+  }, '$');
+  assert.deepEqual(nq.object_relationships, [{ name: 'owner', using: { column_mapping: { id: 'id' }, insertion_order: null, remote_table: { schema: 'public', name: 'author' } } }]);
+  assert.deepEqual(nq.array_relationships, [{ name: 'others', using: { column_mapping: { id: 'id' }, remote_native_query: 'q2' }, comment: 'the others' }]);
+  // Empty lists are left out (the export omits them, as Hasura's does).
+  assert.equal('object_relationships' in decodeNativeQuery({ ...base, object_relationships: [] }, '$'), false);
+  const rel = (using: unknown, name = 'r') => ({ ...base, object_relationships: [{ name, using }] });
+  assert.throws(() => decodeNativeQuery(rel({ column_mapping: { id: 'id' } }), '$'), /exactly one of "remote_table" and "remote_native_query"/);
+  assert.throws(() => decodeNativeQuery(rel({ column_mapping: { id: 'id' }, remote_table: 't', remote_native_query: 'q' }), '$'), /exactly one of/);
+  assert.throws(() => decodeNativeQuery(rel({ column_mapping: {}, remote_table: 't' }), '$'), /at least one column/);
+  assert.throws(() => decodeNativeQuery(rel({ column_mapping: { id: 1 }, remote_table: 't' }), '$'), /expected String/);
+  assert.throws(() => decodeNativeQuery(rel({ column_mapping: { id: 'id' }, remote_table: 't', insertion_order: 'first' }), '$'), /insertion_order/);
+  assert.throws(() => decodeNativeQuery(rel({ column_mapping: { id: 'id' }, remote_table: 't', manual_configuration: {} }), '$'), /unexpected keys/);
+  assert.throws(() => decodeNativeQuery(rel({ column_mapping: { id: 'id' }, remote_table: 't' }, 'bad-name'), '$'), /not a valid GraphQL name/);
+  const twice = { name: 'r', using: { column_mapping: { id: 'id' }, remote_table: 't' } };
+  assert.throws(() => decodeNativeQuery({ ...base, object_relationships: [twice], array_relationships: [twice] }, '$'), /duplicate relationships: r/);
+});
+
+test('logical model fields of a logical-model type: {logical_model} and {array: {logical_model}}, no column of their own', () => {
+  const lm = decodeLogicalModel({ name: 'author', fields: [
+    { name: 'id', type: { scalar: 'integer', nullable: false } },
+    { name: 'best', type: { logical_model: 'article', nullable: true } },
+    { name: 'articles', type: { array: { logical_model: 'article' } } },
+  ] }, '$');
+  assert.deepEqual(lm.fields[1].type, { logical_model: 'article', nullable: true });
+  assert.deepEqual(lm.fields[2].type, { array: { logical_model: 'article', nullable: true }, nullable: true });
+  assert.deepEqual(buildLogicalModel(lm).columns.map((c) => c.name), ['id']);
+  assert.throws(() => decodeLogicalModel({ name: 'm', fields: [{ name: 'x', type: { logical_model: 'a' } }] }, '$'), /at least one field of a scalar type/);
+  assert.throws(() => decodeLogicalModel({ name: 'm', fields: [{ name: 'id', type: 'int' }, { name: 'x', type: { array: { array: { logical_model: 'a' } } } }] }, '$'), /arrays of arrays/);
+  assert.throws(() => decodeLogicalModel({ name: 'm', fields: [{ name: 'id', type: 'int' }, { name: 'x', type: { nope: 1 } }] }, '$'), /"scalar", "array" or "logical_model"/);
 });
