@@ -18,6 +18,7 @@ import { duplicateValues } from '../../lib/index.js';
 import { decodeInheritedRole } from './decodeInheritedRoles.js';
 import { decodeReadReplicas } from './decodeReadReplicas.js';
 import { decodeLogicalModel, decodeNativeQuery } from './decodeNativeQueries.js';
+import { decodeSources } from './decodeSources.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -67,13 +68,15 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   const inherited = optional(o, 'inherited_roles', path, arrayOf(decodeInheritedRole));
   if (inherited && inherited.length > 0) md.inherited_roles = inherited;
   const customization = optional(o, 'source_customization', path, decodeSourceCustomization);
-  if (customization?.naming_convention) md.source_customization = customization;
+  if (customization?.naming_convention || customization?.root_fields) md.source_customization = customization;
   const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
   if (replicas && replicas.length > 0) md.read_replicas = replicas;
   const logicalModels = optional(o, 'logical_models', path, arrayOf(decodeLogicalModel));
   if (logicalModels && logicalModels.length > 0) md.logical_models = logicalModels;
   const nativeQueries = optional(o, 'native_queries', path, arrayOf(decodeNativeQuery));
   if (nativeQueries && nativeQueries.length > 0) md.native_queries = nativeQueries;
+  const sources = optional(o, 'sources', path, decodeSources);
+  if (sources && sources.length > 0) md.sources = sources;
   return md;
 }
 
