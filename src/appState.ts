@@ -5,7 +5,7 @@
  * object (WeakMap keyed by SchemaCache), so a swap drops them all at once.
  */
 import type { ServerConfig } from './config/index.js';
-import type { NamingConvention } from './core/index.js';
+import { ApiError, type NamingConvention } from './core/index.js';
 import type { DatabaseWatch, Db, ReadReplicas, SourcePools } from './execution/index.js';
 import type { BuildOptions, CacheCheck, Metadata, MetadataTable, SchemaCache, SourceDbs } from './metadata/index.js';
 import type { Logger } from 'pino';
@@ -144,3 +144,14 @@ export const checkStoredQueries: CacheCheck = (cache) => {
   if ((cache.metadata.rest_endpoints ?? []).length === 0) return [];
   return collectionQueryInconsistencies(getRoleSchema(cache, 'admin', ENGINE_PARTS.schema).schema, cache.metadata);
 };
+
+/**
+ * The pool a root field runs on: `default`'s (the engine's own, `ctx.db`), or the pool of the source
+ * it belongs to (made by the build that read that source), with that source's prepared-statement setting.
+ */
+export function sourceDb(ctx: EngineContext, source: string | undefined): { db: Db; prepare: boolean } {
+  if (source === undefined || source === 'default') return { db: ctx.db, prepare: ctx.config.usePreparedStatements !== false };
+  const pool = ctx.sources?.get(source);
+  if (!pool) throw new ApiError('unexpected', `source ${JSON.stringify(source)} is not available`);
+  return { db: pool.db, prepare: pool.prepare };
+}

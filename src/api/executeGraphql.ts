@@ -11,7 +11,7 @@
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
-import { ENGINE_PARTS, type ApiParts, type EngineContext } from '../appState.js';
+import { ENGINE_PARTS, sourceDb, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -21,7 +21,6 @@ import type { QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
 import { mutationByGet } from './graphqlOverHttp.js';
 import { cacheable, cachedAnswer } from './cachedResponse.js';
 import { introspectionAnswer } from './introspectionAnswers.js';
-import { sourceDb } from './sourceDb.js';
 import type { ResponseCache } from '../responseCache/index.js';
 
 export type { RequestExtras } from './executorTypes.js';

@@ -14,7 +14,7 @@ import type { CompiledRootField } from '../planner/index.js';
 import { eventsWritten } from '../events/index.js';
 import type { MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
 import { COMMIT_LSN_HEADER } from '../execution/index.js';
-import { sourceDb } from './sourceDb.js';
+import { sourceDb } from '../appState.js';
 
 /** The mutation executor that runs other root fields by `fieldExecutors[kind]`. */
 export const mutationExecutor = (fieldExecutors: Readonly<Record<string, MutationFieldExecutor>>): OperationExecutor => async (args) => {

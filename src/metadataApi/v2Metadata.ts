@@ -105,7 +105,7 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
   if (Object.prototype.hasOwnProperty.call(HASURA_V2_NOT_SUPPORTED, op)) throw new ApiError('not-supported', HASURA_V2_NOT_SUPPORTED[op], { path });
   const backend = OTHER_BACKEND_PREFIX.exec(type);
   if (backend) {
-    throw new ApiError('not-supported', `${JSON.stringify(type)} is a command for a ${backend[1]} source: this engine serves one Postgres source ("default"); use ${JSON.stringify(`pg_${type.slice(backend[0].length)}`)}`, { path });
+    throw new ApiError('not-supported', `${JSON.stringify(type)} is a command for a ${backend[1]} source: this engine serves Postgres sources only; use ${JSON.stringify(`pg_${type.slice(backend[0].length)}`)}`, { path });
   }
   if (!isOpType(op) || NOT_METADATA.has(op) || (type.startsWith('pg_') && ['export_metadata', 'replace_metadata', 'reload_metadata', 'clear_metadata'].includes(op))) {
     throw new ApiError('parse-failed', `unknown metadata command ${JSON.stringify(type)}`, { path });

@@ -13,6 +13,7 @@ import { startSystemPostgres, type SystemPostgres } from '../support/systemPostg
 import { sqlOn } from '../support/standbyPostgres.js';
 import { eventually } from '../support/eventReceiver.js';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { TestSocket } from './subscriptionsClient.js';
 
 let archive: SystemPostgres;
 let e: TestEngine;
@@ -27,7 +28,7 @@ before(async () => {
     INSERT INTO track (album_id, name) VALUES (1, 'b1'), (1, 'b2'), (2, 'r1');
   `);
   process.env[ENV] = archive.url;
-  e = await startTestEngine({ adminSecret: 'secret' });
+  e = await startTestEngine({ adminSecret: 'secret', liveQueries: { batchSize: 100, refetchIntervalMs: 100, changePollIntervalMs: 50 } });
   await e.runSql('CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO author (name) VALUES (\'Ann\');');
 });
 
@@ -117,6 +118,27 @@ test('pg_update_source: a root-field prefix renames the source\'s root fields; c
   assert.deepEqual(exported.sources[1].configuration, configuration);
 });
 
+test('a live query on the second source: its first answer, then the rows a write there adds', async () => {
+  const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
+  try {
+    ws.send({ type: 'connection_init', payload: { headers: { 'x-svc-admin-secret': 'secret', 'x-svc-role': 'user', 'x-svc-user-id': '1' } } });
+    assert.equal((await ws.next()).type, 'connection_ack');
+    ws.send({ id: '1', type: 'subscribe', payload: { query: 'subscription { arch_album(order_by: {id: asc}) { title } }' } });
+    const first = await ws.next();
+    assert.deepEqual(first.payload?.data, { arch_album: [{ title: 'Blue' }] }, JSON.stringify(first));
+    await sqlOn(archive.url, "INSERT INTO album (title, owner_id) VALUES ('Navy', 1)");
+    const next = await ws.next();
+    assert.deepEqual(next.payload?.data, { arch_album: [{ title: 'Blue' }, { title: 'Navy' }] }, JSON.stringify(next));
+    const streaming = 'subscription { arch_album_stream(batch_size: 1, cursor: {initial_value: {id: 0}}) { title } }';
+    ws.send({ id: '2', type: 'subscribe', payload: { query: streaming } });
+    const refused = await ws.next();
+    assert.equal(refused.type, 'error', JSON.stringify(refused));
+    assert.match(JSON.stringify(refused.payload), /not-supported|not supported/);
+  } finally {
+    ws.ws.close();
+  }
+});
+
 test('a source that is down: its fields error in Hasura\'s shape, it shows as inconsistent, default answers; back without a restart', async () => {
   archive.halt();
   try {
@@ -153,7 +175,7 @@ test('rename_source and pg_drop_source, with Hasura\'s errors', async () => {
   assert.equal(renamed.status, 200, renamed.text);
   assert.deepEqual((await exportV3()).sources.map((s: any) => s.name), ['default', 'old']);
   const q = await e.graphql('{ arch_album_aggregate { aggregate { count } } }');
-  assert.deepEqual(q.body, { data: { arch_album_aggregate: { aggregate: { count: 3 } } } });
+  assert.deepEqual(q.body, { data: { arch_album_aggregate: { aggregate: { count: 4 } } } });
   const dropMissing = await metadata({ type: 'pg_drop_source', args: { name: 'archive' } });
   assert.deepEqual(dropMissing.body, { code: 'not-exists', error: 'source with name "archive" does not exist', path: '$.args' });
   const dropped = await metadata({ type: 'pg_drop_source', args: { name: 'old', cascade: true } });
