@@ -41,21 +41,28 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       ticket = order.next++;
     }
     const work = new WorkingState(client, engine.state, needsLock);
-    const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
-    // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
-    if (work.metadataChanged || work.cacheChanged) {
-      const cache = (await work.result()).cache;
-      await syncEventTriggers(client, cache);
-      // Live-query change triggers leave tables that are no longer tracked.
-      await syncLiveTriggers(client, cache);
+    try {
+      const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
+      // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
+      if (work.metadataChanged || work.cacheChanged) {
+        const cache = (await work.result()).cache;
+        await syncEventTriggers(client, cache);
+        // Live-query change triggers leave tables that are no longer tracked.
+        await syncLiveTriggers(client, cache);
+      }
+      // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
+      if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
+      // Every change gets a new resource_version and a notification (other instances rebuild).
+      if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
+      else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
+      if (work.cacheChanged) install = (await work.result()).cache;
+      // What run_sql did on other sources commits just before this request's own transaction.
+      await work.finishSources('COMMIT');
+      return out;
+    } catch (e) {
+      await work.finishSources('ROLLBACK');
+      throw e;
     }
-    // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
-    if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
-    // Every change gets a new resource_version and a notification (other instances rebuild).
-    if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
-    else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
-    if (work.cacheChanged) install = (await work.result()).cache;
-    return out;
   });
   if (install && ticket > order.installed) {
     order.installed = ticket;

@@ -4,7 +4,8 @@
  * "default"), mapped onto the `/v1/query` operations that run them. Any other type is refused as
  * Hasura's derived parser refuses it (`parsing …RQLQuery failed, expected tag field to be one of
  * […]`); the run_sql of another backend (`mssql_run_sql`, `citus_run_sql`, …) is `not-supported`;
- * a source other than "default" is `not-exists`, as Hasura answers for a source it does not have.
+ * run_sql runs on the source it names (`not-exists` for one the metadata does not have); the DML
+ * operations on a source other than "default" are `not-supported`.
  * Only run_sql needs an admin (Hasura's `queryNeedsAdmin`): the DML runs under the role's permissions.
  */
 import { ApiError, pathKey } from '../core/index.js';
@@ -45,7 +46,9 @@ export function translateV2Query(body: unknown, path = '$'): unknown {
   const { source, ...rest } = args as J;
   if (source !== undefined && source !== null && source !== 'default') {
     if (typeof source !== 'string') throw new ApiError('parse-failed', `expected String, encountered ${jsonTypeName(source)}`, { path: pathKey(pathKey(path, 'args'), 'source') });
-    throw new ApiError('not-exists', `source with name ${JSON.stringify(source)} does not exist`, { path });
+    // run_sql runs on any source (it answers not-exists for an unknown one); the DML on `default` only.
+    if (type === 'run_sql') return { type, args: { ...rest, source } };
+    throw new ApiError('not-supported', `${type} on a source other than "default" is not supported: query source ${JSON.stringify(source)} through /v1/graphql`, { path });
   }
   return { type, args: rest };
 }

@@ -160,12 +160,63 @@ export class WorkingState {
     }
     const keyOf = (s: NonNullable<Metadata['sources']>[number]) => JSON.stringify(s.configuration.connection_info);
     const stale = new Set(md.sources.filter((s) => this.sourceInputs.get(s.name)?.key !== keyOf(s)).map((s) => s.name));
+    // A source this request changed (run_sql there) is read inside its open transaction.
+    for (const s of md.sources) {
+      const tx = this.sourceTx.get(s.name);
+      if (!tx || !stale.has(s.name)) continue;
+      stale.delete(s.name);
+      const snapshot = await introspectDatabase(await tx.client, enumTablesOf({ version: 2, tables: s.tables }));
+      this.sourceInputs.set(s.name, { key: keyOf(s), input: { ok: true, snapshot } });
+    }
     if (stale.size > 0) {
       const read = await readSources(md, dbs, stale);
       for (const s of md.sources) if (stale.has(s.name)) this.sourceInputs.set(s.name, { key: keyOf(s), input: read.get(s.name)! });
     }
     for (const s of md.sources) out.set(s.name, this.sourceInputs.get(s.name)!.input);
     return out;
+  }
+
+  /** Transactions this request opened on further sources (run_sql there), committed with the request. */
+  private readonly sourceTx = new Map<string, { client: Promise<DbClient>; finish(how: 'COMMIT' | 'ROLLBACK'): Promise<void> }>();
+
+  /**
+   * A connection in a transaction on source `name` (opened on first use, held until the request ends):
+   * what run_sql on that source runs in. `finishSources` commits (or rolls back) every one.
+   */
+  sourceClient(name: string, connection: NonNullable<Metadata['sources']>[number]['configuration']['connection_info']): Promise<DbClient> {
+    const have = this.sourceTx.get(name);
+    if (have) return have.client;
+    const dbs = this.live.sourceDbs;
+    if (!dbs) return Promise.reject(new ApiError('unexpected', `source ${JSON.stringify(name)} is not available`));
+    const { db } = dbs.pool(name, connection);
+    let end!: (how: 'COMMIT' | 'ROLLBACK') => void;
+    const ending = new Promise<'COMMIT' | 'ROLLBACK'>((r) => (end = r));
+    let opened!: (c: DbClient) => void;
+    let failed!: (e: unknown) => void;
+    const client = new Promise<DbClient>((res, rej) => ((opened = res), (failed = rej)));
+    client.catch(() => undefined);
+    const done = db.withClient(async (c) => {
+      await c.query('BEGIN');
+      opened(c);
+      await c.query(await ending);
+    });
+    done.catch((e) => failed(e));
+    this.sourceTx.set(name, {
+      client,
+      async finish(how) {
+        end(how);
+        await done;
+      },
+    });
+    return client;
+  }
+
+  /** Ends the transactions opened on further sources: COMMIT before the request's own commit, or ROLLBACK. */
+  async finishSources(how: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+    const all = [...this.sourceTx.values()];
+    this.sourceTx.clear();
+    if (how === 'COMMIT') for (const t of all) await t.finish(how);
+    else await Promise.all(all.map((t) => t.finish(how).catch(() => undefined)));
   }
 
   /** `built` (of `default`) with every further source of `md` built against its database (metadata/sources.ts). */
