@@ -30,7 +30,7 @@ export function translateV2Query(body: unknown, path = '$'): unknown {
   const { type, args } = body;
   if (!SERVED.has(type)) {
     if ((HASURA_V2_QUERY_TYPES as readonly string[]).includes(type)) {
-      throw new ApiError('not-supported', `${JSON.stringify(type)} is for a ${type.split('_')[0]} source; this engine serves one Postgres source: use "run_sql"`, { path });
+      throw new ApiError('not-supported', `${JSON.stringify(type)} is for a ${type.split('_')[0]} source; this engine serves Postgres sources only: use "run_sql"`, { path });
     }
     throw new ApiError(
       'parse-failed',

@@ -112,6 +112,15 @@ export function decodeSource(v: unknown, path: string): SourceMetadata {
     configuration: required(o, 'configuration', path, decodeSourceConfiguration),
     tables: optional(o, 'tables', path, arrayOf(decodeTableMetadata)) ?? [],
   };
+  out.tables.forEach((t, i) => {
+    // Not served on a source beside `default` yet: refused, never stored and left unapplied.
+    if ((t.event_triggers ?? []).length > 0) {
+      throw new ApiError('not-supported', `source ${JSON.stringify(name)}: event triggers are served on the "default" source only`, { path: `${path}.tables[${i}].event_triggers` });
+    }
+    if ((t.remote_relationships ?? []).length > 0) {
+      throw new ApiError('not-supported', `source ${JSON.stringify(name)}: remote relationships are served on the "default" source only`, { path: `${path}.tables[${i}].remote_relationships` });
+    }
+  });
   const functions = optional(o, 'functions', path, arrayOf(decodeFunctionMetadata));
   if (functions && functions.length > 0) out.functions = functions;
   const customization = optional(o, 'customization', path, decodeSourceCustomization);
