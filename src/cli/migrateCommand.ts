@@ -6,7 +6,8 @@
  * as one `bulk` of `run_sql` (one per statement) plus the version row, which the engine runs in one
  * transaction: a failure leaves nothing behind and is reported with the file and the statement's line.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import YAML from 'yaml';
 import { join } from 'node:path';
 import { intFlag, parseFlags, str } from './args.js';
 import type { FlagSpec } from './args.js';
@@ -50,6 +51,26 @@ const FLAGS: FlagSpec = {
 };
 
 const ENSURE_TABLE = 'CREATE TABLE IF NOT EXISTS hdb_catalog.schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL)';
+
+/**
+ * The engine source a database folder's migrations run on: the database of that name in the project's
+ * `metadata/databases/databases.yaml` when it is another Postgres source there; the engine's own database
+ * (`default`) for `default`, for the project's first Postgres database when none is named `default`
+ * (the one metadata apply maps onto the engine's database), and for a project without that file.
+ */
+async function sourceOfDatabase(metadataDir: string, dbName: string | undefined): Promise<string | undefined> {
+  if (dbName === undefined || dbName === 'default') return undefined;
+  let list: unknown;
+  try {
+    list = YAML.parse(await readFile(join(metadataDir, 'databases', 'databases.yaml'), 'utf8'), { customTags: [{ tag: '!include', resolve: (x: string) => x }] });
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(list)) return undefined;
+  const pgs = list.filter((d): d is { name: string; kind?: string } => typeof d?.name === 'string' && ['postgres', 'pg', undefined].includes(d.kind));
+  const own = pgs.find((d) => d.name === 'default') ?? pgs[0];
+  return own?.name !== dbName && pgs.some((d) => d.name === dbName) ? dbName : undefined;
+}
 
 /** run_sql args on `source` (a config-v3 project's `--database-name`; absent or `default`: the engine's own database). */
 const onSource = (source: string | undefined, args: Record<string, unknown>): Record<string, unknown> => {
@@ -136,6 +157,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   const project = await projectOf(p, io);
   const root = project.dir('migrations');
   const dbName = str(p, 'database-name');
+  const source = await sourceOfDatabase(project.dir('metadata'), dbName);
   if (sub === 'create') {
     const dir = dbName !== undefined ? join(root, dbName) : await databaseFolder(root, undefined, isMigration);
     const name = p.positionals[0];
@@ -151,7 +173,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   const client = new EngineClient(project.conn);
   if (sub === 'status') {
     const local = await localMigrations(dir);
-    const applied = await appliedVersions(client, dbName);
+    const applied = await appliedVersions(client, source);
     const versions = [...new Set([...local.map((m) => m.version), ...applied])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     io.out('VERSION\tNAME\tSOURCE STATUS\tDATABASE STATUS\n');
     for (const v of versions) {
@@ -169,7 +191,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   if (type !== 'up' && type !== 'down') throw new CliError(`--type expects up or down, got ${JSON.stringify(type)}`);
   if (version !== undefined && !/^\d+$/.test(version)) throw new CliError(`--version expects a number, got ${JSON.stringify(version)}`);
   const local = await localMigrations(dir);
-  const applied = await appliedVersions(client, dbName);
+  const applied = await appliedVersions(client, source);
   let plan: { m: Migration; dir: 'up' | 'down' }[];
   if (version !== undefined) {
     const m = local.find((x) => x.version === BigInt(version));
@@ -192,7 +214,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   for (const step of plan) {
     k++;
     io.progress(`[${k}/${plan.length}] ${step.dir} ${step.m.version}_${step.m.name} …`);
-    readers.push(...(await runOne(client, step.m, step.dir, io, dbName)));
+    readers.push(...(await runOne(client, step.m, step.dir, io, source)));
   }
   io.progress(`applied ${plan.length} migration${plan.length === 1 ? '' : 's'}`);
   if (readers.length > 0 && !(await engineSetsHasuraUser(client))) {

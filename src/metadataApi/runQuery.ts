@@ -9,7 +9,7 @@
 import { ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
+import { findSource, lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, eventsWritten } from '../events/index.js';
 import { syncLiveTriggers } from '../subscriptions/index.js';
@@ -101,6 +101,11 @@ async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
   const handler = OPERATIONS[q.type as OpType] as OperationHandler<unknown>;
   if (handler.adminOnly && !ctx.session.isAdmin) {
     throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });
+  }
+  if (q.source !== undefined) {
+    // The objects of a source beside `default` are given through replace_metadata (sources[].tables).
+    if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
+    throw new ApiError('not-supported', `source ${JSON.stringify(q.source)}: commands on the objects of a source other than "default" are not supported on /v1/metadata; give its tables, relationships, permissions and functions in replace_metadata (version 3, sources[].tables)`, { path: ctx.path });
   }
   try {
     // Functions the operation starts serving that read hasura.user, which the engine does not set in this mode.

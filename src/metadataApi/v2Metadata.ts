@@ -26,12 +26,10 @@ function isObject(v: unknown): v is J {
 /** The commands about sources themselves: their `name` is the source, not a `source` argument. */
 const SOURCE_COMMANDS = new Set(['pg_add_source', 'pg_drop_source', 'pg_update_source', 'rename_source']);
 
-function checkSource(args: J, path: string): J {
+/** `args` without `source`, and the source when it is not `default` (the runner answers for it: see runQuery.ts). */
+function checkSource(args: J): { rest: J; other?: string } {
   const { source, ...rest } = args;
-  if (source !== undefined && source !== 'default') {
-    throw new ApiError('not-supported', `source ${JSON.stringify(source)}: commands on the objects of a source other than "default" are not supported on /v1/metadata; give its tables, relationships, permissions and functions in replace_metadata (version 3, sources[].tables)`, { path: `${path}.args` });
-  }
-  return rest;
+  return source !== undefined && source !== null && source !== 'default' ? { rest, other: String(source) } : { rest };
 }
 
 /** The engine's document of a version-3 one: the `default` source at the top, the others in `sources`; anything else unchanged. */
@@ -80,7 +78,8 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
     return { ...body, args: Array.isArray(args) ? args.map((q, i) => translateV2Metadata(q, `${path}.args[${i}]`)) : args };
   }
   let op = type.startsWith('pg_') ? type.slice(3) : type;
-  let a: unknown = isObject(args) && !SOURCE_COMMANDS.has(type) ? checkSource(args, path) : args;
+  const checked = isObject(args) && !SOURCE_COMMANDS.has(type) ? checkSource(args) : undefined;
+  let a: unknown = checked ? checked.rest : args;
   // Hasura's way to change an existing source's configuration (its read replicas, say).
   if (type === 'pg_add_source' && isObject(a) && a.replace_configuration === true && a.name === 'default') op = 'update_source';
   if (type.startsWith('pg_') && op === 'set_table_customization' && isObject(a)) {
@@ -114,6 +113,8 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
     a = 'metadata' in a && isObject(a.metadata) ? { ...a, metadata: metadataFromV3(a.metadata, `${path}.args.metadata`) } : metadataFromV3(a, `${path}.args`);
   }
   const out: J = { type: op, args: a ?? {} };
+  // Commands on the objects of another source: the runner says whether it exists (not-exists) or is not served there.
+  if (checked?.other !== undefined) out.source = checked.other;
   if (VERSION_2.has(op) && isObject(a) && ('table' in a || 'function' in a)) out.version = 2;
   // `/v1/metadata`'s own `version` (Hasura v2's export/replace versions) is not the `/v1/query` one:
   // it is passed on only to the operations that have a version 2 there.
