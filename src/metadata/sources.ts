@@ -71,7 +71,14 @@ export async function readSources(md: Metadata, dbs: SourceDbs, only?: ReadonlyS
       const snapshot = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => introspectDatabase(c, enumTables));
       out.set(s.name, { ok: true, snapshot });
     } catch (e) {
-      const message = e instanceof Error && e.name === 'ApiError' ? e.message : dbs.describe(s.name, e);
+      // A connection failure names the address and cause (never the password); other errors their message.
+      const apiError = e instanceof Error && e.name === 'ApiError';
+      const internal = (e as { internal?: { error?: unknown } }).internal?.error;
+      let message: string;
+      if (!apiError) message = dbs.describe(s.name, e);
+      else if (typeof internal === 'string' && internal.startsWith('cannot connect')) message = internal;
+      else if (e.message === 'database connection error') message = dbs.describe(s.name, { message: typeof internal === 'string' ? internal : e.message });
+      else message = e.message;
       out.set(s.name, { ok: false, reason: message });
     }
   }));
