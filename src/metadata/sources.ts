@@ -1,9 +1,8 @@
 /**
  * Postgres sources as one dimension of the metadata: `default` is the document itself (its tables,
  * functions, customization...) and each entry of `sources` another database. Every source is read the
- * same way: `sourceView` gives any source's part as a version-2 document (what the build, the
- * metadata operations and the GraphQL schema take), `withSourceView` writes an edited view back, and
- * `attachSources` resolves every further source against its own database snapshot with the same
+ * same way: `sourceView` gives any source's part as a version-2 document (what the build takes),
+ * `readSources` reads each further source's database through its pool, and `attachSources` resolves every further source against its own database snapshot with the same
  * `buildSchemaCacheFull` as `default`, hanging the results on the default cache (`SchemaCache.sources`).
  * A source whose database could not be read is an inconsistent object (`source`), its fields absent.
  */
@@ -15,9 +14,6 @@ import type { InconsistentObject, RemoteIntrospection, SchemaCache } from './sch
 import { buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
 
 export const DEFAULT_SOURCE = 'default';
-
-/** The names of every source of `md`, `default` first. */
-export const sourceNames = (md: Metadata): string[] => [DEFAULT_SOURCE, ...(md.sources ?? []).map((s) => s.name)];
 
 /** The entry of a further source, or undefined (also for `default`). */
 export const findSource = (md: Metadata, name: string): SourceMetadata | undefined => md.sources?.find((s) => s.name === name);
@@ -35,21 +31,6 @@ export function sourceView(md: Metadata, name: string): Metadata | undefined {
   if (md.inherited_roles) view.inherited_roles = md.inherited_roles;
   if (md.remote_schemas) view.remote_schemas = md.remote_schemas;
   return view;
-}
-
-/** `md` with source `name`'s tables and functions those of `view` (a copy; `md` unchanged). */
-export function withSourceView(md: Metadata, name: string, view: Metadata): Metadata {
-  if (name === DEFAULT_SOURCE) return { ...view, ...(md.sources ? { sources: md.sources } : {}) };
-  return {
-    ...md,
-    sources: (md.sources ?? []).map((s) => {
-      if (s.name !== name) return s;
-      const next: SourceMetadata = { ...s, tables: view.tables };
-      if (view.functions && view.functions.length > 0) next.functions = view.functions;
-      else delete next.functions;
-      return next;
-    }),
-  };
 }
 
 /** Where the pools of the further sources come from (execution/sourcePools.ts's `SourcePools`). */
@@ -125,10 +106,4 @@ export function attachSources(
   }
   const cache: SchemaCache = { ...result.cache, inconsistentObjects: objects, sources };
   return { ...result, cache, inconsistent };
-}
-
-/** The cache of source `name` (`default`: `cache` itself), or undefined when it has none (unknown or unreadable). */
-export function sourceCache(cache: SchemaCache, name: string | undefined): SchemaCache | undefined {
-  if (name === undefined || name === DEFAULT_SOURCE) return cache;
-  return cache.sources?.get(name);
 }
