@@ -68,7 +68,11 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   const inherited = optional(o, 'inherited_roles', path, arrayOf(decodeInheritedRole));
   if (inherited && inherited.length > 0) md.inherited_roles = inherited;
   const customization = optional(o, 'source_customization', path, decodeSourceCustomization);
-  if (customization?.naming_convention || customization?.root_fields) md.source_customization = customization;
+  if (customization?.root_fields) {
+    // Served for the sources beside `default` only: default's root fields share the root with actions and remote schemas.
+    throw new ApiError('not-supported', 'the root fields prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.source_customization.root_fields` });
+  }
+  if (customization?.naming_convention) md.source_customization = customization;
   const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
   if (replicas && replicas.length > 0) md.read_replicas = replicas;
   const logicalModels = optional(o, 'logical_models', path, arrayOf(decodeLogicalModel));

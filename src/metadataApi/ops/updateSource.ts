@@ -59,6 +59,9 @@ function decodeUpdateSource(args: unknown, path: string): UpdateSourceArgs {
   const out: UpdateSourceArgs = {};
   if (o.configuration !== undefined && o.configuration !== null) out.readReplicas = decodeConfiguration(o.configuration, `${path}.configuration`);
   if (o.customization !== undefined && o.customization !== null) out.customization = decodeSourceCustomization(o.customization, `${path}.customization`);
+  if (out.customization?.root_fields) {
+    throw new ApiError('not-supported', 'the root fields prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.customization.root_fields` });
+  }
   return out;
 }
 
