@@ -33,7 +33,8 @@ Flags:
   --dir DIR                 migrations directory (default: migrations); a Hasura CLI config-v3
                             project keeps them in DIR/<database>/ (found by itself)
   --database-name NAME      the database folder of a config-v3 project (default: default, or the
-                            only folder there is)
+                            only folder there is); run on the source NAME when the project's
+                            databases.yaml lists it as another database than the engine's own
   --project DIR             a Hasura CLI project folder (default: the current one): its config.yaml
                             gives endpoint, admin_secret and the *_directory folders
   --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, else config.yaml's, else http://localhost:8080)
