@@ -5,9 +5,9 @@
  * object (WeakMap keyed by SchemaCache), so a swap drops them all at once.
  */
 import type { ServerConfig } from './config/index.js';
-import type { NamingConvention } from './core/index.js';
-import type { DatabaseWatch, Db, ReadReplicas } from './execution/index.js';
-import type { BuildOptions, CacheCheck, Metadata, MetadataTable, SchemaCache } from './metadata/index.js';
+import { ApiError, type NamingConvention } from './core/index.js';
+import type { DatabaseWatch, Db, ReadReplicas, SourcePools } from './execution/index.js';
+import type { BuildOptions, CacheCheck, Metadata, MetadataTable, SchemaCache, SourceDbs } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
 import type { ResponseCache } from './responseCache/index.js';
@@ -34,6 +34,7 @@ export const ENGINE_PARTS: ApiParts = {
     mutation: [...TABLE_SCHEMA_PARTS.mutation, actionMutationFields],
     subscription: TABLE_SCHEMA_PARTS.subscription,
     tableFields: TABLE_SCHEMA_PARTS.tableFields,
+    sources: TABLE_SCHEMA_PARTS.sources,
   },
   planners: {
     ...TABLE_PLANNERS,
@@ -73,11 +74,16 @@ export interface AppState {
   readonly cacheCheck?: CacheCheck;
   /** The server settings every build takes over (`--infer-function-permissions`, `--enable-remote-schema-permissions`): for caches built elsewhere too. */
   readonly buildOptions?: BuildOptions;
+  /** The pools of the Postgres sources beside `default`: every build (metadata operations' too) reads their databases through them. */
+  readonly sourceDbs?: SourceDbs;
 }
 
 export interface EngineContext {
   config: ServerConfig;
+  /** The `default` source's pool (the engine's own database: catalog, metadata, event log). */
   db: Db;
+  /** The pools of the Postgres sources beside `default` (`sources` of the metadata); absent: none made. */
+  sources?: SourcePools;
   /** Whether `db` (and the LISTEN URL) can be reached: parts ask it whether a failure is the database being away (logged once for the engine). */
   dbWatch?: DatabaseWatch;
   /** Hot standbys that serve GraphQL reads (--read-replica-urls or the metadata's read_replicas); undefined: every read on `db`. */
@@ -125,8 +131,8 @@ export interface EngineContext {
  * and builds the first schema cache (implemented in metadata/liveState.ts; inconsistent objects,
  * unreachable remotes included, are logged, not fatal).
  */
-export const createAppState = (db: Db, config: ServerConfig, logger: Logger, metadataTable?: MetadataTable): Promise<AppState> =>
-  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known), metadataTable, checkStoredQueries);
+export const createAppState = (db: Db, config: ServerConfig, logger: Logger, metadataTable?: MetadataTable, sources?: SourcePools): Promise<AppState> =>
+  createLiveState(db, config, logger, (md, known) => fetchRemoteInputs(md, known), metadataTable, checkStoredQueries, sources);
 
 /**
  * The stored queries REST endpoints serve, validated against the admin schema of the GraphQL API
@@ -138,3 +144,14 @@ export const checkStoredQueries: CacheCheck = (cache) => {
   if ((cache.metadata.rest_endpoints ?? []).length === 0) return [];
   return collectionQueryInconsistencies(getRoleSchema(cache, 'admin', ENGINE_PARTS.schema).schema, cache.metadata);
 };
+
+/**
+ * The pool a root field runs on: `default`'s (the engine's own, `ctx.db`), or the pool of the source
+ * it belongs to (made by the build that read that source), with that source's prepared-statement setting.
+ */
+export function sourceDb(ctx: EngineContext, source: string | undefined): { db: Db; prepare: boolean } {
+  if (source === undefined || source === 'default') return { db: ctx.db, prepare: ctx.config.usePreparedStatements !== false };
+  const pool = ctx.sources?.get(source);
+  if (!pool) throw new ApiError('unexpected', `source ${JSON.stringify(source)} is not available`);
+  return { db: pool.db, prepare: pool.prepare };
+}

@@ -11,7 +11,7 @@
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
-import { ENGINE_PARTS, type ApiParts, type EngineContext } from '../appState.js';
+import { ENGINE_PARTS, sourceDb, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -107,8 +107,10 @@ export async function executeGraphql(
     if (compiled.kind === 'subscription' && transport === 'http') {
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
     }
-    // Queries read from a replica when there are any (no cost without: one property read).
-    const db: ReadDb = ctx.replicas === undefined || compiled.kind !== 'query' ? ctx.db : ctx.replicas.reads(opts.readAfter);
+    // Queries read from a replica when there are any (no cost without: one property read); an operation
+    // whose root fields are all of another source runs on that source's pool.
+    const db: ReadDb = compiled.source !== undefined ? sourceDb(ctx, compiled.source).db
+      : ctx.replicas === undefined || compiled.kind !== 'query' ? ctx.db : ctx.replicas.reads(opts.readAfter);
     if (compiled.cached && transport === 'http' && ctx.responseCache && resourceVersion !== undefined && cacheable(compiled)) {
       const cacheCtx = ctx as EngineContext & { responseCache: ResponseCache };
       const api = parts === ENGINE_PARTS ? 'graphql' : 'relay';
@@ -125,7 +127,7 @@ async function runCompiled(
   ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
   transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined,
 ): Promise<GraphqlResult> {
-  const prepare = ctx.config.usePreparedStatements !== false;
+  const prepare = compiled.source !== undefined ? sourceDb(ctx, compiled.source).prepare : ctx.config.usePreparedStatements !== false;
   const one = transport === 'http' ? oneStatement(compiled) : null;
   if (one) {
     const params = resolveParams(one.params, variables, session);
@@ -172,20 +174,20 @@ async function runOperation(
   extRuns.forEach((p) => p.catch(() => undefined));
   const out = new Map<string, string>();
   const sqlFields = compiled.fields.filter((f): f is Extract<CompiledRootField, { kind: 'sql' }> => f.kind === 'sql');
-  const prepare = ctx.config.usePreparedStatements !== false;
   // Every parameter first: a missing session variable fails before any statement runs.
   const params = sqlFields.map((f) => resolveParams(f.params, variables, session));
-  const run = async (c: Pick<DbClient, 'queryJsonText'>, i: number) => {
-    const text = await c.queryJsonText(sqlFields[i].text, params[i], { prepare });
-    out.set(sqlFields[i].alias, text ?? 'null');
-  };
   phase.inDb = true;
-  if (sqlFields.length === 1) {
-    await run(db, 0);
-  } else if (sqlFields.length > 1) {
-    await db.transaction({ readOnly: true }, async (c) => {
-      for (let i = 0; i < sqlFields.length; i++) await run(c, i);
-    });
+  if (compiled.multiSource) {
+    // Root fields of several sources: each source's fields on its own pool, the sources at once.
+    const bySource = new Map<string, number[]>();
+    sqlFields.forEach((f, i) => bySource.set(f.source ?? 'default', [...(bySource.get(f.source ?? 'default') ?? []), i]));
+    await Promise.all([...bySource].map(([source, indexes]) => {
+      const on = source === 'default' ? { db, prepare: ctx.config.usePreparedStatements !== false } : sourceDb(ctx, source);
+      return runSqlFields(on.db, sqlFields, params, indexes, on.prepare, out);
+    }));
+  } else {
+    const prepare = compiled.source !== undefined ? sourceDb(ctx, compiled.source).prepare : ctx.config.usePreparedStatements !== false;
+    await runSqlFields(db, sqlFields, params, sqlFields.map((_, i) => i), prepare, out);
   }
   phase.inDb = false;
   for (const f of compiled.fields) {
@@ -206,6 +208,22 @@ async function runOperation(
   }
   for (const values of await Promise.all(extRuns)) for (const [k, v] of values) out.set(k, v);
   return out;
+}
+
+/** The SQL root fields `indexes` on `db`: one statement alone, several in one read-only transaction (one snapshot). */
+async function runSqlFields(
+  db: ReadDb, fields: ReadonlyArray<Extract<CompiledRootField, { kind: 'sql' }>>, params: readonly unknown[][], indexes: readonly number[], prepare: boolean, out: Map<string, string>,
+): Promise<void> {
+  const run = async (c: Pick<DbClient, 'queryJsonText'>, i: number) => {
+    const text = await c.queryJsonText(fields[i].text, params[i], { prepare });
+    out.set(fields[i].alias, text ?? 'null');
+  };
+  if (indexes.length === 1) await run(db, indexes[0]);
+  else if (indexes.length > 1) {
+    await db.transaction({ readOnly: true }, async (c) => {
+      for (const i of indexes) await run(c, i);
+    });
+  }
 }
 
 /** `{"errors":[{extensions:{path,code},message}]}`; errors from Postgres also carry `"data":null`. */

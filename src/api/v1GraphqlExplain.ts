@@ -19,7 +19,7 @@
 import { parseJsonExact } from '../lib/index.js';
 import { ApiError, inHasuraMode, roleSession, splitSessionHeadersCompat, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
-import { ENGINE_PARTS, type EngineContext } from '../appState.js';
+import { ENGINE_PARTS, sourceDb, type EngineContext } from '../appState.js';
 import { escapeLiteral, readAfterOf, type Db } from '../execution/index.js';
 import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -70,7 +70,7 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       // The multiplexed statement the live-query poller runs (subscriptions/explainSubscription.ts).
       const field = compiled.fields[0];
       if (compiled.fields.length !== 1 || field?.kind !== 'sql') throw new ApiError('validation-failed', 'subscriptions must select one top level field');
-      const plan = await explainSubscription(ctx, session, field, variables, analyze, server?.db);
+      const plan = await explainSubscription(ctx, session, field, variables, analyze, field.source !== undefined ? sourceDb(ctx, field.source).db : server?.db);
       const res = jsonResponse(200, server ? { ...plan, server: server.name } : plan);
       res.log = { role: caller.role, operationName: request.operationName ?? undefined };
       return res;
@@ -79,8 +79,18 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       if (f.kind === 'sql' || f.kind === 'typename' || f.kind === 'introspection') return f;
       throw new ApiError('not-supported', `the root field "${f.alias}" is not a database query and cannot be explained`);
     });
-    const plans = await explainFields(server?.db ?? ctx.db, session, targets, variables, analyze);
-    if (server) for (const p of plans) p.server = server.name;
+    // Each field on its source's pool (`default`'s read on a replica when there are).
+    const sourceOf = (f: CompiledRootField) => (f.kind === 'sql' ? f.source : undefined) ?? 'default';
+    const bySource = new Map<string, CompiledRootField[]>();
+    for (const f of targets) bySource.set(sourceOf(f), [...(bySource.get(sourceOf(f)) ?? []), f]);
+    const explained = new Map<string, FieldPlan>();
+    for (const [source, fields] of bySource) {
+      const db = source === 'default' ? server?.db ?? ctx.db : sourceDb(ctx, source).db;
+      const got = await explainFields(db, session, fields, variables, analyze);
+      fields.forEach((f, i) => explained.set(f.alias, got[i]!));
+      if (server && source === 'default') for (const p of got) p.server = server.name;
+    }
+    const plans = targets.map((f) => explained.get(f.alias)!);
     const res = jsonResponse(200, plans);
     res.log = { role: caller.role, operationName: request.operationName ?? undefined };
     return res;

@@ -96,7 +96,7 @@ const includeList = (files: string[]): string => (files.length === 0 ? '[]\n' : 
 
 /** The v3 directory's files (relative path → text) for exported (version 2) metadata. */
 export function metadataToV3Files(md: J): Map<string, string> {
-  const { tables = [], functions = [], source_customization: customization, logical_models: models, native_queries: nqs, ...rest } = md;
+  const { tables = [], functions = [], source_customization: customization, logical_models: models, native_queries: nqs, sources: others = [], ...rest } = md;
   const files = metadataToFiles({ ...rest, tables: [] });
   files.delete('tables.yaml');
   files.delete('functions.yaml');
@@ -122,6 +122,22 @@ export function metadataToV3Files(md: J): Map<string, string> {
     files.set(`${base}/native_queries.yaml`, yamlText(nqs));
     db.native_queries = `!include ${source.name}/native_queries.yaml`;
   }
-  files.set(DATABASES, yamlText([db]).replace(/'(!include [^']+)'/g, '"$1"'));
+  // The other Postgres sources: their own folders, their configuration as given.
+  const dbs: J[] = [db];
+  for (const o of others as J[]) {
+    const ob = `databases/${o.name}`;
+    const ot = ((o.tables ?? []) as J[]).map((t) => [fileOf(t.table), t] as const).sort(([a], [b]) => (a < b ? -1 : 1));
+    const of = ((o.functions ?? []) as J[]).map((f) => [fileOf(f.function), f] as const).sort(([a], [b]) => (a < b ? -1 : 1));
+    for (const [f, t] of ot) files.set(`${ob}/tables/${f}`, yamlText(t));
+    for (const [f, fn] of of) files.set(`${ob}/functions/${f}`, yamlText(fn));
+    files.set(`${ob}/tables/tables.yaml`, includeList(ot.map(([f]) => f)));
+    files.set(`${ob}/functions/functions.yaml`, includeList(of.map(([f]) => f)));
+    const entry: J = { name: o.name, kind: o.kind ?? 'postgres', configuration: o.configuration };
+    if (o.customization) entry.customization = o.customization;
+    entry.tables = `!include ${o.name}/tables/tables.yaml`;
+    entry.functions = `!include ${o.name}/functions/functions.yaml`;
+    dbs.push(entry);
+  }
+  files.set(DATABASES, yamlText(dbs).replace(/'(!include [^']+)'/g, '"$1"'));
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -6,7 +6,8 @@
  * as one `bulk` of `run_sql` (one per statement) plus the version row, which the engine runs in one
  * transaction: a failure leaves nothing behind and is reported with the file and the statement's line.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import YAML from 'yaml';
 import { join } from 'node:path';
 import { intFlag, parseFlags, str } from './args.js';
 import type { FlagSpec } from './args.js';
@@ -32,7 +33,8 @@ Flags:
   --dir DIR                 migrations directory (default: migrations); a Hasura CLI config-v3
                             project keeps them in DIR/<database>/ (found by itself)
   --database-name NAME      the database folder of a config-v3 project (default: default, or the
-                            only folder there is)
+                            only folder there is); run on the source NAME when the project's
+                            databases.yaml lists it as another database than the engine's own
   --project DIR             a Hasura CLI project folder (default: the current one): its config.yaml
                             gives endpoint, admin_secret and the *_directory folders
   --endpoint URL            engine URL (env SVC_GRAPHQL_ENDPOINT, else config.yaml's, else http://localhost:8080)
@@ -51,12 +53,40 @@ const FLAGS: FlagSpec = {
 
 const ENSURE_TABLE = 'CREATE TABLE IF NOT EXISTS hdb_catalog.schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL)';
 
-async function appliedVersions(client: EngineClient): Promise<Set<bigint>> {
+/**
+ * The engine source a database folder's migrations run on: the database of that name in the project's
+ * `metadata/databases/databases.yaml` when it is another Postgres source there; the engine's own database
+ * (`default`) for `default`, for the project's first Postgres database when none is named `default`
+ * (the one metadata apply maps onto the engine's database), and for a project without that file.
+ */
+async function sourceOfDatabase(metadataDir: string, dbName: string | undefined): Promise<string | undefined> {
+  if (dbName === undefined || dbName === 'default') return undefined;
+  let list: unknown;
+  try {
+    list = YAML.parse(await readFile(join(metadataDir, 'databases', 'databases.yaml'), 'utf8'), { customTags: [{ tag: '!include', resolve: (x: string) => x }] });
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(list)) return undefined;
+  const pgs = list.filter((d): d is { name: string; kind?: string } => typeof d?.name === 'string' && ['postgres', 'pg', undefined].includes(d.kind));
+  const own = pgs.find((d) => d.name === 'default') ?? pgs[0];
+  return own?.name !== dbName && pgs.some((d) => d.name === dbName) ? dbName : undefined;
+}
+
+/** run_sql args on `source` (a config-v3 project's `--database-name`; absent or `default`: the engine's own database). */
+const onSource = (source: string | undefined, args: Record<string, unknown>): Record<string, unknown> => {
+  if (source === undefined || source === 'default') return args;
+  // Another database keeps its own migration versions, in its own hdb_catalog (made on first use there).
+  return { ...args, source, ...(args.sql === ENSURE_TABLE ? { sql: `CREATE SCHEMA IF NOT EXISTS hdb_catalog; ${ENSURE_TABLE}` } : {}) };
+};
+
+/** The migrations applied to the database of `source` (its own hdb_catalog.schema_migrations). */
+async function appliedVersions(client: EngineClient, source?: string): Promise<Set<bigint>> {
   const r = await client.query({
     type: 'bulk',
     args: [
-      { type: 'run_sql', args: { sql: ENSURE_TABLE } },
-      { type: 'run_sql', args: { sql: 'SELECT version FROM hdb_catalog.schema_migrations WHERE NOT dirty ORDER BY version', read_only: false } },
+      { type: 'run_sql', args: onSource(source, { sql: ENSURE_TABLE }) },
+      { type: 'run_sql', args: onSource(source, { sql: 'SELECT version FROM hdb_catalog.schema_migrations WHERE NOT dirty ORDER BY version', read_only: false }) },
     ],
   });
   const rows = ((r as any[])[1]?.result ?? []) as string[][];
@@ -79,8 +109,8 @@ async function engineSetsHasuraUser(client: EngineClient): Promise<boolean> {
  * Runs one migration's up or down files (SQL statements, then YAML operations) and records it, in one
  * transaction on the engine; returns the files whose SQL reads Hasura's session.
  */
-async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down', io: CliIo): Promise<string[]> {
-  const args: { type: string; args: unknown }[] = [{ type: 'run_sql', args: { sql: ENSURE_TABLE } }];
+async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down', io: CliIo, source?: string): Promise<string[]> {
+  const args: { type: string; args: unknown }[] = [{ type: 'run_sql', args: onSource(source, { sql: ENSURE_TABLE }) }];
   /** Where each bulk item after the first came from, for the error line. */
   const origin: string[] = [];
   const readers: string[] = [];
@@ -96,13 +126,13 @@ async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down', io
     const own = withoutTransactionControl(splitSql(text));
     if (own.rollback !== undefined) throw new CliError(`${file}:${own.rollback}: a migration cannot ROLLBACK: each migration runs as one transaction (migration ${m.version} ${dir} not applied)`);
     if (own.skipped.length > 0) io.progress(`${file}: its BEGIN/COMMIT (line ${own.skipped.join(', ')}) left out: each migration runs as one transaction`);
-    for (const s of own.stmts) (args.push({ type: 'run_sql', args: { sql: s.text } }), origin.push(`${file}:${s.line}`));
+    for (const s of own.stmts) (args.push({ type: 'run_sql', args: onSource(source, { sql: s.text }) }), origin.push(`${file}:${s.line}`));
   }
   const record =
     dir === 'up'
       ? `INSERT INTO hdb_catalog.schema_migrations (version, dirty) VALUES (${m.version}, false) ON CONFLICT (version) DO UPDATE SET dirty = false`
       : `DELETE FROM hdb_catalog.schema_migrations WHERE version = ${m.version}`;
-  args.push({ type: 'run_sql', args: { sql: record } });
+  args.push({ type: 'run_sql', args: onSource(source, { sql: record }) });
   try {
     await client.query({ type: 'bulk', args });
   } catch (e) {
@@ -128,6 +158,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   const project = await projectOf(p, io);
   const root = project.dir('migrations');
   const dbName = str(p, 'database-name');
+  const source = await sourceOfDatabase(project.dir('metadata'), dbName);
   if (sub === 'create') {
     const dir = dbName !== undefined ? join(root, dbName) : await databaseFolder(root, undefined, isMigration);
     const name = p.positionals[0];
@@ -143,7 +174,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   const client = new EngineClient(project.conn);
   if (sub === 'status') {
     const local = await localMigrations(dir);
-    const applied = await appliedVersions(client);
+    const applied = await appliedVersions(client, source);
     const versions = [...new Set([...local.map((m) => m.version), ...applied])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     io.out('VERSION\tNAME\tSOURCE STATUS\tDATABASE STATUS\n');
     for (const v of versions) {
@@ -161,7 +192,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   if (type !== 'up' && type !== 'down') throw new CliError(`--type expects up or down, got ${JSON.stringify(type)}`);
   if (version !== undefined && !/^\d+$/.test(version)) throw new CliError(`--version expects a number, got ${JSON.stringify(version)}`);
   const local = await localMigrations(dir);
-  const applied = await appliedVersions(client);
+  const applied = await appliedVersions(client, source);
   let plan: { m: Migration; dir: 'up' | 'down' }[];
   if (version !== undefined) {
     const m = local.find((x) => x.version === BigInt(version));
@@ -184,7 +215,7 @@ export async function migrateCommand(argv: string[], io: CliIo): Promise<number>
   for (const step of plan) {
     k++;
     io.progress(`[${k}/${plan.length}] ${step.dir} ${step.m.version}_${step.m.name} …`);
-    readers.push(...(await runOne(client, step.m, step.dir, io)));
+    readers.push(...(await runOne(client, step.m, step.dir, io, source)));
   }
   io.progress(`applied ${plan.length} migration${plan.length === 1 ? '' : 's'}`);
   if (readers.length > 0 && !(await engineSetsHasuraUser(client))) {

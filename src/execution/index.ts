@@ -17,3 +17,4 @@ export type { ReadAfter, ReadDb, ReplicaSpec, ReplicaStatus, FallbackReason, Rea
 export { checkReadReplicas } from './checkReplica.js';
 export { databaseIdentity, type DatabaseIdentity } from './databaseIdentity.js';
 export { readAfterOf, COMMIT_LSN_HEADER, READ_PRIMARY_HEADER } from './readRouting.js';
+export { SourcePools, sourceUrl, type SourceConnection, type SourcePool } from './sourcePools.js';

@@ -13,7 +13,8 @@ import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
 import { introspectDatabase } from './introspection/index.js';
-import { buildSchemaCache, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
+import { buildSchemaCache, buildSchemaCacheFull, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
+import { attachSources, readSources, type SourceDbs } from './sources.js';
 
 export interface LiveState {
   readonly current: SchemaCache;
@@ -32,6 +33,8 @@ export interface LiveState {
   readonly cacheCheck?: CacheCheck;
   /** The server settings every build of this state takes over (metadata operations' builds too). */
   readonly buildOptions?: BuildOptions;
+  /** The pools of the Postgres sources beside `default` (every build reads their databases through them). */
+  readonly sourceDbs?: SourceDbs;
 }
 
 /** Tables the metadata marks `is_enum` (their rows are read during introspection). */
@@ -68,13 +71,17 @@ function logInconsistencies(logger: Logger, cache: SchemaCache): void {
 /** Builds the first schema cache and returns the live state holder. */
 export async function createAppState(
   db: Db, config: ServerConfig, logger: Logger, fetchRemotes?: RemoteFetcher, metadataTable: MetadataTable = 'hdb_metadata', cacheCheck?: CacheCheck,
+  sourceDbs?: SourceDbs,
 ): Promise<LiveState> {
   const buildOptions: BuildOptions = { inferFunctionPermissions: config.inferFunctionPermissions, remoteSchemaPermissions: config.enableRemoteSchemaPermissions };
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
-    const cache = buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions);
+    // The further sources' databases are read after the transaction too, each through its own pool.
+    const inputs = sourceDbs && loaded.metadata.sources ? await readSources(loaded.metadata, sourceDbs) : new Map();
+    const full = buildSchemaCacheFull(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions);
+    const cache = attachSources(full, loaded.metadata, inputs, undefined, remotes, config.defaultNamingConvention, buildOptions).cache;
     return { cache, resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
@@ -90,6 +97,7 @@ export async function createAppState(
     metadataTable,
     cacheCheck,
     buildOptions,
+    sourceDbs,
     get resourceVersion() {
       return version;
     },

@@ -14,7 +14,8 @@ export const VERSION_2_TYPES: ReadonlySet<string> = new Set(['track_table', 'set
 
 export type Query =
   | { type: 'bulk'; items: Query[] }
-  | { type: OpType; args: unknown; version: number };
+  /** `source`: a `/v1/metadata` command named another source than `default` (runQuery.ts answers for it). */
+  | { type: OpType; args: unknown; version: number; source?: string };
 
 /**
  * Operations whose arguments name session variables (permission rules and presets, a whole metadata
@@ -50,7 +51,7 @@ export function decodeQuery(body: unknown, path = '$', opts: DecodeOptions = {})
   const handler = OPERATIONS[type];
   const raw = opts.hasuraNames === true && HASURA_NAMED_OPS.has(type) ? mapHasuraBrand(body.args).value : body.args;
   const args = handler.decode(raw, path, version);
-  return { type, args, version };
+  return typeof body.source === 'string' ? { type, args, version, source: body.source } : { type, args, version };
 }
 
 /** True when some operation of the tree changes metadata or the schema. */

@@ -6,7 +6,7 @@
  * translation strips it first). docs/hasura-compatibility.md carries the same table.
  */
 
-const ONE_SOURCE = 'this engine serves one Postgres database, the source "default" (its URL from --database-url / SVC_GRAPHQL_DATABASE_URL); to change its read replicas send pg_add_source for "default" with replace_configuration: true';
+const ONE_SOURCE = 'this engine serves Postgres sources only: "default" (--database-url / SVC_GRAPHQL_DATABASE_URL) and those added with pg_add_source';
 const CONSOLE_QUERY = 'Hasura\'s console asks it to browse the database; read the database catalog with run_sql on /v2/query instead';
 const EVENT_LOGS = 'read hdb_catalog.event_log and hdb_catalog.event_invocation_logs with run_sql on /v2/query';
 const EVENT_CLEANUP = 'automatic event log cleanup is not supported: delete old rows of hdb_catalog.event_log and hdb_catalog.event_invocation_logs with run_sql (a cron trigger can call a webhook that does)';
@@ -19,9 +19,6 @@ const OTEL = 'OpenTelemetry settings in the metadata are not supported: configur
 const INTERNAL = 'Hasura\'s internal state is not supported: this engine has none to read or set; export_metadata and get_inconsistent_metadata show its state';
 
 export const HASURA_V2_NOT_SUPPORTED: Readonly<Record<string, string>> = {
-  add_source: `several sources are not supported: ${ONE_SOURCE}`,
-  drop_source: `several sources are not supported: ${ONE_SOURCE}`,
-  rename_source: `several sources are not supported: ${ONE_SOURCE}`,
   list_source_kinds: `list_source_kinds is not supported: ${ONE_SOURCE}`,
   get_source_kind_capabilities: `get_source_kind_capabilities is not supported: ${ONE_SOURCE}`,
   get_source_tables: `get_source_tables is not supported: ${CONSOLE_QUERY}`,

@@ -47,6 +47,7 @@ import { create_rest_endpoint, drop_rest_endpoint } from './ops/restEndpoints.js
 import { set_api_limits, remove_api_limits, set_graphql_schema_introspection_options } from './ops/apiLimits.js';
 import { add_inherited_role, drop_inherited_role } from './ops/inheritedRoles.js';
 import { update_source } from './ops/updateSource.js';
+import { add_source, drop_source, rename_source } from './ops/sources.js';
 import { create_event_trigger, delete_event_trigger, redeliver_event, invoke_event_trigger } from './ops/eventTriggers.js';
 import {
   set_custom_types,
@@ -126,6 +127,9 @@ export const OP_TYPES = [
   'add_inherited_role',
   'drop_inherited_role',
   'update_source',
+  'add_source',
+  'drop_source',
+  'rename_source',
   'create_event_trigger',
   'delete_event_trigger',
   'redeliver_event',
@@ -214,6 +218,9 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   add_inherited_role,
   drop_inherited_role,
   update_source,
+  add_source,
+  drop_source,
+  rename_source,
   create_event_trigger,
   delete_event_trigger,
   redeliver_event,

@@ -9,7 +9,7 @@
 import { ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
+import { findSource, lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, eventsWritten } from '../events/index.js';
 import { syncLiveTriggers } from '../subscriptions/index.js';
@@ -41,21 +41,28 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       ticket = order.next++;
     }
     const work = new WorkingState(client, engine.state, needsLock);
-    const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
-    // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
-    if (work.metadataChanged || work.cacheChanged) {
-      const cache = (await work.result()).cache;
-      await syncEventTriggers(client, cache);
-      // Live-query change triggers leave tables that are no longer tracked.
-      await syncLiveTriggers(client, cache);
+    try {
+      const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
+      // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
+      if (work.metadataChanged || work.cacheChanged) {
+        const cache = (await work.result()).cache;
+        await syncEventTriggers(client, cache);
+        // Live-query change triggers leave tables that are no longer tracked.
+        await syncLiveTriggers(client, cache);
+      }
+      // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
+      if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
+      // Every change gets a new resource_version and a notification (other instances rebuild).
+      if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
+      else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
+      if (work.cacheChanged) install = (await work.result()).cache;
+      // What run_sql did on other sources commits just before this request's own transaction.
+      await work.finishSources('COMMIT');
+      return out;
+    } catch (e) {
+      await work.finishSources('ROLLBACK');
+      throw e;
     }
-    // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
-    if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
-    // Every change gets a new resource_version and a notification (other instances rebuild).
-    if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
-    else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
-    if (work.cacheChanged) install = (await work.result()).cache;
-    return out;
   });
   if (install && ticket > order.installed) {
     order.installed = ticket;
@@ -94,6 +101,11 @@ async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
   const handler = OPERATIONS[q.type as OpType] as OperationHandler<unknown>;
   if (handler.adminOnly && !ctx.session.isAdmin) {
     throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });
+  }
+  if (q.source !== undefined) {
+    // The objects of a source beside `default` are given through replace_metadata (sources[].tables).
+    if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
+    throw new ApiError('not-supported', `source ${JSON.stringify(q.source)}: commands on the objects of a source other than "default" are not supported on /v1/metadata; give its tables, relationships, permissions and functions in replace_metadata (version 3, sources[].tables)`, { path: ctx.path });
   }
   try {
     // Functions the operation starts serving that read hasura.user, which the engine does not set in this mode.

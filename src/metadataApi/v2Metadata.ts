@@ -23,34 +23,36 @@ function isObject(v: unknown): v is J {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function checkSource(args: J, path: string): J {
+/** The commands about sources themselves: their `name` is the source, not a `source` argument. */
+const SOURCE_COMMANDS = new Set(['pg_add_source', 'pg_drop_source', 'pg_update_source', 'rename_source']);
+
+/** `args` without `source`, and the source when it is not `default` (the runner answers for it: see runQuery.ts). */
+function checkSource(args: J): { rest: J; other?: string } {
   const { source, ...rest } = args;
-  if (source !== undefined && source !== 'default') {
-    throw new ApiError('not-exists', `source with name ${JSON.stringify(source)} does not exist`, { path: `${path}.args` });
-  }
-  return rest;
+  return source !== undefined && source !== null && source !== 'default' ? { rest, other: String(source) } : { rest };
 }
 
-/** The version-2 document of a version-3 one (its `default` source); anything else unchanged. */
+/** The engine's document of a version-3 one: the `default` source at the top, the others in `sources`; anything else unchanged. */
 export function metadataFromV3(md: unknown, path = '$.args'): unknown {
   if (!isObject(md) || md.version !== 3) return md;
   const { version: _v, sources, ...rest } = md;
   const list = Array.isArray(sources) ? (sources as J[]) : [];
-  const other = list.find((s) => s.name !== 'default');
-  if (other) throw new ApiError('not-supported', `only the "default" Postgres source is supported, found ${JSON.stringify(other.name)}`, { path: `${path}.sources` });
-  const src = list[0] ?? {};
+  const src = list.find((s) => isObject(s) && s.name === 'default') ?? {};
+  const others = list.filter((s) => !(isObject(s) && s.name === 'default'));
   const out: J = { version: 2, tables: src.tables ?? [] };
   if (Array.isArray(src.functions) && src.functions.length > 0) out.functions = src.functions;
   if (Array.isArray(src.logical_models) && src.logical_models.length > 0) out.logical_models = src.logical_models;
   if (Array.isArray(src.native_queries) && src.native_queries.length > 0) out.native_queries = src.native_queries;
   if (src.customization !== undefined && src.customization !== null) out.source_customization = src.customization;
   const replicas = isObject(src.configuration) ? src.configuration.read_replicas : undefined;
+  if (others.length > 0) out.sources = others;
+  void path;
   return { ...out, ...rest, ...(replicas === undefined ? {} : { read_replicas: replicas }) };
 }
 
-/** The version-3 document of this engine's (version 2) export. */
+/** The version-3 document of this engine's (version 2) export: `default` first, then the other sources. */
 export function metadataToV3(md: J): J {
-  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, logical_models: models, native_queries: nqs, ...rest } = md;
+  const { version: _v, tables, functions, source_customization: customization, read_replicas: replicas, logical_models: models, native_queries: nqs, sources, ...rest } = md;
   const source: J = { name: 'default', kind: 'postgres', tables: tables ?? [] };
   if (Array.isArray(functions) && functions.length > 0) source.functions = functions;
   if (Array.isArray(models) && models.length > 0) source.logical_models = models;
@@ -58,7 +60,7 @@ export function metadataToV3(md: J): J {
   source.configuration = { connection_info: { database_url: { from_env: 'SVC_GRAPHQL_DATABASE_URL' }, isolation_level: 'read-committed', use_prepared_statements: false } };
   if (Array.isArray(replicas) && replicas.length > 0) source.configuration.read_replicas = replicas;
   if (customization !== undefined) source.customization = customization;
-  return { version: 3, sources: [source], ...rest };
+  return { version: 3, sources: [source, ...(Array.isArray(sources) ? sources : [])], ...rest };
 }
 
 /** Rewrites a /v1/metadata body into a /v1/query body. */
@@ -76,7 +78,8 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
     return { ...body, args: Array.isArray(args) ? args.map((q, i) => translateV2Metadata(q, `${path}.args[${i}]`)) : args };
   }
   let op = type.startsWith('pg_') ? type.slice(3) : type;
-  let a: unknown = isObject(args) ? checkSource(args, path) : args;
+  const checked = isObject(args) && !SOURCE_COMMANDS.has(type) ? checkSource(args) : undefined;
+  let a: unknown = checked ? checked.rest : args;
   // Hasura's way to change an existing source's configuration (its read replicas, say).
   if (type === 'pg_add_source' && isObject(a) && a.replace_configuration === true && a.name === 'default') op = 'update_source';
   if (type.startsWith('pg_') && op === 'set_table_customization' && isObject(a)) {
@@ -101,7 +104,7 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
   if (Object.prototype.hasOwnProperty.call(HASURA_V2_NOT_SUPPORTED, op)) throw new ApiError('not-supported', HASURA_V2_NOT_SUPPORTED[op], { path });
   const backend = OTHER_BACKEND_PREFIX.exec(type);
   if (backend) {
-    throw new ApiError('not-supported', `${JSON.stringify(type)} is a command for a ${backend[1]} source: this engine serves one Postgres source ("default"); use ${JSON.stringify(`pg_${type.slice(backend[0].length)}`)}`, { path });
+    throw new ApiError('not-supported', `${JSON.stringify(type)} is a command for a ${backend[1]} source: this engine serves Postgres sources only; use ${JSON.stringify(`pg_${type.slice(backend[0].length)}`)}`, { path });
   }
   if (!isOpType(op) || NOT_METADATA.has(op) || (type.startsWith('pg_') && ['export_metadata', 'replace_metadata', 'reload_metadata', 'clear_metadata'].includes(op))) {
     throw new ApiError('parse-failed', `unknown metadata command ${JSON.stringify(type)}`, { path });
@@ -110,6 +113,8 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
     a = 'metadata' in a && isObject(a.metadata) ? { ...a, metadata: metadataFromV3(a.metadata, `${path}.args.metadata`) } : metadataFromV3(a, `${path}.args`);
   }
   const out: J = { type: op, args: a ?? {} };
+  // Commands on the objects of another source: the runner says whether it exists (not-exists) or is not served there.
+  if (checked?.other !== undefined) out.source = checked.other;
   if (VERSION_2.has(op) && isObject(a) && ('table' in a || 'function' in a)) out.version = 2;
   // `/v1/metadata`'s own `version` (Hasura v2's export/replace versions) is not the `/v1/query` one:
   // it is passed on only to the operations that have a version 2 there.

@@ -4,7 +4,8 @@
  * "default"), mapped onto the `/v1/query` operations that run them. Any other type is refused as
  * Hasura's derived parser refuses it (`parsing …RQLQuery failed, expected tag field to be one of
  * […]`); the run_sql of another backend (`mssql_run_sql`, `citus_run_sql`, …) is `not-supported`;
- * a source other than "default" is `not-exists`, as Hasura answers for a source it does not have.
+ * run_sql runs on the source it names (`not-exists` for one the metadata does not have); the DML
+ * operations serve "default" only: another source is `not-exists` for them.
  * Only run_sql needs an admin (Hasura's `queryNeedsAdmin`): the DML runs under the role's permissions.
  */
 import { ApiError, pathKey } from '../core/index.js';
@@ -29,7 +30,7 @@ export function translateV2Query(body: unknown, path = '$'): unknown {
   const { type, args } = body;
   if (!SERVED.has(type)) {
     if ((HASURA_V2_QUERY_TYPES as readonly string[]).includes(type)) {
-      throw new ApiError('not-supported', `${JSON.stringify(type)} is for a ${type.split('_')[0]} source; this engine serves one Postgres source: use "run_sql"`, { path });
+      throw new ApiError('not-supported', `${JSON.stringify(type)} is for a ${type.split('_')[0]} source; this engine serves Postgres sources only: use "run_sql"`, { path });
     }
     throw new ApiError(
       'parse-failed',
@@ -45,6 +46,8 @@ export function translateV2Query(body: unknown, path = '$'): unknown {
   const { source, ...rest } = args as J;
   if (source !== undefined && source !== null && source !== 'default') {
     if (typeof source !== 'string') throw new ApiError('parse-failed', `expected String, encountered ${jsonTypeName(source)}`, { path: pathKey(pathKey(path, 'args'), 'source') });
+    // run_sql runs on any source (it answers not-exists for an unknown one); the DML serves `default` only.
+    if (type === 'run_sql') return { type, args: { ...rest, source } };
     throw new ApiError('not-exists', `source with name ${JSON.stringify(source)} does not exist`, { path });
   }
   return { type, args: rest };

@@ -14,6 +14,8 @@ import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
 import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
 import {
+  attachSources,
+  readSources,
   buildRecordOf,
   buildSchemaCacheFrom,
   buildSchemaCacheFull,
@@ -25,7 +27,7 @@ import {
   loadMetadata,
   objectKey,
 } from '../metadata/index.js';
-import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache } from '../metadata/index.js';
+import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache, SourceInput } from '../metadata/index.js';
 import { fetchRemoteInputs } from '../remoteSchemas/index.js';
 
 /**
@@ -122,6 +124,7 @@ export class WorkingState {
   /** Records that SQL may have changed the database: the next read re-introspects. */
   schemaChanged(): void {
     this.snap = undefined;
+    this.sourceInputs.clear();
     this.built = undefined;
     this.schemaTouched = true;
   }
@@ -136,10 +139,90 @@ export class WorkingState {
       const snap = await this.snapshot();
       const remotes = await this.remoteInputs(md);
       const prior = md === this.live.current.metadata ? buildRecordOf(this.live.current) : undefined;
-      this.built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
+      const built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
         : buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
+      this.built = await this.withSources(built, md, remotes);
     }
     return this.built;
+  }
+
+  /** What reading each further source gave, by source, with the connection it was read through. */
+  private sourceInputs = new Map<string, { key: string; input: SourceInput }>();
+
+  /** Every further source of `md` read (once per request and connection; again after `schemaChanged()`). */
+  async sourcesOf(md: Metadata): Promise<Map<string, SourceInput>> {
+    const dbs = this.live.sourceDbs;
+    const out = new Map<string, SourceInput>();
+    if (!md.sources || md.sources.length === 0) return out;
+    if (!dbs) {
+      for (const s of md.sources) out.set(s.name, { ok: false, reason: 'the engine has no pools for further sources' });
+      return out;
+    }
+    const keyOf = (s: NonNullable<Metadata['sources']>[number]) => JSON.stringify(s.configuration.connection_info);
+    const stale = new Set(md.sources.filter((s) => this.sourceInputs.get(s.name)?.key !== keyOf(s)).map((s) => s.name));
+    // A source this request changed (run_sql there) is read inside its open transaction.
+    for (const s of md.sources) {
+      const tx = this.sourceTx.get(s.name);
+      if (!tx || !stale.has(s.name)) continue;
+      stale.delete(s.name);
+      const snapshot = await introspectDatabase(await tx.client, enumTablesOf({ version: 2, tables: s.tables }));
+      this.sourceInputs.set(s.name, { key: keyOf(s), input: { ok: true, snapshot } });
+    }
+    if (stale.size > 0) {
+      const read = await readSources(md, dbs, stale);
+      for (const s of md.sources) if (stale.has(s.name)) this.sourceInputs.set(s.name, { key: keyOf(s), input: read.get(s.name)! });
+    }
+    for (const s of md.sources) out.set(s.name, this.sourceInputs.get(s.name)!.input);
+    return out;
+  }
+
+  /** Transactions this request opened on further sources (run_sql there), committed with the request. */
+  private readonly sourceTx = new Map<string, { client: Promise<DbClient>; finish(how: 'COMMIT' | 'ROLLBACK'): Promise<void> }>();
+
+  /**
+   * A connection in a transaction on source `name` (opened on first use, held until the request ends):
+   * what run_sql on that source runs in. `finishSources` commits (or rolls back) every one.
+   */
+  sourceClient(name: string, connection: NonNullable<Metadata['sources']>[number]['configuration']['connection_info']): Promise<DbClient> {
+    const have = this.sourceTx.get(name);
+    if (have) return have.client;
+    const dbs = this.live.sourceDbs;
+    if (!dbs) return Promise.reject(new ApiError('unexpected', `source ${JSON.stringify(name)} is not available`));
+    const { db } = dbs.pool(name, connection);
+    let end!: (how: 'COMMIT' | 'ROLLBACK') => void;
+    const ending = new Promise<'COMMIT' | 'ROLLBACK'>((r) => (end = r));
+    let opened!: (c: DbClient) => void;
+    let failed!: (e: unknown) => void;
+    const client = new Promise<DbClient>((res, rej) => ((opened = res), (failed = rej)));
+    client.catch(() => undefined);
+    const done = db.withClient(async (c) => {
+      await c.query('BEGIN');
+      opened(c);
+      await c.query(await ending);
+    });
+    done.catch((e) => failed(e));
+    this.sourceTx.set(name, {
+      client,
+      async finish(how) {
+        end(how);
+        await done;
+      },
+    });
+    return client;
+  }
+
+  /** Ends the transactions opened on further sources: COMMIT before the request's own commit, or ROLLBACK. */
+  async finishSources(how: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+    const all = [...this.sourceTx.values()];
+    this.sourceTx.clear();
+    if (how === 'COMMIT') for (const t of all) await t.finish(how);
+    else await Promise.all(all.map((t) => t.finish(how).catch(() => undefined)));
+  }
+
+  /** `built` (of `default`) with every further source of `md` built against its database (metadata/sources.ts). */
+  private async withSources(built: BuildResult, md: Metadata, remotes: ReadonlyMap<string, RemoteIntrospection>): Promise<BuildResult> {
+    if (!md.sources || md.sources.length === 0) return built;
+    return attachSources(built, md, await this.sourcesOf(md), undefined, remotes, this.live.defaultNamingConvention, this.live.buildOptions);
   }
 
   /**
@@ -183,7 +266,9 @@ export class WorkingState {
     await loadEnumValues(this.client, snap, enumTablesOf(next));
     // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
     const prior = buildRecordOf(this.built?.cache ?? this.live.current);
-    return buildSchemaCacheFrom(prior, next, snap, undefined, await this.remoteInputs(next), this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);  }
+    const remotes = await this.remoteInputs(next);
+    return this.withSources(buildSchemaCacheFrom(prior, next, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions), next, remotes);
+  }
 
   /**
    * Adopts `next` as the metadata, refusing it when it makes objects newly inconsistent (see the

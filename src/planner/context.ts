@@ -26,6 +26,19 @@ export class PlanContext {
   /** `backendOnly`: planning for a trusted backend's request (the role's `backend_only` mutations allowed). */
   constructor(readonly cache: SchemaCache, readonly role: string, readonly stringifyNumeric: boolean, readonly backendOnly = false) {}
 
+  /**
+   * The context of a root field of another source: the same planning run (variables baked, checks,
+   * remote relationships counted here) over that source's cache.
+   */
+  forSource(cache: SchemaCache): PlanContext {
+    const child = new PlanContext(cache, this.role, this.stringifyNumeric, this.backendOnly);
+    const parent = this as PlanContext;
+    Object.defineProperty(child, 'staticVars', { value: parent.staticVars });
+    Object.defineProperty(child, 'checks', { value: parent.checks });
+    Object.defineProperty(child, 'remoteJoins', { get: () => parent.remoteJoins, set: (n: number) => { parent.remoteJoins = n; } });
+    return child;
+  }
+
   /** The role's select view of `table` (the schema only offers fields of tables that have one). */
   view(table: TableInfo, path: string): SelectView {
     const v = selectView(this.cache, this.role, table);

@@ -21,10 +21,11 @@ import { liveKeyOf, type LiveKey } from './liveKey.js';
 
 export type CompiledRootField =
   /** `liveKey`: a subscription's row key, when it has one (liveKey.ts). */
-  | { alias: string; kind: 'sql'; text: string; params: Param[]; liveKey?: LiveKey }
+  /** `source`: the Postgres source it runs on (absent: `default`). */
+  | { alias: string; kind: 'sql'; text: string; params: Param[]; liveKey?: LiveKey; source?: string }
   | { alias: string; kind: 'typename'; value: string }
   | { alias: string; kind: 'introspection' }
-  | { alias: string; kind: `ext:${string}`; plan: unknown };
+  | { alias: string; kind: `ext:${string}`; plan: unknown; source?: string };
 
 export interface CompiledOperation {
   kind: OperationPlan['kind'];
@@ -35,6 +36,14 @@ export interface CompiledOperation {
    * the request is one round trip over one snapshot.
    */
   combined?: { text: string; params: Param[] };
+  /**
+   * The one Postgres source every SQL and `ext:` root field runs on, when it is not `default` (then the
+   * operation runs on that source's pool as a whole); absent: `default`, or root fields of several
+   * sources (`combined` is then absent too: each field runs on its own source).
+   */
+  source?: string;
+  /** Root fields of more than one source. */
+  multiSource?: boolean;
   checks: RuntimeCheck[];
   /** A document with only the introspection root fields, for graphql-js `execute`. */
   introspection?: DocumentNode;
@@ -110,7 +119,9 @@ export function compileOperation(
     parts.push({ alias, frag });
     const compiled = compile(frag);
     const liveKey = f && plan.kind === 'subscription' ? liveKeyOf(f, compiled.params) : undefined;
-    return liveKey ? { alias, kind: 'sql', ...compiled, liveKey } : { alias, kind: 'sql', ...compiled };
+    const out: CompiledRootField = liveKey ? { alias, kind: 'sql', ...compiled, liveKey } : { alias, kind: 'sql', ...compiled };
+    if (f?.source !== undefined) out.source = f.source;
+    return out;
   };
   const fields = plan.fields.map((f: RootFieldPlan): CompiledRootField => {
     switch (f.kind) {
@@ -129,12 +140,15 @@ export function compileOperation(
         introspectionNodes.push(...(f.field as NField).nodes);
         return { alias: f.alias, kind: 'introspection' };
       default:
-        return { alias: f.alias, kind: f.kind, plan: f.plan };
+        return f.source === undefined ? { alias: f.alias, kind: f.kind, plan: f.plan } : { alias: f.alias, kind: f.kind, plan: f.plan, source: f.source };
     }
   });
   const compiled: CompiledOperation = { kind: plan.kind, fields, checks: plan.checks };
+  const sources = new Set(plan.fields.filter((f) => f.kind !== 'typename' && f.kind !== 'introspection').map((f) => f.source ?? 'default'));
+  if (sources.size > 1) compiled.multiSource = true;
+  else if (sources.size === 1 && !sources.has('default')) compiled.source = [...sources][0];
   const sqlCount = fields.filter((f) => f.kind === 'sql').length;
-  if (sqlCount > 1 && fields.every((f) => f.kind === 'sql' || f.kind === 'typename')) compiled.combined = compile(combinedStatement(parts));
+  if (sqlCount > 1 && sources.size <= 1 && fields.every((f) => f.kind === 'sql' || f.kind === 'typename')) compiled.combined = compile(combinedStatement(parts));
   if (introspectionNodes.length > 0) {
     compiled.introspection = {
       kind: Kind.DOCUMENT,

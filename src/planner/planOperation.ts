@@ -7,7 +7,7 @@
 import { isApiError } from '../core/index.js';
 import { andAll, type AggregateIR, type BoolExp, type SelectField, type SelectIR } from '../ir/index.js';
 import { chosenPath, outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
-import type { SchemaCache } from '../metadata/index.js';
+import type { SchemaCache, TableInfo } from '../metadata/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
 import { functionSource } from './functionSource.js';
@@ -15,7 +15,10 @@ import { nativeQuerySource } from './nativeQuerySource.js';
 import { planAggregate, planSelect } from './select.js';
 import { compile, compileAggregate, compileSelect, type Param } from '../sql/index.js';
 
-export type RootFieldPlan =
+/** A root field's plan; `source`: the Postgres source it runs on (absent: `default`). */
+export type RootFieldPlan = RootFieldPlanOf & { source?: string };
+
+type RootFieldPlanOf =
   | { alias: string; kind: 'select'; ir: SelectIR }
   | { alias: string; kind: 'select_by_pk'; ir: SelectIR }
   | { alias: string; kind: 'aggregate'; ir: AggregateIR }
@@ -107,11 +110,20 @@ function withRemoteJoins(ctx: PlanContext, op: NormalizedOperation, plan: RootFi
   return { alias: plan.alias, kind: 'ext:remote_join', plan: { ...compiled, shape, op } satisfies RemoteJoinPlan };
 }
 
-function planRootField(ctx: PlanContext, op: NormalizedOperation, f: NField, planners: RootFieldPlanners): RootFieldPlan {
+function planRootField(parent: PlanContext, op: NormalizedOperation, f: NField, planners: RootFieldPlanners): RootFieldPlan {
   if (f.name === '__typename') return { alias: f.alias, kind: 'typename', value: op.rootType.name };
   if (f.name === '__schema' || f.name === '__type') return { alias: f.alias, kind: 'introspection', field: f };
   const meta = outputMeta(f.def);
   if (!meta) throw vf(`field ${f.name} has no plan`, f.path);
+  // A root field of another source's table is planned over that source's cache and runs on its pool.
+  const source = (meta as { table?: TableInfo }).table?.source;
+  if (source === undefined) return planRootFieldOn(parent, op, f, meta, planners);
+  const sc = parent.cache.sources?.get(source);
+  if (!sc) throw vf(`field ${f.name} cannot be planned: source ${JSON.stringify(source)} is not available`, f.path);
+  return { ...planRootFieldOn(parent.forSource(sc), op, f, meta, planners), source };
+}
+
+function planRootFieldOn(ctx: PlanContext, op: NormalizedOperation, f: NField, meta: OutputFieldMeta, planners: RootFieldPlanners): RootFieldPlan {
   switch (meta.kind) {
     case 'select':
       return { alias: f.alias, kind: 'select', ir: planSelect(ctx, meta.table, f) };

@@ -23,7 +23,7 @@ import type { EngineContext } from '../appState.js';
 import { checkAuthConfig, createAuthenticator, type Authenticator } from '../auth/index.js';
 import cluster from 'node:cluster';
 import { HASURA_ENV_NOT_READ, openAccessWarning, type ServerConfig } from '../config/index.js';
-import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
+import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, SourcePools, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
 import { describeApiLimits, encodeApiLimits, findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type ApiLimits, type SchemaSyncOptions } from '../metadata/index.js';
 import type { LimitDefaults } from '../graphql/index.js';
@@ -167,7 +167,12 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
       const readers = await db.transaction({}, (c) => findHasuraSessionReaders(c));
       if (readers.length > 0) logger.warn({ type: 'startup', kind: 'hasura-session', functions: readers }, hasuraSessionWarning(`SQL in the database (${readers.join(', ')})`));
     }
-    const state = await createAppState(db, config, logger, catalog.metadataTable);
+    // One pool per Postgres source beside `default` (made when a build first reads the source).
+    const sources = new SourcePools({
+      onError: (err) => logger.warn({ type: 'source', err: String(err) }, 'a source connection failed'),
+    });
+    undo.push(() => sources.close());
+    const state = await createAppState(db, config, logger, catalog.metadataTable, sources);
     // Adopted metadata was written straight to the catalog: install the capture of its event triggers (and Hasura v2's cron triggers).
     if (catalog.adoption) await db.transaction({}, (c) => installAdopted(c, state.current, catalog.adoption!, logger));
     const replicaSetup = await ReplicaSetup.start(config, state.current.metadata, databaseUrl, db, logger);
@@ -182,7 +187,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const responseCache = await createResponseCache(config, logger, await cacheScope(db, config, version, hasuraSession));
     undo.push(() => responseCache.close());
     const limitDefaults = apiLimitDefaults(config, hasuraCompat, state.current.metadata.api_limits, logger);
-    const ctx: EngineContext = { config, db, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, hasuraCompat, replicas: undefined, limitDefaults, onInstanceSilent: (fn) => heartbeat.onSilent(fn) };
+    const ctx: EngineContext = { config, db, sources, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, hasuraCompat, replicas: undefined, limitDefaults, onInstanceSilent: (fn) => heartbeat.onSilent(fn) };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
     if (replicaSetup.followsMetadata) {
@@ -198,6 +203,14 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
         const cache = await rebuild();
         replicaSetup.follow(cache.metadata);
         return cache;
+      };
+    }
+    {
+      // A dropped or renamed source's pool is closed once the metadata without it is in use.
+      const install = state.install.bind(state);
+      state.install = (cache, resourceVersion) => {
+        install(cache, resourceVersion);
+        sources.retain(new Set((state.current.metadata.sources ?? []).map((s) => s.name)));
       };
     }
     if (config.strictSchemaSync) ctx.catchUp = () => sync.catchUp();

@@ -14,7 +14,7 @@
  * would take the change as seen and miss the update.
  */
 import { ApiError, type Session } from '../core/index.js';
-import type { EngineContext } from '../appState.js';
+import { sourceDb, type EngineContext } from '../appState.js';
 import type { ReadAfter, ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
@@ -80,14 +80,15 @@ export class LiveQueryManager {
   ): Promise<() => void> {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
-    const prepare = this.ctx.config.usePreparedStatements !== false;
-    const poller = this.pollerFor(statement, cache, prepare, field.liveKey);
+    const source = field.source !== undefined ? sourceDb(this.ctx, field.source) : undefined;
+    const prepare = source ? source.prepare : this.ctx.config.usePreparedStatements !== false;
+    const poller = source ? this.sourcePollerFor(field.source!, source.db, statement, cache, prepare, field.liveKey) : this.pollerFor(statement, cache, prepare, field.liveKey);
     poller.hold();
     try {
       // The change triggers exist before the first query runs (liveTriggers.ts).
       await poller.ready;
       const gen = poller.generation();
-      const first = await this.readDb(readAfter).query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
+      const first = await (source ? source.db : this.readDb(readAfter)).query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
       if (cancelled()) return () => {};
       const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
       const hash = resultHash(body);
@@ -136,6 +137,37 @@ export class LiveQueryManager {
       },
     }, cache);
     this.pollers.set(statement, created);
+    return created;
+  }
+
+  /**
+   * The poller of a live query on a source beside `default`: on that source's pool, rerun every refetch
+   * interval (the change counters live in `default`'s database only).
+   */
+  private sourcePollerFor(source: string, db: Pick<ReadDb, 'query'>, statement: string, cache: SchemaCache, prepare: boolean, key: LiveKey | undefined): Poller {
+    const id = `${source}\u0000${statement}`;
+    const existing = this.pollers.get(id);
+    if (existing && existing.cache === cache) return existing;
+    const created: Poller = new Poller(statement, {
+      db,
+      timers: this.timers,
+      batchSize: this.ctx.config.liveQueries.batchSize,
+      intervalMs: this.ctx.config.liveQueries.refetchIntervalMs,
+      prepare,
+      watcher: undefined,
+      key,
+      watch: () => Promise.resolve({ watch: false as const, reason: `source ${JSON.stringify(source)} has no change counters` }),
+      errorBody: (e) => this.errorBody(e),
+      isStale: () => this.ctx.state.current !== cache,
+      onEmpty: () => {
+        if (this.pollers.get(id) === created) this.pollers.delete(id);
+        this.checkIdle();
+      },
+      onStale: (subscribers) => {
+        for (const s of subscribers) s.replan();
+      },
+    }, cache);
+    this.pollers.set(id, created);
     return created;
   }
 

@@ -27,6 +27,8 @@ export interface LiveRootField {
   params: Param[];
   /** The row key that narrows reruns (planner/liveKey.ts), when the field has one. */
   liveKey?: LiveKey;
+  /** The Postgres source it reads (absent: `default`). */
+  source?: string;
 }
 
 const statements = new WeakMap<LiveRootField, string>();

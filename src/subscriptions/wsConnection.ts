@@ -305,6 +305,9 @@ class GraphqlSocket {
       if (!streaming && (compiled.fields.length !== 1 || field?.kind !== 'sql')) {
         throw new ApiError('not-supported', 'this subscription field is not supported: only database query fields can be subscribed to');
       }
+      if (streaming && 'source' in field && field.source !== undefined) {
+        throw new ApiError('not-supported', `streaming subscriptions on a source other than "default" are not supported: subscribe to ${JSON.stringify(field.alias)} as a live query`);
+      }
       const subscriber: Subscriber = sub ?? {
         lastHash: undefined,
         push: (body) => this.send(dataMessage(this.protocol, id, body)),

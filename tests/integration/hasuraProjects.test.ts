@@ -13,6 +13,8 @@ import { startTestEngine, type TestEngine } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
 import { startWebhookServer, type WebhookServer } from '../support/webhookServer.js';
 import { pino } from 'pino';
+import { startSystemPostgres, type SystemPostgres } from '../support/systemPostgres.js';
+import { sqlOn } from '../support/standbyPostgres.js';
 
 const project = (name: string) => fileURLToPath(new URL(`../support/fixtures/hasura-projects/${name}/`, import.meta.url));
 
@@ -325,5 +327,56 @@ describe('dev-portal (Hasura v2 format: @include on a hidden column, a cron trig
     const del = await e.request('POST', '/v1/metadata', { type: 'delete_cron_trigger', args: { name: 'Weekly digest: all developers' } });
     assert.deepEqual([del.status, del.body], [200, { message: 'success' }]);
     assert.deepEqual(await rows(e, 'SELECT name FROM hdb_catalog.hdb_cron_triggers ORDER BY name'), [['Cleanup notification logs']]);
+  });
+});
+
+describe('music-archive (Hasura v2 format, two databases: default and archive on its own server, migrations per database)', () => {
+  const dir = project('music-archive');
+  const listener = { 'x-svc-role': 'listener', 'x-svc-user-id': '5' };
+  let e: TestEngine;
+  let archive: SystemPostgres;
+  before(async () => {
+    archive = await startSystemPostgres();
+    process.env.ARCHIVE_DATABASE_URL = archive.url;
+    e = await startTestEngine({ hasuraCompat: 'true' });
+  });
+  after(async () => {
+    await e?.stop();
+    archive?.stop();
+    delete process.env.ARCHIVE_DATABASE_URL;
+  });
+
+  test('migrate apply per database, metadata apply with both databases, consistent, no drift; queries and a mutation on each', async () => {
+    // The archive's migrations need its source: without it the engine does not know the database.
+    const early = await cli(e, 'migrate', ['apply', '--project', dir, '--database-name', 'archive']);
+    assert.equal(early.code, 1);
+    assert.match(early.err, /source with name "archive" does not exist/);
+    assert.equal((await cli(e, 'migrate', ['apply', '--project', dir, '--database-name', 'default'])).code, 0);
+    // A first apply adds the archive source (no tables there yet: its tables are inconsistent until migrated).
+    const first = await cli(e, 'metadata', ['apply', '--project', dir, '--allow-inconsistent-metadata']);
+    assert.equal(first.code, 0, first.err + first.out);
+    const migrated = await cli(e, 'migrate', ['apply', '--project', dir, '--database-name', 'archive']);
+    assert.equal(migrated.code, 0, migrated.err);
+    assert.deepEqual(await sqlOn(archive.url, 'SELECT version::text FROM hdb_catalog.schema_migrations'), [{ version: '1700000000001' }]);
+    assert.deepEqual(await rows(e, 'SELECT version::text FROM hdb_catalog.schema_migrations'), [['1700000000000']]);
+    const md = await cli(e, 'metadata', ['apply', '--project', dir]);
+    assert.equal(md.code, 0, md.err + md.out);
+    const status = await cli(e, 'migrate', ['status', '--project', dir, '--database-name', 'archive']);
+    assert.match(status.out, /1700000000001\tinit\tPresent\tApplied/);
+    const inconsistency = await e.request('POST', '/v1/metadata', { type: 'get_inconsistent_metadata', args: {} });
+    assert.deepEqual(inconsistency.body, { is_consistent: true, inconsistent_objects: [] });
+    const diff = await cli(e, 'metadata', ['diff', '--project', dir]);
+    assert.equal(diff.code, 0, diff.out);
+    assert.match(diff.err, /no differences/);
+
+    const both = await e.graphql('{ artist(order_by: {id: asc}) { name } archive_album(order_by: {id: asc}) { title } archive_album_aggregate { aggregate { count } } }', undefined, listener);
+    assert.deepEqual(both.body, { data: { artist: [{ name: 'Nina' }, { name: 'Miles' }], archive_album: [{ title: 'Pastel Blues' }, { title: 'Kind of Blue' }], archive_album_aggregate: { aggregate: { count: 2 } } } });
+    const played = await e.graphql('mutation { archive_insert_play_one(object: {album_id: 20}) { album_id listener_id } }', undefined, listener);
+    assert.deepEqual(played.body, { data: { archive_insert_play_one: { album_id: 20, listener_id: 5 } } });
+    assert.deepEqual(await sqlOn(archive.url, 'SELECT album_id, listener_id FROM play'), [{ album_id: 20, listener_id: 5 }]);
+    const mine = await e.graphql('{ archive_album(where: {id: {_eq: 20}}) { plays { listener_id } } }', { }, { 'x-svc-role': 'listener', 'x-svc-user-id': '6' });
+    assert.deepEqual(mine.body, { data: { archive_album: [{ plays: [] }] } });
+    const renamed = await e.graphql('mutation { update_artist(where: {id: {_eq: 2}}, _set: {name: "Miles D."}) { affected_rows } }');
+    assert.deepEqual(renamed.body, { data: { update_artist: { affected_rows: 1 } } });
   });
 });

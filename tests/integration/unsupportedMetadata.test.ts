@@ -32,7 +32,7 @@ test('each unsupported section (and unknown keys) is refused by name; the metada
   // Driven by the one list: what is still on it must be refused; what has landed is not this test's business.
   const cases: Array<[Record<string, unknown>, string]> = Object.entries(UNSUPPORTED_METADATA_KEYS)
     .map(([key, what]): [Record<string, unknown>, string] => [{ [key]: SAMPLES[key] ?? [{ name: 'x' }] }, `${key} (${what})`]);
-  cases.push([{ sources: [{ name: 'default' }] }, 'sources (unknown key)']);
+  cases.push([{ unknown_section: [{ name: 'default' }] }, 'unknown_section (unknown key)']);
   for (const [extra, named] of cases) {
     const r = await e.query({ type: 'replace_metadata', args: { version: 2, tables: [{ table: 'author' }], ...extra } });
     assert.equal(r.status, 400, named);
@@ -40,9 +40,9 @@ test('each unsupported section (and unknown keys) is refused by name; the metada
     assert.equal(r.body.path, '$.args', named);
     assert.match(r.body.error, new RegExp(named.replace(/[()]/g, '\\$&')), named);
   }
-  const r = await e.query({ type: 'replace_metadata', args: { version: 2, tables: [{ table: 'author' }], sources: [{ name: 'default' }], backend_configs: { dataconnector: { x: { uri: 'http://127.0.0.1:9' } } } } });
+  const r = await e.query({ type: 'replace_metadata', args: { version: 2, tables: [{ table: 'author' }], unknown_section: [{ name: 'default' }], backend_configs: { dataconnector: { x: { uri: 'http://127.0.0.1:9' } } } } });
   assert.equal(r.status, 400);
-  assert.equal(r.body.error, 'this engine does not support yet, so refuses to store: sources (unknown key), backend_configs (unknown key)');
+  assert.equal(r.body.error, 'this engine does not support yet, so refuses to store: unknown_section (unknown key), backend_configs (unknown key)');
   assert.deepEqual(await exported(), before, 'nothing was stored');
 });
 

@@ -34,6 +34,11 @@ export interface SchemaParts {
   /** Fields only `subscription_root` has (beside every query field): the streaming fields. */
   readonly subscription?: readonly RootFieldsBuilder[];
   readonly tableFields: readonly TableFieldsBuilder[];
+  /**
+   * The builders run once more for each Postgres source beside `default` (on a context over that
+   * source's cache, sharing the named types): the tables' and functions' root fields. Absent: only `default`'s.
+   */
+  readonly sources?: { readonly query: readonly RootFieldsBuilder[]; readonly mutation: readonly RootFieldsBuilder[]; readonly subscription?: readonly RootFieldsBuilder[] };
   /** The interfaces a table's object type implements (the Relay schema's `Node`); absent → none. */
   readonly tableInterfaces?: (ctx: SchemaContext, table: TableInfo) => GraphQLInterfaceType[];
 }
@@ -47,11 +52,21 @@ const BUILTINS: Record<string, GraphQLScalarType> = {
 
 export class SchemaContext {
   readonly isAdmin: boolean;
-  private readonly types = new Map<string, GraphQLNamedType>();
 
-  /** `backendOnly`: the schema of a trusted backend's request (the role's `backend_only` mutations offered). */
-  constructor(readonly sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false) {
+  /**
+   * `backendOnly`: the schema of a trusted backend's request (the role's `backend_only` mutations offered).
+   * `types`: the named types made so far, shared by the contexts of one schema's sources.
+   */
+  constructor(
+    readonly sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false,
+    private readonly types = new Map<string, GraphQLNamedType>(),
+  ) {
     this.isAdmin = role === ADMIN_ROLE;
+  }
+
+  /** A context over another source's cache for the same schema (same role, parts and named types). */
+  forSource(sc: SchemaCache): SchemaContext {
+    return new SchemaContext(sc, this.role, this.parts, this.backendOnly, this.types);
   }
 
   /** The named type `name`, made by `make` the first time it is asked for. */

@@ -15,7 +15,7 @@
 import { GraphQLObjectType, GraphQLSchema, specifiedDirectives, type GraphQLFieldConfig } from 'graphql';
 import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
 import type { SchemaCache } from '../../metadata/index.js';
-import { SchemaContext, type SchemaParts } from './context.js';
+import { SchemaContext, type FieldEntry, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
 import { toGraphqlCase } from './graphqlCase.js';
 import { roleShapeKey, structureKey } from './schemaShape.js';
@@ -129,6 +129,16 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
   const queryEntries = parts.query.flatMap((b) => b(ctx));
   const mutationEntries = parts.mutation.flatMap((b) => b(ctx));
   const subscriptionEntries = (parts.subscription ?? []).flatMap((b) => b(ctx));
+  // Every further source's tables and functions, built the same way over its own cache.
+  if (parts.sources && cache.sources) {
+    for (const sc of cache.sources.values()) {
+      const sctx = ctx.forSource(sc);
+      const rename = sourceRootNames(sc);
+      queryEntries.push(...rename(parts.sources.query.flatMap((b) => b(sctx))));
+      mutationEntries.push(...rename(parts.sources.mutation.flatMap((b) => b(sctx))));
+      subscriptionEntries.push(...rename((parts.sources.subscription ?? []).flatMap((b) => b(sctx))));
+    }
+  }
   const queryFields = sortEntries(queryEntries);
   const queryRoot = new GraphQLObjectType({ name: 'query_root', description: 'query root', fields: queryFields });
   const mutationRoot = mutationEntries.length === 0 ? null
@@ -150,6 +160,13 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     return { role, backendOnly, key, cache, schema: renamed, queryRoot: renamed.getQueryType()!, mutationRoot: renamed.getMutationType() ?? null, subscriptionRoot: renamed.getSubscriptionType() ?? null };
   }
   return { role, backendOnly, key, cache, schema, queryRoot, mutationRoot, subscriptionRoot };
+}
+
+/** A source's `customization.root_fields` prefix and suffix applied to its root-field entries. */
+function sourceRootNames(sc: SchemaCache): (entries: FieldEntry[]) => FieldEntry[] {
+  const rf = sc.sourceRootFields;
+  if (!rf || (!rf.prefix && !rf.suffix)) return (entries) => entries;
+  return (entries) => entries.map(([name, field]) => [`${rf.prefix ?? ''}${name}${rf.suffix ?? ''}`, field]);
 }
 
 function copyFields(fields: Record<string, GraphQLFieldConfig<unknown, unknown>>): Record<string, GraphQLFieldConfig<unknown, unknown>> {

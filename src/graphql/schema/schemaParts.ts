@@ -14,4 +14,5 @@ export const TABLE_SCHEMA_PARTS: SchemaParts = {
   mutation: [remoteSchemaRootFields('mutation'), mutationRootFields],
   subscription: [streamRootFields],
   tableFields: [remoteRelFields],
+  sources: { query: [queryRootFields], mutation: [mutationRootFields], subscription: [streamRootFields] },
 };

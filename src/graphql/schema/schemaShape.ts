@@ -58,6 +58,12 @@ export function structureKey(cache: SchemaCache): string {
   h.update(JSON.stringify([...cache.functions], replacer));
   for (const [name, r] of cache.remoteInputs ?? []) h.update(`\0${name}:${idOf(r)}`);
   h.update(`\0${cache.namingConvention ?? ''}`);
+  // Every further source's tables and functions as its database has them (absent when unreadable).
+  for (const [name, sc] of cache.sources ?? []) {
+    h.update(`\0source:${name}\0`);
+    for (const [k, t] of sc.tables) h.update(k).update('\0').update(tableDigest(t)).update('\0');
+    h.update(JSON.stringify([...sc.functions], replacer));
+  }
   key = h.digest('base64');
   structures.set(cache, key);
   return key;

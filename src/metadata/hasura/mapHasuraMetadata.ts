@@ -53,12 +53,26 @@ export function mapHasuraBrand(v: unknown, path = '$'): { value: unknown; mapped
 function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
   const out: J = { version: 2 };
   const sources = (md.sources ?? []) as J[];
-  const pg = sources.find((s) => s.name === 'default') ?? sources.find((s) => (s.kind ?? 'postgres') === 'postgres');
+  const isPg = (s: J) => ['postgres', 'pg'].includes(s.kind ?? 'postgres');
+  // `default`, else the first Postgres source, is the engine's own database; other Postgres sources keep their connections.
+  const pg = sources.find((s) => s.name === 'default' && isPg(s)) ?? sources.find(isPg);
+  const others: J[] = [];
   for (const s of sources) {
-    if (s !== pg) unsupported.push(`source "${s.name}" (${s.kind ?? 'postgres'}): only one Postgres source is served; left out`);
+    if (s === pg) continue;
+    if (!isPg(s)) {
+      unsupported.push(`source "${s.name}" (${s.kind}): only Postgres sources are served; left out`);
+      continue;
+    }
+    mapped.push(`sources["${s.name}"] → a Postgres source beside "default" (its own connection)`);
+    const keep: J = { name: s.name, kind: 'postgres', configuration: s.configuration, tables: s.tables ?? [] };
+    if (s.functions?.length) keep.functions = s.functions;
+    if (s.customization !== undefined && s.customization !== null) keep.customization = s.customization;
+    for (const k of Object.keys(s)) {
+      if (!['name', 'kind', 'tables', 'functions', 'configuration', 'customization'].includes(k)) unsupported.push(`sources["${s.name}"].${k}: left out`);
+    }
+    others.push(keep);
   }
   if (pg) {
-    if ((pg.kind ?? 'postgres') !== 'postgres') unsupported.push(`source "${pg.name}" is ${pg.kind}, not postgres`);
     mapped.push(`sources["${pg.name}"] → tables/functions of the engine's database (of its configuration only read_replicas is used)`);
     out.tables = pg.tables ?? [];
     if (pg.functions?.length) out.functions = pg.functions;
@@ -70,6 +84,7 @@ function flattenV3(md: J, mapped: string[], unsupported: string[]): J {
       if (!['name', 'kind', 'tables', 'functions', 'configuration', 'customization', 'logical_models', 'native_queries'].includes(k)) unsupported.push(`sources["${pg.name}"].${k}: left out`);
     }
   } else out.tables = [];
+  if (others.length > 0) out.sources = others;
   for (const [k, v] of Object.entries(md)) {
     if (k === 'version' || k === 'sources') continue;
     if (V3_ONLY.includes(k)) unsupported.push(`${k}: not supported; left out`);

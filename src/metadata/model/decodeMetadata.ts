@@ -18,6 +18,7 @@ import { duplicateValues } from '../../lib/index.js';
 import { decodeInheritedRole } from './decodeInheritedRoles.js';
 import { decodeReadReplicas } from './decodeReadReplicas.js';
 import { decodeLogicalModel, decodeNativeQuery } from './decodeNativeQueries.js';
+import { decodeSources } from './decodeSources.js';
 
 function decodeVersion(v: unknown, path: string): 1 | 2 {
   if (v === 1 || v === 2) return v;
@@ -67,6 +68,10 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   const inherited = optional(o, 'inherited_roles', path, arrayOf(decodeInheritedRole));
   if (inherited && inherited.length > 0) md.inherited_roles = inherited;
   const customization = optional(o, 'source_customization', path, decodeSourceCustomization);
+  if (customization?.root_fields) {
+    // Served for the sources beside `default` only: default's root fields share the root with actions and remote schemas.
+    throw new ApiError('not-supported', 'the root fields prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.source_customization.root_fields` });
+  }
   if (customization?.naming_convention) md.source_customization = customization;
   const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
   if (replicas && replicas.length > 0) md.read_replicas = replicas;
@@ -74,6 +79,8 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
   if (logicalModels && logicalModels.length > 0) md.logical_models = logicalModels;
   const nativeQueries = optional(o, 'native_queries', path, arrayOf(decodeNativeQuery));
   if (nativeQueries && nativeQueries.length > 0) md.native_queries = nativeQueries;
+  const sources = optional(o, 'sources', path, decodeSources);
+  if (sources && sources.length > 0) md.sources = sources;
   return md;
 }
 

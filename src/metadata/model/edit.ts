@@ -31,10 +31,27 @@ export type Removable =
   | { kind: 'query_collection_query'; collection: string; query: string }
   | { kind: 'logical_model'; name: string }
   | { kind: 'logical_model_permission'; name: string; role: string }
-  | { kind: 'native_query'; name: string };
+  | { kind: 'native_query'; name: string }
+  | { kind: 'source'; name: string }
+  | { kind: 'source_object'; source: string; id: Removable };
 
 /** Removes one object from `md` (in place); a no-op when it is not there. */
 export function removeObject(md: Metadata, id: Removable): void {
+  if (id.kind === 'source') {
+    md.sources = (md.sources ?? []).filter((s) => s.name !== id.name);
+    if (md.sources.length === 0) delete md.sources;
+    return;
+  }
+  if (id.kind === 'source_object') {
+    const s = (md.sources ?? []).find((x) => x.name === id.source);
+    if (!s) return;
+    const part: Metadata = { version: 2, tables: s.tables, functions: s.functions ?? [] };
+    removeObject(part, id.id);
+    s.tables = part.tables;
+    if (part.functions && part.functions.length > 0) s.functions = part.functions;
+    else delete s.functions;
+    return;
+  }
   if (id.kind === 'function') {
     md.functions = (md.functions ?? []).filter((f) => !sameName(f.function, id.function));
     return;

@@ -18,6 +18,7 @@ import type {
   TableMetadata,
   UpdatePermission,
   DeletePermission,
+  SourceMetadata,
 } from './metadata.js';
 import type { AnyPermission, PermType } from './decodePermission.js';
 import { encodeApiLimits } from './decodeApiLimits.js';
@@ -186,6 +187,17 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
   nonEmpty(o, 'read_replicas', md.read_replicas);
   nonEmpty(o, 'logical_models', md.logical_models?.map((m) => structuredClone(m)));
   nonEmpty(o, 'native_queries', md.native_queries?.map((q) => structuredClone(q)));
+  nonEmpty(o, 'sources', md.sources?.map((s) => encodeSource(s, opts)));
+  return o;
+}
+
+/** A further source as the version-3 document writes it (its tables and functions as the default's). */
+function encodeSource(s: SourceMetadata, opts: EncodeOptions): J {
+  const o: J = { name: s.name, kind: s.kind, tables: s.tables.map((t) => encodeTable(t, opts)) };
+  nonEmpty(o, 'functions', encodeMetadata({ version: 2, tables: [], functions: s.functions }, opts).functions as unknown[] | undefined);
+  o.configuration = structuredClone(s.configuration);
+  const customization = encodeSourceCustomization(s.customization);
+  if (customization) o.customization = customization;
   return o;
 }
 

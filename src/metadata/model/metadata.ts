@@ -33,6 +33,35 @@ export interface Metadata {
   logical_models?: LogicalModelMetadata[];
   /** Hasura v2's `sources[].native_queries`: SQL with `{{arg}}` parameters, exposed as root fields. */
   native_queries?: NativeQueryMetadata[];
+  /**
+   * Hasura v2's further Postgres sources (`sources[i]` other than `default`), in version 3's shape:
+   * each its own connection, tables and functions. The `default` source is the rest of this document.
+   */
+  sources?: SourceMetadata[];
+}
+
+/** A Postgres connection as Hasura v2 writes it: a URL, an env var holding one, or its parts. */
+export type DatabaseUrlConf =
+  | string
+  | { from_env: string }
+  | { connection_parameters: { host: string; port?: number; username?: string; password?: string; database: string } };
+
+/** `configuration.connection_info` of a source. */
+export interface SourceConnectionInfo {
+  database_url: DatabaseUrlConf;
+  pool_settings?: { max_connections?: number; idle_timeout?: number; connection_lifetime?: number; retries?: number; pool_timeout?: number; [key: string]: unknown };
+  isolation_level?: 'read-committed' | 'repeatable-read' | 'serializable';
+  use_prepared_statements?: boolean;
+}
+
+/** One further Postgres source: `sources[i]` of the version-3 document (its `name` is never `default`). */
+export interface SourceMetadata {
+  name: string;
+  kind: 'postgres';
+  configuration: { connection_info: SourceConnectionInfo; read_replicas?: ReadReplicaMetadata[] };
+  tables: TableMetadata[];
+  functions?: FunctionMetadata[];
+  customization?: SourceCustomization;
 }
 
 /**
@@ -98,9 +127,14 @@ export interface InheritedRole {
   role_set: string[];
 }
 
-/** `customization` of a Hasura v2 source; absent `naming_convention` → the server's default. */
+/**
+ * `customization` of a Hasura v2 source; absent `naming_convention` → the server's default.
+ * `root_fields` / `type_names` (prefix, suffix) rename the source's root fields / table types.
+ */
 export interface SourceCustomization {
   naming_convention?: NamingConvention;
+  root_fields?: { prefix?: string; suffix?: string };
+  type_names?: { prefix?: string; suffix?: string };
 }
 
 /** One read replica as Hasura v2 writes it (other connection settings kept as given). */

@@ -23,7 +23,7 @@ export const UNSUPPORTED_TABLE_KEYS: Readonly<Record<string, string>> = {};
 export const UNSUPPORTED_ENTRY_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {};
 
 /** Every top-level key the engine knows; any other key with a non-empty value is refused too. */
-const KNOWN_KEYS = new Set(['version', 'tables', 'functions', 'query_collections', 'rest_endpoints', 'allowlist', 'api_limits', 'graphql_schema_introspection', 'source_customization', 'remote_schemas', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles', 'read_replicas', 'logical_models', 'native_queries']);
+const KNOWN_KEYS = new Set(['version', 'tables', 'functions', 'query_collections', 'rest_endpoints', 'allowlist', 'api_limits', 'graphql_schema_introspection', 'source_customization', 'remote_schemas', 'actions', 'custom_types', 'cron_triggers', 'inherited_roles', 'read_replicas', 'logical_models', 'native_queries', 'sources']);
 
 function isEmpty(v: unknown): boolean {
   if (v === null || v === undefined) return true;

@@ -23,7 +23,10 @@ export type MetadataObjectId =
   | { kind: 'query_collection_query'; collection: string; query: string }
   | { kind: 'logical_model'; name: string }
   | { kind: 'logical_model_permission'; name: string; role: string }
-  | { kind: 'native_query'; name: string };
+  | { kind: 'native_query'; name: string }
+  /** A Postgres source beside `default` (its connection), and an object of one (`id` as in `default`). */
+  | { kind: 'source'; name: string }
+  | { kind: 'source_object'; source: string; id: MetadataObjectId };
 
 /** What a metadata object can depend on. */
 export type SchemaRef =
@@ -82,6 +85,10 @@ export function objectKey(id: MetadataObjectId): string {
       return `lmp:${JSON.stringify([id.name, id.role])}`;
     case 'native_query':
       return `nq:${id.name}`;
+    case 'source':
+      return `src:${id.name}`;
+    case 'source_object':
+      return `src:${id.source}:${objectKey(id.id)}`;
   }
 }
 
@@ -140,6 +147,10 @@ export function reportObject(id: MetadataObjectId): string {
       return `logical_model_permission ${id.name}.${id.role}.select`;
     case 'native_query':
       return `native_query ${id.name}`;
+    case 'source':
+      return `source ${id.name}`;
+    case 'source_object':
+      return `${reportObject(id.id)} in source ${id.source}`;
   }
 }
 

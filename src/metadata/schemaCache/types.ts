@@ -59,6 +59,15 @@ export interface SchemaCache {
   logicalModels?: ReadonlyMap<string, TableInfo>;
   /** Hasura v2's native queries, by root field name. Absent = none. */
   nativeQueries?: ReadonlyMap<string, NativeQueryInfo>;
+  /**
+   * The consistent Postgres sources beside `default` (this cache is `default`'s), each resolved against
+   * its own database the same way, by name (metadata/sources.ts). Absent = none.
+   */
+  sources?: ReadonlyMap<string, SchemaCache>;
+  /** The source this cache resolves (absent: `default`): root fields of its tables run on that source's pool. */
+  source?: string;
+  /** A further source's `customization.root_fields`: the prefix and suffix of its root-field names. */
+  sourceRootFields?: { prefix?: string; suffix?: string };
 }
 
 /** A native query: its code split at the `{{arg}}` placeholders, its arguments, the logical model it returns. */
@@ -157,6 +166,8 @@ export interface InconsistentObject {
 
 export interface TableInfo {
   name: QualifiedTable;
+  /** The source the table is in (absent: `default`). */
+  source?: string;
   /** GraphQL type name: `author`, or `schema_name` outside public. */
   gqlName: string;
   kind: 'table' | 'view' | 'materialized_view' | 'foreign_table' | 'partitioned_table';
@@ -275,6 +286,8 @@ export interface DeletePermInfo {
 
 export interface FunctionInfo {
   name: QualifiedFunction;
+  /** The source the function is in (absent: `default`). */
+  source?: string;
   gqlName: string;
   description: string | null;
   /** The tracked table it returns SETOF. */

@@ -97,7 +97,7 @@ export const clear_metadata = op({
 /** Objects inside a table carry the source name in Hasura's report (`"source": "default"`). */
 function withSource(o: InconsistentObject): InconsistentObject {
   const def = o.definition;
-  if (isObject(def) && 'table' in def && o.type !== 'table') return { ...o, definition: { ...def, source: 'default' } };
+  if (isObject(def) && 'table' in def && o.type !== 'table') return { ...o, definition: { ...def, source: typeof def.source === 'string' ? def.source : 'default' } };
   return o;
 }
 

@@ -16,6 +16,7 @@ import {
   asObject,
   allRelationships,
   asString,
+  findSource,
   findTable,
   hasuraSessionWarning,
   optional,
@@ -26,7 +27,7 @@ import {
   reportObjects,
   required,
 } from '../../metadata/index.js';
-import type { Dependency, Metadata, MetadataObjectId } from '../../metadata/index.js';
+import type { Dependency, Inconsistency, Metadata, MetadataObjectId } from '../../metadata/index.js';
 import { op } from '../types.js';
 import type { OpContext } from '../types.js';
 import { assertNoNewInconsistencies } from '../workingState.js';
@@ -37,6 +38,8 @@ import { schemaDiff, type SchemaDiff } from './schemaDiff.js';
 
 interface RunSqlArgs {
   sql: string;
+  /** The source to run on (absent: `default`, the request's own transaction). */
+  source?: string;
   cascade: boolean;
   checkMetadataConsistency?: boolean;
   readOnly: boolean;
@@ -66,7 +69,9 @@ export const run_sql = op({
   mutates: true,
   decode(args, path): RunSqlArgs {
     const o = asObject(args, path);
+    const source = optional(o, 'source', path, asString);
     return {
+      ...(source !== undefined && source !== 'default' ? { source } : {}),
       sql: required(o, 'sql', path, asString),
       cascade: optional(o, 'cascade', path, asBool) ?? false,
       checkMetadataConsistency: optional(o, 'check_metadata_consistency', path, asBool),
@@ -74,6 +79,7 @@ export const run_sql = op({
     };
   },
   async run(ctx, args) {
+    if (args.source !== undefined) return runOnSource(ctx, args, args.source);
     if (!ctx.engine.hasuraSession && readsHasuraSession(args.sql)) ctx.engine.logger.warn({ type: 'hasura-session', path: ctx.path }, hasuraSessionWarning('run_sql'));
     const check = !args.readOnly && (args.checkMetadataConsistency ?? SCHEMA_CHANGING.test(args.sql));
     if (!check) {
@@ -95,6 +101,38 @@ export const run_sql = op({
     return formatResult(results);
   },
 });
+
+/**
+ * run_sql on a source beside `default`: in a transaction on that source held for the request (a bulk's
+ * statements share it; it commits with the request, or rolls back with it). The source is read again
+ * inside that transaction; a change that makes tracked objects inconsistent is refused (renames of
+ * tracked tables and columns are not followed there).
+ */
+async function runOnSource(ctx: OpContext, args: RunSqlArgs, name: string): Promise<unknown> {
+  const source = findSource(await ctx.work.metadata(), name);
+  if (!source) throw new ApiError('not-exists', `source with name ${quote(name)} does not exist`, { path: '$.args' });
+  const before = args.readOnly ? undefined : await ctx.work.result();
+  const client = await ctx.work.sourceClient(name, source.configuration.connection_info);
+  let results: RawResult;
+  try {
+    results = await client.queryRaw(args.sql);
+  } catch (e) {
+    if (isApiError(e)) throw new ApiError(e.code, e.message, { status: e.status, path: '$.args', internal: e.internal });
+    throw e;
+  }
+  if (before) {
+    ctx.work.schemaChanged();
+    const after = await ctx.work.result();
+    // Objects of a table that did not exist before (a migration creating tables one by one) are not
+    // newly broken: only what worked before and no longer does refuses the change.
+    const tableOf = (i: Inconsistency): string | undefined =>
+      i.id.kind === 'source_object' && 'table' in i.id.id ? `${i.id.source}:${qualifiedKey(i.id.id.table)}` : undefined;
+    const missing = new Set(before.inconsistent.filter((i) => i.id.kind === 'source_object' && i.id.id.kind === 'table').map(tableOf));
+    assertNoNewInconsistencies(before.inconsistent, after.inconsistent.filter((i) => !missing.has(tableOf(i))));
+    ctx.work.cacheChanged = true;
+  }
+  return formatResult(results);
+}
 
 /** Hasura's withMetadataCheck: refuse or cascade dependents, then follow drops and renames. */
 function applyDiff(md: Metadata, diff: SchemaDiff, deps: readonly Dependency[], cascade: boolean, resolve: ReturnType<typeof resolverOf>): void {

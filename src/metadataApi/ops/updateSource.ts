@@ -1,7 +1,8 @@
 /**
  * `update_source` (Hasura v2's `pg_update_source` on /v1/metadata, and `pg_add_source` with
- * `replace_configuration: true` for `default`): changes the one source, `default` (any other name is
- * `not-exists`). `customization` replaces the stored one whole (`{}` goes back to the server's
+ * `replace_configuration: true` for `default`). A source beside `default` takes a new `configuration`
+ * (connection, pool settings...; its database read again: an unreachable one is refused) and
+ * `customization`; an unknown name is `not-exists`. For `default`: `customization` replaces the stored one whole (`{}` goes back to the server's
  * default naming convention); absent, it is left as it is. Of `configuration`, `read_replicas`
  * replaces the stored list (absent or `[]`: none), applied at once by every engine; its
  * `connection_info` must be the engine's own connection as export_metadata gives it
@@ -10,11 +11,14 @@
  */
 import { ApiError, pathKey } from '../../core/index.js';
 import {
-  asObject, decodeReadReplicas, decodeSourceCustomization, encodeSourceCustomization, type ReadReplicaMetadata, type SourceCustomization,
+  asObject, decodeReadReplicas, decodeSourceConfiguration, decodeSourceCustomization, encodeSourceCustomization, findSource,
+  type ReadReplicaMetadata, type SourceCustomization, type SourceMetadata,
 } from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
 interface UpdateSourceArgs {
+  /** A source beside `default`: its name and new configuration (absent: unchanged). */
+  other?: { name: string; configuration?: SourceMetadata['configuration'] };
   customization?: SourceCustomization;
   /** Set when a `configuration` was given: the new list (empty: none). */
   readReplicas?: ReadReplicaMetadata[];
@@ -46,10 +50,18 @@ function decodeUpdateSource(args: unknown, path: string): UpdateSourceArgs {
     }
   }
   if (typeof o.name !== 'string') throw new ApiError('parse-failed', 'the key "name" was not present', { path });
-  if (o.name !== 'default') throw new ApiError('not-exists', `source with name ${JSON.stringify(o.name)} does not exist`, { path: `${path}.name` });
+  if (o.name !== 'default') {
+    const other: UpdateSourceArgs = { other: { name: o.name } };
+    if (o.configuration !== undefined && o.configuration !== null) other.other!.configuration = decodeSourceConfiguration(o.configuration, `${path}.configuration`);
+    if (o.customization !== undefined && o.customization !== null) other.customization = decodeSourceCustomization(o.customization, `${path}.customization`);
+    return other;
+  }
   const out: UpdateSourceArgs = {};
   if (o.configuration !== undefined && o.configuration !== null) out.readReplicas = decodeConfiguration(o.configuration, `${path}.configuration`);
   if (o.customization !== undefined && o.customization !== null) out.customization = decodeSourceCustomization(o.customization, `${path}.customization`);
+  if (out.customization?.root_fields) {
+    throw new ApiError('not-supported', 'the root fields prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.customization.root_fields` });
+  }
   return out;
 }
 
@@ -58,6 +70,19 @@ export const update_source = op({
   mutates: true,
   decode: (args, path) => decodeUpdateSource(args, path),
   async run(ctx, args) {
+    if (args.other) {
+      const md = await ctx.work.draft();
+      const source = findSource(md, args.other.name);
+      if (!source) throw new ApiError('not-exists', `source with name ${JSON.stringify(args.other.name)} does not exist`, { path: ctx.path });
+      if (args.other.configuration) source.configuration = args.other.configuration;
+      if (args.customization) {
+        const customization = encodeSourceCustomization(args.customization);
+        if (customization) source.customization = customization;
+        else delete source.customization;
+      }
+      await ctx.work.change(md, { kind: 'source', name: source.name });
+      return SUCCESS;
+    }
     if (!args.customization && !args.readReplicas) return SUCCESS;
     const md = await ctx.work.draft();
     if (args.customization) {

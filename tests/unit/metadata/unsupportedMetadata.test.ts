@@ -13,12 +13,12 @@ test('non-empty sections still on the list, and unknown keys, are reported; empt
     version: 2,
     tables: [{ table: 'a' }, { table: 'b', ...Object.fromEntries(Object.keys(UNSUPPORTED_TABLE_KEYS).map((k) => [k, [{ name: 'r' }]])) }],
     query_templates: [],
-    sources: [{ name: 'default' }],
+    unknown_section: [{ name: 'default' }],
   };
   for (const key of Object.keys(UNSUPPORTED_METADATA_KEYS)) doc[key] = [{ name: 'x' }];
   assert.deepEqual(
     unsupportedMetadataKeys(doc).sort(),
-    [...Object.keys(UNSUPPORTED_METADATA_KEYS), 'sources', ...Object.keys(UNSUPPORTED_TABLE_KEYS).map((k) => `tables[1].${k}`)].sort(),
+    [...Object.keys(UNSUPPORTED_METADATA_KEYS), 'unknown_section', ...Object.keys(UNSUPPORTED_TABLE_KEYS).map((k) => `tables[1].${k}`)].sort(),
   );
   // Empty values of any section, listed or not, are accepted (Hasura's exports carry them).
   assert.deepEqual(unsupportedMetadataKeys({ actions: [], custom_types: { objects: [], scalars: [] }, remote_schemas: [], cron_triggers: null, tables: [{ table: 'a', event_triggers: [], remote_relationships: [] }] }), []);
@@ -28,13 +28,13 @@ test('non-empty sections still on the list, and unknown keys, are reported; empt
 test('assertSupportedMetadata throws 400 not-supported naming each key, at the given path', () => {
   assert.doesNotThrow(() => assertSupportedMetadata({ tables: [] }));
   assert.throws(
-    () => assertSupportedMetadata({ tables: [], sources: [{ name: 'c' }], backend_configs: { dataconnector: { r: { uri: 'http://127.0.0.1:9' } } } }, '$[1].args'),
+    () => assertSupportedMetadata({ tables: [], unknown_section: [{ name: 'c' }], backend_configs: { dataconnector: { r: { uri: 'http://127.0.0.1:9' } } } }, '$[1].args'),
     (e: unknown) =>
       e instanceof ApiError &&
       e.code === 'not-supported' &&
       e.status === 400 &&
       e.path === '$[1].args' &&
-      e.message === 'this engine does not support yet, so refuses to store: sources (unknown key), backend_configs (unknown key)',
+      e.message === 'this engine does not support yet, so refuses to store: unknown_section (unknown key), backend_configs (unknown key)',
   );
 });
 

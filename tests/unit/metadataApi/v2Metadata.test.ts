@@ -43,9 +43,9 @@ test("every command of Hasura v2's /v1/metadata is served or refused as not-supp
     assert.deepEqual(refused(name), { code: 'not-supported', message: reason, path: '$' }, name);
     assert.ok(/: /.test(reason), `${name}: the reason names what to do`);
   }
-  for (const name of ['pg_add_source', 'pg_get_event_logs', 'pg_suggest_relationships']) assert.equal(refused(name)?.code, 'not-supported', name);
+  for (const name of ['pg_list_source_kinds', 'pg_get_event_logs', 'pg_suggest_relationships']) assert.equal(refused(name)?.code, 'not-supported', name);
   assert.deepEqual(refused('mssql_track_table'), {
-    code: 'not-supported', path: '$', message: '"mssql_track_table" is a command for a mssql source: this engine serves one Postgres source ("default"); use "pg_track_table"',
+    code: 'not-supported', path: '$', message: '"mssql_track_table" is a command for a mssql source: this engine serves Postgres sources only; use "pg_track_table"',
   });
   assert.deepEqual(refused('frobnicate'), { code: 'parse-failed', message: 'unknown metadata command "frobnicate"', path: '$' });
   // inside a bulk, at the item's path

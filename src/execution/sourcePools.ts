@@ -1,0 +1,109 @@
+/**
+ * The connection pools of the Postgres sources beside `default` (Hasura v2's `sources[i]`): one pool
+ * per source, made from its `connection_info` (a URL, `{from_env}`, or `connection_parameters`) with
+ * its `pool_settings` (`max_connections`, default 50 as Hasura's; `idle_timeout` seconds,
+ * `pool_timeout` seconds to wait for a free connection). A source whose connection settings change gets
+ * a new pool (the old one closed); `retain` closes the pools of sources no longer in the metadata.
+ * Connections open lazily; a pool reconnects by itself when its database comes back.
+ */
+import { ApiError } from '../core/index.js';
+import { createDb, type CreateDbOptions } from './createDb.js';
+import { connectionTarget, describeConnectionFailure } from './connectionFailure.js';
+import type { Db } from './db.js';
+
+/** A source's connection as the metadata gives it (metadata/model's `SourceConnectionInfo`, structurally). */
+export interface SourceConnection {
+  database_url: string | { from_env: string } | { connection_parameters: { host: string; port?: number; username?: string; password?: string; database: string } };
+  pool_settings?: { max_connections?: number; idle_timeout?: number; pool_timeout?: number; [key: string]: unknown };
+  isolation_level?: 'read-committed' | 'repeatable-read' | 'serializable';
+  use_prepared_statements?: boolean;
+}
+
+/** The URL of a source's connection; a missing environment variable is a `not-exists` error. */
+export function sourceUrl(c: SourceConnection, env: NodeJS.ProcessEnv = process.env): string {
+  const u = c.database_url;
+  if (typeof u === 'string') return u;
+  if ('from_env' in u) {
+    const v = env[u.from_env];
+    if (v === undefined || v === '') throw new ApiError('not-exists', `environment variable "${u.from_env}" not set`);
+    return v;
+  }
+  const p = u.connection_parameters;
+  const auth = p.username === undefined ? '' : `${encodeURIComponent(p.username)}${p.password === undefined ? '' : `:${encodeURIComponent(p.password)}`}@`;
+  const host = p.host.includes(':') && !p.host.startsWith('[') ? `[${p.host}]` : p.host;
+  return `postgres://${auth}${host}:${p.port ?? 5432}/${encodeURIComponent(p.database)}`;
+}
+
+/** A source's pool and the settings its statements run with. */
+export interface SourcePool {
+  readonly name: string;
+  readonly db: Db;
+  /** `use_prepared_statements` (Hasura's default for a source: false). */
+  readonly prepare: boolean;
+  readonly isolation: 'read committed' | 'repeatable read' | 'serializable';
+  /** `host:port` and database, for messages (never the password). */
+  readonly target: string;
+}
+
+interface Held {
+  key: string;
+  url: string;
+  pool: SourcePool;
+}
+
+export class SourcePools {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly options: CreateDbOptions & { env?: NodeJS.ProcessEnv } = {}) {}
+
+  /** The pool of source `name` for `connection` (made, or remade when the settings changed). */
+  pool(name: string, connection: SourceConnection): SourcePool {
+    const url = sourceUrl(connection, this.options.env);
+    const key = JSON.stringify([url, connection.pool_settings ?? null, connection.isolation_level ?? null, connection.use_prepared_statements ?? null]);
+    const have = this.held.get(name);
+    if (have && have.key === key) return have.pool;
+    if (have) void have.pool.db.close().catch(() => undefined);
+    const ps = connection.pool_settings ?? {};
+    const db = createDb(url, ps.max_connections ?? 50, {
+      ...this.options,
+      ...(ps.idle_timeout !== undefined ? { idleTimeoutMs: ps.idle_timeout * 1000 } : {}),
+      connectionTimeoutMs: (ps.pool_timeout ?? 10) * 1000,
+    });
+    const t = connectionTarget(url);
+    const pool: SourcePool = {
+      name,
+      db,
+      prepare: connection.use_prepared_statements === true,
+      isolation: connection.isolation_level === 'serializable' ? 'serializable' : connection.isolation_level === 'repeatable-read' ? 'repeatable read' : 'read committed',
+      target: `${t.address}/${t.database}`,
+    };
+    this.held.set(name, { key, url, pool });
+    return pool;
+  }
+
+  /** The pool of a source already made, or undefined. */
+  get(name: string): SourcePool | undefined {
+    return this.held.get(name)?.pool;
+  }
+
+  /** Why a connection failed, in one line naming the source's address (never the password). */
+  describe(name: string, err: unknown): string {
+    const h = this.held.get(name);
+    return h ? describeConnectionFailure(err, h.url) : String((err as Error)?.message ?? err);
+  }
+
+  /** Closes the pools of sources not in `names` (dropped or renamed). */
+  retain(names: ReadonlySet<string>): void {
+    for (const [name, h] of this.held) {
+      if (names.has(name)) continue;
+      this.held.delete(name);
+      void h.pool.db.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.held.values()];
+    this.held.clear();
+    await Promise.all(all.map((h) => h.pool.db.close().catch(() => undefined)));
+  }
+}

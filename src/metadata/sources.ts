@@ -1,0 +1,109 @@
+/**
+ * Postgres sources as one dimension of the metadata: `default` is the document itself (its tables,
+ * functions, customization...) and each entry of `sources` another database. Every source is read the
+ * same way: `sourceView` gives any source's part as a version-2 document (what the build takes),
+ * `readSources` reads each further source's database through its pool, and `attachSources` resolves every further source against its own database snapshot with the same
+ * `buildSchemaCacheFull` as `default`, hanging the results on the default cache (`SchemaCache.sources`).
+ * A source whose database could not be read is an inconsistent object (`source`), its fields absent.
+ */
+import type { NamingConvention } from '../core/index.js';
+import type { Db } from '../execution/index.js';
+import { introspectDatabase, type DbSnapshot } from './introspection/index.js';
+import type { Metadata, SourceMetadata } from './model/metadata.js';
+import type { InconsistentObject, RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
+import { buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
+
+export const DEFAULT_SOURCE = 'default';
+
+/** The entry of a further source, or undefined (also for `default`). */
+export const findSource = (md: Metadata, name: string): SourceMetadata | undefined => md.sources?.find((s) => s.name === name);
+
+/**
+ * One source's part of `md` as a version-2 document: its tables and functions, with what applies to
+ * every source (inherited roles, remote schemas for remote relationships). `default`: `md` itself.
+ */
+export function sourceView(md: Metadata, name: string): Metadata | undefined {
+  if (name === DEFAULT_SOURCE) return md;
+  const s = findSource(md, name);
+  if (!s) return undefined;
+  const view: Metadata = { version: 2, tables: s.tables, functions: s.functions ?? [] };
+  if (s.customization?.naming_convention) view.source_customization = { naming_convention: s.customization.naming_convention };
+  if (md.inherited_roles) view.inherited_roles = md.inherited_roles;
+  if (md.remote_schemas) view.remote_schemas = md.remote_schemas;
+  return view;
+}
+
+/** Where the pools of the further sources come from (execution/sourcePools.ts's `SourcePools`). */
+export interface SourceDbs {
+  pool(name: string, connection: SourceMetadata['configuration']['connection_info']): { db: Db };
+  describe(name: string, err: unknown): string;
+}
+
+/**
+ * Reads every further source's database (one introspection each, in parallel, each in its own
+ * read-only transaction); a source that cannot be reached gives its reason instead. `only`: just these.
+ */
+export async function readSources(md: Metadata, dbs: SourceDbs, only?: ReadonlySet<string>): Promise<Map<string, SourceInput>> {
+  const out = new Map<string, SourceInput>();
+  await Promise.all((md.sources ?? []).filter((s) => !only || only.has(s.name)).map(async (s) => {
+    try {
+      const { db } = dbs.pool(s.name, s.configuration.connection_info);
+      const enumTables = s.tables.filter((t) => t.is_enum).map((t) => t.table);
+      const snapshot = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => introspectDatabase(c, enumTables));
+      out.set(s.name, { ok: true, snapshot });
+    } catch (e) {
+      // A connection failure names the address and cause (never the password); other errors their message.
+      const apiError = e instanceof Error && e.name === 'ApiError';
+      const internal = (e as { internal?: { error?: unknown } }).internal?.error;
+      let message: string;
+      if (!apiError) message = dbs.describe(s.name, e);
+      else if (typeof internal === 'string' && internal.startsWith('cannot connect')) message = internal;
+      else if (e.message === 'database connection error') message = dbs.describe(s.name, { message: typeof internal === 'string' ? internal : e.message });
+      else message = e.message;
+      out.set(s.name, { ok: false, reason: message });
+    }
+  }));
+  return out;
+}
+
+/** What reading a further source's database gave: its snapshot, or why it could not be read. */
+export type SourceInput = { ok: true; snapshot: DbSnapshot } | { ok: false; reason: string };
+
+/**
+ * `result` (the build of `default`) with every further source of `md` built from its input and
+ * attached: consistent sources in `cache.sources` (tables and functions marked with their source),
+ * their inconsistent objects (and unreadable sources) added to the result's, named with the source.
+ */
+export function attachSources(
+  result: BuildResult, md: Metadata, inputs: ReadonlyMap<string, SourceInput>, env: NodeJS.ProcessEnv = process.env,
+  remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(), defaultNaming: NamingConvention = 'hasura-default', options: BuildOptions = {},
+): BuildResult {
+  const list = md.sources ?? [];
+  if (list.length === 0) return result;
+  const sources = new Map<string, SchemaCache>();
+  const inconsistent = [...result.inconsistent];
+  const objects: InconsistentObject[] = [...result.cache.inconsistentObjects];
+  for (const s of list) {
+    const input = inputs.get(s.name) ?? { ok: false as const, reason: `source ${JSON.stringify(s.name)} has not been read` };
+    if (!input.ok) {
+      const object: InconsistentObject = { type: 'source', name: `source ${s.name}`, definition: { name: s.name, kind: s.kind }, reason: `Inconsistent object: ${input.reason}` };
+      inconsistent.push({ id: { kind: 'source', name: s.name }, object });
+      objects.push(object);
+      continue;
+    }
+    const built = buildSchemaCacheFull(sourceView(md, s.name)!, input.snapshot, env, remoteInputs, defaultNaming, undefined, options);
+    for (const t of built.cache.tables.values()) t.source = s.name;
+    for (const f of built.cache.functions.values()) f.source = s.name;
+    built.cache.source = s.name;
+    if (s.customization?.root_fields) built.cache.sourceRootFields = s.customization.root_fields;
+    sources.set(s.name, built.cache);
+    for (const i of built.inconsistent) {
+      const def = i.object.definition;
+      const object: InconsistentObject = { ...i.object, definition: typeof def === 'object' && def !== null && !Array.isArray(def) ? { source: s.name, ...def } : def };
+      inconsistent.push({ id: { kind: 'source_object', source: s.name, id: i.id }, object });
+      objects.push(object);
+    }
+  }
+  const cache: SchemaCache = { ...result.cache, inconsistentObjects: objects, sources };
+  return { ...result, cache, inconsistent };
+}
