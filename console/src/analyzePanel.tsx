@@ -17,7 +17,9 @@ export interface Analysis {
 
 export function AnalyzePanel({ analysis, onClose }: { analysis: Analysis; onClose: () => void }) {
   const head = useRef<HTMLHeadingElement>(null);
-  useEffect(() => head.current?.scrollIntoView({ block: 'start' }), [analysis.busy]);
+  useEffect(() => {
+    void head.current?.scrollIntoView({ block: 'start' });
+  }, [analysis.busy]);
   return (
     <section className="card analyze" aria-label="Analysis">
       <header className="card-head">

@@ -6,7 +6,8 @@
  */
 import { useState } from 'react';
 import { query } from './api';
-import { DataTable, ErrorBox, Field, Section, TextField, useAction } from './components';
+import { DataTable, ErrorBox, Section, TextField, useAction } from './components';
+import { Preview } from './permissionEditor';
 
 interface InheritedRole {
   role_name: string;
@@ -40,7 +41,7 @@ export function InheritedRoles({ inherited, roles, onChange }: { inherited: Inhe
       />
       {drop ? (
         <div className="confirm" role="group" aria-label="Confirm dropping the inherited role">
-          <Field label="Metadata JSON to send for the drop">{(id) => <pre id={id} className="code preview" tabIndex={0}>{JSON.stringify(drop, null, 2)}</pre>}</Field>
+          <Preview label="Metadata JSON to send for the drop" value={drop} />
           <button type="button" className="danger" disabled={act.busy} onClick={() => act.run(async () => { await query(drop.type, drop.args); setDropping(null); onChange(); })}>Confirm drop</button>{' '}
           <button type="button" onClick={() => setDropping(null)}>Keep it</button>
         </div>
@@ -55,7 +56,7 @@ export function InheritedRoles({ inherited, roles, onChange }: { inherited: Inhe
           </div>
           <TextField label="Other member roles (comma separated)" value={extra} onChange={setExtra} />
         </div>
-        <Field label="Metadata JSON to send for the inherited role">{(id) => <pre id={id} className="code preview" tabIndex={0}>{JSON.stringify(op, null, 2)}</pre>}</Field>
+        <Preview label="Metadata JSON to send for the inherited role" value={op} />
         <ErrorBox error={act.error} />
         <button type="submit" className="primary" disabled={act.busy || !name.trim() || roleSet.length === 0}>{act.busy ? <span className="spinner" aria-hidden="true" /> : null}{isEdit ? 'Save inherited role' : 'Create inherited role'}</button>
       </form>

@@ -93,6 +93,16 @@ function ExpEditor({ label, name, text, setText, catalog, table, error }: { labe
   );
 }
 
+/** What a button will send, shown before it is sent (focusable, named for screen readers and tests). */
+export function Preview({ label, value }: { label: string; value: unknown }) {
+  return (
+    <div className="field">
+      <span className="field-label">{label}</span>
+      <pre className="code preview" tabIndex={0} aria-label={label}>{typeof value === 'string' ? value : pretty(value)}</pre>
+    </div>
+  );
+}
+
 export interface EditorProps {
   table: TableRef;
   catalog: Catalog;
@@ -237,14 +247,14 @@ export function PermissionEditor({ table, catalog, role, action, perms, roles, o
           <label className="block"><input type="checkbox" checked={backendOnly} onChange={(e) => setBackendOnly(e.target.checked)} /> backend only (only for requests with the admin secret and <code>x-svc-use-backend-only-permissions: true</code>)</label>
         )}
         {errFor('backend_only') ? <ErrorBox error={act.error} /> : null}
-        <Field label="Metadata JSON to send">{(id) => <pre id={id} className="code preview" tabIndex={0}>{problem ? `(${problem})` : pretty({ type: 'bulk', args: ops })}</pre>}</Field>
+        <Preview label="Metadata JSON to send" value={problem ? `(${problem})` : { type: 'bulk', args: ops }} />
         {errFor('form') ? <ErrorBox error={act.error} /> : null}
         <button type="submit" className="primary" disabled={act.busy}>{act.busy ? <span className="spinner" aria-hidden="true" /> : null}Save permission</button>{' '}
         {existing ? <button type="button" className="danger" disabled={act.busy} onClick={() => setArmDelete(true)}>Delete permission</button> : null}{' '}
         <button type="button" onClick={onDone}>Close</button>
         {armDelete ? (
           <div className="confirm" role="group" aria-label="Confirm deleting the permission">
-            <Field label="Metadata JSON to send for the delete">{(id) => <pre id={id} className="code preview" tabIndex={0}>{pretty({ type: 'bulk', args: dropOps })}</pre>}</Field>
+            <Preview label="Metadata JSON to send for the delete" value={{ type: 'bulk', args: dropOps }} />
             <button type="button" className="danger" disabled={act.busy} onClick={() => act.run(async () => { await bulk(dropOps); onDone(); })}>Confirm delete</button>{' '}
             <button type="button" onClick={() => setArmDelete(false)}>Keep it</button>
           </div>
@@ -258,14 +268,14 @@ export function PermissionEditor({ table, catalog, role, action, perms, roles, o
               <label key={r}><input type="checkbox" checked={cloneRoles.includes(r)} onChange={(e) => setCloneRoles(e.target.checked ? [...cloneRoles, r] : cloneRoles.filter((x) => x !== r))} /> {r}</label>
             ))}
           </div>
-          <TextField label="Clone to a new role" value={cloneNewRole} onChange={setCloneNewRole} />
+          <TextField label="Clone to role (name)" value={cloneNewRole} onChange={setCloneNewRole} />
           <div role="group" aria-label="Clone as actions" className="row">
             {cloneTargets(action).map((a) => (
               <label key={a}><input type="checkbox" checked={cloneActions.includes(a)} onChange={(e) => setCloneActions(e.target.checked ? [...cloneActions, a] : cloneActions.filter((x) => x !== a))} /> as {a}</label>
             ))}
           </div>
         </div>
-        {cloneOps.length > 0 ? <Field label="Metadata JSON to send for the clone">{(id) => <pre id={id} className="code preview" tabIndex={0}>{problem ? `(${problem})` : pretty({ type: 'bulk', args: cloneOps })}</pre>}</Field> : null}
+        {cloneOps.length > 0 ? <Preview label="Metadata JSON to send for the clone" value={problem ? `(${problem})` : { type: 'bulk', args: cloneOps }} /> : null}
         <ErrorBox error={cloneAct.error} />
         <button type="submit" disabled={cloneAct.busy || cloneOps.length === 0 || Boolean(problem)}>{cloneAct.busy ? <span className="spinner" aria-hidden="true" /> : null}Clone permission</button>
       </form>

@@ -40,7 +40,9 @@ function load(): RequestHeadersState {
 /** The headers state, persisted in localStorage on every change. */
 export function useRequestHeaders(): [RequestHeadersState, (s: RequestHeadersState) => void] {
   const [state, setState] = useState<RequestHeadersState>(load);
-  useEffect(() => localStorage.setItem(STORE, JSON.stringify(state)), [state]);
+  useEffect(() => {
+    localStorage.setItem(STORE, JSON.stringify(state));
+  }, [state]);
   return [state, setState];
 }
 

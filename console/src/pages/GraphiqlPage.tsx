@@ -6,9 +6,9 @@
  * subscriptions over a WebSocket (graphql-transport-ws, the headers in `connection_init`, as the
  * engine reads them).
  */
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { GraphiQL } from 'graphiql';
-import { ToolbarButton, useEditorContext } from '@graphiql/react';
+import { ToolbarButton, useEditorContext, useSchemaContext } from '@graphiql/react';
 import type { Fetcher, FetcherParams, FetcherOpts } from '@graphiql/toolkit';
 import { createClient } from 'graphql-ws';
 import { adminHeaders, explainGraphql, exportMetadata } from '../api';
@@ -82,6 +82,25 @@ function AnalyzeButton({ onAnalyze }: { onAnalyze: (query: string, variables: st
   );
 }
 
+/**
+ * Introspects again when the request headers change (after GraphiQL copied them into its headers
+ * tab), so the explorer, the docs and completion show the schema of the role in the headers.
+ */
+function SchemaFollowsHeaders({ headers }: { headers: string }) {
+  const { introspect } = useSchemaContext({ nonNull: true });
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return undefined;
+    }
+    const t = setTimeout(introspect, 400);
+    return () => clearTimeout(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [headers]);
+  return null;
+}
+
 export function GraphiqlPage() {
   const md = useLoad(exportMetadata);
   const catalog = useLoad(async () => (md.data ? loadCatalog(md.data) : undefined), [md.data]);
@@ -130,7 +149,7 @@ export function GraphiqlPage() {
           shouldPersistHeaders={false}
           plugins={[explorerPlugin]}
           visiblePlugin={explorerPlugin}
-          toolbar={{ additionalContent: <AnalyzeButton onAnalyze={analyze} /> }}
+          toolbar={{ additionalContent: <><AnalyzeButton onAnalyze={analyze} /><SchemaFollowsHeaders headers={`${headers.sendAdminSecret}${headersJson}`} /></> }}
         />
       </div>
       {analysis ? <AnalyzePanel analysis={analysis} onClose={() => setAnalysis(null)} /> : null}
