@@ -246,6 +246,50 @@ test('Permissions: an insert permission with a check and presets (a session vari
   assert.deepEqual((await e.runSql("SELECT owner_id, kind FROM author WHERE name = 'Zoe'")).result.slice(1), [['9', 'writer']]);
 });
 
+test('Permissions: an update permission with an _or group, a check and backend-only; a computed field in select', async () => {
+  await e.runSql(`CREATE FUNCTION article_shout(a article) RETURNS text LANGUAGE sql STABLE AS $$ SELECT upper(a.title) $$`);
+  const cf = await e.query({ type: 'add_computed_field', args: { table: 'article', name: 'shout', definition: { function: 'article_shout' } } });
+  assert.equal(cf.status, 200, JSON.stringify(cf.body));
+  await go('permissions/public/article');
+  await page.getByRole('button', { name: 'update permission of user: none' }).click();
+  const form = page.getByRole('form', { name: 'update permission for user' });
+  await form.getByLabel('title', { exact: true }).check();
+  await form.getByLabel('Add a condition at filter', { exact: true }).selectOption('_or');
+  await form.getByLabel('Add a condition at filter._or[0]', { exact: true }).selectOption('author_id');
+  await form.getByLabel('Operator for filter._or[0].author_id').selectOption('_in');
+  await form.getByLabel('Value for filter._or[0].author_id._in').fill('1, 2');
+  await form.getByRole('button', { name: '+ group' }).click();
+  await form.getByLabel('Add a condition at filter._or[1]', { exact: true }).selectOption('title');
+  await form.getByLabel('Operator for filter._or[1].title').selectOption('_ilike');
+  await form.getByLabel('Value for filter._or[1].title._ilike').fill('%draft%');
+  await form.getByLabel('Check', { exact: true }).fill('{"title": {"_neq": ""}}');
+  await form.getByLabel(/backend only/).check();
+  const permission = { columns: ['title'], filter: { _or: [{ author_id: { _in: [1, 2] } }, { title: { _ilike: '%draft%' } }] }, check: { title: { _neq: '' } }, backend_only: true };
+  assert.deepEqual(await json(form.getByLabel('Metadata JSON to send', { exact: true })), { type: 'bulk', args: [{ type: 'create_update_permission', args: { table: TABLE, role: 'user', permission } }] });
+  await form.getByRole('button', { name: 'Save permission' }).click();
+  await page.getByRole('button', { name: 'update permission of user: partial' }).waitFor();
+  assert.deepEqual((await tableMd('article')).update_permissions, [{ role: 'user', permission }]);
+  // Backend-only: the role's update exists only with the admin secret and the header.
+  const as = { 'x-svc-role': 'user', 'x-svc-user-id': '7' };
+  const hidden = await e.graphql('mutation { update_article(where: {id: {_eq: 2}}, _set: {title: "a2b"}) { affected_rows } }', undefined, as);
+  assert.match(JSON.stringify(hidden.body), /update_article/);
+  assert.ok(hidden.body.errors, JSON.stringify(hidden.body));
+  const shown = await e.graphql('mutation { update_article(where: {id: {_eq: 2}}, _set: {title: "a2b"}) { affected_rows } }', undefined, { ...as, 'x-svc-admin-secret': SECRET, 'x-svc-use-backend-only-permissions': 'true' });
+  assert.deepEqual(shown.body, { data: { update_article: { affected_rows: 1 } } });
+
+  // The select permission offers the computed field.
+  await page.getByRole('button', { name: 'select permission of user: partial' }).click();
+  const select = page.getByRole('form', { name: 'select permission for user' });
+  await select.getByLabel('shout', { exact: true }).check();
+  const preview = await json(select.getByLabel('Metadata JSON to send', { exact: true }));
+  assert.deepEqual(preview.args[1].args.permission.computed_fields, ['shout']);
+  await select.getByRole('button', { name: 'Save permission' }).click();
+  await select.waitFor({ state: 'detached' });
+  assert.deepEqual((await tableMd('article')).select_permissions.find((p: any) => p.role === 'user').permission.computed_fields, ['shout']);
+  const r = await e.graphql('{ article(order_by: {id: asc}) { shout } }', undefined, as);
+  assert.deepEqual(r.body, { data: { article: [{ shout: 'A1' }] } });
+});
+
 test('Permissions: an inherited role created from member roles, edited, dropped', async () => {
   await go('permissions/public/article');
   const section = page.getByRole('region', { name: 'Inherited roles' });
