@@ -2,13 +2,15 @@
  * The explorer of GraphiQL (a plugin in its side pane), as Hasura's console has: the schema's root
  * fields as a tree, each field with a checkbox; checking one opens its arguments (scalars typed in,
  * input objects such as `where` / `order_by` opened field by field) and its sub-fields, and the
- * query editor is rewritten with the operation the checked boxes make. Built on the schema GraphiQL
- * introspected with the current headers, so it shows what the role in the headers may use.
+ * query editor is rewritten with the operation the checked boxes make. The other way too: what is
+ * typed in the editor checks the boxes (its first operation; fragments, aliases, directives and
+ * variable definitions are not shown, and a note says a click would drop them). Built on the schema
+ * GraphiQL introspected with the current headers, so it shows what the role in the headers may use.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import {
-  getNamedType, isEnumType, isInputObjectType, isLeafType, isObjectType, isInterfaceType, type GraphQLArgument, type GraphQLField,
-  type GraphQLInputField, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema,
+  getNamedType, isEnumType, isInputObjectType, isLeafType, isObjectType, isInterfaceType, Kind as AstKind, parse, print, type GraphQLArgument, type GraphQLField,
+  type GraphQLInputField, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode, type ValueNode,
 } from 'graphql';
 import { useEditorContext, useSchemaContext, type GraphiQLPlugin } from '@graphiql/react';
 
@@ -75,6 +77,51 @@ export function operationText(schema: GraphQLSchema, kind: Kind, sel: Selection)
   return body.length ? `${kind} MyQuery {\n${body.join('\n')}\n}\n` : '';
 }
 
+/**
+ * The boxes an operation text checks: its first operation's fields and arguments. `lossy` when the
+ * text has what the explorer cannot show; undefined when it does not parse.
+ */
+export function selectionFromQuery(text: string): { kind: Kind; sel: Selection; lossy: boolean } | undefined {
+  let doc;
+  try {
+    doc = parse(text);
+  } catch {
+    return undefined;
+  }
+  const ops = doc.definitions.filter((d) => d.kind === AstKind.OPERATION_DEFINITION);
+  const op = ops[0];
+  if (!op || op.kind !== AstKind.OPERATION_DEFINITION) return undefined;
+  const sel: Selection = { fields: new Set(), args: new Map() };
+  let lossy = doc.definitions.length > 1 || (op.variableDefinitions?.length ?? 0) > 0 || (op.directives?.length ?? 0) > 0;
+  const value = (v: ValueNode, path: string): void => {
+    sel.fields.add(path);
+    if (v.kind === AstKind.OBJECT) for (const f of v.fields) value(f.value, `${path}.${f.name.value}`);
+    else if (v.kind === AstKind.STRING) sel.args.set(path, v.value);
+    else if (v.kind === AstKind.VARIABLE) sel.args.set(path, `$${v.name.value}`);
+    else if (v.kind === AstKind.LIST && v.values.length === 1 && v.values[0].kind === AstKind.OBJECT) value(v.values[0], path);
+    else {
+      if (v.kind === AstKind.LIST) lossy = true;
+      sel.args.set(path, print(v));
+    }
+  };
+  const walk = (set: SelectionSetNode, path: string): void => {
+    for (const s of set.selections) {
+      if (s.kind !== AstKind.FIELD) {
+        lossy = true;
+        continue;
+      }
+      if (s.name.value === '__typename') continue;
+      if (s.alias || (s.directives?.length ?? 0) > 0) lossy = true;
+      const p = path ? `${path}.${s.name.value}` : s.name.value;
+      sel.fields.add(p);
+      for (const a of s.arguments ?? []) value(a.value, `${p}(.${a.name.value}`);
+      if (s.selectionSet) walk(s.selectionSet, p);
+    }
+  };
+  walk(op.selectionSet, '');
+  return { kind: op.operation as Kind, sel, lossy };
+}
+
 function InputNode({ path, field, sel, toggle, setArg }: { path: string; field: GraphQLInputField | GraphQLArgument; sel: Selection; toggle: (p: string, on: boolean, t?: GraphQLNamedType) => void; setArg: (p: string, v: string) => void }) {
   const p = `${path}.${field.name}`;
   const t = getNamedType(field.type);
@@ -117,10 +164,39 @@ function Explorer() {
   const { queryEditor } = useEditorContext({ nonNull: true });
   const [kind, setKind] = useState<Kind>('query');
   const [sel, setSel] = useState<Selection>({ fields: new Set(), args: new Map() });
+  const [lossy, setLossy] = useState(false);
+  // True while the explorer itself writes the editor (its change is not read back).
+  const writing = useRef(false);
+  useEffect(() => {
+    if (!queryEditor) return undefined;
+    const read = () => {
+      if (writing.current) return;
+      const text = queryEditor.getValue();
+      if (text.trim() === '') {
+        setSel({ fields: new Set(), args: new Map() });
+        setLossy(false);
+        return;
+      }
+      const r = selectionFromQuery(text);
+      if (!r) return;
+      setKind(r.kind);
+      setSel(r.sel);
+      setLossy(r.lossy);
+    };
+    read();
+    queryEditor.on('change', read);
+    return () => queryEditor.off('change', read);
+  }, [queryEditor]);
   if (!schema) return <p className="muted" role="status">{isFetching ? 'loading the schema…' : 'no schema'}</p>;
   const write = (next: Selection, k: Kind = kind) => {
     setSel(next);
-    queryEditor?.setValue(operationText(schema, k, next));
+    setLossy(false);
+    writing.current = true;
+    try {
+      queryEditor?.setValue(operationText(schema, k, next));
+    } finally {
+      writing.current = false;
+    }
   };
   const toggle = (p: string, on: boolean, t?: GraphQLNamedType) => {
     const fields = new Set(sel.fields);
@@ -149,6 +225,7 @@ function Explorer() {
           {schema.getSubscriptionType() ? <option value="subscription">subscription</option> : null}
         </select>
       </label>
+      {lossy ? <p className="hint" role="note">The query has parts the explorer does not show (fragments, aliases, directives, variable definitions, more operations): a click here rewrites it without them.</p> : null}
       <ul className="ex-tree" aria-label="Explorer fields">
         {root ? Object.values(root.getFields()).map((f) => <FieldNode key={f.name} path="" field={f} sel={sel} toggle={toggle} setArg={setArg} />) : <li className="muted">none</li>}
       </ul>

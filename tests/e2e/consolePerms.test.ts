@@ -326,6 +326,18 @@ test('GraphiQL: the explorer builds a query with arguments; Analyze shows the SQ
   await headers.getByLabel('Header 1 value').fill('admin');
   // The schema follows the headers: as admin the explorer offers article.author (user may not read author).
   const explorer = page.locator('.explorer');
+  const editor = page.locator('.graphiql-query-editor .CodeMirror').first();
+  await editor.waitFor();
+  const setQuery = (t: string) => editor.evaluate((el, v) => (el as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(v), t);
+  // What is typed checks the boxes…
+  await setQuery('{ article(order_by: {id: desc}) { title } }');
+  await explorer.getByLabel('field article.title', { exact: true }).waitFor();
+  assert.equal(await explorer.getByLabel('field article.title', { exact: true }).isChecked(), true);
+  assert.equal(await explorer.getByLabel('field article.id', { exact: true }).isChecked(), false);
+  assert.equal(await explorer.getByLabel('value of article(order_by.id', { exact: true }).inputValue(), 'desc');
+  await setQuery('');
+  await explorer.getByLabel('field article.title', { exact: true }).waitFor({ state: 'detached' });
+  // …and the boxes write the query.
   await explorer.getByLabel('field article', { exact: true }).check();
   await explorer.getByLabel('field article.title', { exact: true }).check();
   await explorer.getByLabel('field article.author', { exact: true }).check();
@@ -334,7 +346,6 @@ test('GraphiQL: the explorer builds a query with arguments; Analyze shows the SQ
   await explorer.getByLabel('argument article(where.published', { exact: true }).check();
   await explorer.getByLabel('argument article(where.published._eq', { exact: true }).check();
   await explorer.getByLabel('value of article(where.published._eq', { exact: true }).fill('true');
-  const editor = page.locator('.graphiql-query-editor .CodeMirror').first();
   const text = await editor.evaluate((el) => (el as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue());
   assert.equal(text, 'query MyQuery {\n  article(where: {published: {_eq: true}}) {\n    author {\n      id\n      name\n    }\n    id\n    title\n  }\n}\n');
   await page.getByRole('button', { name: /Execute query/ }).click();
