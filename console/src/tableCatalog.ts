@@ -70,7 +70,7 @@ export async function loadCatalog(metadata: any): Promise<Catalog> {
   const refs = entries.map((t) => refOf(t.table));
   const schemas = [...new Set(refs.map((r) => r.schema))];
   const tables = new Map<string, CatalogTable>();
-  if (refs.length === 0) return { tables, sessionVariables: ['X-Svc-User-Id', 'X-Svc-Role'] };
+  if (refs.length === 0) return { tables, sessionVariables: sessionVariablesOf(metadata) };
   const inSchemas = schemas.map(lit).join(', ');
   const cols = await runSql(
     `SELECT c.table_schema, c.table_name, c.column_name, c.udt_name FROM information_schema.columns c WHERE c.table_schema IN (${inSchemas}) ORDER BY c.table_schema, c.table_name, c.ordinal_position`,
@@ -101,11 +101,15 @@ export async function loadCatalog(metadata: any): Promise<Catalog> {
     }
     tables.set(tableKey(ref), { ref, columns: byTable.get(tableKey(ref)) ?? [], relationships, computedFields: (t.computed_fields ?? []).map((c: any) => c.name) });
   });
+  return { tables, sessionVariables: sessionVariablesOf(metadata) };
+}
+
+/** The session variables the metadata's permissions use (plus X-Svc-User-Id and X-Svc-Role), each once. */
+export function sessionVariablesOf(metadata: any): string[] {
   const seen = new Set<string>(['X-Svc-User-Id', 'X-Svc-Role']);
-  for (const t of entries) for (const a of ['insert', 'select', 'update', 'delete']) collectSessionVariables(t[`${a}_permissions`]?.map((p: any) => p.permission), seen);
+  for (const t of metadata?.tables ?? []) for (const a of ['insert', 'select', 'update', 'delete']) collectSessionVariables(t[`${a}_permissions`]?.map((p: any) => p.permission), seen);
   const lower = new Set<string>();
-  const sessionVariables = [...seen].filter((s) => !lower.has(s.toLowerCase()) && lower.add(s.toLowerCase()));
-  return { tables, sessionVariables };
+  return [...seen].filter((s) => !lower.has(s.toLowerCase()) && lower.add(s.toLowerCase()));
 }
 
 /** Every role named in the metadata: table permissions and inherited roles. */

@@ -16,7 +16,7 @@ import { useLoad } from '../components';
 import { AnalyzePanel, type Analysis } from '../analyzePanel';
 import { explorerPlugin } from '../queryExplorer';
 import { headersObject, RequestHeadersEditor, rowsFromJson, sessionOf, useRequestHeaders } from '../requestHeaders';
-import { loadCatalog, rolesOf } from '../tableCatalog';
+import { rolesOf, sessionVariablesOf } from '../tableCatalog';
 
 const isSubscription = (p: FetcherParams): boolean => {
   const src = p.query.replace(/#[^\n]*/g, '');
@@ -103,7 +103,6 @@ function SchemaFollowsHeaders({ headers }: { headers: string }) {
 
 export function GraphiqlPage() {
   const md = useLoad(exportMetadata);
-  const catalog = useLoad(async () => (md.data ? loadCatalog(md.data) : undefined), [md.data]);
   const empty = md.data && !(md.data.tables?.length || md.data.remote_schemas?.length || md.data.actions?.length);
   const [headers, setHeaders] = useRequestHeaders();
   // GraphiQL keeps the first onEditHeaders it was given: it reads the current headers through this.
@@ -133,7 +132,7 @@ export function GraphiqlPage() {
     <div>
       <h1>GraphiQL</h1>
       {empty ? <p className="hint" role="note">Nothing is tracked yet, so the GraphQL schema has no fields: track tables on the <a href="#/data">Data</a> page first.</p> : null}
-      <RequestHeadersEditor state={headers} onChange={setHeaders} roles={rolesOf(md.data)} sessionVariables={catalog.data?.sessionVariables ?? ['X-Svc-User-Id']} />
+      <RequestHeadersEditor state={headers} onChange={setHeaders} roles={rolesOf(md.data)} sessionVariables={sessionVariablesOf(md.data)} />
       <label className="block"><input type="checkbox" checked={analyzeWithTimings} onChange={(e) => setAnalyzeWithTimings(e.target.checked)} /> Analyze runs EXPLAIN ANALYZE (real timings; read-only, rolled back)</label>
       <div className="graphiql-wrap">
         <GraphiQL
