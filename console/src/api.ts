@@ -117,3 +117,17 @@ export async function openApiDocument(): Promise<unknown> {
   if (!r.ok) throw new EngineError(v?.code ?? 'unexpected', v?.error ?? `HTTP ${r.status}`, v?.path, r.status);
   return v;
 }
+
+/** One root field's statement and Postgres plan, as /v1/graphql/explain gives them. */
+export interface FieldPlan {
+  field: string;
+  sql: string | null;
+  plan: string[] | null;
+}
+
+/** /v1/graphql/explain (admin): the SQL and plan of each root field of `query` as the session in `user`. */
+export async function explainGraphql(request: { query: string; variables?: Record<string, unknown>; operationName?: string }, user: Record<string, string>, analyze: boolean): Promise<FieldPlan[]> {
+  const r = await post('/v1/graphql/explain', { query: request, user, analyze });
+  // A subscription gives the one multiplexed statement its poller runs.
+  return Array.isArray(r) ? r : [{ field: 'subscription (multiplexed)', sql: r.sql ?? null, plan: r.plan ?? null }];
+}
