@@ -49,9 +49,26 @@ export class SchemaContext {
   readonly isAdmin: boolean;
   private readonly types = new Map<string, GraphQLNamedType>();
 
-  /** `backendOnly`: the schema of a trusted backend's request (the role's `backend_only` mutations offered). */
-  constructor(readonly sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false) {
+  /**
+   * `backendOnly`: the schema of a trusted backend's request (the role's `backend_only` mutations offered).
+   * `sc` is the cache the types still to be made read: a later cache that keeps the (lazily completed)
+   * schema takes its place (`rebind`), so a kept schema does not hold its first cache alive.
+   */
+  constructor(public sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false) {
     this.isAdmin = role === ADMIN_ROLE;
+  }
+
+  /**
+   * Makes the types still to be made from `sc`: a cache whose structure and whose permissions of this role
+   * are the ones this build started from (schemaShape.ts), so they come out the same.
+   */
+  rebind(sc: SchemaCache): void {
+    this.sc = sc;
+  }
+
+  /** The named type `name` when it has been made (`LazySchema.getType`). */
+  named(name: string): GraphQLNamedType | undefined {
+    return this.types.get(name);
   }
 
   /** The named type `name`, made by `make` the first time it is asked for. */

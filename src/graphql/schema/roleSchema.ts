@@ -11,6 +11,10 @@
  * `SchemaParts` (context.ts): each gets the build context (shared types: `tableObject`,
  * `boolExp`...) and returns field entries whose `extensions.svc` tags a planner understands.
  * Under the `graphql-default` naming convention the built schema is renamed once (graphqlCase.ts).
+ * Otherwise the schema is a `LazySchema` (lazySchema.ts): the roots' fields are made at once, every
+ * other type's fields when first reached, and the whole type map only when something asks for it
+ * (introspection of `__schema`), so a role's first query costs what its roots and the types it
+ * reaches cost, not the whole schema.
  */
 import { GraphQLObjectType, GraphQLSchema, specifiedDirectives, type GraphQLFieldConfig } from 'graphql';
 import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
@@ -19,6 +23,7 @@ import { SchemaContext, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
 import { toGraphqlCase } from './graphqlCase.js';
 import { roleShapeKey, structureKey } from './schemaShape.js';
+import { LazySchema } from './lazySchema.js';
 
 export interface RoleSchema {
   role: string;
@@ -83,14 +88,14 @@ function sharedBuild(cache: SchemaCache, role: string, parts: SchemaParts, backe
   let local = perParts.get(cache);
   if (!local) perParts.set(cache, (local = new Map()));
   const mine = local.get(key);
-  if (mine && usable(mine, cache, role)) return mine;
+  if (mine && usable(mine, cache, role)) return keptFor(mine, cache);
   let byKey = shared.get(parts);
   if (!byKey) shared.set(parts, (byKey = new Map()));
   const held = byKey.get(key)?.deref();
   const have = held && builtOf.get(held);
   if (have && usable(have, cache, role)) {
     if (!mine) local.set(key, have);
-    return have;
+    return keptFor(have, cache);
   }
   const rs = buildRoleSchema(cache, role, parts, backendOnly);
   const fromKeys = new Map([role, ...cache.roles].map((r) => [r, roleShapeKey(cache, r, true)]));
@@ -100,6 +105,17 @@ function sharedBuild(cache: SchemaCache, role: string, parts: SchemaParts, backe
   dropped.register(built.schema, { map: byKey, key });
   local.set(key, built);
   return built;
+}
+
+/**
+ * `b` used by `cache`: a schema whose types are not all made yet makes the rest from `cache` from now on
+ * (the same structure and role permissions as the cache it was built from), so it does not keep that
+ * cache alive.
+ */
+function keptFor(b: Built, cache: SchemaCache): Built {
+  const registry = b.schema instanceof LazySchema ? b.schema.registry : undefined;
+  if (registry instanceof SchemaContext && registry.sc !== cache) registry.rebind(cache);
+  return b;
 }
 
 /**
@@ -135,7 +151,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     : new GraphQLObjectType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(mutationEntries) });
   const subscriptionRoot = queryEntries.length === 0 ? null
     : new GraphQLObjectType({ name: 'subscription_root', description: 'subscription root', fields: sortEntries([...Object.entries(copyFields(queryFields)), ...subscriptionEntries]) });
-  const schema = new GraphQLSchema({
+  const config = {
     query: queryRoot,
     mutation: mutationRoot,
     subscription: subscriptionRoot,
@@ -143,12 +159,13 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     directives: [...specifiedDirectives, CACHED_DIRECTIVE],
     // An empty query_root is legal here (Hasura answers it); skip graphql-js's schema checks.
     assumeValid: true,
-  });
+  };
   const key = backendOnly ? `${role}\u0000backend_only` : role;
   if (cache.namingConvention === 'graphql-default') {
-    const renamed = toGraphqlCase(schema, cache);
+    const renamed = toGraphqlCase(new GraphQLSchema(config), cache);
     return { role, backendOnly, key, cache, schema: renamed, queryRoot: renamed.getQueryType()!, mutationRoot: renamed.getMutationType() ?? null, subscriptionRoot: renamed.getSubscriptionType() ?? null };
   }
+  const schema = new LazySchema(config, ctx);
   return { role, backendOnly, key, cache, schema, queryRoot, mutationRoot, subscriptionRoot };
 }
 

@@ -1,0 +1,101 @@
+/**
+ * A role's graphql-js schema whose types are completed on first use. `new GraphQLSchema` walks every
+ * type reachable from the roots to fill its type map, and so runs every field thunk: for 5,000 tables
+ * that is the whole schema (hundreds of thousands of fields and arguments) before the first query of a
+ * role can be validated. A `LazySchema` has its root types at once and the rest only as they are
+ * reached: the request validator asks an object type for its fields (graphql-js runs that type's thunk
+ * then), and `getType(name)` answers from the build's registry of the types made so far
+ * (`SchemaContext.named`). Whatever needs the whole schema (`getTypeMap`: introspection of `__schema`,
+ * `getPossibleTypes` of an interface, a name not made yet, `toConfig`) completes it first, with exactly
+ * the config an eager build would have had, so the completed schema is the one `new GraphQLSchema`
+ * would have built: same types, same order.
+ */
+import {
+  GraphQLSchema,
+  type GraphQLAbstractType, type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchemaConfig,
+} from 'graphql';
+
+/** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
+export interface TypeRegistry {
+  named(name: string): GraphQLNamedType | undefined;
+}
+
+/** graphql-js's private state of a schema, filled here from a complete build. */
+interface SchemaState {
+  _typeMap: Record<string, GraphQLNamedType>;
+  _subTypeMap: Record<string, unknown>;
+  _implementationsMap: Record<string, unknown>;
+  _queryType: GraphQLObjectType | null | undefined;
+  _mutationType: GraphQLObjectType | null | undefined;
+  _subscriptionType: GraphQLObjectType | null | undefined;
+}
+
+export class LazySchema extends GraphQLSchema {
+  private pending: { config: GraphQLSchemaConfig; registry: TypeRegistry } | null;
+
+  /** `config` as for `new GraphQLSchema` (its `types`: the registry's types when the roots were built). */
+  constructor(config: GraphQLSchemaConfig, registry: TypeRegistry) {
+    // Only the directives' argument types and the introspection types are collected here.
+    super({ directives: config.directives, assumeValid: true, description: config.description });
+    const state = this as unknown as SchemaState;
+    state._queryType = config.query;
+    state._mutationType = config.mutation;
+    state._subscriptionType = config.subscription;
+    this.pending = { config, registry };
+  }
+
+  /** Whether every type has been collected (introspection of `__schema` and interfaces complete it). */
+  get complete(): boolean {
+    return this.pending === null;
+  }
+
+  /** The registry the remaining types are made from, while some are not made yet. */
+  get registry(): TypeRegistry | undefined {
+    return this.pending?.registry;
+  }
+
+  /** Collects every type, as `new GraphQLSchema` would (running every remaining field thunk). */
+  completeTypes(): void {
+    if (!this.pending) return;
+    const full = new GraphQLSchema(this.pending.config) as unknown as SchemaState;
+    const state = this as unknown as SchemaState;
+    state._typeMap = full._typeMap;
+    state._implementationsMap = full._implementationsMap;
+    state._subTypeMap = Object.create(null) as Record<string, unknown>;
+    this.pending = null;
+  }
+
+  override getType(name: string): GraphQLNamedType | undefined {
+    if (this.pending) {
+      const have = this.pending.registry.named(name) ?? super.getType(name);
+      if (have) return have;
+      this.completeTypes();
+    }
+    return super.getType(name);
+  }
+
+  override getTypeMap(): ReturnType<GraphQLSchema['getTypeMap']> {
+    this.completeTypes();
+    return super.getTypeMap();
+  }
+
+  override getPossibleTypes(abstractType: GraphQLAbstractType): ReadonlyArray<GraphQLObjectType> {
+    this.completeTypes();
+    return super.getPossibleTypes(abstractType);
+  }
+
+  override getImplementations(interfaceType: GraphQLInterfaceType): { objects: ReadonlyArray<GraphQLObjectType>; interfaces: ReadonlyArray<GraphQLInterfaceType> } {
+    this.completeTypes();
+    return super.getImplementations(interfaceType);
+  }
+
+  override isSubType(abstractType: GraphQLAbstractType, maybeSubType: GraphQLObjectType | GraphQLInterfaceType): boolean {
+    this.completeTypes();
+    return super.isSubType(abstractType, maybeSubType);
+  }
+
+  override toConfig(): ReturnType<GraphQLSchema['toConfig']> {
+    this.completeTypes();
+    return super.toConfig();
+  }
+}
