@@ -6,9 +6,9 @@
  * reached: the request validator asks an object type for its fields (graphql-js runs that type's thunk
  * then), and `getType(name)` answers from the build's registry of the types made so far
  * (`SchemaContext.named`). Whatever needs the whole schema (`getTypeMap`: introspection of `__schema`,
- * `getPossibleTypes` of an interface, a name not made yet, `toConfig`) completes it first, with exactly
- * the config an eager build would have had, so the completed schema is the one `new GraphQLSchema`
- * would have built: same types, same order.
+ * `getPossibleTypes` of an interface, a name not made yet, `toConfig`) completes it first, so the completed
+ * schema has the types, fields and arguments `new GraphQLSchema` over the same roots has. The mutation
+ * root itself is made on first use (`getMutationType`): a query never makes the mutation fields.
  */
 import {
   GraphQLSchema,
@@ -30,18 +30,35 @@ interface SchemaState {
   _subscriptionType: GraphQLObjectType | null | undefined;
 }
 
-export class LazySchema extends GraphQLSchema {
-  private pending: { config: GraphQLSchemaConfig; registry: TypeRegistry } | null;
+/**
+ * What a `LazySchema` is made of: `new GraphQLSchema`'s config, except that the mutation root is made on
+ * first use (`mutation()`: its fields are every table's mutation fields, and whether there is one at all
+ * is known only once they are made), and `types()` lists the registry's types once the roots are made.
+ */
+export interface LazySchemaConfig extends Omit<GraphQLSchemaConfig, 'mutation' | 'types'> {
+  mutation: () => GraphQLObjectType | null;
+  types: () => GraphQLNamedType[];
+}
 
-  /** `config` as for `new GraphQLSchema` (its `types`: the registry's types when the roots were built). */
-  constructor(config: GraphQLSchemaConfig, registry: TypeRegistry) {
+export class LazySchema extends GraphQLSchema {
+  private pending: { config: LazySchemaConfig; registry: TypeRegistry } | null;
+  private mutationMade = false;
+
+  constructor(config: LazySchemaConfig, registry: TypeRegistry) {
     // Only the directives' argument types and the introspection types are collected here.
     super({ directives: config.directives, assumeValid: true, description: config.description });
     const state = this as unknown as SchemaState;
     state._queryType = config.query;
-    state._mutationType = config.mutation;
     state._subscriptionType = config.subscription;
     this.pending = { config, registry };
+  }
+
+  override getMutationType(): GraphQLObjectType | null | undefined {
+    if (!this.mutationMade && this.pending) {
+      (this as unknown as SchemaState)._mutationType = this.pending.config.mutation();
+      this.mutationMade = true;
+    }
+    return super.getMutationType();
   }
 
   /** Whether every type has been collected (introspection of `__schema` and interfaces complete it). */
@@ -57,7 +74,9 @@ export class LazySchema extends GraphQLSchema {
   /** Collects every type, as `new GraphQLSchema` would (running every remaining field thunk). */
   completeTypes(): void {
     if (!this.pending) return;
-    const full = new GraphQLSchema(this.pending.config) as unknown as SchemaState;
+    const { config } = this.pending;
+    const mutation = this.getMutationType();
+    const full = new GraphQLSchema({ ...config, mutation, types: config.types() }) as unknown as SchemaState;
     const state = this as unknown as SchemaState;
     state._typeMap = full._typeMap;
     state._implementationsMap = full._implementationsMap;

@@ -205,6 +205,11 @@ test("a role's schema makes its roots at once and a table's other types when fir
   assert.ok('id' in author.getFields());
   assert.equal(rs.schema.getType('author_bool_exp')?.name, 'author_bool_exp');
   assert.equal(rs.schema.complete, false, 'a type made while building the roots is found without completing the schema');
+  const admin = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema);
+  assert.equal((admin.schema as unknown as { _mutationType?: unknown })._mutationType, undefined, 'no mutation root made before it is asked for');
+  assert.equal(admin.mutationRoot?.name, 'mutation_root');
+  assert.equal(admin.schema.getMutationType(), admin.mutationRoot);
+  assert.ok(admin.schema.getType('article_insert_input'), 'the mutation root made on first use, with its input types');
   // a type not made yet completes the schema (and is then found)
   assert.equal(rs.schema.getType('author_max_fields')?.name, 'author_max_fields');
   assert.equal(rs.schema.complete, true);
@@ -216,7 +221,7 @@ test("a role's schema makes its roots at once and a table's other types when fir
   const eager = new GraphQLSchema({ query: fresh.queryRoot, mutation: fresh.mutationRoot, subscription: fresh.subscriptionRoot, directives: fresh.schema.getDirectives(), assumeValid: true });
   assert.equal(printSchema(lexicographicSortSchema(rs.schema)), printSchema(lexicographicSortSchema(eager)));
   const lazyAgain = buildRoleSchema(sc, 'user', ENGINE_PARTS.schema).schema;
-  assert.deepEqual(Object.keys(lazyAgain.getTypeMap()), Object.keys(rs.schema.getTypeMap()), 'the same types in the same order');
+  assert.deepEqual(Object.keys(lazyAgain.getTypeMap()).sort(), Object.keys(rs.schema.getTypeMap()).sort());
   const introspect = (schema: GraphQLSchema) => graphqlSync({ schema: lexicographicSortSchema(schema), source: getIntrospectionQuery() });
   assert.deepEqual(introspect(lazyAgain), introspect(eager));
 });
