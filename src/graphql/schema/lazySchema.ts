@@ -86,7 +86,9 @@ export class LazySchema extends GraphQLSchema {
 
   override getType(name: string): GraphQLNamedType | undefined {
     if (this.pending) {
-      const have = this.pending.registry.named(name) ?? super.getType(name);
+      // graphql-js's getType reads getTypeMap(): the collected types (built-in scalars of the directives,
+      // introspection types) are read directly.
+      const have = this.pending.registry.named(name) ?? (this as unknown as SchemaState)._typeMap[name];
       if (have) return have;
       this.completeTypes();
     }
