@@ -90,6 +90,12 @@ export class LazySchema extends GraphQLSchema {
       // introspection types) are read directly.
       const have = this.pending.registry.named(name) ?? (this as unknown as SchemaState)._typeMap[name];
       if (have) return have;
+      // A type of the mutation or subscription root's arguments (a variable's `<t>_insert_input`,
+      // `<t>_stream_cursor_input`): made with those roots' fields, before anything completes.
+      this.getMutationType();
+      this.getSubscriptionType()?.getFields();
+      const rooted = this.pending.registry.named(name);
+      if (rooted) return rooted;
       this.completeTypes();
     }
     return super.getType(name);

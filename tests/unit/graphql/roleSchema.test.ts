@@ -212,6 +212,10 @@ test("a role's schema makes its roots at once and a table's other types when fir
   assert.equal(admin.mutationRoot?.name, 'mutation_root');
   assert.equal(admin.schema.getMutationType(), admin.mutationRoot);
   assert.ok(admin.schema.getType('article_insert_input'), 'the mutation root made on first use, with its input types');
+  const other = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema as LazySchema;
+  assert.equal(other.getType('article_insert_input')?.name, 'article_insert_input', "a root argument's type (a variable's) before the root is asked for");
+  assert.equal(other.getType('article_stream_cursor_input')?.name, 'article_stream_cursor_input');
+  assert.equal(other.complete, false, 'found with the roots made, the schema not completed');
   // a type not made yet completes the schema (and is then found)
   assert.equal(rs.schema.getType('author_max_fields')?.name, 'author_max_fields');
   assert.equal(rs.schema.complete, true);
