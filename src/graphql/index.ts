@@ -13,6 +13,7 @@ export { lastField as remoteRelLastField } from './schema/remoteTypes.js';
 export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, selectArgs, outField, functionArgsType } from './schema/tableTypes.js';
 export { type FieldEntry, primaryKeyColumns } from './schema/queryRoot.js';
 export { getRoleSchema, buildRoleSchema, type RoleSchema } from './schema/roleSchema.js';
+export { LazySchema } from './schema/lazySchema.js';
 export * from './request/types.js';
 export { vf, showName, showNames, showNamedTy, showGT } from './request/messages.js';
 export { coerceJson, coerceLiteral, isTypeAllowed, literalJson, type VariableInfo } from './request/inputValue.js';

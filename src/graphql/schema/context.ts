@@ -56,9 +56,11 @@ export class SchemaContext {
   /**
    * `backendOnly`: the schema of a trusted backend's request (the role's `backend_only` mutations offered).
    * `types`: the named types made so far, shared by the contexts of one schema's sources.
+   * `sc` is the cache the types still to be made read: a later cache that keeps the (lazily completed)
+   * schema takes its place (`rebind`), so a kept schema does not hold its first cache alive.
    */
   constructor(
-    readonly sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false,
+    public sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false,
     private readonly types = new Map<string, GraphQLNamedType>(),
   ) {
     this.isAdmin = role === ADMIN_ROLE;
@@ -67,6 +69,19 @@ export class SchemaContext {
   /** A context over another source's cache for the same schema (same role, parts and named types). */
   forSource(sc: SchemaCache): SchemaContext {
     return new SchemaContext(sc, this.role, this.parts, this.backendOnly, this.types);
+  }
+
+  /**
+   * Makes the types still to be made from `sc`: a cache whose structure and whose permissions of this role
+   * are the ones this build started from (schemaShape.ts), so they come out the same.
+   */
+  rebind(sc: SchemaCache): void {
+    this.sc = sc;
+  }
+
+  /** The named type `name` when it has been made (`LazySchema.getType`). */
+  named(name: string): GraphQLNamedType | undefined {
+    return this.types.get(name);
   }
 
   /** The named type `name`, made by `make` the first time it is asked for. */

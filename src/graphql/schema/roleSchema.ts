@@ -11,14 +11,19 @@
  * `SchemaParts` (context.ts): each gets the build context (shared types: `tableObject`,
  * `boolExp`...) and returns field entries whose `extensions.svc` tags a planner understands.
  * Under the `graphql-default` naming convention the built schema is renamed once (graphqlCase.ts).
+ * Otherwise the schema is a `LazySchema` (lazySchema.ts): the roots' fields are made at once, every
+ * other type's fields when first reached, and the whole type map only when something asks for it
+ * (introspection of `__schema`), so a role's first query costs what its roots and the types it
+ * reaches cost, not the whole schema.
  */
 import { GraphQLObjectType, GraphQLSchema, specifiedDirectives, type GraphQLFieldConfig } from 'graphql';
 import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
 import type { SchemaCache } from '../../metadata/index.js';
-import { SchemaContext, type FieldEntry, type SchemaParts } from './context.js';
+import { SchemaContext, type FieldEntry, type RootFieldsBuilder, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
 import { toGraphqlCase } from './graphqlCase.js';
-import { roleShapeKey, structureKey } from './schemaShape.js';
+import { roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
+import { LazySchema } from './lazySchema.js';
 
 export interface RoleSchema {
   role: string;
@@ -29,7 +34,8 @@ export interface RoleSchema {
   cache: SchemaCache;
   schema: GraphQLSchema;
   queryRoot: GraphQLObjectType;
-  mutationRoot: GraphQLObjectType | null;
+  /** The schema's mutation root (made on first read: a role's query never makes its mutation fields). */
+  readonly mutationRoot: GraphQLObjectType | null;
   subscriptionRoot: GraphQLObjectType | null;
 }
 
@@ -37,15 +43,15 @@ const memo = new WeakMap<SchemaParts, WeakMap<SchemaCache, Map<string, RoleSchem
 
 /**
  * A built schema and the cache it was built from (its fields carry that cache's table objects): held
- * weakly, with each role's permission key there (`roleShapeKey(from, role, true)`, taken for every role of
- * the cache when built), so a kept schema does not keep its old cache, and every schema memoised for it, alive.
+ * weakly, with each role's permission key there (`fromKey(role)`: `roleShapeKey(from, role, true)`, computed
+ * when first asked from the tables' permission maps, not the cache), so a kept schema does not keep its old
+ * cache, and every schema memoised for it, alive.
  */
 interface Built {
   from: WeakRef<SchemaCache>;
-  fromKeys: Map<string, string>;
+  fromKey: (role: string) => string;
   schema: GraphQLSchema;
   queryRoot: GraphQLObjectType;
-  mutationRoot: GraphQLObjectType | null;
   subscriptionRoot: GraphQLObjectType | null;
 }
 
@@ -63,14 +69,8 @@ const dropped = new FinalizationRegistry<{ map: Map<string, WeakRef<GraphQLSchem
 
 /** Whether `b` plans right for `role` under `cache`: built on it, or on one where the role's permissions were the same. */
 function usable(b: Built, cache: SchemaCache, role: string): boolean {
-  const from = b.from.deref();
-  if (from === cache) return true;
-  let key = b.fromKeys.get(role);
-  if (key === undefined) {
-    if (!from) return false;
-    b.fromKeys.set(role, (key = roleShapeKey(from, role, true)));
-  }
-  return key === roleShapeKey(cache, role, true);
+  if (b.from.deref() === cache) return true;
+  return b.fromKey(role) === roleShapeKey(cache, role, true);
 }
 
 /** Per cache: the built schemas its roles use, by shape key (roles of one cache share them first). */
@@ -83,23 +83,33 @@ function sharedBuild(cache: SchemaCache, role: string, parts: SchemaParts, backe
   let local = perParts.get(cache);
   if (!local) perParts.set(cache, (local = new Map()));
   const mine = local.get(key);
-  if (mine && usable(mine, cache, role)) return mine;
+  if (mine && usable(mine, cache, role)) return keptFor(mine, cache);
   let byKey = shared.get(parts);
   if (!byKey) shared.set(parts, (byKey = new Map()));
   const held = byKey.get(key)?.deref();
   const have = held && builtOf.get(held);
   if (have && usable(have, cache, role)) {
     if (!mine) local.set(key, have);
-    return have;
+    return keptFor(have, cache);
   }
   const rs = buildRoleSchema(cache, role, parts, backendOnly);
-  const fromKeys = new Map([role, ...cache.roles].map((r) => [r, roleShapeKey(cache, r, true)]));
-  const built: Built = { from: new WeakRef(cache), fromKeys, schema: rs.schema, queryRoot: rs.queryRoot, mutationRoot: rs.mutationRoot, subscriptionRoot: rs.subscriptionRoot };
+  const built: Built = { from: new WeakRef(cache), fromKey: rowKeysOf(cache), schema: rs.schema, queryRoot: rs.queryRoot, subscriptionRoot: rs.subscriptionRoot };
   builtOf.set(built.schema, built);
   byKey.set(key, new WeakRef(built.schema));
   dropped.register(built.schema, { map: byKey, key });
   local.set(key, built);
   return built;
+}
+
+/**
+ * `b` used by `cache`: a schema whose types are not all made yet makes the rest from `cache` from now on
+ * (the same structure and role permissions as the cache it was built from), so it does not keep that
+ * cache alive.
+ */
+function keptFor(b: Built, cache: SchemaCache): Built {
+  const registry = b.schema instanceof LazySchema ? b.schema.registry : undefined;
+  if (registry instanceof SchemaContext && registry.sc !== cache) registry.rebind(cache);
+  return b;
 }
 
 /**
@@ -117,7 +127,7 @@ export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaPar
   let rs = byRole.get(key);
   if (!rs) {
     const b = sharedBuild(cache, role, parts, backend);
-    rs = { role, backendOnly: backend, key, cache, schema: b.schema, queryRoot: b.queryRoot, mutationRoot: b.mutationRoot, subscriptionRoot: b.subscriptionRoot };
+    rs = roleSchemaOf({ role, backendOnly: backend, key, cache, schema: b.schema, queryRoot: b.queryRoot, subscriptionRoot: b.subscriptionRoot });
     byRole.set(key, rs);
   }
   return rs;
@@ -127,39 +137,59 @@ export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaPar
 export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly = false): RoleSchema {
   const ctx = new SchemaContext(cache, role, parts, backendOnly);
   const queryEntries = parts.query.flatMap((b) => b(ctx));
-  const mutationEntries = parts.mutation.flatMap((b) => b(ctx));
-  const subscriptionEntries = (parts.subscription ?? []).flatMap((b) => b(ctx));
-  // Every further source's tables and functions, built the same way over its own cache.
-  if (parts.sources && cache.sources) {
-    for (const sc of cache.sources.values()) {
-      const sctx = ctx.forSource(sc);
-      const rename = sourceRootNames(sc);
-      queryEntries.push(...rename(parts.sources.query.flatMap((b) => b(sctx))));
-      mutationEntries.push(...rename(parts.sources.mutation.flatMap((b) => b(sctx))));
-      subscriptionEntries.push(...rename((parts.sources.subscription ?? []).flatMap((b) => b(sctx))));
-    }
-  }
+  // Every further source's tables and functions, built the same way over its own cache (read from the
+  // context's cache when the fields are made: a kept schema's context is rebound to the newer cache).
+  const sourceEntries = (pick: (p: NonNullable<SchemaParts['sources']>) => readonly RootFieldsBuilder[] | undefined): FieldEntry[] => {
+    const srcParts = parts.sources;
+    const sources = ctx.sc.sources;
+    if (!srcParts || !sources) return [];
+    return [...sources.values()].flatMap((sc) => sourceRootNames(sc)((pick(srcParts) ?? []).flatMap((b) => b(ctx.forSource(sc)))));
+  };
+  queryEntries.push(...sourceEntries((p) => p.query));
   const queryFields = sortEntries(queryEntries);
   const queryRoot = new GraphQLObjectType({ name: 'query_root', description: 'query root', fields: queryFields });
-  const mutationRoot = mutationEntries.length === 0 ? null
-    : new GraphQLObjectType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(mutationEntries) });
+  let mutationRoot: GraphQLObjectType | null | undefined;
+  const mutation = (): GraphQLObjectType | null => {
+    if (mutationRoot !== undefined) return mutationRoot;
+    const entries = [...parts.mutation.flatMap((b) => b(ctx)), ...sourceEntries((p) => p.mutation)];
+    return (mutationRoot = entries.length === 0 ? null : new GraphQLObjectType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(entries) }));
+  };
   const subscriptionRoot = queryEntries.length === 0 ? null
-    : new GraphQLObjectType({ name: 'subscription_root', description: 'subscription root', fields: sortEntries([...Object.entries(copyFields(queryFields)), ...subscriptionEntries]) });
-  const schema = new GraphQLSchema({
-    query: queryRoot,
-    mutation: mutationRoot,
-    subscription: subscriptionRoot,
-    types: ctx.allTypes(),
-    directives: [...specifiedDirectives, CACHED_DIRECTIVE],
-    // An empty query_root is legal here (Hasura answers it); skip graphql-js's schema checks.
-    assumeValid: true,
-  });
+    : new GraphQLObjectType({
+      name: 'subscription_root',
+      description: 'subscription root',
+      fields: () => sortEntries([...Object.entries(copyFields(queryFields)), ...(parts.subscription ?? []).flatMap((b) => b(ctx)), ...sourceEntries((p) => p.subscription)]),
+    });
+  const directives = [...specifiedDirectives, CACHED_DIRECTIVE];
   const key = backendOnly ? `${role}\u0000backend_only` : role;
   if (cache.namingConvention === 'graphql-default') {
+    // Types named after the first build of each (the eager order of before: query, mutation, subscription fields).
+    const mutationType = mutation();
+    subscriptionRoot?.getFields();
+    const schema = new GraphQLSchema({
+      query: queryRoot, mutation: mutationType, subscription: subscriptionRoot, types: ctx.allTypes(), directives,
+      // An empty query_root is legal here (Hasura answers it); skip graphql-js's schema checks.
+      assumeValid: true,
+    });
     const renamed = toGraphqlCase(schema, cache);
     return { role, backendOnly, key, cache, schema: renamed, queryRoot: renamed.getQueryType()!, mutationRoot: renamed.getMutationType() ?? null, subscriptionRoot: renamed.getSubscriptionType() ?? null };
   }
-  return { role, backendOnly, key, cache, schema, queryRoot, mutationRoot, subscriptionRoot };
+  const schema = new LazySchema({
+    query: queryRoot,
+    mutation,
+    subscription: subscriptionRoot,
+    types: () => {
+      subscriptionRoot?.getFields();
+      return ctx.allTypes();
+    },
+    directives,
+  }, ctx);
+  return roleSchemaOf({ role, backendOnly, key, cache, schema, queryRoot, subscriptionRoot });
+}
+
+/** A `RoleSchema` whose `mutationRoot` is its schema's (made on first use). */
+function roleSchemaOf(rs: Omit<RoleSchema, 'mutationRoot'>): RoleSchema {
+  return Object.defineProperty(rs, 'mutationRoot', { get: () => rs.schema.getMutationType() ?? null, enumerable: true }) as RoleSchema;
 }
 
 /** A source's `customization.root_fields` prefix and suffix applied to its root-field entries. */

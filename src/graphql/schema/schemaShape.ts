@@ -73,7 +73,49 @@ export function structureKey(cache: SchemaCache): string {
 const ROW_RULES = new Set(['filter', 'check', 'limit']);
 const shapeReplacer = (key: string, value: unknown): unknown => (ROW_RULES.has(key) ? undefined : replacer(key, value));
 
-const roleKeys = new WeakMap<SchemaCache, Map<string, string>>();
+/**
+ * What the role keys of one cache are computed from, without the cache: each table's permissions by role
+ * (the table's own map: a build that changes a table's permissions gives it a new one) and the metadata
+ * outside the tables; and the keys computed so far.
+ */
+interface KeySource {
+  tables: Array<[string, ReadonlyMap<string, RolePermissions>]>;
+  rest: object;
+  keys: Map<string, string>;
+}
+
+const keySources = new WeakMap<SchemaCache, KeySource>();
+
+function keySource(cache: SchemaCache): KeySource {
+  let src = keySources.get(cache);
+  if (!src) {
+    const { tables: _t, ...rest } = cache.metadata;
+    src = { tables: [...cache.tables].map(([k, t]) => [k, t.permissions]), rest, keys: new Map() };
+    keySources.set(cache, src);
+  }
+  return src;
+}
+
+function keyOf(src: KeySource, role: string, rows: boolean): string {
+  if (role === ADMIN_ROLE) return ADMIN_ROLE;
+  const memoKey = rows ? `${role}\0rows` : role;
+  let key = src.keys.get(memoKey);
+  if (key !== undefined) return key;
+  const h: Hash = createHash('sha1');
+  for (const [k, perms] of src.tables) {
+    const p = perms.get(role);
+    if (p) h.update(k).update('\0').update(permissionText(p, rows)).update('\0');
+  }
+  // What the metadata outside the tables gives this role (action, function and remote-schema
+  // permissions, its inherited-role definition): every `[{role, …}]` list kept to this role's entries.
+  h.update(JSON.stringify(src.rest, (k, v: unknown) => {
+    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => x !== null && typeof x === 'object' && ('role' in x || 'role_name' in x))) return replacer(k, v);
+    return v.filter((x: { role?: unknown; role_name?: unknown }) => x.role === role || x.role_name === role);
+  }));
+  key = h.digest('base64');
+  src.keys.set(memoKey, key);
+  return key;
+}
 
 /** A role's permissions on one table as text (memoised per object: incremental builds keep unchanged tables' objects). */
 const permissionTexts = new WeakMap<RolePermissions, { shape?: string; rows?: string }>();
@@ -90,25 +132,14 @@ function permissionText(p: RolePermissions, rows: boolean): string {
  * the role's key with them equal, as the planner reads them from the tables the schema was built on).
  */
 export function roleShapeKey(cache: SchemaCache, role: string, rows = false): string {
-  if (role === ADMIN_ROLE) return ADMIN_ROLE;
-  let byRole = roleKeys.get(cache);
-  if (!byRole) roleKeys.set(cache, (byRole = new Map()));
-  const memoKey = rows ? `${role}\0rows` : role;
-  let key = byRole.get(memoKey);
-  if (key !== undefined) return key;
-  const h: Hash = createHash('sha1');
-  for (const [k, t] of cache.tables) {
-    const p = t.permissions.get(role);
-    if (p) h.update(k).update('\0').update(permissionText(p, rows)).update('\0');
-  }
-  // What the metadata outside the tables gives this role (action, function and remote-schema
-  // permissions, its inherited-role definition): every `[{role, …}]` list kept to this role's entries.
-  const { tables: _t, ...rest } = cache.metadata;
-  h.update(JSON.stringify(rest, (k, v: unknown) => {
-    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => x !== null && typeof x === 'object' && ('role' in x || 'role_name' in x))) return replacer(k, v);
-    return v.filter((x: { role?: unknown; role_name?: unknown }) => x.role === role || x.role_name === role);
-  }));
-  key = h.digest('base64');
-  byRole.set(memoKey, key);
-  return key;
+  return keyOf(keySource(cache), role, rows);
+}
+
+/**
+ * `role => roleShapeKey(cache, role, true)`, computed when asked (a role's key costs a pass over every
+ * table) from what the cache's keys are made of, without holding the cache itself alive.
+ */
+export function rowKeysOf(cache: SchemaCache): (role: string) => string {
+  const src = keySource(cache);
+  return (role) => keyOf(src, role, true);
 }

@@ -2,8 +2,11 @@ import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import assert from 'node:assert/strict';
-import { GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType } from 'graphql';
-import { getRoleSchema, outputMeta } from '../../../src/graphql/index.js';
+import {
+  GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, execute, getIntrospectionQuery, graphqlSync, lexicographicSortSchema, parse,
+  printSchema, type ExecutionResult,
+} from 'graphql';
+import { buildRoleSchema, getRoleSchema, LazySchema, outputMeta } from '../../../src/graphql/index.js';
 import { pgScalarName, isBigNumType } from '../../../src/core/index.js';
 import { makeCache, selectPerm, userIdFilter } from './fixtures.js';
 import { ENGINE_PARTS } from '../../../src/appState.js';
@@ -190,4 +193,78 @@ test('a schema kept for a new cache does not keep the old cache (nor the schemas
   assert.equal(adminOfOld.deref(), undefined, "the old cache's admin schema was collected");
   // the kept schema still serves the role under the new cache
   assert.equal(getRoleSchema(next, 'user', ENGINE_PARTS.schema).schema, user);
+});
+
+test("a role's schema makes its roots at once and a table's other types when first reached; completed, it is the eager build", () => {
+  const sc = makeCache();
+  sc.tables.get('public.author')!.description = 'a cache of its own for the lazy-schema test';
+  const rs = getRoleSchema(sc, 'user', ENGINE_PARTS.schema);
+  assert.ok(rs.schema instanceof LazySchema);
+  // validating `{ author { id } }` reaches query_root and `author`, not the rest
+  const author = rs.schema.getType('author') as GraphQLObjectType;
+  assert.ok('id' in author.getFields());
+  assert.equal(rs.schema.getType('author_bool_exp')?.name, 'author_bool_exp');
+  assert.equal(rs.schema.getType('__Type')?.name, '__Type');
+  assert.equal(rs.schema.getType('Boolean')?.name, 'Boolean');
+  assert.equal(rs.schema.complete, false, 'a type made while building the roots, or an introspection type, is found without completing the schema');
+  const admin = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema);
+  assert.equal((admin.schema as unknown as { _mutationType?: unknown })._mutationType, undefined, 'no mutation root made before it is asked for');
+  assert.equal(admin.mutationRoot?.name, 'mutation_root');
+  assert.equal(admin.schema.getMutationType(), admin.mutationRoot);
+  assert.ok(admin.schema.getType('article_insert_input'), 'the mutation root made on first use, with its input types');
+  const other = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema as LazySchema;
+  assert.equal(other.getType('article_insert_input')?.name, 'article_insert_input', "a root argument's type (a variable's) before the root is asked for");
+  assert.equal(other.getType('article_stream_cursor_input')?.name, 'article_stream_cursor_input');
+  assert.equal(other.complete, false, 'found with the roots made, the schema not completed');
+  // a type not made yet completes the schema (and is then found)
+  assert.equal(rs.schema.getType('author_max_fields')?.name, 'author_max_fields');
+  assert.equal(rs.schema.complete, true);
+  assert.equal(rs.schema.getType('no_such_type'), undefined);
+
+  // the completed schema is what `new GraphQLSchema` over the same roots gives: same types, fields, arguments
+  const fresh = buildRoleSchema(sc, 'user', ENGINE_PARTS.schema);
+  assert.equal((fresh.schema as LazySchema).complete, false);
+  const eager = new GraphQLSchema({ query: fresh.queryRoot, mutation: fresh.mutationRoot, subscription: fresh.subscriptionRoot, directives: fresh.schema.getDirectives(), assumeValid: true });
+  assert.equal(printSchema(lexicographicSortSchema(rs.schema)), printSchema(lexicographicSortSchema(eager)));
+  const lazyAgain = buildRoleSchema(sc, 'user', ENGINE_PARTS.schema).schema;
+  assert.deepEqual(Object.keys(lazyAgain.getTypeMap()).sort(), Object.keys(rs.schema.getTypeMap()).sort());
+  const introspect = (schema: GraphQLSchema) => graphqlSync({ schema: lexicographicSortSchema(schema), source: getIntrospectionQuery() });
+  assert.deepEqual(introspect(lazyAgain), introspect(eager));
+});
+
+test('introspection of `__schema` completes a lazy schema; `__type` of a made type does not', () => {
+  const sc = makeCache();
+  sc.tables.get('public.author')!.description = 'another cache of its own for the lazy-schema test';
+  const { schema } = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema);
+  // the engine validates requests itself and hands introspection fields to graphql-js's execute
+  const one = execute({ schema, document: parse('{ __type(name: "author") { fields { name } } }') }) as ExecutionResult;
+  assert.ok((one.data as { __type: { fields: unknown[] } }).__type.fields.length > 0);
+  assert.equal((schema as LazySchema).complete, false);
+  const all = execute({ schema, document: parse('{ __schema { types { name } } }') }) as ExecutionResult;
+  assert.ok((all.data as { __schema: { types: Array<{ name: string }> } }).__schema.types.some((t) => t.name === 'author_variance_fields'));
+  assert.equal((schema as LazySchema).complete, true);
+});
+
+test('a kept lazy schema makes its remaining types from the new cache once the old one is gone', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const desc = 'a cache of its own for the kept lazy-schema test';
+  let old: ReturnType<typeof makeCache> | undefined = makeCache();
+  old.tables.get('public.author')!.description = desc;
+  const oldRef = new WeakRef(old);
+  const user = getRoleSchema(old, 'user', ENGINE_PARTS.schema).schema as LazySchema;
+  assert.equal(user.complete, false);
+  const next = makeCache();
+  next.tables.get('public.author')!.description = desc;
+  next.tables.get('public.article')!.permissions.set('anon', { select: selectPerm(['id']) });
+  assert.equal(getRoleSchema(next, 'user', ENGINE_PARTS.schema).schema, user);
+  old = undefined;
+  for (let i = 0; i < 10 && oldRef.deref() !== undefined; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+  assert.equal(oldRef.deref(), undefined, 'the old cache was collected though the kept schema is not complete');
+  const article = user.getTypeMap().article as GraphQLObjectType;
+  assert.ok('author' in article.getFields() && 'title' in article.getFields());
+  assert.equal(outputMeta(article.getFields().author)?.kind, 'object_rel');
 });

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+/**
+ * One engine on an existing bench:schema database, measured step by step (engine CPU from /proc, wall):
+ * cold start to the first answered admin query, the first query of role r1 (its schema built), a nested
+ * query, r1's first mutation, then (OPS=1) create/drop_select_permission, track/untrack_table each followed
+ * by a query, the RSS, then the introspections of r1, r2, r1 again, r3 and admin (ONLY_R1=1: r1 only;
+ * SHORT=1: none).
+ *
+ *   BENCH_SCHEMA_SETUP_ONLY=1 SIZES=5000 REPEAT=1 npm run bench:schema     (the database)
+ *   OPS=1 ONLY_R1=1 node scripts/benchSchemaSteps.mjs [database] [profile-dir]
+ *
+ * The database defaults to bench_schema on BENCH_SCHEMA_PG (default postgres://postgres@127.0.0.1:55432);
+ * a profile dir runs the engine under --cpu-prof and --heap-prof (a file per thread there). Uses the
+ * built server (dist/).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getIntrospectionQuery } from 'graphql';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [db = process.env.BENCH_SCHEMA_DB ?? 'bench_schema', prof] = process.argv.slice(2);
+const PG_BASE = process.env.BENCH_SCHEMA_PG ?? 'postgres://postgres@127.0.0.1:55432';
+const PORT = Number(process.env.BENCH_SCHEMA_PORT ?? 18625), BASE = `http://127.0.0.1:${PORT}`, SECRET = 'x';
+const flags = ['--max-semi-space-size=4'];
+if (prof) { mkdirSync(prof, { recursive: true }); flags.push('--cpu-prof', `--cpu-prof-dir=${prof}`, '--heap-prof', `--heap-prof-dir=${prof}`); }
+const t0 = performance.now();
+const child = spawn(process.execPath, [...flags, 'dist/src/main.js', 'serve'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: `${PG_BASE}/${db}`, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+function proc() {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kb = (k) => Math.round(Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+  return { cpu: (Number(stat[11]) + Number(stat[12])) * 10, rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+async function post(body, headers = {}) {
+  const res = await fetch(BASE + '/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': SECRET, ...headers }, body: JSON.stringify(body) });
+  return res.text();
+}
+const rh = (r) => ({ 'x-svc-role': r, 'x-svc-user-id': '1' });
+for (;;) { try { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }); if (t.includes('"t0000"')) break; } catch {} await new Promise((r) => setTimeout(r, 5)); }
+const out = [];
+const step = async (name, fn) => { const c = proc().cpu, t = performance.now(); const r = await fn(); out.push(`${name}: ${Math.round(performance.now() - t)} ms wall, ${proc().cpu - c} ms CPU${r ? ' ' + r : ''}`); };
+out.push(`cold start: ${Math.round(performance.now() - t0)} ms wall, ${proc().cpu} ms CPU`);
+await step('first query r1', async () => { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }, rh('r1')); if (!t.includes('"t0000"')) return t.slice(0, 200); });
+await step('query r1 nested', async () => { const t = await post({ query: '{ t0100(limit: 1) { id parent { id half { label } } children_t0101 { id } } }' }, rh('r1')); if (!t.includes('"t0100"')) return t.slice(0, 200); });
+await step('insert r1', async () => { const t = await post({ query: 'mutation { insert_t4000_one(object: { label: "x" }) { id } }' }, rh('r1')); return t.slice(0, 80); });
+const q = async (body) => { const res = await fetch(BASE + '/v1/query', { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': SECRET }, body: JSON.stringify(body) }); return (await res.text()).slice(0, 120); };
+if (process.env.OPS) {
+  await step('create_select_permission', () => q({ type: 'create_select_permission', args: { table: 't0250', role: 'editor', permission: { columns: ['id', 'label'], filter: { parent: { id: { _gt: 1 } } } } } }));
+  await step('admin query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }); });
+  await step('drop_select_permission', () => q({ type: 'drop_select_permission', args: { table: 't0250', role: 'editor' } }));
+  await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
+  await step('track_table', () => q({ type: 'track_table', args: { schema: 'public', name: 'extra_table' } }));
+  await step('admin query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }); });
+  await step('untrack_table', () => q({ type: 'untrack_table', args: { table: 'extra_table' } }));
+  await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
+}
+{ const p = proc(); out.push(`RSS before introspection ${p.rss} MB peak ${p.peak} MB`); }
+if (process.env.SHORT) { out.push('(short)'); } else {
+await step('introspection r1', async () => { const t = await post({ query: getIntrospectionQuery() }, rh('r1')); return `${(t.length / 1e6).toFixed(1)} MB`; });
+if (!process.env.ONLY_R1) {
+await step('introspection r2', async () => { const t = await post({ query: getIntrospectionQuery() }, rh('r2')); return `${(t.length / 1e6).toFixed(1)} MB`; });
+await step('introspection r1 again (kept answer)', async () => { await post({ query: getIntrospectionQuery() }, rh('r1')); });
+await step('introspection r3', async () => { const t = await post({ query: getIntrospectionQuery() }, rh('r3')); return `${(t.length / 1e6).toFixed(1)} MB`; });
+await step('introspection admin', async () => { const t = await post({ query: getIntrospectionQuery() }); return `${(t.length / 1e6).toFixed(1)} MB`; });
+}
+}
+const p = proc();
+out.push(`RSS ${p.rss} MB peak ${p.peak} MB; load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(out.join('\n'));
+const exited = new Promise((r) => child.once('exit', r));
+child.kill('SIGTERM'); await exited;
