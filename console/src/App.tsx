@@ -7,6 +7,8 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { adminSecret, engineWarnings, exportMetadata, type EngineWarning } from './api';
 import { ErrorBox, TextField } from './components';
+import { consoleProject } from './project';
+import { ActivitySpinner, Spinner } from './spinner';
 import { GraphiqlPage } from './pages/GraphiqlPage';
 import { DataPage } from './pages/DataPage';
 import { BrowsePage } from './pages/BrowsePage';
@@ -91,19 +93,21 @@ export function App() {
     );
   };
   useEffect(check, []);
-  if (auth === 'checking') return <p className="muted pad" role="status">connecting…</p>;
+  if (auth === 'checking') return <p className="pad"><Spinner label="connecting…" /></p>;
   if (auth === 'needed') return <Login onDone={check} error={authError} />;
   const route = ROUTES.find((r) => r.path === parts[0]) ?? (empty ? ROUTES.find((r) => r.path === 'data')! : ROUTES[0]);
   return (
     <div className="shell">
       <nav aria-label="console">
         <div className="brand">svc console</div>
+        {consoleProject() ? <div className="project-badge" title="svc-graphql-engine console --project: schema changes are written as migrations, metadata changes into the metadata folder">migrations mode · {consoleProject()!.database}</div> : null}
         <ul>
           {ROUTES.map((r) => (
             <li key={r.path}><a href={`#/${r.path}`} aria-current={r === route ? 'page' : undefined}>{r.label}</a></li>
           ))}
         </ul>
         <button type="button" className="link" onClick={() => { adminSecret.set(''); check(); }}>Log out</button>
+        <ActivitySpinner />
       </nav>
       <main id="content">
         {warnings.map((w) => (

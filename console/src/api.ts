@@ -23,7 +23,23 @@ export function adminHeaders(): Record<string, string> {
   return s ? { 'x-svc-admin-secret': s } : {};
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+/** Requests to the engine in flight, for the shell's spinner (spinner.tsx). */
+let inFlight = 0;
+const activity = new Set<(n: number) => void>();
+export function onActivity(fn: (inFlight: number) => void): () => void {
+  activity.add(fn);
+  return () => void activity.delete(fn);
+}
+const post = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> => {
+  inFlight++;
+  activity.forEach((f) => f(inFlight));
+  return postOnce(url, body, headers).finally(() => {
+    inFlight--;
+    activity.forEach((f) => f(inFlight));
+  });
+};
+
+async function postOnce(url: string, body: unknown, headers: Record<string, string>): Promise<any> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders(), ...headers }, body: JSON.stringify(body) });
   const text = await r.text();
   let v: any;
@@ -41,10 +57,10 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return v;
 }
 
-/** One /v1/query operation (or `bulk`). */
-export const query = (type: string, args: unknown): Promise<any> => post('/v1/query', { type, args });
+/** One /v1/query operation (or `bulk`); `headers` e.g. project.ts's migrationHeaders. */
+export const query = (type: string, args: unknown, headers?: Record<string, string>): Promise<any> => post('/v1/query', { type, args }, headers);
 
-export const bulk = (ops: Array<{ type: string; args: unknown }>): Promise<any> => post('/v1/query', { type: 'bulk', args: ops });
+export const bulk = (ops: Array<{ type: string; args: unknown }>, headers?: Record<string, string>): Promise<any> => post('/v1/query', { type: 'bulk', args: ops }, headers);
 
 /** A GraphQL request; GraphQL errors are thrown as EngineError with the first error's code. */
 export async function graphql(q: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<any> {
