@@ -96,17 +96,24 @@ export interface EngineWarning {
   message: string;
 }
 
-/** The engine's warnings from the config API (admin only); none when it cannot be read. */
-export async function engineWarnings(): Promise<EngineWarning[]> {
-  const r = await fetch('/v1alpha1/config', { headers: adminHeaders() });
-  if (!r.ok) return [];
-  const v = (await r.json()) as { warnings?: unknown };
-  return Array.isArray(v.warnings) ? (v.warnings as EngineWarning[]).filter((w) => typeof w?.message === 'string') : [];
-}
-
 export interface TableRef {
   schema: string;
   name: string;
 }
 export const tableKey = (t: TableRef): string => `${t.schema}.${t.name}`;
 export const refOf = (t: unknown): TableRef => (typeof t === 'string' ? { schema: 'public', name: t } : { schema: (t as TableRef).schema ?? 'public', name: (t as TableRef).name });
+
+/**
+ * The console's admin check, with the engine's warnings: one small GET of the config API (admin only);
+ * where that API is not enabled (404), export_metadata decides. Throws the engine's error when refused.
+ */
+export async function adminCheck(): Promise<EngineWarning[]> {
+  const r = await fetch('/v1alpha1/config', { headers: adminHeaders() });
+  if (r.status === 404) {
+    await exportMetadata();
+    return [];
+  }
+  const v = (await r.json().catch(() => ({}))) as { code?: string; error?: string; path?: string; warnings?: unknown };
+  if (!r.ok) throw new EngineError(v.code ?? 'unexpected', v.error ?? `HTTP ${r.status}`, v.path, r.status);
+  return Array.isArray(v.warnings) ? (v.warnings as EngineWarning[]).filter((w) => typeof w?.message === 'string') : [];
+}
