@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { metadataToFiles, runCli, startProjectConsole, type CliIo, type ConsoleProxy } from '../../src/cli/index.js';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { openTransportWs } from './subscriptionsClient.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 if (!existsSync(`${root}dist/console/index.html`)) execFileSync(process.execPath, [`${root}scripts/buildConsole.mjs`], { stdio: 'ignore' });
@@ -185,6 +186,22 @@ test('migrate apply + metadata apply on a fresh engine reproduce the first engin
   } finally {
     await b.stop();
   }
+});
+
+test('subscriptions go through the proxy over WebSocket, the project secret added to the upgrade', async () => {
+  const s = await openTransportWs(proxy.url, {});
+  try {
+    s.send({ id: '1', type: 'subscribe', payload: { query: 'subscription { author(order_by: {id: asc}) { name } }' } });
+    const first = await s.next(15_000);
+    assert.equal(first.type, 'next', JSON.stringify(first));
+    assert.deepEqual(first.payload.data.author, [{ name: 'x' }]);
+    await a.runSql("INSERT INTO author (name) VALUES ('live')");
+    const second = await s.next(15_000);
+    assert.deepEqual(second.payload.data.author, [{ name: 'x' }, { name: 'live' }]);
+  } finally {
+    s.close();
+  }
+  await a.runSql("DELETE FROM author WHERE name = 'live'");
 });
 
 test('the binary: one line and exit 1 for a missing folder or an unreachable engine; --help', async () => {
