@@ -13,7 +13,7 @@ import { CLI_COMMANDS, processIo, runCli } from './cli/index.js';
 
 const COMMANDS = new Set(['serve', 'version', 'help']);
 /** The cli/ folder's commands as `--help` lists them (tests/integration/operatorMessages.test.ts checks each of CLI_COMMANDS is). */
-const CLI_HELP_LINES = '  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n  seed create|apply\n  console --project DIR\n';
+const CLI_HELP_LINES = '  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n  seed create|apply\n  console in migrations mode: --project DIR [--port P]\n';
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] !== undefined && CLI_COMMANDS.has(argv[0])) return runCli(argv[0], argv.slice(1), processIo());
