@@ -62,6 +62,28 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
 
+/**
+ * The local server adds the admin secret, so only the console's own page may use it: a request from
+ * another site open in the browser (its Origin is not this server) or for another host name (DNS
+ * rebinding: Host is not this server's) is refused before it reaches the engine.
+ */
+function foreign(req: IncomingMessage, port: number, address: string): string | undefined {
+  const host = req.headers.host ?? '';
+  const own = new Set([`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `${address.includes(':') ? `[${address}]` : address}:${port}`]);
+  if (!own.has(host.toLowerCase())) return `the console server answers only for its own address, not for host ${JSON.stringify(host)}`;
+  const origin = headerText(req.headers.origin);
+  if (origin !== undefined && origin !== 'null') {
+    let o: string;
+    try {
+      o = new URL(origin).host.toLowerCase();
+    } catch {
+      o = origin;
+    }
+    if (o !== host.toLowerCase()) return `a request from ${origin} is refused: only the console served here may use the project's admin secret`;
+  } else if (origin === 'null') return 'a request from an opaque origin is refused: only the console served here may use the project\'s admin secret';
+  return undefined;
+}
+
 export async function startConsoleProxy(o: ConsoleProxyOptions): Promise<ConsoleProxy> {
   const client = new EngineClient(o.conn);
   // Reaches the engine with the admin secret (a wrong one or an unreachable engine stops here, in one
@@ -177,6 +199,8 @@ export async function startConsoleProxy(o: ConsoleProxyOptions): Promise<Console
         res.end(body);
         return;
       }
+      const refused = foreign(req, port, o.address);
+      if (refused !== undefined) return json(res, 403, { path: '$', error: refused, code: 'access-denied' });
       await forward(req, res, path, url.search);
     };
     answer().catch((e: unknown) => {
@@ -186,8 +210,14 @@ export async function startConsoleProxy(o: ConsoleProxyOptions): Promise<Console
     });
   });
 
+  /** The port listened on (known once listening; no request arrives before). */
+  let port = o.port;
   const upgraded = new Set<Socket>();
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (foreign(req, port, o.address) !== undefined) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
     upgraded.add(socket);
     socket.on('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
@@ -219,7 +249,7 @@ export async function startConsoleProxy(o: ConsoleProxyOptions): Promise<Console
     server.once('error', (e: NodeJS.ErrnoException) => reject(new CliError(`cannot listen on ${o.address}:${o.port}: ${e.code ?? e.message}`)));
     server.listen(o.port, o.address, () => resolve());
   });
-  const port = (server.address() as { port: number }).port;
+  port = (server.address() as { port: number }).port;
   const host = o.address.includes(':') ? `[${o.address}]` : o.address;
   return {
     url: `http://${host}:${port}`,

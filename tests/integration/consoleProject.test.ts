@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +81,22 @@ test('the console page is served in migrations mode; other requests reach the en
   const denied = await post('/v1/query', { type: 'export_metadata', args: {} }, { 'x-svc-admin-secret': 'wrong' });
   assert.equal(denied.status, 401);
   assert.equal(denied.body.code, 'access-denied');
+});
+
+test('another site in the browser, or another host name, cannot use the project secret', async () => {
+  const evil = await fetch(`${proxy.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: 'http://evil.example' }, body: JSON.stringify({ type: 'run_sql', args: { sql: 'CREATE TABLE evil (id int)' } }) });
+  assert.equal(evil.status, 403);
+  assert.equal((await evil.json()).code, 'access-denied');
+  const rebound = await new Promise<number>((resolve, reject) => {
+    const r = httpRequest(`${proxy.url}/v1/query`, { method: 'POST', headers: { host: `attacker.example:${proxy.port}`, 'content-type': 'application/json' } }, (res) => (res.resume(), resolve(res.statusCode!)));
+    r.on('error', reject);
+    r.end(JSON.stringify({ type: 'run_sql', args: { sql: 'CREATE TABLE evil (id int)' } }));
+  });
+  assert.equal(rebound, 403);
+  const same = await post('/v1/query', { type: 'run_sql', args: { sql: 'SELECT 1', read_only: true } }, { origin: proxy.url });
+  assert.equal(same.status, 200);
+  const exists = await a.runSql("SELECT to_regclass('public.evil') IS NULL");
+  assert.equal(exists.result[1][0], 't');
 });
 
 test('SQL with the migration headers becomes a migration with its down, recorded as applied', async () => {
