@@ -221,6 +221,24 @@ test('subscriptions go through the proxy over WebSocket, the project secret adde
   await a.runSql("DELETE FROM author WHERE name = 'live'");
 });
 
+test('a config-v2 project gets its migrations flat in migrations/ and its metadata in its own layout', async () => {
+  const v2 = join(tmp, 'v2');
+  await runCli('migrate', ['create', 'seed', '--dir', join(v2, 'migrations')], io().io);
+  await writeFile(join(v2, 'config.yaml'), `version: 2\nendpoint: ${a.url}\nadmin_secret: ${SECRET}\n`);
+  const p2 = await startProjectConsole(['--project', v2, '--port', '0', '--database-name', 'default'], io().io);
+  try {
+    const r = await fetch(`${p2.url}/v1/query`, { method: 'POST', headers: { 'x-svc-migration-name': 'add_tag' }, body: JSON.stringify({ type: 'run_sql', args: { sql: 'CREATE TABLE tag (id int)' } }) });
+    assert.equal(r.status, 200);
+    const entries = (await readdir(join(v2, 'migrations'))).sort();
+    assert.equal(entries.length, 2);
+    assert.match(entries[1]!, /^\d{13}_add_tag$/);
+    assert.ok((await readdir(join(v2, 'metadata'))).includes('tables.yaml'));
+  } finally {
+    await p2.stop();
+    await a.runSql('DROP TABLE tag');
+  }
+});
+
 test('the binary: one line and exit 1 for a missing folder or an unreachable engine; --help', async () => {
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
