@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The CLI: `svc-graphql-engine [serve|version|help|metadata …|migrate …|seed …] [flags]` (serve is the default;
- * metadata/migrate/seed are the cli/ folder's commands against a running engine).
+ * The CLI: `svc-graphql-engine [serve|version|help|metadata …|migrate …|seed …|console] [flags]` (serve is the default;
+ * metadata/migrate/seed/console are the cli/ folder's commands against a running engine).
  * serve: load config (flags + SVC_GRAPHQL_*), start the engine (with --workers N > 1: a primary that
  * runs N engine processes on one port, server/cluster.ts), and on SIGINT/SIGTERM shut down
  * gracefully and exit 0 (a second signal exits at once). A bad flag prints one line, exit 1.
@@ -13,7 +13,7 @@ import { CLI_COMMANDS, processIo, runCli } from './cli/index.js';
 
 const COMMANDS = new Set(['serve', 'version', 'help']);
 /** The cli/ folder's commands as `--help` lists them (tests/integration/operatorMessages.test.ts checks each of CLI_COMMANDS is). */
-const CLI_HELP_LINES = '  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n  seed create|apply\n';
+const CLI_HELP_LINES = '  metadata export|apply|diff|reload|inconsistency list|drop\n  migrate create|apply|status\n  seed create|apply\n  console in migrations mode: --project DIR [--port P]\n';
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] !== undefined && CLI_COMMANDS.has(argv[0])) return runCli(argv[0], argv.slice(1), processIo());

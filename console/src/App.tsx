@@ -4,10 +4,11 @@
  * engine answers `access-denied` / 401, a form asks for it (kept in sessionStorage only). The
  * engine's warnings about its setup (config API) are banners above every page.
  */
-import { useEffect, useState, type ReactNode } from 'react';
-import { adminSecret, engineWarnings, exportMetadata, type EngineWarning } from './api';
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { adminCheck, adminSecret, exportMetadata, type EngineWarning } from './api';
 import { ErrorBox, TextField } from './components';
-import { GraphiqlPage } from './pages/GraphiqlPage';
+import { consoleProject } from './project';
+import { ActivitySpinner, Spinner } from './spinner';
 import { DataRoutes } from './pages/DataRoutes';
 import { SqlPage } from './pages/SqlPage';
 import { PermissionsPage } from './pages/PermissionsPage';
@@ -19,6 +20,13 @@ import { RemoteSchemasPage } from './pages/RemoteSchemasPage';
 import { CollectionsPage } from './pages/CollectionsPage';
 import { RestPage } from './pages/RestPage';
 import { ApiLimitsPage } from './pages/ApiLimitsPage';
+
+/** Resolves after the next frame is painted: heavy work started then does not hold back the page's first paint. */
+const afterPaint = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+// GraphiQL (most of the console's code) is its own chunk, loaded when its page opens: the other pages
+// paint without it, and its page paints its heading and a spinner before GraphiQL builds the schema.
+const GraphiqlPage = lazy(() => afterPaint().then(() => import('./pages/GraphiqlPage')).then((m) => ({ default: m.GraphiqlPage })));
 
 interface Route {
   path: string;
@@ -76,17 +84,23 @@ export function App() {
   const parts = useHash();
   const [auth, setAuth] = useState<'checking' | 'ok' | 'needed'>('checking');
   const [authError, setAuthError] = useState<unknown>();
-  // With nothing tracked yet the GraphQL schema is empty: a newcomer starts on the Data page instead.
-  const [empty, setEmpty] = useState(false);
+  // With nothing tracked yet the GraphQL schema is empty: a newcomer starts on the Data page instead
+  // (asked only when the address names no page, so a page's first paint never waits on the export).
+  const [empty, setEmpty] = useState<boolean | undefined>(undefined);
   // The engine's warnings about its setup (an engine open to the network without an admin secret).
   const [warnings, setWarnings] = useState<EngineWarning[]>([]);
+  const named = ROUTES.some((r) => r.path === parts[0]);
+  useEffect(() => {
+    if (auth !== 'ok' || named || empty !== undefined) return;
+    exportMetadata().then((md) => setEmpty(!(md.tables?.length || md.remote_schemas?.length || md.actions?.length)), () => setEmpty(false));
+  }, [auth, named, empty]);
   const check = () => {
     setAuth('checking');
-    exportMetadata().then(
-      (md) => {
-        setEmpty(!(md.tables?.length || md.remote_schemas?.length || md.actions?.length));
+    // The config API: a small admin-only answer (not the whole metadata), with the warnings.
+    adminCheck().then(
+      (w) => {
+        setWarnings(w);
         setAuth('ok');
-        engineWarnings().then(setWarnings, () => setWarnings([]));
       },
       (e) => {
         if (adminSecret.get()) setAuthError(e);
@@ -96,25 +110,28 @@ export function App() {
     );
   };
   useEffect(check, []);
-  if (auth === 'checking') return <p className="muted pad" role="status">connecting…</p>;
+  if (auth === 'checking') return <p className="pad"><Spinner label="connecting…" /></p>;
   if (auth === 'needed') return <Login onDone={check} error={authError} />;
   const route = ROUTES.find((r) => r.path === parts[0]) ?? (empty ? ROUTES.find((r) => r.path === 'data')! : ROUTES[0]);
+  const deciding = !named && empty === undefined;
   return (
     <div className="shell">
       <nav aria-label="console">
         <div className="brand">svc console</div>
+        {consoleProject() ? <div className="project-badge" title="svc-graphql-engine console --project: schema changes are written as migrations, metadata changes into the metadata folder">migrations mode · {consoleProject()!.database}</div> : null}
         <ul>
           {ROUTES.map((r) => (
             <li key={r.path}><a href={`#/${r.path}`} aria-current={r === route ? 'page' : undefined}>{r.label}</a></li>
           ))}
         </ul>
         <button type="button" className="link" onClick={() => { adminSecret.set(''); check(); }}>Log out</button>
+        <ActivitySpinner />
       </nav>
       <main id="content">
         {warnings.map((w) => (
           <div key={w.code} className="banner" role="alert" data-code={w.code}>{w.message}</div>
         ))}
-        {route.render(parts.slice(1))}
+        {deciding ? <Spinner label="opening…" /> : <Suspense fallback={<div><h1>{route.label}</h1><Spinner label="loading the page…" /></div>}>{route.render(parts.slice(1))}</Suspense>}
       </main>
     </div>
   );

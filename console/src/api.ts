@@ -23,7 +23,23 @@ export function adminHeaders(): Record<string, string> {
   return s ? { 'x-svc-admin-secret': s } : {};
 }
 
-export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+/** Requests to the engine in flight, for the shell's spinner (spinner.tsx). */
+let inFlight = 0;
+const activity = new Set<(n: number) => void>();
+export function onActivity(fn: (inFlight: number) => void): () => void {
+  activity.add(fn);
+  return () => void activity.delete(fn);
+}
+export const post = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> => {
+  inFlight++;
+  activity.forEach((f) => f(inFlight));
+  return postOnce(url, body, headers).finally(() => {
+    inFlight--;
+    activity.forEach((f) => f(inFlight));
+  });
+};
+
+async function postOnce(url: string, body: unknown, headers: Record<string, string>): Promise<any> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders(), ...headers }, body: JSON.stringify(body) });
   const text = await r.text();
   let v: any;
@@ -41,10 +57,10 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   return v;
 }
 
-/** One /v1/query operation (or `bulk`). */
-export const query = (type: string, args: unknown): Promise<any> => post('/v1/query', { type, args });
+/** One /v1/query operation (or `bulk`); `headers` e.g. project.ts's migrationHeaders. */
+export const query = (type: string, args: unknown, headers?: Record<string, string>): Promise<any> => post('/v1/query', { type, args }, headers);
 
-export const bulk = (ops: Array<{ type: string; args: unknown }>): Promise<any> => post('/v1/query', { type: 'bulk', args: ops });
+export const bulk = (ops: Array<{ type: string; args: unknown }>, headers?: Record<string, string>): Promise<any> => post('/v1/query', { type: 'bulk', args: ops }, headers);
 
 /** A GraphQL request; GraphQL errors are thrown as EngineError with the first error's code. */
 export async function graphql(q: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<any> {
@@ -87,14 +103,6 @@ export async function engineConfig(): Promise<{ is_allow_list_enabled?: boolean;
   return r.json();
 }
 
-/** The engine's warnings from the config API (admin only); none when it cannot be read. */
-export async function engineWarnings(): Promise<EngineWarning[]> {
-  const r = await fetch('/v1alpha1/config', { headers: adminHeaders() });
-  if (!r.ok) return [];
-  const v = (await r.json()) as { warnings?: unknown };
-  return Array.isArray(v.warnings) ? (v.warnings as EngineWarning[]).filter((w) => typeof w?.message === 'string') : [];
-}
-
 export interface TableRef {
   schema: string;
   name: string;
@@ -130,4 +138,19 @@ export async function explainGraphql(request: { query: string; variables?: Recor
   const r = await post('/v1/graphql/explain', { query: request, user, analyze });
   // A subscription gives the one multiplexed statement its poller runs.
   return Array.isArray(r) ? r : [{ field: 'subscription (multiplexed)', sql: r.sql ?? null, plan: r.plan ?? null }];
+}
+
+/**
+ * The console's admin check, with the engine's warnings: one small GET of the config API (admin only);
+ * where that API is not enabled (404), export_metadata decides. Throws the engine's error when refused.
+ */
+export async function adminCheck(): Promise<EngineWarning[]> {
+  const r = await fetch('/v1alpha1/config', { headers: adminHeaders() });
+  if (r.status === 404) {
+    await exportMetadata();
+    return [];
+  }
+  const v = (await r.json().catch(() => ({}))) as { code?: string; error?: string; path?: string; warnings?: unknown };
+  if (!r.ok) throw new EngineError(v.code ?? 'unexpected', v.error ?? `HTTP ${r.status}`, v.path, r.status);
+  return Array.isArray(v.warnings) ? (v.warnings as EngineWarning[]).filter((w) => typeof w?.message === 'string') : [];
 }

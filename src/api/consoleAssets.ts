@@ -61,16 +61,24 @@ const typeOf = (name: string): string => TYPES[name.slice(name.lastIndexOf('.') 
 
 export async function consoleAssets(req: RequestContext, ctx: EngineContext): Promise<HttpResponse> {
   if (!ctx.consoleEnabled) return req.path === '/console' || req.path === '/console/' ? CONSOLE_OFF : NOT_FOUND;
+  return consoleFile(req.path);
+}
+
+/**
+ * The answer for a GET of `path` (`/console`, `/console/assets/<file>`) from the built console: also
+ * served by `svc-graphql-engine console --project` (cli/), which runs without an engine of its own.
+ */
+export function consoleFile(path: string): HttpResponse {
   const { page, assets } = load();
-  if (req.path === '/console' || req.path === '/console/') {
+  if (path === '/console' || path === '/console/') {
     if (!page) return { status: 404, body: JSON.stringify({ path: '$', error: 'the console is not built: run npm run build (an installed package carries it built)', code: 'not-found' }) };
     return { status: 200, headers: { 'content-type': TYPES.html, 'cache-control': 'no-cache', ...SECURITY }, body: page };
   }
   const prefix = '/console/assets/';
-  if (!req.path.startsWith(prefix)) return NOT_FOUND;
-  const body = assets.get(req.path.slice(prefix.length));
+  if (!path.startsWith(prefix)) return NOT_FOUND;
+  const body = assets.get(path.slice(prefix.length));
   if (!body) return NOT_FOUND;
-  return { status: 200, headers: { 'content-type': typeOf(req.path), 'cache-control': 'public, max-age=31536000, immutable', ...SECURITY }, body };
+  return { status: 200, headers: { 'content-type': typeOf(path), 'cache-control': 'public, max-age=31536000, immutable', ...SECURITY }, body };
 }
 
 /** `GET /` → the console, when it is enabled. */

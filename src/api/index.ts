@@ -30,3 +30,4 @@ export { startWorkers } from './startWorkers.js';
 // The contract between the listener (server/) and these handlers.
 export type { Handler, HttpResponse, RequestContext, WsHandler } from './handlerTypes.js';
 export { jsonResponse } from './handlerTypes.js';
+export { consoleFile } from './consoleAssets.js';

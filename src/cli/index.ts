@@ -1,8 +1,9 @@
 /**
- * The CLI's public surface: `runCli(command, argv, io)` for `metadata …`, `migrate …` and `seed …`, which
- * talk to a running engine over HTTP. Every failure is one line on stderr and a non-zero exit.
+ * The CLI's public surface: `runCli(command, argv, io)` for `metadata …`, `migrate …`, `seed …` and
+ * `console`, which talk to a running engine over HTTP. Every failure is one line on stderr and a non-zero exit.
  */
 import { CliError } from './cliError.js';
+import { consoleCommand } from './consoleCommand.js';
 import type { CliIo } from './io.js';
 import { metadataCommand } from './metadataCommand.js';
 import { migrateCommand } from './migrateCommand.js';
@@ -14,10 +15,12 @@ export type { CliIo } from './io.js';
 export { metadataToFiles, filesToMetadata } from './metadataDir.js';
 export { importHasuraMetadata, toV3 } from './hasuraImport.js';
 export { splitSql } from './sqlStatements.js';
+export { startProjectConsole } from './consoleCommand.js';
+export type { ConsoleProxy } from './consoleProxy.js';
 
-export const CLI_COMMANDS = new Set(['metadata', 'migrate', 'seed']);
+export const CLI_COMMANDS = new Set(['metadata', 'migrate', 'seed', 'console']);
 
-const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { metadata: metadataCommand, migrate: migrateCommand, seed: seedCommand };
+const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { metadata: metadataCommand, migrate: migrateCommand, seed: seedCommand, console: consoleCommand };
 
 export async function runCli(command: string, argv: string[], io: CliIo): Promise<number> {
   try {

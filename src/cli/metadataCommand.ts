@@ -84,7 +84,10 @@ function missingEnvHint(objs: J[]): string | undefined {
 
 /** The layout to write: --format, else the one the directory already has, else v2. */
 async function layoutOf(p: Parsed, dir: string): Promise<(md: J) => Map<string, string>> {
-  const f = str(p, 'format');
+  return layoutFor(str(p, 'format'), dir);
+}
+
+async function layoutFor(f: string | undefined, dir: string): Promise<(md: J) => Map<string, string>> {
   if (f !== undefined && f !== 'v2' && f !== 'v3') throw new CliError(`--format: expected v2 or v3, got ${JSON.stringify(f)}`);
   const v3 = f === undefined ? await isV3Dir(dir) : f === 'v3';
   return v3 ? metadataToV3Files : metadataToFiles;
@@ -92,6 +95,16 @@ async function layoutOf(p: Parsed, dir: string): Promise<(md: J) => Map<string, 
 
 async function exportMetadata(client: EngineClient): Promise<J> {
   return (await client.query({ type: 'export_metadata', args: {} })) as J;
+}
+
+/**
+ * The engine's metadata written to `dir` as `metadata export` writes it (layout: `format`, else the
+ * directory's, else v2; files the export no longer has removed); returns how many files it holds.
+ */
+export async function exportMetadataDir(client: EngineClient, dir: string, format?: string): Promise<number> {
+  const files = (await layoutFor(format, dir))(await exportMetadata(client));
+  await writeMetadataDir(dir, files);
+  return files.size;
 }
 
 /** Metadata from --file (JSON) or --dir (YAML directory), normalised and brand-mapped. */
@@ -140,9 +153,8 @@ export async function metadataCommand(argv: string[], io: CliIo): Promise<number
   switch (isInc ? 'inconsistency' : sub) {
     case 'export': {
       io.progress(`exporting metadata from ${client.conn.endpoint} …`);
-      const files = (await layoutOf(p, dir))(await exportMetadata(client));
-      await writeMetadataDir(dir, files);
-      io.progress(`metadata exported to ${dir}/ (${files.size} files, ${took()})`);
+      const n = await exportMetadataDir(client, dir, str(p, 'format'));
+      io.progress(`metadata exported to ${dir}/ (${n} files, ${took()})`);
       return 0;
     }
     case 'apply': {

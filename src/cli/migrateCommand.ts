@@ -16,6 +16,7 @@ import { databaseFolder } from './databaseFolder.js';
 import { EngineClient, ServerError, bulkFailure } from './client.js';
 import type { CliIo } from './io.js';
 import { projectOf } from './projectConfig.js';
+import { ENSURE_MIGRATIONS_TABLE, appliedVersions, onSource, recordMigrationSql } from './schemaMigrations.js';
 import { isMigration, localMigrations, readMigrationFile, yamlOperations, type Migration } from './migrationFiles.js';
 import { splitSql, withoutTransactionControl } from './sqlStatements.js';
 
@@ -51,8 +52,6 @@ const FLAGS: FlagSpec = {
   type: { type: 'string' },
 };
 
-const ENSURE_TABLE = 'CREATE TABLE IF NOT EXISTS hdb_catalog.schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL)';
-
 /**
  * The engine source a database folder's migrations run on: the database of that name in the project's
  * `metadata/databases/databases.yaml` when it is another Postgres source there; the engine's own database
@@ -73,26 +72,6 @@ async function sourceOfDatabase(metadataDir: string, dbName: string | undefined)
   return own?.name !== dbName && pgs.some((d) => d.name === dbName) ? dbName : undefined;
 }
 
-/** run_sql args on `source` (a config-v3 project's `--database-name`; absent or `default`: the engine's own database). */
-const onSource = (source: string | undefined, args: Record<string, unknown>): Record<string, unknown> => {
-  if (source === undefined || source === 'default') return args;
-  // Another database keeps its own migration versions, in its own hdb_catalog (made on first use there).
-  return { ...args, source, ...(args.sql === ENSURE_TABLE ? { sql: `CREATE SCHEMA IF NOT EXISTS hdb_catalog; ${ENSURE_TABLE}` } : {}) };
-};
-
-/** The migrations applied to the database of `source` (its own hdb_catalog.schema_migrations). */
-async function appliedVersions(client: EngineClient, source?: string): Promise<Set<bigint>> {
-  const r = await client.query({
-    type: 'bulk',
-    args: [
-      { type: 'run_sql', args: onSource(source, { sql: ENSURE_TABLE }) },
-      { type: 'run_sql', args: onSource(source, { sql: 'SELECT version FROM hdb_catalog.schema_migrations WHERE NOT dirty ORDER BY version', read_only: false }) },
-    ],
-  });
-  const rows = ((r as any[])[1]?.result ?? []) as string[][];
-  return new Set(rows.slice(1).map((row) => BigInt(row[0]!)));
-}
-
 /** SQL written for Hasura reads the session from `hasura.user`, or `x-hasura-*` keys of a session argument. */
 const READS_HASURA_SESSION = /hasura\.user|x-hasura-/i;
 
@@ -110,7 +89,7 @@ async function engineSetsHasuraUser(client: EngineClient): Promise<boolean> {
  * transaction on the engine; returns the files whose SQL reads Hasura's session.
  */
 async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down', io: CliIo, source?: string): Promise<string[]> {
-  const args: { type: string; args: unknown }[] = [{ type: 'run_sql', args: onSource(source, { sql: ENSURE_TABLE }) }];
+  const args: { type: string; args: unknown }[] = [{ type: 'run_sql', args: onSource(source, { sql: ENSURE_MIGRATIONS_TABLE }) }];
   /** Where each bulk item after the first came from, for the error line. */
   const origin: string[] = [];
   const readers: string[] = [];
@@ -128,11 +107,7 @@ async function runOne(client: EngineClient, m: Migration, dir: 'up' | 'down', io
     if (own.skipped.length > 0) io.progress(`${file}: its BEGIN/COMMIT (line ${own.skipped.join(', ')}) left out: each migration runs as one transaction`);
     for (const s of own.stmts) (args.push({ type: 'run_sql', args: onSource(source, { sql: s.text }) }), origin.push(`${file}:${s.line}`));
   }
-  const record =
-    dir === 'up'
-      ? `INSERT INTO hdb_catalog.schema_migrations (version, dirty) VALUES (${m.version}, false) ON CONFLICT (version) DO UPDATE SET dirty = false`
-      : `DELETE FROM hdb_catalog.schema_migrations WHERE version = ${m.version}`;
-  args.push({ type: 'run_sql', args: onSource(source, { sql: record }) });
+  args.push({ type: 'run_sql', args: onSource(source, { sql: recordMigrationSql(m.version, dir) }) });
   try {
     await client.query({ type: 'bulk', args });
   } catch (e) {

@@ -19,6 +19,8 @@ export interface Project {
   conn: Connection;
   /** The folder of `kind`: `--dir`, else config.yaml's `<kind>_directory`, else `<kind>`, below the project. */
   dir(kind: ProjectFolder): string;
+  /** config.yaml's `version` (2 or 3; 1 for Hasura 1.0's), undefined without one. */
+  configVersion: number | undefined;
 }
 
 export async function projectOf(p: Parsed, io: CliIo): Promise<Project> {
@@ -49,5 +51,6 @@ export async function projectOf(p: Parsed, io: CliIo): Promise<Project> {
   return {
     conn,
     dir: (kind) => str(p, 'dir') ?? join(root ?? '.', text_(`${kind}_directory`) ?? kind),
+    configVersion: typeof config.version === 'number' ? config.version : undefined,
   };
 }

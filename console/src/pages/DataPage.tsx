@@ -8,6 +8,8 @@ import { useState } from 'react';
 import { bulk, exportMetadata, query, refOf, runSql, tableKey, type TableRef } from '../api';
 import { DataTable, ErrorBox, Section, useAction, useLoad } from '../components';
 import { FunctionsSection } from '../schema/FunctionsSection';
+import { usePaged } from '../paging';
+import { Spinner } from '../spinner';
 
 interface Fk {
   from: TableRef;
@@ -54,11 +56,13 @@ async function load() {
 }
 
 export function DataPage() {
-  const { data, error, reload } = useLoad(load);
+  const { data, error, loading, reload } = useLoad(load);
   const act = useAction();
   const [schema, setSchema] = useState<string>('');
   const schemas = [...new Set((data?.tables ?? []).map((t) => t.schema))];
   const shown = (data?.tables ?? []).filter((t) => !schema || t.schema === schema);
+  const page = usePaged(shown, 'Tables and views');
+  const suggestions = usePaged(data?.suggestions ?? [], 'Suggested relationships');
   const run = (fn: () => Promise<unknown>) => act.run(fn).then((ok) => ok && reload());
   return (
     <div>
@@ -68,6 +72,7 @@ export function DataPage() {
         <a href="#/data/create-view">Create a view</a>
         <a href="#/data/erd">Diagram</a>
       </p>
+      {loading ? <Spinner /> : null}
       <ErrorBox error={error} />
       <ErrorBox error={act.error} />
       <Section
@@ -84,12 +89,12 @@ export function DataPage() {
       >
         <DataTable
           columns={['schema', 'name', 'kind', 'tracked']}
-          rows={shown.map((t) => {
+          rows={page.shown.map((t) => {
             const isTracked = data!.tracked.has(`${t.schema}.${t.name}`);
             return [t.schema, isTracked ? <a href={`#/data/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}`}>{t.name}</a> : t.name, t.type === 'VIEW' ? 'view' : 'table', isTracked ? <span className="ok">tracked</span> : <span className="muted">no</span>];
           })}
           actions={(i) => {
-            const t = shown[i];
+            const t = page.shown[i];
             const isTracked = data!.tracked.has(`${t.schema}.${t.name}`);
             const modify = <a href={`#/data/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}/modify`}>modify</a>;
             return isTracked ? (
@@ -103,6 +108,7 @@ export function DataPage() {
             );
           }}
         />
+        {page.pager}
         {data && shown.some((t) => !data.tracked.has(`${t.schema}.${t.name}`)) ? (
           <button type="button" disabled={act.busy} onClick={() => run(() => bulk(shown.filter((t) => !data.tracked.has(`${t.schema}.${t.name}`)).map((t) => ({ type: 'track_table', args: { table: { schema: t.schema, name: t.name } } }))))}>Track all</button>
         ) : null}
@@ -110,14 +116,15 @@ export function DataPage() {
       <Section title="Suggested relationships (foreign keys between tracked tables)">
         <DataTable
           columns={['relationship', 'kind']}
-          rows={(data?.suggestions ?? []).map((s) => [s.label, s.kind])}
+          rows={suggestions.shown.map((s) => [s.label, s.kind])}
           actions={(i) => {
-            const s = data!.suggestions[i];
+            const s = suggestions.shown[i];
             return (
               <button type="button" disabled={act.busy} aria-label={`Track relationship ${s.label}`} onClick={() => run(() => query(`create_${s.kind}_relationship`, { table: s.table, name: s.name, using: s.using }))}>Track</button>
             );
           }}
         />
+        {suggestions.pager}
       </Section>
       <FunctionsSection />
     </div>

@@ -1,17 +1,30 @@
-/** SQL: run_sql with the result as a table (or the command's status), errors from Postgres shown. */
+/**
+ * SQL: run_sql with the result as a table (or the command's status), errors from Postgres shown. In
+ * migrations mode (project.ts) "This is a migration" (ticked by itself for SQL that changes the schema,
+ * as in Hasura's console) with its name and an optional down SQL makes the run a migration of the project.
+ */
 import { useState } from 'react';
 import { query } from '../api';
-import { DataTable, ErrorBox, Field, Section, useAction } from '../components';
+import { DataTable, ErrorBox, Field, Section, TextField, useAction } from '../components';
+import { consoleProject, looksLikeSchemaChange, migrationHeaders, snakeName } from '../project';
+import { Spinner } from '../spinner';
 
 export function SqlPage() {
   const [sql, setSql] = useState('SELECT now();');
   const [cascade, setCascade] = useState(false);
   const [readOnly, setReadOnly] = useState(false);
   const [result, setResult] = useState<{ columns: string[]; rows: Array<Array<string | null>> } | { status: string } | null>(null);
+  const project = consoleProject();
+  // undefined: follow the SQL (ticked when it changes the schema) until the user ticks or unticks it.
+  const [migrationChoice, setMigrationChoice] = useState<boolean | undefined>(undefined);
+  const isMigration = !readOnly && (migrationChoice ?? looksLikeSchemaChange(sql));
+  const [migrationName, setMigrationName] = useState('run_sql_migration');
+  const [down, setDown] = useState('');
   const act = useAction();
   const run = () => act.run(async () => {
     setResult(null);
-    const r = await query('run_sql', { sql, cascade, read_only: readOnly });
+    const headers = project && !readOnly ? migrationHeaders(isMigration ? { name: snakeName(migrationName) || 'run_sql_migration', down } : false) : undefined;
+    const r = await query('run_sql', { sql, cascade, read_only: readOnly }, headers);
     if (r.result_type === 'TuplesOk') {
       const [head, ...rows] = r.result;
       setResult({ columns: head, rows });
@@ -26,9 +39,19 @@ export function SqlPage() {
           <div className="row">
             <label><input type="checkbox" checked={cascade} onChange={(e) => setCascade(e.target.checked)} /> cascade metadata</label>
             <label><input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} /> read only</label>
+            {project ? <label><input type="checkbox" checked={isMigration} disabled={readOnly} onChange={(e) => setMigrationChoice(e.target.checked)} /> This is a migration</label> : null}
             <button type="submit" className="primary" disabled={act.busy}>Run</button>
+            {act.busy ? <Spinner label="running…" /> : null}
             <span className="hint">Ctrl+Enter runs</span>
           </div>
+          {project && isMigration ? (
+            <div className="row">
+              <TextField label="Migration name" value={migrationName} onChange={setMigrationName} />
+              <Field label="Down SQL (optional)" hint={`written to migrations/${project.database}/<version>_${snakeName(migrationName) || 'run_sql_migration'}/down.sql; without it, a note that the migration is not reversible`}>
+                {(id) => <textarea id={id} className="code" rows={2} cols={60} value={down} spellCheck={false} onChange={(e) => setDown(e.target.value)} />}
+              </Field>
+            </div>
+          ) : null}
         </form>
         <ErrorBox error={act.error} />
       </Section>
