@@ -59,6 +59,7 @@ import {
 import { add_remote_schema_permissions, drop_remote_schema_permissions } from './ops/remoteSchemaPermissions.js';
 import {
   add_remote_schema,
+  update_remote_schema,
   remove_remote_schema,
   reload_remote_schema,
   create_remote_relationship,
@@ -135,6 +136,7 @@ export const OP_TYPES = [
   'create_action_permission',
   'drop_action_permission',
   'add_remote_schema',
+  'update_remote_schema',
   'remove_remote_schema',
   'reload_remote_schema',
   'add_remote_schema_permissions',
@@ -221,6 +223,7 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   create_action_permission,
   drop_action_permission,
   add_remote_schema,
+  update_remote_schema,
   remove_remote_schema,
   reload_remote_schema,
   add_remote_schema_permissions,
