@@ -13,7 +13,7 @@
  */
 import {
   Kind, buildClientSchema, print, typeFromAST, validate, type DocumentNode, type FieldNode, type GraphQLInputType, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionNode,
+  type OperationDefinitionNode, type SelectionNode, type SelectionSetNode,
 } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
@@ -117,6 +117,9 @@ function prepare(key: object, remote: RemoteSchemaInfo, plans: readonly RemoteFi
   return p;
 }
 
+/** The selections of a field's nodes (a response key the client wrote more than once) as one set. */
+const mergedSelection = (nodes: readonly FieldNode[]): SelectionSetNode => ({ kind: Kind.SELECTION_SET, selections: nodes.flatMap((n) => n.selectionSet?.selections ?? []) });
+
 /** Plans sent together: a remote's fields of one operation, or one namespace field alone. */
 const groupKey = (p: RemoteFieldPlan): string => (p.namespace ? `${p.remote}\u0000${p.alias}` : p.remote);
 
@@ -178,13 +181,13 @@ export async function executeRemoteFields(
     const c = remote.customizer;
     if (ns !== undefined) {
       const data = answer.data ?? null;
-      if (c) for (const n of group[0].nodes) customizeAnswer(data, n.selectionSet, fragmentsOf(group[0]), c);
+      if (c) customizeAnswer(data, mergedSelection(group[0].nodes), fragmentsOf(group[0]), c);
       out.set(ns, JSON.stringify(data));
       return;
     }
     for (const p of group) {
       const value = answer.data?.[p.alias] ?? null;
-      if (c) for (const n of p.nodes) customizeAnswer(value, n.selectionSet, fragmentsOf(p), c);
+      if (c) customizeAnswer(value, mergedSelection(p.nodes), fragmentsOf(p), c);
       out.set(p.alias, JSON.stringify(value));
     }
   }));
