@@ -3,7 +3,9 @@
  * HTTP status, 1000 for a network error or timeout, 1001 for a URL that cannot be parsed; `Retry-After` (integer seconds > 0) of a
  * non-2xx answer replaces the retry interval. The invocation log keeps `request {payload, headers,
  * version: "2"}` (headers from env redacted) and `response {type: webhook_response | client_error,
- * data, version: "2"}` with the body already capped by the HTTP client.
+ * data, version: "2"}` with the body already capped by the HTTP client. A plan's `transformResponse`
+ * (an event trigger's `response_transform`) reshapes a 2xx body before it is logged; when it fails, the
+ * attempt fails with status 500 and the error as a `client_error` (Hasura's `HOther`), retried as any failure.
  */
 import { redactedHeaders, type WebhookResult } from '../webhooks/index.js';
 import type { FinishRow } from './queueSql.js';
@@ -36,13 +38,24 @@ export function attemptOutcome(job: Job, plan: DeliveryPlan, r: WebhookResult): 
     };
   }
   const ok = r.status >= 200 && r.status < 300;
+  const shaped = ok && plan.transformResponse ? plan.transformResponse(r.status, r.body) : undefined;
+  if (shaped && 'error' in shaped) {
+    return {
+      ...base,
+      ok: false,
+      status: 500,
+      retryAfter: null,
+      response: JSON.stringify({ type: 'client_error', data: { message: shaped.error }, version: '2' }),
+      error: shaped.error,
+    };
+  }
   const headers = Object.entries(r.headers).map(([name, value]) => ({ name, value }));
   return {
     ...base,
     ok,
     status: r.status,
     retryAfter: ok ? null : retryAfterSeconds(r.headers['retry-after']),
-    response: JSON.stringify({ type: 'webhook_response', data: { status: r.status, headers, body: r.body, ...(r.truncated ? { truncated: true } : {}) }, version: '2' }),
+    response: JSON.stringify({ type: 'webhook_response', data: { status: r.status, headers, body: shaped ? shaped.body : r.body, ...(r.truncated ? { truncated: true } : {}) }, version: '2' }),
   };
 }
 

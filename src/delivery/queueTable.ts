@@ -68,6 +68,11 @@ export interface DeliveryPlan {
   intervalSec: number;
   /** Extra fields of the structured log line (e.g. `{trigger: 't1'}`). */
   log: Record<string, unknown>;
+  /**
+   * A 2xx answer's body as the log keeps it (an event trigger's `response_transform`): the new body
+   * text, or `{error}` when it cannot be reshaped (the attempt then fails with status 500 and is retried).
+   */
+  transformResponse?: (status: number, body: string) => { body: string } | { error: string };
 }
 
 export interface QueueAdapter {

@@ -11,7 +11,7 @@ import type { DeliveryPlan, Job, QueueAdapter, QueueTable } from '../delivery/in
 import type { SchemaCache } from '../metadata/index.js';
 import { sql } from '../sql/index.js';
 import { ApiError } from '../core/index.js';
-import { applyRequestTransform, type RequestTransform } from '../transforms/index.js';
+import { applyRequestTransform, applyResponseTransform, requestBindings, type RequestTransform, type ResponseTransform } from '../transforms/index.js';
 
 export const EVENT_LOG_QUEUE: QueueTable = {
   table: { schema: 'hdb_catalog', name: 'event_log' },
@@ -79,6 +79,34 @@ export function transformedPlan(plan: DeliveryPlan, rt: RequestTransform): Deliv
   };
 }
 
+/**
+ * The trigger's response transform as a plan's `transformResponse`: a 2xx answer's body is reshaped
+ * before the invocation log keeps it, as Hasura does. `$body` is the answer (null when it is not JSON),
+ * `$request` the bindings of the request the engine built before any request transform, `$response.status`
+ * its status, `$session_variables` the event's. A failing template fails the attempt (see attemptOutcome.ts).
+ */
+export function responseTransformer(plan: DeliveryPlan, st: ResponseTransform): NonNullable<DeliveryPlan['transformResponse']> {
+  return (status, text) => {
+    const payload = JSON.parse(plan.body) as { event?: { session_variables?: Record<string, unknown> | null } };
+    const ctx = { sessionVariables: payload.event?.session_variables ?? null };
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    for (const h of plan.headers) headers[h.name.toLowerCase()] = h.value;
+    let answer: unknown = null;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      // not JSON: the template sees null
+    }
+    try {
+      const request = requestBindings({ method: 'POST', url: plan.url, headers, body: payload, bodyKind: 'json' }, ctx);
+      return { body: JSON.stringify(applyResponseTransform(st, answer, request, status, ctx) ?? null) };
+    } catch (e) {
+      if (e instanceof ApiError) return { error: `${e.message}: ${JSON.stringify(e.internal)}` };
+      throw e;
+    }
+  };
+}
+
 export function eventQueue(current: () => SchemaCache, userAgent: string, hasuraSession = false): QueueAdapter {
   /** Deliverable trigger names of the cache last seen (recomputed when the cache is swapped). */
   let seen: SchemaCache | undefined;
@@ -113,6 +141,8 @@ export function eventQueue(current: () => SchemaCache, userAgent: string, hasura
         intervalSec: rc.interval_sec,
         log: { trigger: t.name },
       };
+      const st = t.definition.response_transform;
+      if (st) plan.transformResponse = responseTransformer(plan, st);
       const rt = t.definition.request_transform;
       return rt ? transformedPlan(plan, rt) : plan;
     },

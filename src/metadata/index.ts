@@ -107,9 +107,11 @@ export type { TypeRef, ActionInfo, ActionOutputScalar, CustomTypesInfo, CustomOb
 export {
   decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf,
 } from './model/decodeRemoteSchema.js';
+export { customizedRemote, customizeField, customizeTypeRef, customizedRootFieldNames } from './schemaCache/remoteCustomization.js';
 export { resolveRemotePermission, remoteViewFor, remoteAsSeen, mergeRemoteViews, typeRefString } from './schemaCache/remotePermissions.js';
 export { decodeRemoteSchemaPermission } from './model/decodeRemoteSchema.js';
 export type { RemoteSchemaPermissionMetadata } from './model/decodeRemoteSchema.js';
+export type { RemoteSchemaCustomization, RemoteTypeCustomization, RemoteFieldCustomization } from './model/decodeRemoteSchema.js';
 export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata, RemoteFieldTree, RemoteHeaderConf } from './model/decodeRemoteSchema.js';
 export {
   resolveRemoteSchema, remoteConflict, remoteRootFieldNames, remoteSchemaUrl, DEFAULT_REMOTE_TIMEOUT_SECONDS,

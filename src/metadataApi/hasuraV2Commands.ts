@@ -33,7 +33,6 @@ export const HASURA_V2_NOT_SUPPORTED: Readonly<Record<string, string>> = {
   get_event_logs: `get_event_logs is not supported: ${EVENT_LOGS}`,
   get_event_invocation_logs: `get_event_invocation_logs is not supported: ${EVENT_LOGS}`,
   get_event_by_id: `get_event_by_id is not supported: ${EVENT_LOGS}`,
-  update_remote_schema: 'update_remote_schema is not supported: send remove_remote_schema and add_remote_schema in one bulk (atomic), then re-create the remote relationships that pointed at it',
   introspect_remote_schema: 'introspect_remote_schema is not supported: introspect the remote server itself, or read its root fields in the engine\'s schema (/v1/graphql as admin)',
   create_remote_schema_remote_relationship: REMOTE_SOURCE_RELS,
   update_remote_schema_remote_relationship: REMOTE_SOURCE_RELS,

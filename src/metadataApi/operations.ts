@@ -60,6 +60,7 @@ import {
 import { add_remote_schema_permissions, drop_remote_schema_permissions } from './ops/remoteSchemaPermissions.js';
 import {
   add_remote_schema,
+  update_remote_schema,
   remove_remote_schema,
   reload_remote_schema,
   create_remote_relationship,
@@ -141,6 +142,7 @@ export const OP_TYPES = [
   'create_action_permission',
   'drop_action_permission',
   'add_remote_schema',
+  'update_remote_schema',
   'remove_remote_schema',
   'reload_remote_schema',
   'add_remote_schema_permissions',
@@ -232,6 +234,7 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   create_action_permission,
   drop_action_permission,
   add_remote_schema,
+  update_remote_schema,
   remove_remote_schema,
   reload_remote_schema,
   add_remote_schema_permissions,

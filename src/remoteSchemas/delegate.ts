@@ -6,17 +6,21 @@
  * them; the answers are put back under the client's aliases, and the remote's errors (paths are the
  * client's, aliases being kept) are returned next to `data`. The document sent is printed and
  * checked against the remote's schema once per compiled operation. With remote schema permissions,
- * the role's `@preset` values are added (see presets.ts).
+ * the role's `@preset` values are added (see presets.ts). A customized remote (customizedNames.ts): what
+ * the client wrote is checked against the role's part of the remote under the engine's names, then sent
+ * in the remote's names, and the answer's `__typename`s renamed back; a root-field namespace field is
+ * one request of its own, its selection sent as the operation's.
  */
 import {
   Kind, buildClientSchema, print, typeFromAST, validate, type DocumentNode, type FieldNode, type GraphQLInputType, type GraphQLSchema,
-  type OperationDefinitionNode,
+  type OperationDefinitionNode, type SelectionNode, type SelectionSetNode,
 } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { NField, NormalizedOperation, OutputFieldMeta } from '../graphql/index.js';
-import { remoteAsSeen, remoteViewFor, type RemoteRoleView, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
+import { customizedRemote, remoteAsSeen, remoteViewFor, type RemoteRoleView, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
 import { type PlanContext, type RootFieldPlan } from '../planner/index.js';
+import { customizeAnswer, toRemoteNames } from './customizedNames.js';
 import { usedFragments, usedVariables } from './documents.js';
 import { addPresets, presetInVariable, presetValue, type PresetVariable } from './presets.js';
 import { remoteRequestHeaders } from './remoteHeaders.js';
@@ -28,6 +32,8 @@ export interface RemoteFieldPlan {
   alias: string;
   nodes: FieldNode[];
   op: NormalizedOperation;
+  /** The remote's root-field namespace field (customization): its selection is what the remote is asked. */
+  namespace?: boolean;
 }
 
 const clientSchemas = new WeakMap<RemoteSchemaInfo, GraphQLSchema>();
@@ -42,14 +48,15 @@ export function remoteClientSchema(remote: RemoteSchemaInfo): GraphQLSchema {
 /** Plans `ext:remote` root fields (delegated to a remote schema). */
 export function planRemoteField(field: NField, meta: OutputFieldMeta, _ctx: PlanContext, op: NormalizedOperation): RootFieldPlan {
   if (op.kind === 'subscription') throw new ApiError('not-supported', 'subscription to remote server is not supported');
-  const plan: RemoteFieldPlan = { remote: String((meta as { remote?: unknown }).remote), alias: field.alias, nodes: field.nodes, op };
+  const m = meta as { remote?: unknown; namespace?: unknown };
+  const plan: RemoteFieldPlan = { remote: String(m.remote), alias: field.alias, nodes: field.nodes, op, ...(m.namespace === true ? { namespace: true } : {}) };
   return { alias: field.alias, kind: 'ext:remote', plan };
 }
 
 /** The document one remote gets for `plans` (all of the same operation and remote). */
 function remoteDocument(plans: readonly RemoteFieldPlan[]): { doc: DocumentNode; variables: string[] } {
   const op = plans[0].op;
-  const nodes = plans.flatMap((p) => p.nodes);
+  const nodes: SelectionNode[] = plans[0].namespace ? plans[0].nodes.flatMap((n) => n.selectionSet?.selections ?? []) : plans.flatMap((p) => p.nodes);
   const fragments = usedFragments(nodes, op.fragments);
   const used = usedVariables([...nodes, ...fragments]);
   const operation: OperationDefinitionNode = {
@@ -77,20 +84,29 @@ const prepared = new WeakMap<object, Map<string, PreparedRemote>>();
 function prepare(key: object, remote: RemoteSchemaInfo, plans: readonly RemoteFieldPlan[], view: RemoteRoleView | undefined, role: string): PreparedRemote {
   let byRemote = prepared.get(key);
   if (!byRemote) prepared.set(key, (byRemote = new Map()));
-  const memoKey = view ? `${remote.name}\u0000${role}` : remote.name;
+  const memoKey = `${groupKey(plans[0])}\u0000${view ? role : ''}`;
   let p = byRemote.get(memoKey);
   if (!p) {
     const schema = remoteClientSchema(remote);
     const built = remoteDocument(plans);
     // What the client asked is checked against the role's part of the remote, what is sent against the remote.
-    const asked = view ? validate(remoteClientSchema(remoteAsSeen(remote, view)), built.doc) : [];
+    const seen = view ? remoteAsSeen(remote, view) : remote;
+    if (remote.customizer) {
+      // ... the role's part under the engine's names, then translated to the remote's
+      const engineNames = remoteClientSchema(customizedRemote(seen));
+      const asked = validate(engineNames, built.doc);
+      if (asked.length > 0) throw new ApiError('validation-failed', asked[0].message);
+      built.doc = toRemoteNames(built.doc, engineNames, remote.customizer);
+    }
+    const asked = view && !remote.customizer ? validate(remoteClientSchema(seen), built.doc) : [];
     if (asked.length > 0) throw new ApiError('validation-failed', asked[0].message);
     const { doc, presets } = view ? addPresets(built.doc, schema, view) : { doc: built.doc, presets: [] };
     const problems = validate(schema, doc);
     if (problems.length > 0) throw new ApiError('validation-failed', problems[0].message);
     const presetInputs: PreparedRemote['presetInputs'] = [];
     if (view && view.inputPresets.size > 0) {
-      for (const d of plans[0].op.operation.variableDefinitions ?? []) {
+      // the variable definitions as sent (in the remote's type names)
+      for (const d of (built.doc.definitions[0] as OperationDefinitionNode).variableDefinitions ?? []) {
         const type = typeFromAST(schema, d.type) as GraphQLInputType | undefined;
         if (type && built.variables.includes(d.variable.name.value)) presetInputs.push({ name: d.variable.name.value, type });
       }
@@ -99,6 +115,21 @@ function prepare(key: object, remote: RemoteSchemaInfo, plans: readonly RemoteFi
     byRemote.set(memoKey, p);
   }
   return p;
+}
+
+/** The selections of a field's nodes (a response key the client wrote more than once) as one set. */
+const mergedSelection = (nodes: readonly FieldNode[]): SelectionSetNode => ({ kind: Kind.SELECTION_SET, selections: nodes.flatMap((n) => n.selectionSet?.selections ?? []) });
+
+/** Plans sent together: a remote's fields of one operation, or one namespace field alone. */
+const groupKey = (p: RemoteFieldPlan): string => (p.namespace ? `${p.remote}\u0000${p.alias}` : p.remote);
+
+const isPathed = (e: unknown): e is { path: unknown[] } => typeof e === 'object' && e !== null && Array.isArray((e as { path?: unknown }).path);
+
+const fragmentMaps = new WeakMap<NormalizedOperation, Map<string, NormalizedOperation['fragments'][number]>>();
+function fragmentsOf(p: RemoteFieldPlan): Map<string, NormalizedOperation['fragments'][number]> {
+  let m = fragmentMaps.get(p.op);
+  if (!m) fragmentMaps.set(p.op, (m = new Map(p.op.fragments.map((f) => [f.name.value, f]))));
+  return m;
 }
 
 export interface DelegationArgs {
@@ -118,9 +149,10 @@ export async function executeRemoteFields(
   plans: readonly RemoteFieldPlan[], args: DelegationArgs, errors: unknown[], responseHeaders?: Record<string, string>,
 ): Promise<Map<string, string>> {
   const groups = new Map<string, RemoteFieldPlan[]>();
-  for (const p of plans) groups.set(p.remote, [...(groups.get(p.remote) ?? []), p]);
+  for (const p of plans) groups.set(groupKey(p), [...(groups.get(groupKey(p)) ?? []), p]);
   const out = new Map<string, string>();
-  await Promise.all([...groups].map(async ([name, group]) => {
+  await Promise.all([...groups].map(async ([, group]) => {
+    const name = group[0].remote;
     const remote = args.cache.remoteSchemas?.get(name);
     if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(name)} is not available`);
     const view = remoteViewFor(args.cache, remote, args.session.role) ?? undefined;
@@ -139,10 +171,25 @@ export async function executeRemoteFields(
       timeoutSeconds: remote.timeoutSeconds,
       body: { query: req.query, ...(sendVariables ? { variables } : {}), ...(group[0].op.operation.name ? { operationName: group[0].op.operation.name.value } : {}) },
     });
-    if (answer.errors) errors.push(...answer.errors);
+    const ns = group[0].namespace ? group[0].alias : undefined;
+    if (answer.errors) {
+      // Under a namespace, the remote's error paths start below the namespace field.
+      errors.push(...(ns === undefined ? answer.errors : answer.errors.map((e) => (isPathed(e) ? { ...e, path: [ns, ...e.path] } : e))));
+    }
     const cookie = answer.headers['set-cookie'];
     if (cookie !== undefined && responseHeaders) responseHeaders['set-cookie'] = cookie;
-    for (const p of group) out.set(p.alias, JSON.stringify(answer.data?.[p.alias] ?? null));
+    const c = remote.customizer;
+    if (ns !== undefined) {
+      const data = answer.data ?? null;
+      if (c) customizeAnswer(data, mergedSelection(group[0].nodes), fragmentsOf(group[0]), c);
+      out.set(ns, JSON.stringify(data));
+      return;
+    }
+    for (const p of group) {
+      const value = answer.data?.[p.alias] ?? null;
+      if (c) customizeAnswer(value, mergedSelection(p.nodes), fragmentsOf(p), c);
+      out.set(p.alias, JSON.stringify(value));
+    }
   }));
   return out;
 }

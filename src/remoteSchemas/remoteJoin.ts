@@ -5,14 +5,17 @@
  * response level to the remote, one alias per distinct argument set (`r0: message(id: 1) {…}`),
  * then puts each row's answer back in place (rows with a null join column get null).
  * Errors from the remote fail the request with `Errors from remote server` (as Hasura v1.3).
+ * A customized remote: the relationship's path is in the remote's names already; what the client
+ * selected below it is translated to them, and the answer's `__typename`s renamed back (customizedNames.ts).
  */
 import { print, valueFromASTUntyped, type FieldNode, type IntrospectionInputTypeRef, type IntrospectionInputValue, type IntrospectionObjectType, type IntrospectionTypeRef } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { AggregateField, SelectField } from '../ir/index.js';
-import { remoteAsSeen, remoteViewFor, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
+import { customizedRemote, remoteAsSeen, remoteViewFor, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
 import type { RemoteJoinField, RemoteJoinShape } from '../planner/index.js';
-import { parse, validate } from 'graphql';
+import { parse, validate, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { customizeAnswer, toRemoteNames } from './customizedNames.js';
 import { ColRef, inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
 import { remoteClientSchema } from './delegate.js';
 import { addPresets, presetValue } from './presets.js';
@@ -154,11 +157,23 @@ function compiledTemplate(
   return { parts: text.split(/\u0000\d+\u0000/), refs: refs.slice().sort((x, y) => text.indexOf(x.marker) - text.indexOf(y.marker)) };
 }
 
-/** What the client asked of a relationship: its own arguments and the selection (variables inlined). */
-function clientPart(join: RemoteJoinField, variables: Record<string, unknown>) {
+/**
+ * What the client asked of a relationship: its own arguments, the selection and the fragments it
+ * uses (variables inlined, printed), in the remote's names (`seen`: the role's part of the remote).
+ */
+function clientPart(join: RemoteJoinField, variables: Record<string, unknown>, seen: RemoteSchemaInfo, all: readonly FragmentDefinitionNode[]) {
   const node = join.nodes[0];
-  const selection = inlinedSelection(node.selectionSet, variables);
-  return { extra: clientArgs(node, variables), selection, selText: selection ? ` ${print(selection)}` : '' };
+  let selection: SelectionSetNode | undefined = inlinedSelection(node.selectionSet, variables);
+  let fragments = usedFragments(selection ? [selection] : [], all).map((f) => inlineVariables(f, variables));
+  const c = seen.customizer;
+  const field = c && selection ? stepDefs(join.rel, seen).at(-1) : undefined;
+  if (c && field) {
+    const engineNames = remoteClientSchema(customizedRemote(seen));
+    const resultType = engineNames.getType(c.typeNames.get(namedOf(field.type)) ?? namedOf(field.type));
+    if (resultType) selection = toRemoteNames(selection!, engineNames, c, resultType);
+    fragments = fragments.map((f) => toRemoteNames(f, engineNames, c));
+  }
+  return { extra: clientArgs(node, variables), selection, selText: selection ? ` ${print(selection)}` : '', used: fragments.map((f) => print(f)) };
 }
 
 /** Relationships already checked, per remote schema (a reloaded remote is checked again) and variable values. */
@@ -191,9 +206,8 @@ export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, vari
     let seen = byJoin.get(join);
     if (!seen) byJoin.set(join, (seen = new Set()));
     if (seen.has(varsKey)) return;
-    const { extra, selection, selText } = clientPart(join, variables);
+    const { extra, selText, used } = clientPart(join, variables, remote, plan.op.fragments);
     const keys = Object.fromEntries(join.rel.hasuraFields.map((c) => [c, new Placeholder()]));
-    const used = usedFragments(selection ? [selection] : [], plan.op.fragments).map((f) => print(inlineVariables(f, variables)));
     let doc;
     try {
       doc = parse(`query { ${fieldText(join.rel, remote, stepDefs(join.rel, remote), keys, extra, selText)} }\n${used.join('\n')}`);
@@ -213,7 +227,8 @@ async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinSha
   const rel = p.join.rel;
   const remote = args.cache.remoteSchemas?.get(rel.remoteSchema);
   if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(rel.remoteSchema)} is not available`);
-  const { extra, selection, selText } = clientPart(p.join, args.variables);
+  const view = remoteViewFor(args.cache, remote, args.session.role);
+  const { extra, selText, used } = clientPart(p.join, args.variables, view ? remoteAsSeen(remote, view) : remote, fragments);
   const defs = stepDefs(rel, remote);
   const { parts, refs } = compiledTemplate(rel, remote, defs, extra, selText);
   const aliasOf = new Map<string, number>();
@@ -237,10 +252,8 @@ async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinSha
   }
   let data: Record<string, Json> | null = null;
   if (calls.length > 0) {
-    const used = usedFragments(selection ? [selection] : [], fragments).map((f) => print(inlineVariables(f, args.variables)));
     let query = `query {\n  ${calls.join('\n  ')}\n}${used.length > 0 ? `\n${used.join('\n')}` : ''}`;
     // The role's @preset values (remote schema permissions), as variables of the request.
-    const view = remoteViewFor(args.cache, remote, args.session.role);
     let variables: Record<string, unknown> | undefined;
     if (view) {
       const schema = remoteClientSchema(remote);
@@ -268,8 +281,16 @@ async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinSha
     }
     let v: Json = data?.[`${p.alias.replace(/[^_0-9A-Za-z]/g, '_')}__${n}`] ?? null;
     for (const step of rel.path.slice(1)) v = pluck(v, step.name);
+    if (remote.customizer) v = customizeAnswer(structuredClone(v), p.join.nodes[0].selectionSet, fragmentMap(fragments), remote.customizer);
     holder[p.alias] = v;
   });
+}
+
+const fragmentMaps = new WeakMap<readonly FragmentDefinitionNode[], Map<string, FragmentDefinitionNode>>();
+function fragmentMap(all: readonly FragmentDefinitionNode[]): Map<string, FragmentDefinitionNode> {
+  let m = fragmentMaps.get(all);
+  if (!m) fragmentMaps.set(all, (m = new Map(all.map((f) => [f.name.value, f]))));
+  return m;
 }
 
 function pluck(v: Json, key: string): Json {

@@ -82,6 +82,7 @@ const TEMPLATES: Record<(typeof OP_TYPES)[number], Record<string, unknown>> = {
   create_action_permission: { action: 'act1', role: 'r1' },
   drop_action_permission: { action: 'act1', role: 'r1' },
   add_remote_schema: { name: 'rs1', definition: { url: 'http://127.0.0.1:9/graphql', headers: [{ name: 'x', value: 'y' }], forward_client_headers: false, timeout_seconds: 2 }, comment: 'c' },
+  update_remote_schema: { name: 'rs1', definition: { url: 'http://127.0.0.1:9/graphql', headers: [{ name: 'x', value: 'y' }], forward_client_headers: false, timeout_seconds: 2, customization: { root_fields_namespace: 'ns', type_names: { prefix: 'P_' }, field_names: [{ parent_type: 'Query', prefix: 'q_' }] } }, comment: 'c' },
   remove_remote_schema: { name: 'rs1' },
   reload_remote_schema: { name: 'rs1' },
   add_remote_schema_permissions: { remote_schema: 'rs1', role: 'user', definition: { schema: 'type Query { hello: String }' } },

@@ -12,6 +12,7 @@ import { runCli, type CliIo } from '../../src/cli/index.js';
 import { startTestEngine, type TestEngine } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
 import { startWebhookServer, type WebhookServer } from '../support/webhookServer.js';
+import { startRemoteGraphqlServer, type RemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
 import { pino } from 'pino';
 import { startSystemPostgres, type SystemPostgres } from '../support/systemPostgres.js';
 import { sqlOn } from '../support/standbyPostgres.js';
@@ -378,5 +379,108 @@ describe('music-archive (Hasura v2 format, two databases: default and archive on
     assert.deepEqual(mine.body, { data: { archive_album: [{ plays: [] }] } });
     const renamed = await e.graphql('mutation { update_artist(where: {id: {_eq: 2}}, _set: {name: "Miles D."}) { affected_rows } }');
     assert.deepEqual(renamed.body, { data: { update_artist: { affected_rows: 1 } } });
+  });
+});
+
+// A support desk, written for this test in Hasura v2's own project format (tests/support/fixtures/
+// hasura-projects/support-desk/): a native query over a logical model with a select permission, a
+// knowledge-base remote schema with a customization (namespace, type prefix, a field mapping) and a
+// permission presetting an argument from X-Hasura-User-Id, an action calling a REST endpoint through
+// request and response transforms, and an event trigger with both transforms.
+const KB_SDL = `
+  type Query { articles(author: Int!, tag: String): [Article] search(q: String!): [Article] }
+  type Article { id: Int! title: String body: String author: Int! }
+`;
+const ARTICLES = [{ id: 1, title: 'Invoices', body: 'How to read an invoice', author: 7, tag: 'billing' }, { id: 2, title: 'Login', body: 'Resetting a password', author: 7, tag: 'account' }, { id: 3, title: 'Refunds', body: 'Refund rules', author: 8, tag: 'billing' }];
+
+describe('support-desk (Hasura v2 format: native query and logical model permissions, remote schema permissions with @preset and customization, action and event trigger transforms)', () => {
+  const dir = project('support-desk');
+  const agent = { 'x-svc-role': 'agent', 'x-svc-user-id': '7' };
+  let e: TestEngine;
+  let api: WebhookServer;
+  let kb: RemoteGraphqlServer;
+  before(async () => {
+    api = await startWebhookServer((req) => {
+      const url = new URL(req.url, 'http://x');
+      if (url.pathname === '/customers') return { status: 200, body: { data: { customer_id: 41, full_name: `Customer ${url.searchParams.get('email')}`, plan: 'pro' } } };
+      return { status: 200, body: { ok: true, reference: `T-${url.pathname.split('/').at(-1)}` } };
+    });
+    kb = await startRemoteGraphqlServer(KB_SDL, {
+      articles: ({ author, tag }: { author: number; tag?: string }) => ARTICLES.filter((a) => a.author === author && (!tag || a.tag === tag)),
+      search: ({ q }: { q: string }) => ARTICLES.filter((a) => a.title.includes(q)),
+    });
+    const origin = new URL(api.url).origin;
+    // What the team's deployment sets beside the project.
+    process.env.SUPPORT_API_URL = origin;
+    process.env.SUPPORT_HOOK_URL = origin;
+    process.env.SUPPORT_KB_URL = kb.url;
+    e = await startTestEngine({ enableRemoteSchemaPermissions: true });
+  });
+  after(async () => {
+    await e?.stop();
+    await api?.stop();
+    await kb?.stop();
+    delete process.env.SUPPORT_API_URL;
+    delete process.env.SUPPORT_HOOK_URL;
+    delete process.env.SUPPORT_KB_URL;
+  });
+
+  test('migrate apply, metadata apply, seed apply, consistent, no drift', async () => {
+    const m = await cli(e, 'migrate', ['apply', '--project', dir]);
+    assert.equal(m.code, 0, m.err);
+    const md = await cli(e, 'metadata', ['apply', '--project', dir]);
+    assert.equal(md.code, 0, md.err + md.out);
+    assert.match(md.err, /X-Hasura-User-Id → x-svc-user-id/);
+    const s = await cli(e, 'seed', ['apply', '--project', dir]);
+    assert.equal(s.code, 0, s.err);
+    const ic = await cli(e, 'metadata', ['ic', 'list']);
+    assert.equal(ic.code, 0, ic.out);
+    assert.match(ic.err, /metadata is consistent/);
+    const diff = await cli(e, 'metadata', ['diff', '--project', dir]);
+    assert.equal(diff.code, 0, diff.out);
+    assert.match(diff.err, /no differences/);
+  });
+
+  test("the desk's operations as the agent role: native query, customized remote with its preset, REST action through transforms", async () => {
+    const stats = await e.graphql('query Stats($s: String!) { ticket_stats_by_status(args: {status: $s}) { author_id open_count latest_title } }', { s: 'open' }, agent);
+    assert.deepEqual(stats.body, { data: { ticket_stats_by_status: [{ author_id: 7, open_count: 2, latest_title: 'Invoice is wrong' }] } });
+    assert.deepEqual((await e.graphql('{ ticket_stats_by_status(args: {status: "open"}, order_by: {author_id: asc}) { author_id } }')).body, {
+      data: { ticket_stats_by_status: [{ author_id: 7 }, { author_id: 8 }] },
+    });
+
+    const articles = await e.graphql('query Kb($tag: String) { kb { __typename articles(tag: $tag) { __typename id title text } } }', { tag: 'billing' }, agent);
+    assert.deepEqual(articles.body, { data: { kb: { __typename: 'kbQuery', articles: [{ __typename: 'Kb_Article', id: 1, title: 'Invoices', text: 'How to read an invoice' }] } } });
+    const sent = kb.queries().at(-1)!.body;
+    assert.match(sent.query, /text: body/);
+    assert.equal(sent.variables?.__svc_preset_0, 7);
+    // The agent's part of the knowledge base: no search, no author argument.
+    assert.equal((await e.graphql('{ kb { search(q: "R") { id } } }', undefined, agent)).body.errors[0].extensions.code, 'validation-failed');
+    assert.equal((await e.graphql('{ kb { articles(author: 8) { id } } }', undefined, agent)).body.errors[0].extensions.code, 'validation-failed');
+    assert.deepEqual((await e.graphql('{ kb { search(q: "R") { title } } }')).body, { data: { kb: { search: [{ title: 'Refunds' }] } } });
+
+    const customer = await e.graphql('query Lookup($email: String!) { lookupCustomer(email: $email) { id name plan } }', { email: 'ann@example.com' }, agent);
+    assert.deepEqual(customer.body, { data: { lookupCustomer: { id: 41, name: 'Customer ann@example.com', plan: 'pro' } } });
+    const call = api.requests.at(-1)!;
+    assert.equal(call.method, 'GET');
+    assert.equal(call.url, '/customers?email=ann%40example.com');
+  });
+
+  test('a new ticket (the seeded ones too): the event trigger sends the transformed request and logs the transformed answer', async () => {
+    const added = await e.graphql('mutation { insert_ticket_one(object: {author_id: 8, title: "Card declined"}) { id } }');
+    const id = added.body.data?.insert_ticket_one?.id;
+    assert.equal(typeof id, 'number', JSON.stringify(added.body));
+    const deadline = Date.now() + 15_000;
+    let logged: string[][] = [];
+    while (Date.now() < deadline) {
+      logged = await rows(e, `SELECT l.status::text, l.response::text FROM hdb_catalog.event_invocation_logs l JOIN hdb_catalog.event_log v ON v.id = l.event_id WHERE v.trigger_name = 'ticket_created' AND v.payload->'data'->'new'->>'id' = '${id}'`);
+      if (logged.length > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(logged.length, 1);
+    const hook = api.requests.find((r) => r.url === `/tickets/${id}`);
+    assert.equal(hook?.method, 'PUT');
+    assert.deepEqual(hook?.body, { ticket: id, title: 'Card declined' });
+    assert.equal(logged[0][0], '200');
+    assert.deepEqual(JSON.parse(JSON.parse(logged[0][1]).data.body), { accepted: true, ref: `T-${id}` });
   });
 });

@@ -174,6 +174,67 @@ test('an event trigger delivers the transformed request, and the invocation log 
   }
 });
 
+test('an event trigger\'s response_transform reshapes the answer its invocation log keeps; a failing one fails the attempt', { timeout: 60_000 }, async () => {
+  const hook = await startWebhookServer((req) => ({ status: 200, body: { result: { id: 41, path: req.url } } }));
+  const base = new URL(hook.url).origin;
+  const e = await startTestEngine({ adminSecret: 'k' });
+  try {
+    await e.runSql('CREATE TABLE note (id serial PRIMARY KEY, body text NOT NULL)');
+    await ok(e, { type: 'track_table', args: { schema: 'public', name: 'note' } });
+    const response_transform = {
+      version: 2, template_engine: 'Kriti',
+      body: { action: 'transform', template: '{"seen": {{$body.result.id}}, "status": {{$response.status}}, "sent_to": {{$request.$base_url}}, "op": {{$request.$body.event.op}}}' },
+    };
+    await ok(e, {
+      type: 'create_event_trigger',
+      args: {
+        table: { schema: 'public', name: 'note' }, name: 'note_hook', insert: { columns: '*' }, webhook: `${base}/hook`, response_transform,
+        request_transform: { version: 2, template_engine: 'Kriti', url: '{{$base_url}}/{{$body.event.data.new.id}}' },
+      },
+    });
+    // a template that fails on this answer: a missing key
+    await ok(e, {
+      type: 'create_event_trigger',
+      args: {
+        table: { schema: 'public', name: 'note' }, name: 'note_bad', update: { columns: '*' }, webhook: `${base}/bad`,
+        retry_conf: { num_retries: 0, interval_sec: 1, timeout_sec: 10 },
+        response_transform: { version: 2, template_engine: 'Kriti', body: { action: 'transform', template: '{"x": {{$body.nope.deeper}}}' } },
+      },
+    });
+    await e.runSql("INSERT INTO note (body) VALUES ('hello')");
+    const sql = (q: string) => ok(e, { type: 'run_sql', args: { sql: q } });
+    const logged = await until(async () => {
+      const r = await sql("SELECT l.status, l.response::text FROM hdb_catalog.event_invocation_logs l JOIN hdb_catalog.event_log v ON v.id = l.event_id WHERE v.trigger_name = 'note_hook'");
+      return r.result.length > 1 ? r.result[1] : undefined;
+    });
+    assert.equal(hook.requests[0].url, '/hook/1', 'the request transform still applies');
+    assert.equal(logged[0], '200');
+    const response = JSON.parse(logged[1]);
+    assert.equal(response.type, 'webhook_response');
+    assert.deepEqual(JSON.parse(response.data.body), { seen: 41, status: 200, sent_to: `${base}/hook`, op: 'INSERT' });
+    const delivered = await sql("SELECT delivered::text, error::text FROM hdb_catalog.event_log WHERE trigger_name = 'note_hook'");
+    assert.deepEqual(delivered.result[1], ['true', 'false']);
+
+    await e.runSql("UPDATE note SET body = 'again'");
+    const failed = await until(async () => {
+      const r = await sql("SELECT l.status, l.response::text, v.error::text FROM hdb_catalog.event_invocation_logs l JOIN hdb_catalog.event_log v ON v.id = l.event_id WHERE v.trigger_name = 'note_bad'");
+      return r.result.length > 1 && r.result[1][2] === 'true' ? r.result[1] : undefined;
+    });
+    assert.equal(hook.requests.some((r) => r.url === '/bad'), true, 'the webhook was called');
+    assert.equal(failed[0], '500');
+    const err = JSON.parse(failed[1]);
+    assert.equal(err.type, 'client_error');
+    assert.match(err.data.message, /^Response Transformation Failed/);
+    assert.match(err.data.message, /nope/);
+
+    const exported = await ok(e, { type: 'export_metadata', args: {} });
+    assert.deepEqual(exported.tables[0].event_triggers.find((t: { name: string }) => t.name === 'note_hook').response_transform, response_transform);
+  } finally {
+    await e.stop();
+    await hook.stop();
+  }
+});
+
 test('test_webhook_transform answers the transformed request; bad templates are refused and nothing is stored', { timeout: 60_000 }, async () => {
   const e = await startTestEngine({ adminSecret: 'k' });
   try {

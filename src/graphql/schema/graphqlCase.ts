@@ -21,7 +21,7 @@ import {
   GraphQLSchema, GraphQLUnionType,
   type GraphQLArgumentConfig, type GraphQLFieldConfig, type GraphQLInputFieldConfig, type GraphQLNamedType, type GraphQLType,
 } from 'graphql';
-import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
+import { customizedRemote, type ColumnInfo, type SchemaCache, type TableInfo } from '../../metadata/index.js';
 import type { EnumMeta, InputFieldMeta, OutputFieldMeta, SvcExtensions } from './fieldMeta.js';
 import { customThenCamel, snakeToCamel, snakeToPascal, upperEnumValue } from './namingCase.js';
 import { rootFieldNames } from './names.js';
@@ -34,7 +34,7 @@ const columnName = (c: ColumnInfo): string => (c.gqlName !== c.name ? c.gqlName 
 /** Type names the user (remote schemas, actions' custom types) chose. */
 function foreignTypeNames(cache: SchemaCache): Set<string> {
   const out = new Set<string>();
-  for (const r of cache.remoteSchemas?.values() ?? []) for (const name of r.types.keys()) out.add(name);
+  for (const r of cache.remoteSchemas?.values() ?? []) for (const name of customizedRemote(r).types.keys()) out.add(name);
   const ct = cache.customTypes;
   if (ct) {
     for (const name of ct.objects.keys()) out.add(name);

@@ -15,7 +15,7 @@ import {
   type GraphQLNamedType, type GraphQLOutputType, type GraphQLType, type IntrospectionField, type IntrospectionInputTypeRef,
   type IntrospectionInputValue, type IntrospectionType, type IntrospectionTypeRef,
 } from 'graphql';
-import { remoteAsSeen, remoteViewFor, type RemoteRelInfo, type RemoteSchemaInfo, type TableInfo } from '../../metadata/index.js';
+import { customizeField, customizedRemote, remoteAsSeen, remoteViewFor, type RemoteRelInfo, type RemoteSchemaInfo, type TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import type { FieldEntry } from './queryRoot.js';
 import type { SelectView } from './roleView.js';
@@ -149,13 +149,19 @@ function typesFor(ctx: SchemaContext, remote: RemoteSchemaInfo): RemoteTypes {
 }
 
 /**
- * The remote as the role sees it: whole (admin, or remote schema permissions off), through its
- * permission (a subset of the remote's types), or not at all (undefined).
+ * The remote as the role sees it, under the remote's own names: whole (admin, or remote schema
+ * permissions off), through its permission (a subset of the remote's types), or not at all (undefined).
  */
-export function remoteSeenBy(ctx: SchemaContext, remote: RemoteSchemaInfo): RemoteSchemaInfo | undefined {
+function remoteRawSeenBy(ctx: SchemaContext, remote: RemoteSchemaInfo): RemoteSchemaInfo | undefined {
   const view = remoteViewFor(ctx.sc, remote, ctx.role);
   if (view === undefined) return remote;
   return view === null ? undefined : remoteAsSeen(remote, view);
+}
+
+/** The remote as the role sees it (remoteRawSeenBy), under the engine's names (its customization applied). */
+export function remoteSeenBy(ctx: SchemaContext, remote: RemoteSchemaInfo): RemoteSchemaInfo | undefined {
+  const raw = remoteRawSeenBy(ctx, remote);
+  return raw && customizedRemote(raw);
 }
 
 /** The root fields of the remote schemas' `root` type, for the role. */
@@ -168,6 +174,16 @@ export function remoteSchemaRootFields(root: 'query' | 'mutation') {
       const obj = root === 'query' ? remote.queryRoot : remote.mutationRoot;
       if (!obj) continue;
       const rt = typesFor(ctx, remote);
+      const namespace = remote.customizer?.namespace;
+      if (namespace) {
+        // Hasura's root-field namespace: one field whose type is the (renamed) root type; none when it is empty.
+        if (obj.fields.length === 0) continue;
+        out.push([namespace, {
+          type: new GraphQLNonNull(rt.named(obj.name) as GraphQLObjectType),
+          extensions: { svc: { kind: 'ext:remote', remote: remote.name, namespace: true } },
+        }]);
+        continue;
+      }
       const fields = rt.fields(obj.fields, () => ({ kind: 'ext:remote', remote: remote.name }));
       for (const [name, f] of Object.entries(fields)) out.push([name, f]);
     }
@@ -184,9 +200,12 @@ export function remoteRelFields(ctx: SchemaContext, table: TableInfo, view: Sele
   for (const rel of table.remoteRelationships.values()) {
     if (!rel.hasuraFields.every((c) => visible.has(c))) continue;
     const upstream = ctx.sc.remoteSchemas?.get(rel.remoteSchema);
-    const remote = upstream ? remoteSeenBy(ctx, upstream) : undefined;
-    const field = remote ? lastField(remote, rel) : undefined;
-    if (!remote || !field) continue;
+    // The relationship's path is in the remote's own names; its field's types in the engine's.
+    const raw = upstream ? remoteRawSeenBy(ctx, upstream) : undefined;
+    const found = raw ? lastFieldOf(raw, rel) : undefined;
+    if (!raw || !found) continue;
+    const remote = customizedRemote(raw);
+    const field = raw.customizer ? customizeField(found.parent, found.field, raw.customizer) : found.field;
     const rt = typesFor(ctx, remote);
     const last = rel.path[rel.path.length - 1];
     out.push([rel.name, {
@@ -199,12 +218,19 @@ export function remoteRelFields(ctx: SchemaContext, table: TableInfo, view: Sele
   return out;
 }
 
-/** The remote field at the end of a relationship's path. */
+/** The remote field at the end of a relationship's path (remote's names). */
 export function lastField(remote: RemoteSchemaInfo, rel: RemoteRelInfo): IntrospectionField | undefined {
+  return lastFieldOf(remote, rel)?.field;
+}
+
+/** The remote field at the end of a relationship's path and the name of the type holding it. */
+function lastFieldOf(remote: RemoteSchemaInfo, rel: RemoteRelInfo): { field: IntrospectionField; parent: string } | undefined {
   let parent = remote.queryRoot;
   let field: IntrospectionField | undefined;
+  let holder = '';
   for (const step of rel.path) {
     if (!parent) return undefined;
+    holder = parent.name;
     field = parent.fields.find((f) => f.name === step.name);
     if (!field) return undefined;
     // Every argument the relationship fixes must be one the role may give (not hidden, not preset).
@@ -214,5 +240,5 @@ export function lastField(remote: RemoteSchemaInfo, rel: RemoteRelInfo): Introsp
     const next = remote.types.get(t.name);
     parent = next && next.kind === 'OBJECT' ? next : null;
   }
-  return field;
+  return field && { field, parent: holder };
 }

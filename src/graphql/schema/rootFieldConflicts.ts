@@ -14,7 +14,7 @@
  * `following types are duplicated: "UserAccount"`), so that no field or type silently hides another.
  */
 import { ApiError } from '../../core/index.js';
-import type { SchemaCache, TableInfo } from '../../metadata/index.js';
+import { customizedRootFieldNames, type SchemaCache, type TableInfo } from '../../metadata/index.js';
 import { isGraphqlName, rootFieldNames } from './names.js';
 import { mutationFieldNames } from './mutationRoot.js';
 import { snakeToCamel, snakeToPascal } from './namingCase.js';
@@ -31,8 +31,9 @@ export function remoteRootFields(cache: SchemaCache): { query: string[]; mutatio
   const query: string[] = [];
   const mutation: string[] = [];
   for (const r of cache.remoteSchemas?.values() ?? []) {
-    query.push(...(r.queryRoot?.fields ?? []).map((f) => f.name));
-    mutation.push(...(r.mutationRoot?.fields ?? []).map((f) => f.name));
+    const names = customizedRootFieldNames(r);
+    query.push(...names.query);
+    mutation.push(...names.mutation);
   }
   return { query, mutation };
 }

@@ -18,6 +18,32 @@ export interface RemoteSchemaDef {
   headers?: RemoteHeaderConf[];
   forward_client_headers?: boolean;
   timeout_seconds?: number;
+  /** Hasura v2's renaming of the remote's root fields, types and fields in the engine's schema. */
+  customization?: RemoteSchemaCustomization;
+}
+
+/** `type_names` of a remote schema customization. */
+export interface RemoteTypeCustomization {
+  prefix?: string;
+  suffix?: string;
+  /** The remote's type name → the name in the engine's schema (over prefix and suffix). */
+  mapping?: Record<string, string>;
+}
+
+/** One entry of `field_names`: the fields of the remote's type `parent_type`. */
+export interface RemoteFieldCustomization {
+  parent_type: string;
+  prefix?: string;
+  suffix?: string;
+  mapping?: Record<string, string>;
+}
+
+/** `definition.customization` of a remote schema (Hasura v2). */
+export interface RemoteSchemaCustomization {
+  /** The root fields of each operation type become fields of one field of this name. */
+  root_fields_namespace?: string;
+  type_names?: RemoteTypeCustomization;
+  field_names?: RemoteFieldCustomization[];
 }
 
 /** A role's remote schema permission (Hasura v2): the role's part of the remote as SDL, with `@preset`s. */
@@ -54,13 +80,6 @@ function decodeHeader(v: unknown, path: string): RemoteHeaderConf {
 export function decodeRemoteSchemaDef(v: unknown, path: string): RemoteSchemaDef {
   const o = asObject(v, path);
   const def: RemoteSchemaDef = {};
-  // Hasura v2's remote schema customization (root-field namespace, type and field renames) is not
-  // applied here: refused rather than stored without effect, so a schema is never served under names
-  // the project did not mean.
-  const custom = o.customization;
-  if (custom !== undefined && custom !== null && !(typeof custom === 'object' && !Array.isArray(custom) && Object.values(custom).every((x) => x === null || x === undefined || (Array.isArray(x) && x.length === 0)))) {
-    throw new ApiError('not-supported', 'remote schema customization (root_fields_namespace, type_names, field_names) is not supported: the remote schema is served under its own names; rename its types and fields in the remote server, or put it behind a GraphQL gateway that renames them', { path: `${path}.customization` });
-  }
   const url = optional(o, 'url', path, asUrlConf);
   const urlFromEnv = optional(o, 'url_from_env', path, asString);
   if ((url === undefined) === (urlFromEnv === undefined)) {
@@ -71,12 +90,65 @@ export function decodeRemoteSchemaDef(v: unknown, path: string): RemoteSchemaDef
   const headers = optional(o, 'headers', path, arrayOf(decodeHeader));
   if (headers) def.headers = headers;
   def.forward_client_headers = optional(o, 'forward_client_headers', path, asBool) ?? false;
+  const customization = optional(o, 'customization', path, decodeCustomization);
+  if (customization) def.customization = customization;
   const timeout = optional(o, 'timeout_seconds', path, asInt);
   if (timeout !== undefined) {
     if (timeout <= 0) throw parseError('timeout_seconds must be a positive integer', `${path}.timeout_seconds`);
     def.timeout_seconds = timeout;
   }
   return def;
+}
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+function asName(v: unknown, path: string): string {
+  const s = asString(v, path);
+  if (!GRAPHQL_NAME.test(s)) throw parseError(`${JSON.stringify(s)} is not a valid GraphQL name`, path);
+  return s;
+}
+
+function asNameMapping(v: unknown, path: string): Record<string, string> {
+  const o = asObject(v, path);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(o)) {
+    if (!GRAPHQL_NAME.test(k)) throw parseError(`${JSON.stringify(k)} is not a valid GraphQL name`, `${path}.${k}`);
+    out[k] = asName(x, `${path}.${k}`);
+  }
+  return out;
+}
+
+function decodePrefixSuffix<T extends { prefix?: string; suffix?: string; mapping?: Record<string, string> }>(o: Record<string, unknown>, out: T, path: string): T {
+  const prefix = optional(o, 'prefix', path, asName);
+  if (prefix !== undefined) out.prefix = prefix;
+  const suffix = optional(o, 'suffix', path, asName);
+  if (suffix !== undefined) out.suffix = suffix;
+  const mapping = optional(o, 'mapping', path, asNameMapping);
+  if (mapping && Object.keys(mapping).length > 0) out.mapping = mapping;
+  return out;
+}
+
+function decodeFieldCustomization(v: unknown, path: string): RemoteFieldCustomization {
+  const o = asObject(v, path);
+  const out = decodePrefixSuffix(o, { parent_type: required(o, 'parent_type', path, asName) } as RemoteFieldCustomization, path);
+  for (const k of Object.keys(out.mapping ?? {})) {
+    // Hasura's validateRemoteSchemaCustomization
+    if (k.startsWith('__')) throw new ApiError('invalid-params', `attempt to customize reserved field name ${JSON.stringify(k)}`, { path: `${path}.mapping` });
+  }
+  return out;
+}
+
+/** `definition.customization` (Hasura v2); an empty one (no key set) is no customization. */
+function decodeCustomization(v: unknown, path: string): RemoteSchemaCustomization | undefined {
+  const o = asObject(v, path);
+  const out: RemoteSchemaCustomization = {};
+  const ns = optional(o, 'root_fields_namespace', path, asName);
+  if (ns !== undefined) out.root_fields_namespace = ns;
+  const types = optional(o, 'type_names', path, (x, p) => decodePrefixSuffix(asObject(x, p), {} as RemoteTypeCustomization, p));
+  if (types && Object.keys(types).length > 0) out.type_names = types;
+  const fields = optional(o, 'field_names', path, arrayOf(decodeFieldCustomization));
+  if (fields && fields.length > 0) out.field_names = fields;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** `add_remote_schema` args / one entry of metadata's `remote_schemas`. */

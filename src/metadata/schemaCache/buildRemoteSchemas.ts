@@ -14,6 +14,7 @@ import { isObject } from '../model/json.js';
 import { BuildError, quoted } from './buildState.js';
 import type { RemoteFieldStep, RemoteIntrospection, RemoteRelInfo, RemoteSchemaInfo, TableInfo } from './types.js';
 import type { SchemaRef } from './objects.js';
+import { customizedRootFieldNames, remoteCustomizer } from './remoteCustomization.js';
 
 export const DEFAULT_REMOTE_TIMEOUT_SECONDS = 60;
 
@@ -33,12 +34,9 @@ export function remoteSchemaUrl(rs: RemoteSchemaMetadata, env: NodeJS.ProcessEnv
   return v;
 }
 
-/** Root field names of a remote (query and mutation). */
+/** Root field names a remote adds to the engine's schema (query and mutation; customized: see remoteCustomization.ts). */
 export function remoteRootFieldNames(info: RemoteSchemaInfo): { query: string[]; mutation: string[] } {
-  return {
-    query: (info.queryRoot?.fields ?? []).map((f) => f.name),
-    mutation: (info.mutationRoot?.fields ?? []).map((f) => f.name),
-  };
+  return customizedRootFieldNames(info);
 }
 
 function rootObject(types: Map<string, IntrospectionType>, ref: { name: string } | null | undefined): IntrospectionObjectType | null {
@@ -55,7 +53,9 @@ export function resolveRemoteSchema(rs: RemoteSchemaMetadata, input: RemoteIntro
   if (!input.result.ok) throw new BuildError(input.result.message);
   const introspection = input.result.introspection;
   const types = new Map(introspection.__schema.types.map((t) => [t.name, t]));
+  const customizer = remoteCustomizer(rs.definition.customization, introspection, types);
   return {
+    ...(customizer ? { customizer } : {}),
     name: rs.name,
     metadata: rs,
     url,

@@ -118,6 +118,25 @@ export interface RemoteSchemaInfo {
   mutationRoot: IntrospectionObjectType | null;
   /** Roles' views of the remote (remote schema permissions), by role, when any are consistent. */
   permissions?: Map<string, RemoteRoleView>;
+  /** The definition's `customization` resolved against the introspection (absent: names as the remote's). */
+  customizer?: RemoteCustomizer;
+}
+
+/**
+ * A remote schema customization as name maps (Hasura's RemoteSchemaCustomizer), built from the
+ * remote's whole introspection: only names that change are listed.
+ */
+export interface RemoteCustomizer {
+  /** `root_fields_namespace`: the one root field wrapping the remote's root fields of each operation type. */
+  namespace: string | null;
+  /** The remote's type name → the engine's. */
+  typeNames: Map<string, string>;
+  /** The engine's type name → the remote's. */
+  remoteTypeNames: Map<string, string>;
+  /** The remote's type name → its field name → the engine's. */
+  fieldNames: Map<string, Map<string, string>>;
+  /** The engine's type name → the engine's field name → the remote's. */
+  remoteFieldNames: Map<string, Map<string, string>>;
 }
 
 /** A preset of a remote argument or input field (`@preset`): JSON value, `x-svc-*` strings read from the session unless static. */

@@ -1,7 +1,8 @@
 /**
  * Remote schema and remote relationship operations: `add_remote_schema` (the remote is fetched and
- * checked first: unreachable or invalid → 400 remote-schema-error; root fields clashing with another
- * remote → 400 unexpected, with the database's → 400 constraint-violation), `remove_remote_schema`
+ * checked first: unreachable or invalid, its customization included → 400 remote-schema-error; root fields
+ * clashing with another remote → 400 unexpected, with the database's → 400 constraint-violation),
+ * `update_remote_schema` (Hasura v2: the same checks, the permissions kept), `remove_remote_schema`
  * (refused while a remote relationship uses it), `reload_remote_schema` (a remote that was consistent
  * and now fails → 400 unexpected "cannot continue due to new inconsistent metadata", the schema fetched
  * before stays; one that was already inconsistent stays so and the request succeeds),
@@ -12,10 +13,10 @@ import { isObjectType, isScalarType, type GraphQLSchema } from 'graphql';
 import { ADMIN_ROLE } from '../../core/index.js';
 import { databaseRootFields, getRoleSchema } from '../../graphql/index.js';
 import {
-  asObject, asString, decodeRemoteRelationshipDef, decodeRemoteSchema, remoteConflict, remoteRelationshipsOf, remoteSchemasOf,
+  asObject, asString, customizedRemote, decodeRemoteRelationshipDef, decodeRemoteSchema, remoteConflict, remoteRootFieldNames, remoteRelationshipsOf, remoteSchemasOf,
   required, resolveRemoteSchema, BuildError, isObject,
 } from '../../metadata/index.js';
-import type { RemoteSchemaInfo } from '../../metadata/index.js';
+import type { RemoteSchemaInfo, RemoteSchemaMetadata } from '../../metadata/index.js';
 import type { IntrospectionTypeRef } from 'graphql';
 import { fetchRemoteIntrospection } from '../../remoteSchemas/index.js';
 import { ENGINE_PARTS } from '../../appState.js';
@@ -28,6 +29,37 @@ const named = (name: string) => (r: unknown): boolean => isObject(r) && r.name =
 
 const notFound = (name: string, path = '$.args') => new ApiError('not-exists', `remote schema with name ${quote(name)} does not exist`, { path });
 
+/**
+ * The checks of a new or changed remote schema definition (`except`: the remote being updated):
+ * fetched and valid (customization included), root fields and types clear of the other remotes' and
+ * the database's.
+ */
+async function checkedRemote(ctx: Parameters<typeof add_remote_schema.run>[0], args: RemoteSchemaMetadata, except?: string): Promise<void> {
+  const fetched = await fetchRemoteIntrospection(args);
+  let info: RemoteSchemaInfo;
+  try {
+    info = resolveRemoteSchema(args, fetched);
+  } catch (e) {
+    if (!(e instanceof BuildError)) throw e;
+    throw new ApiError('remote-schema-error', e.message, { path: '$.args' });
+  }
+  const cache = await ctx.work.cache();
+  const others = [...(cache.remoteSchemas?.values() ?? [])].filter((r) => r.name !== except);
+  const clash = remoteConflict(info, others);
+  if (clash) throw new ApiError('unexpected', clash, { path: '$.args' });
+  const db = databaseRootFields(cache);
+  const mine = remoteRootFieldNames(info);
+  const dbClash = [...mine.query.filter((n) => db.query.includes(n)), ...mine.mutation.filter((n) => db.mutation.includes(n))];
+  if (dbClash.length > 0) {
+    throw new ApiError('constraint-violation', `types/root fields of the remote schema conflict with the database: ${dbClash.map(quote).join(', ')}`, { path: '$.args' });
+  }
+  // Updating: the admin schema still holds the remote's current types, which are not a conflict.
+  const typeClash = except === undefined ? typeConflicts(info, others, getRoleSchema(cache, ADMIN_ROLE, ENGINE_PARTS.schema).schema) : typeConflicts(info, others);
+  if (typeClash.length > 0) {
+    throw new ApiError('constraint-violation', `types of the remote schema conflict with existing types: ${typeClash.map(quote).join(', ')}`, { path: '$.args' });
+  }
+}
+
 export const add_remote_schema = op({
   adminOnly: true,
   mutates: true,
@@ -37,32 +69,35 @@ export const add_remote_schema = op({
     if (remoteSchemasOf(md).some((r) => r.name === args.name)) {
       throw new ApiError('already-exists', `remote schema with name ${quote(args.name)} already exists`, { path: '$.args' });
     }
-    const fetched = await fetchRemoteIntrospection(args);
-    let info: RemoteSchemaInfo;
-    try {
-      info = resolveRemoteSchema(args, fetched);
-    } catch (e) {
-      if (!(e instanceof BuildError)) throw e;
-      throw new ApiError('remote-schema-error', e.message, { path: '$.args' });
-    }
-    const cache = await ctx.work.cache();
-    const clash = remoteConflict(info, cache.remoteSchemas?.values() ?? []);
-    if (clash) throw new ApiError('unexpected', clash, { path: '$.args' });
-    const db = databaseRootFields(cache);
-    const dbClash = [
-      ...(info.queryRoot?.fields ?? []).map((f) => f.name).filter((n) => db.query.includes(n)),
-      ...(info.mutationRoot?.fields ?? []).map((f) => f.name).filter((n) => db.mutation.includes(n)),
-    ];
-    if (dbClash.length > 0) {
-      throw new ApiError('constraint-violation', `types/root fields of the remote schema conflict with the database: ${dbClash.map(quote).join(', ')}`, { path: '$.args' });
-    }
-    const typeClash = typeConflicts(info, cache.remoteSchemas?.values() ?? [], getRoleSchema(cache, ADMIN_ROLE, ENGINE_PARTS.schema).schema);
-    if (typeClash.length > 0) {
-      throw new ApiError('constraint-violation', `types of the remote schema conflict with existing types: ${typeClash.map(quote).join(', ')}`, { path: '$.args' });
-    }
+    await checkedRemote(ctx, args);
     md.remote_schemas = [...(md.remote_schemas ?? []), args];
     await ctx.work.remoteInputs(md);
     await ctx.work.change(md, { kind: 'remote_schema', name: args.name });
+    return SUCCESS;
+  },
+});
+
+/**
+ * Hasura v2's `update_remote_schema`: a new definition (and comment) for an existing remote schema,
+ * checked as add_remote_schema's; its permissions stay, and what uses it (remote relationships,
+ * permissions) must still hold against the new schema, else nothing changes (400, the new inconsistency).
+ */
+export const update_remote_schema = op({
+  adminOnly: true,
+  mutates: true,
+  decode: (args, path) => decodeRemoteSchema(args, path),
+  async run(ctx, args) {
+    const md = await ctx.work.draft();
+    const current = remoteSchemasOf(md).find((r) => r.name === args.name);
+    if (!current) throw notFound(args.name);
+    await checkedRemote(ctx, args, args.name);
+    const next: RemoteSchemaMetadata = { name: args.name, definition: args.definition };
+    if (args.comment !== undefined) next.comment = args.comment;
+    const permissions = args.permissions ?? current.permissions;
+    if (permissions && permissions.length > 0) next.permissions = permissions;
+    md.remote_schemas = (md.remote_schemas ?? []).map((r) => (named(args.name)(r) ? next : r));
+    await ctx.work.remoteInputs(md);
+    await ctx.work.change(md);
     return SUCCESS;
   },
 });
@@ -162,9 +197,11 @@ const show = (t: IntrospectionTypeRef): string => (t.kind === 'NON_NULL' ? `${sh
  * Type names the remote shares with the database schema or another remote with a different
  * definition (as Hasura v1.3 merges them: the same name must mean the same type; scalars always merge).
  */
-function typeConflicts(info: RemoteSchemaInfo, others: Iterable<RemoteSchemaInfo>, db: GraphQLSchema): string[] {
+function typeConflicts(upstream: RemoteSchemaInfo, others: Iterable<RemoteSchemaInfo>, db?: GraphQLSchema): string[] {
+  // Types as the engine's schema names them (customizations applied).
+  const info = customizedRemote(upstream);
   const out: string[] = [];
-  const otherList = [...others];
+  const otherList = [...others].map(customizedRemote);
   for (const t of info.introspection.__schema.types) {
     if (t.name.startsWith('__') || t.kind === 'SCALAR') continue;
     if (t.name === info.queryRoot?.name || t.name === info.mutationRoot?.name) continue;
@@ -173,7 +210,7 @@ function typeConflicts(info: RemoteSchemaInfo, others: Iterable<RemoteSchemaInfo
       out.push(t.name);
       continue;
     }
-    const existing = db.getType(t.name);
+    const existing = db?.getType(t.name);
     if (!existing || isScalarType(existing)) continue;
     if (t.kind !== 'OBJECT' || !isObjectType(existing)) {
       out.push(t.name);
