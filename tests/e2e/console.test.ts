@@ -11,17 +11,14 @@
  * `SVC_E2E_SCREENSHOTS=1 npm run test:e2e` also writes the main pages to docs/console/*.png.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, openConsoleBrowser } from './consoleBrowser.js';
 import { startTestEngine, type TestEngine } from '../integration/harness.js';
 import { startEventReceiver, type EventReceiver } from '../support/eventReceiver.js';
 import { startRemoteGraphqlServer, type RemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
 
 const SECRET = 'e2e-secret';
-const SHOTS = process.env.SVC_E2E_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
-const CHROMIUM = process.env.SVC_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
 let e: TestEngine;
 let browser: Browser;
@@ -34,16 +31,7 @@ before(async () => {
   e = await startTestEngine({ adminSecret: SECRET, enableConsole: true, eventsFetchIntervalMs: 200 });
   rx = await startEventReceiver(() => ({ status: 200 }));
   remote = await startRemoteGraphqlServer('type Query { hello: String }', { hello: () => 'world' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  ({ browser, page } = await openConsoleBrowser(pageErrors));
 });
 
 after(async () => {

@@ -10,16 +10,13 @@
  * `SVC_E2E_SCREENSHOTS=1 npm run test:e2e` also writes these pages to docs/console/data-*.png.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, logIn, openConsoleBrowser } from './consoleBrowser.js';
 import { startTestEngine, type TestEngine } from '../integration/harness.js';
 import { startRemoteGraphqlServer, type RemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
 
 const SECRET = 'e2e-data-secret';
-const SHOTS = process.env.SVC_E2E_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
-const CHROMIUM = process.env.SVC_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
 let e: TestEngine;
 let browser: Browser;
@@ -32,23 +29,11 @@ const sent: Array<{ body: any; headers: Record<string, string> }> = [];
 before(async () => {
   e = await startTestEngine({ adminSecret: SECRET, enableConsole: true });
   remote = await startRemoteGraphqlServer('type Query { user(id: Int!): User } type User { id: Int name: String }', { user: ({ id }: { id: number }) => ({ id, name: `user ${id}` }) });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
+  ({ browser, page } = await openConsoleBrowser(pageErrors, { viewport: { width: 1366, height: 900 } }));
   page.on('request', (r) => {
     if (r.method() === 'POST' && r.url().endsWith('/v1/query')) sent.push({ body: JSON.parse(r.postData() ?? 'null'), headers: r.headers() });
   });
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  await page.goto(`${e.url}/console`);
-  await page.getByLabel('Admin secret').fill(SECRET);
-  await page.getByRole('button', { name: 'Enter' }).click();
-  await page.getByRole('navigation', { name: 'console' }).waitFor();
+  await logIn(page, e.url, SECRET);
 });
 
 after(async () => {

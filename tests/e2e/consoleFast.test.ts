@@ -10,11 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { openConsoleBrowser } from './consoleBrowser.js';
 import { startTestEngine, type TestEngine } from '../integration/harness.js';
 
 const SECRET = 'e2e-fast-secret';
-const CHROMIUM = process.env.SVC_E2E_CHROMIUM ?? '/usr/bin/chromium';
 const TABLES = 500;
 /** Every page of App.tsx's routes, and a table's rows. */
 const PAGES = ['graphiql', 'data', 'data/public/t_250', 'sql', 'permissions', 'permissions/public/t_250', 'events', 'scheduled', 'actions', 'remote-schemas', 'metadata'];
@@ -31,15 +31,7 @@ before(async () => {
   END LOOP; END $$`);
   const track = await e.query({ type: 'bulk', args: Array.from({ length: TABLES }, (_, i) => ({ type: 'track_table', args: { table: { schema: 'public', name: `t_${i + 1}` } } })) });
   assert.equal(track.status, 200, track.text.slice(0, 300));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
+  ({ browser, page } = await openConsoleBrowser(pageErrors));
   // The page's first paint, by the browser's clock: the frame in which the page's heading (main h1) is
   // first on screen (the requestAnimationFrame callback right after it entered the document).
   await page.addInitScript(() => {

@@ -9,19 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, logIn, openConsoleBrowser } from './consoleBrowser.js';
 import { startTestEngine, type TestEngine } from '../integration/harness.js';
 import { eventually, startEventReceiver, type Delivery, type EventReceiver } from '../support/eventReceiver.js';
 import { startRemoteGraphqlServer, type RemoteGraphqlServer } from '../support/remoteGraphqlServer.js';
 
 const SECRET = 'e2e-objects-secret';
-const SHOTS = process.env.SVC_E2E_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
-const CHROMIUM = process.env.SVC_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
 let e: TestEngine;
 let browser: Browser;
@@ -46,25 +44,13 @@ before(async () => {
     { type: 'create_select_permission', args: { table: 'author', role: 'user', permission: { columns: '*', filter: {} } } },
   ] });
   assert.equal(setup.status, 200, setup.text);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1366, height: 900 }, acceptDownloads: true });
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
+  ({ browser, page } = await openConsoleBrowser(pageErrors, { viewport: { width: 1366, height: 900 }, acceptDownloads: true }));
   // Every delete / drop / redeliver asks first, showing the JSON it sends: accepted, and kept to check.
   page.on('dialog', (d) => {
     dialogs.push(d.message());
     void d.accept();
   });
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  await page.goto(`${e.url}/console`);
-  await page.getByLabel('Admin secret').fill(SECRET);
-  await page.getByRole('button', { name: 'Enter' }).click();
-  await page.getByRole('navigation', { name: 'console' }).waitFor();
+  await logIn(page, e.url, SECRET);
 });
 
 after(async () => {

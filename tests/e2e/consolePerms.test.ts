@@ -11,17 +11,14 @@
  * `SVC_E2E_SCREENSHOTS=1 npm run test:e2e` also writes these pages to docs/console/*.png.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
+import { SHOTS, logIn, openConsoleBrowser } from './consoleBrowser.js';
 import { startTestEngine, type TestEngine } from '../integration/harness.js';
 import { signJwt, svcClaims } from '../support/jwt.js';
 
 const SECRET = 'e2e-secret';
 const JWT_KEY = 'an-hs256-key-for-the-console-perms-e2e-run-0123456789';
-const SHOTS = process.env.SVC_E2E_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
-const CHROMIUM = process.env.SVC_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
 let e: TestEngine;
 let browser: Browser;
@@ -41,20 +38,8 @@ INSERT INTO article (title, published, author_id) VALUES ('a1', true, 1), ('a2',
     { type: 'create_array_relationship', args: { table: 'author', name: 'articles', using: { foreign_key_constraint_on: { table: 'article', column: 'author_id' } } } },
   ] });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  await page.goto(`${e.url}/console`);
-  await page.getByLabel('Admin secret').fill(SECRET);
-  await page.getByRole('button', { name: 'Enter' }).click();
-  await page.getByRole('navigation', { name: 'console' }).waitFor();
+  ({ browser, page } = await openConsoleBrowser(pageErrors, { viewport: { width: 1366, height: 900 } }));
+  await logIn(page, e.url, SECRET);
 });
 
 after(async () => {

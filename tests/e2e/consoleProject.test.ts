@@ -10,19 +10,16 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { SHOTS, openConsoleBrowser } from './consoleBrowser.js';
 import { metadataToFiles, runCli, startProjectConsole, type CliIo, type ConsoleProxy } from '../../src/cli/index.js';
 import { startTestEngine, type TestEngine } from '../integration/harness.js';
 
 const SECRET = 'e2e-project-secret';
-const SHOTS = process.env.SVC_E2E_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
-const CHROMIUM = process.env.SVC_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
 let e: TestEngine;
 let proxy: ConsoleProxy;
@@ -48,16 +45,7 @@ before(async () => {
   git('add', '-A');
   git('commit', '-q', '-m', 'project');
   proxy = await startProjectConsole(['--project', dir, '--port', '0'], io());
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
-  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  ({ browser, page } = await openConsoleBrowser(pageErrors));
 });
 
 after(async () => {
