@@ -82,7 +82,7 @@ export class LiveQueryManager {
     const varsJson = cohortVariables(field, variables, session);
     const source = field.source !== undefined ? sourceDb(this.ctx, field.source) : undefined;
     const prepare = source ? source.prepare : this.ctx.config.usePreparedStatements !== false;
-    const poller = source ? this.sourcePollerFor(field.source!, source.db, statement, cache, prepare, field.liveKey) : this.pollerFor(statement, cache, prepare, field.liveKey);
+    const poller = this.pollerFor(statement, cache, prepare, field.liveKey, source ? { name: field.source!, db: source.db } : undefined);
     poller.hold();
     try {
       // The change triggers exist before the first query runs (liveTriggers.ts).
@@ -111,52 +111,28 @@ export class LiveQueryManager {
     }
   }
 
-  /** The poller of `statement` planned on `cache`, created when missing. */
-  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean, key: LiveKey | undefined): Poller {
-    const existing = this.pollers.get(statement);
+  /**
+   * The poller of `statement` planned on `cache`, created when missing. `source`: a source beside
+   * `default`, read on its pool and rerun every refetch interval (the change counters live in
+   * `default`'s database only); otherwise default's read pool, rerun when a table it reads changed.
+   */
+  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean, key: LiveKey | undefined, source?: { name: string; db: Pick<ReadDb, 'query'> }): Poller {
+    const id = source ? `${source.name}\u0000${statement}` : statement;
+    const existing = this.pollers.get(id);
     // planned against an older schema cache: its subscribers are re-planned at its next round
     if (existing && existing.cache === cache) return existing;
     const { db, config } = this.ctx;
     const created: Poller = new Poller(statement, {
-      db: this.readDb(),
+      db: source ? source.db : this.readDb(),
       timers: this.timers,
       batchSize: config.liveQueries.batchSize,
       intervalMs: config.liveQueries.refetchIntervalMs,
       prepare,
-      watcher: this.changeWatcher(),
+      watcher: source ? undefined : this.changeWatcher(),
       key,
-      watch: () => watchStatement(db, statement, cache),
-      errorBody: (e) => this.errorBody(e),
-      isStale: () => this.ctx.state.current !== cache,
-      onEmpty: () => {
-        if (this.pollers.get(statement) === created) this.pollers.delete(statement);
-        this.checkIdle();
-      },
-      onStale: (subscribers) => {
-        for (const s of subscribers) s.replan();
-      },
-    }, cache);
-    this.pollers.set(statement, created);
-    return created;
-  }
-
-  /**
-   * The poller of a live query on a source beside `default`: on that source's pool, rerun every refetch
-   * interval (the change counters live in `default`'s database only).
-   */
-  private sourcePollerFor(source: string, db: Pick<ReadDb, 'query'>, statement: string, cache: SchemaCache, prepare: boolean, key: LiveKey | undefined): Poller {
-    const id = `${source}\u0000${statement}`;
-    const existing = this.pollers.get(id);
-    if (existing && existing.cache === cache) return existing;
-    const created: Poller = new Poller(statement, {
-      db,
-      timers: this.timers,
-      batchSize: this.ctx.config.liveQueries.batchSize,
-      intervalMs: this.ctx.config.liveQueries.refetchIntervalMs,
-      prepare,
-      watcher: undefined,
-      key,
-      watch: () => Promise.resolve({ watch: false as const, reason: `source ${JSON.stringify(source)} has no change counters` }),
+      watch: source
+        ? () => Promise.resolve({ watch: false as const, reason: `source ${JSON.stringify(source.name)} has no change counters` })
+        : () => watchStatement(db, statement, cache),
       errorBody: (e) => this.errorBody(e),
       isStale: () => this.ctx.state.current !== cache,
       onEmpty: () => {
