@@ -25,16 +25,16 @@ const baseName = (t: string) => t.replace(/[[\]!\s]/g, '');
 function ActionForm({ md, editing, onDone, waiting }: { md: any; editing: any | null; onDone: () => void; waiting: boolean }) {
   const act = useAction();
   const types: CustomTypes = md?.custom_types ?? {};
-  const [form, setForm] = useState(EMPTY);
-  useEffect(() => {
-    if (!editing) return setForm(EMPTY);
+  // The form starts from the action being edited (ActionForm is keyed by it, so a new edit is a new form:
+  // its fields are there in the first render, never the previous form's for a frame).
+  const [form, setForm] = useState(() => {
+    if (!editing) return EMPTY;
     const d = editing.definition;
-    setForm({
+    return {
       sdl: actionToSdl(editing.name, d, editing.comment), types: typesToSdl(types, d), kind: d.kind ?? 'synchronous', handler: urlConfInput(d.handler),
       headers: JSON.stringify(d.headers ?? [], null, 2), forward: Boolean(d.forward_client_headers), comment: editing.comment ?? '',
-    });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [editing?.name]);
+    };
+  });
   const set = (k: keyof typeof EMPTY, v: unknown) => setForm({ ...form, [k]: v });
   let sig: ReturnType<typeof parseActionSdl> | undefined;
   const built = buildOp(() => {
@@ -200,7 +200,7 @@ export function ActionsPage() {
         />
       </Section>
       {opened ? <><Permissions action={opened} onChange={md.reload} /><Relationships action={opened} md={md.data} onChange={md.reload} /></> : null}
-      <ActionForm waiting={typesAct.busy} md={md.data} editing={actions.find((a) => a.name === editing) ?? null} onDone={() => { setEditing(null); md.reload(); }} />
+      <ActionForm key={editing ?? ''} waiting={typesAct.busy} md={md.data} editing={actions.find((a) => a.name === editing) ?? null} onDone={() => { setEditing(null); md.reload(); }} />
       <Section title="Custom types">
         <form aria-label="Custom types" onSubmit={(e) => { e.preventDefault(); if (typesOp.op) void typesAct.run(() => sendOp(typesOp.op!)).then((ok) => { if (ok) setTypesEdited(false); md.reload(); }); }}>
           <JsonEditor label="Custom types (scalars, enums, input_objects, objects)" value={types} onChange={(v) => { setTypes(v); setTypesEdited(true); }} rows={12} />

@@ -5,7 +5,7 @@
  * permissions per role as SDL (`add_remote_schema_permissions`, applied with
  * --enable-remote-schema-permissions) and the relationships from tables to it.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { exportMetadata, refOf, tableKey } from '../api';
 import { DataTable, ErrorBox, Field, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
 import { buildOp, bulkOf, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner, type Op } from '../preview';
@@ -18,13 +18,13 @@ const relationshipsTo = (md: any, remote: string) => (md?.tables ?? []).flatMap(
 
 function RemoteForm({ md, editing, onDone }: { md: any; editing: any | null; onDone: (msg: string) => void }) {
   const act = useAction();
-  const [form, setForm] = useState(EMPTY);
-  useEffect(() => {
-    if (!editing) return setForm(EMPTY);
+  // The form starts from the remote schema being edited (RemoteForm is keyed by it: its fields are there
+  // in the first render, never the previous form's for a frame).
+  const [form, setForm] = useState(() => {
+    if (!editing) return EMPTY;
     const d = editing.definition;
-    setForm({ name: editing.name, urlKind: d.url_from_env ? 'env' : 'url', url: d.url_from_env ?? d.url ?? '', headers: JSON.stringify(d.headers ?? [], null, 2), forward: Boolean(d.forward_client_headers), timeout: String(d.timeout_seconds ?? 60), comment: editing.comment ?? '' });
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [editing?.name]);
+    return { name: editing.name, urlKind: d.url_from_env ? 'env' : 'url', url: d.url_from_env ?? d.url ?? '', headers: JSON.stringify(d.headers ?? [], null, 2), forward: Boolean(d.forward_client_headers), timeout: String(d.timeout_seconds ?? 60), comment: editing.comment ?? '' };
+  });
   const built = buildOp(() => {
     const add = opOf('add_remote_schema', {
       name: form.name, ...(form.comment ? { comment: form.comment } : {}),
@@ -186,7 +186,7 @@ export function RemoteSchemasPage() {
         />
       </Section>
       {opened ? <><Permissions remote={opened} onChange={md.reload} /><Relationships remote={opened} md={md.data} onChange={md.reload} /></> : null}
-      <RemoteForm md={md.data} editing={remotes.find((r) => r.name === editing) ?? null} onDone={(msg) => { setEditing(null); if (msg) setStatus(msg); md.reload(); }} />
+      <RemoteForm key={editing ?? ''} md={md.data} editing={remotes.find((r) => r.name === editing) ?? null} onDone={(msg) => { setEditing(null); if (msg) setStatus(msg); md.reload(); }} />
     </div>
   );
 }
