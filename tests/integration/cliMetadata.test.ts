@@ -4,12 +4,13 @@
  * export applies with X-Hasura-* mapped and reported, and bad flags / endpoints give one line.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, readdir, writeFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli, type CliIo } from '../../src/cli/index.js';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { dirContents } from '../support/cliInProcess.js';
 
 let e: TestEngine;
 let tmp: string;
@@ -56,15 +57,6 @@ function io(): Captured {
     progress,
     io: { out: (t) => void out.push(t), err: (l) => void err.push(l), progress: (l) => void progress.push(l), env: { SVC_GRAPHQL_ENDPOINT: e.url, SVC_GRAPHQL_ADMIN_SECRET: 'sekret' }, color: false },
   };
-}
-
-async function dirContents(dir: string): Promise<Record<string, string>> {
-  const o: Record<string, string> = {};
-  for (const d of (await readdir(dir, { withFileTypes: true, recursive: true })).filter((x) => x.isFile())) {
-    const rel = join(d.parentPath ?? (d as any).path, d.name).slice(dir.length + 1);
-    o[rel] = await readFile(join(dir, rel), 'utf8');
-  }
-  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 async function writeTree(dir: string, files: Record<string, string>): Promise<void> {

@@ -10,19 +10,13 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { runCli, type CliIo } from '../../src/cli/index.js';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { cliAgainst } from '../support/cliInProcess.js';
 import { startWebhookServer, type WebhookServer } from '../support/webhookServer.js';
 
 const dir = fileURLToPath(new URL('../support/fixtures/hasura-projects/team-invites/', import.meta.url));
 
-async function cli(e: TestEngine, command: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { out: (t) => void out.push(t), err: (l) => void err.push(l), progress: (l) => void err.push(l), env: { SVC_GRAPHQL_ENDPOINT: e.url }, color: false };
-  const code = await runCli(command, argv, io);
-  return { code, out: out.join(''), err: err.join('\n') };
-}
+const cli = (e: TestEngine, command: string, argv: string[]) => cliAgainst(e.url, command, argv);
 
 const rows = async (e: TestEngine, sql: string): Promise<string[][]> => ((await e.runSql(sql)).result as string[][]).slice(1);
 const as = (role: string, id: number) => ({ 'x-svc-role': role, 'x-svc-user-id': String(id) });

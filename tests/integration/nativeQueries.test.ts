@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { dirContents } from '../support/cliInProcess.js';
 
 const SCHEMA = `
 CREATE TABLE article (id int PRIMARY KEY, title text NOT NULL, body text NOT NULL, owner int NOT NULL, tags text[] NOT NULL DEFAULT '{}', meta jsonb NOT NULL DEFAULT '{}');
@@ -231,7 +232,7 @@ test('the Hasura CLI (config v3): a project with logical models and native queri
   const e = await startTestEngine({ adminSecret: 'nq-secret' });
   t.after(() => e.stop());
   await e.runSql(SCHEMA);
-  const { mkdtemp, readdir, readFile, rm, writeFile, mkdir } = await import('node:fs/promises');
+  const { mkdtemp, rm, writeFile, mkdir } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { join, dirname } = await import('node:path');
   const { runCli } = await import('../../src/cli/index.js');
@@ -262,20 +263,8 @@ test('the Hasura CLI (config v3): a project with logical models and native queri
   const asUser = { 'x-svc-admin-secret': 'nq-secret', 'x-svc-role': 'user', 'x-svc-user-id': '1' };
   const r = await e.graphql('{ titled(args: {prefix: "a"}) { id title } }', {}, asUser);
   assert.deepEqual(r.body, { data: { titled: [{ id: 1, title: 'alpha' }] } }, 'X-Hasura-User-Id mapped in the logical model permission');
-  const contents = async (d: string) => {
-    const out: Record<string, string> = {};
-    const walk = async (rel: string): Promise<void> => {
-      for (const ent of await readdir(join(d, rel), { withFileTypes: true })) {
-        const p = rel ? `${rel}/${ent.name}` : ent.name;
-        if (ent.isDirectory()) await walk(p);
-        else out[p] = await readFile(join(d, p), 'utf8');
-      }
-    };
-    await walk('');
-    return out;
-  };
   assert.equal(await runCli('metadata', ['export', '--dir', dir], io), 0, err.join('\n'));
-  const first = await contents(dir);
+  const first = await dirContents(dir);
   assert.match(first['databases/databases.yaml']!, /logical_models: "!include default\/logical_models.yaml"/);
   assert.match(first['databases/databases.yaml']!, /native_queries: "!include default\/native_queries.yaml"/);
   assert.match(first['databases/default/native_queries.yaml']!, /root_field_name: titled/);
@@ -283,7 +272,7 @@ test('the Hasura CLI (config v3): a project with logical models and native queri
   assert.equal(await runCli('metadata', ['apply', '--dir', dir], io), 0, err.join('\n'));
   const dir2 = join(tmp, 'again');
   assert.equal(await runCli('metadata', ['export', '--dir', dir2, '--format', 'v3'], io), 0, err.join('\n'));
-  assert.deepEqual(await contents(dir2), first);
+  assert.deepEqual(await dirContents(dir2), first);
 });
 
 test('a native query named like a table root field, or a logical model named like a table type, is refused and changes nothing', async (t) => {

@@ -11,6 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEngine, type TestEngine } from './harness.js';
+import { dirContents } from '../support/cliInProcess.js';
 
 const SCHEMA = `
 CREATE TABLE author (id int PRIMARY KEY, name text NOT NULL, email text NOT NULL);
@@ -284,7 +285,7 @@ test('checks when tracked, untrack dependencies, export in Hasura\'s shape and r
 
 test('the Hasura CLI (config v3): native query relationships apply from the folder and export → apply → export is byte for byte', async (t) => {
   const e = await setup(t);
-  const { mkdtemp, readdir, readFile, rm } = await import('node:fs/promises');
+  const { mkdtemp, rm } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { runCli } = await import('../../src/cli/index.js');
@@ -292,21 +293,9 @@ test('the Hasura CLI (config v3): native query relationships apply from the fold
   t.after(() => rm(tmp, { recursive: true, force: true }));
   const err: string[] = [];
   const io = { out: () => undefined, err: (l: string) => void err.push(l), progress: () => undefined, env: { SVC_GRAPHQL_ENDPOINT: e.url }, color: false };
-  const contents = async (d: string) => {
-    const out: Record<string, string> = {};
-    const walk = async (rel: string): Promise<void> => {
-      for (const ent of await readdir(join(d, rel), { withFileTypes: true })) {
-        const p = rel ? `${rel}/${ent.name}` : ent.name;
-        if (ent.isDirectory()) await walk(p);
-        else out[p] = await readFile(join(d, p), 'utf8');
-      }
-    };
-    await walk('');
-    return out;
-  };
   const dir = join(tmp, 'project');
   assert.equal(await runCli('metadata', ['export', '--dir', dir, '--format', 'v3'], io), 0, err.join('\n'));
-  const first = await contents(dir);
+  const first = await dirContents(dir);
   assert.match(first['databases/default/native_queries.yaml']!, /remote_native_query: get_articles/);
   assert.match(first['databases/default/native_queries.yaml']!, /remote_table:\n\s+name: author\n\s+schema: public/);
   assert.match(first['databases/default/logical_models.yaml']!, /logical_model: article_lm/);
@@ -317,7 +306,7 @@ test('the Hasura CLI (config v3): native query relationships apply from the fold
   assert.deepEqual(r.body, { data: { article_stats: [{ writer: { article_rows: [{ id: 1 }, { id: 2 }] } }] } });
   const dir2 = join(tmp, 'again');
   assert.equal(await runCli('metadata', ['export', '--dir', dir2, '--format', 'v3'], io), 0, err.join('\n'));
-  assert.deepEqual(await contents(dir2), first);
+  assert.deepEqual(await dirContents(dir2), first);
 });
 
 test('a live query over a native query\'s relationship to a table: a new answer after a write to the table', async (t) => {
