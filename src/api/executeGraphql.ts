@@ -127,7 +127,7 @@ async function runCompiled(
   ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
   transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined,
 ): Promise<GraphqlResult> {
-  const prepare = compiled.source !== undefined ? sourceDb(ctx, compiled.source).prepare : ctx.config.usePreparedStatements !== false;
+  const { prepare } = sourceDb(ctx, compiled.source);
   const one = transport === 'http' ? oneStatement(compiled) : null;
   if (one) {
     const params = resolveParams(one.params, variables, session);
@@ -182,11 +182,12 @@ async function runOperation(
     const bySource = new Map<string, number[]>();
     sqlFields.forEach((f, i) => bySource.set(f.source ?? 'default', [...(bySource.get(f.source ?? 'default') ?? []), i]));
     await Promise.all([...bySource].map(([source, indexes]) => {
-      const on = source === 'default' ? { db, prepare: ctx.config.usePreparedStatements !== false } : sourceDb(ctx, source);
-      return runSqlFields(on.db, sqlFields, params, indexes, on.prepare, out);
+      const on = sourceDb(ctx, source);
+      // default's fields read where the operation reads (a replica when there are any)
+      return runSqlFields(source === 'default' ? db : on.db, sqlFields, params, indexes, on.prepare, out);
     }));
   } else {
-    const prepare = compiled.source !== undefined ? sourceDb(ctx, compiled.source).prepare : ctx.config.usePreparedStatements !== false;
+    const { prepare } = sourceDb(ctx, compiled.source);
     await runSqlFields(db, sqlFields, params, sqlFields.map((_, i) => i), prepare, out);
   }
   phase.inDb = false;
