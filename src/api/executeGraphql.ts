@@ -5,15 +5,16 @@
  * A single SQL root field is ONE round trip (`queryJsonText`, prepared); several are combined into
  * one statement that builds the whole `data` object (one round trip, one snapshot), or, next to
  * introspection fields, run on one connection in a read-only transaction. Introspection root fields are
- * answered by graphql-js on the role's schema. Root fields of other kinds (mutations, actions, remote
- * fields) go to the executors named for their kind in the table of executors.ts.
+ * written as text from the role's schema (graphql/schema/introspectionText.ts; graphql-js answers the
+ * unusual). Root fields of other kinds (mutations, actions, remote fields) go to the executors named for
+ * their kind in the table of executors.ts.
  */
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, sourceDb, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
-import { assertQueryAllowed, getRoleSchema, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
+import { assertQueryAllowed, getRoleSchema, introspectionOf, introspectionText, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
 import { EXECUTORS } from './executors.js';
@@ -198,6 +199,10 @@ async function runOperation(
     const document = compiled.introspection;
     const key = `${JSON.stringify(variables)}\u0000${print(document)}`;
     const answer = await introspectionAnswer(roleSchema.schema, key, async () => {
+      // Written as text from the schema's types (a lazy schema's types made as the walk reaches them, not
+      // kept); graphql-js answers what that walk leaves to it (errors, unusual documents).
+      const text = await introspectionText(introspectionOf(roleSchema.schema), document, variables);
+      if (text) return text;
       const result = await execute({ schema: roleSchema.schema, document, variableValues: variables });
       if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
       const data = (result.data ?? {}) as Record<string, unknown>;

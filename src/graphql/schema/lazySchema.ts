@@ -14,6 +14,7 @@ import {
   GraphQLSchema,
   type GraphQLAbstractType, type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchemaConfig,
 } from 'graphql';
+import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './typeOrder.js';
 
 /** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
 export interface TypeRegistry {
@@ -38,6 +39,11 @@ interface SchemaState {
 export interface LazySchemaConfig extends Omit<GraphQLSchemaConfig, 'mutation' | 'types'> {
   mutation: () => GraphQLObjectType | null;
   types: () => GraphQLNamedType[];
+  /**
+   * A new build of the same schema (from the cache the remaining types are made from), none of its types
+   * made beyond its roots: what introspection of `__schema` walks instead of completing this one.
+   */
+  fresh?: () => LazySchema;
 }
 
 export class LazySchema extends GraphQLSchema {
@@ -69,6 +75,25 @@ export class LazySchema extends GraphQLSchema {
   /** The registry the remaining types are made from, while some are not made yet. */
   get registry(): TypeRegistry | undefined {
     return this.pending?.registry;
+  }
+
+  /**
+   * What introspection reads: this schema when it is complete; otherwise a new build of it (`fresh`),
+   * whose types are made as the introspection walk reaches them (`schemaTypeOrder`: `getTypeMap()`'s
+   * order) and dropped with the answer, so introspecting a role does not keep its whole schema made.
+   */
+  forIntrospection(): IntrospectionSchema {
+    const fresh = this.pending?.config.fresh;
+    if (!fresh) return { schema: this, types: () => Object.values(this.getTypeMap()) };
+    const copy = fresh();
+    return { schema: copy, types: () => (copy.complete ? Object.values(copy.getTypeMap()) : schemaTypeOrder(copy.orderConfig())) };
+  }
+
+  /** `new GraphQLSchema`'s config of the complete schema (the mutation root made, the registry's types listed). */
+  private orderConfig(): TypeOrderConfig {
+    const { config } = this.pending!;
+    const mutation = this.getMutationType();
+    return { types: config.types(), query: config.query, mutation, subscription: config.subscription, directives: this.getDirectives() };
   }
 
   /** Collects every type, as `new GraphQLSchema` would (running every remaining field thunk). */

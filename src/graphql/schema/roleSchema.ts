@@ -183,6 +183,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
       return ctx.allTypes();
     },
     directives,
+    fresh: () => buildRoleSchema(ctx.sc, role, parts, backendOnly).schema as LazySchema,
   }, ctx);
   return roleSchemaOf({ role, backendOnly, key, cache, schema, queryRoot, subscriptionRoot });
 }

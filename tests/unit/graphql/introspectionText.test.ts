@@ -1,0 +1,130 @@
+/**
+ * Introspection written as text (`introspectionText`) against graphql-js's `execute` + `JSON.stringify`:
+ * byte for byte, over the standard introspection queries (graphql-js's `getIntrospectionQuery` with its
+ * options, which GraphiQL and the Hasura console send; Apollo's; a console-style `__type`) and unusual
+ * documents (aliases, fragments, inline fragments, directives with variables, `__type(name:)`,
+ * deprecated arguments and input fields), on several role schemas (admin, a filtered role, a role without
+ * aggregations, a role with no permissions, the Relay API with its `Node` interface, graphql-default naming).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  GraphQLBoolean, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, GraphQLString, execute, getIntrospectionQuery, parse,
+  type ExecutionResult, type GraphQLSchema as Schema,
+} from 'graphql';
+import { buildRoleSchema, introspectionOf, introspectionText, LazySchema, schemaTypeOrder } from '../../../src/graphql/index.js';
+import { ENGINE_PARTS, RELAY_PARTS } from '../../../src/appState.js';
+import { makeCache } from './fixtures.js';
+
+const APOLLO = `query IntrospectionQuery {
+  __schema {
+    queryType { name }
+    mutationType { name }
+    subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
+}`;
+
+const UNUSUAL = `query Odd($withFields: Boolean!, $skipEnums: Boolean = false, $deprecated: Boolean, $name: String!) {
+  s: __schema {
+    __typename
+    q: queryType { n: name kind ... on __Type { fields { name } } }
+    types {
+      name
+      ... on __Type @include(if: $withFields) { fields(includeDeprecated: $deprecated) { name args(includeDeprecated: true) { name isDeprecated deprecationReason defaultValue } } }
+      ...Enums @skip(if: $skipEnums)
+      inputFields(includeDeprecated: true) { name isDeprecated deprecationReason defaultValue type { ...Ref } }
+      kind
+      name
+    }
+    directives(includeDeprecated: true) { name isRepeatable locations args { name defaultValue } }
+    description
+  }
+  t: __type(name: $name) { name kind inputFields(includeDeprecated: $deprecated) { name deprecationReason } fields { __typename name type { ...Ref } } }
+  missing: __type(name: "no_such_type") { name }
+  again: __type(name: "query_root") { name ...Fields }
+}
+fragment Enums on __Type { enumValues(includeDeprecated: true) { name description isDeprecated } specifiedByURL isOneOf }
+fragment Fields on __Type { fields { name } possibleTypes { name } interfaces { name } }
+fragment Ref on __Type { kind name ofType { kind name ofType { kind name ofType { kind name } } } }`;
+
+const QUERIES: Array<[string, string, Record<string, unknown>]> = [
+  ['graphql-js getIntrospectionQuery()', getIntrospectionQuery(), {}],
+  ['getIntrospectionQuery without descriptions', getIntrospectionQuery({ descriptions: false }), {}],
+  ['getIntrospectionQuery with every option (GraphiQL)', getIntrospectionQuery({ specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }), {}],
+  ["Apollo's introspection query", APOLLO, {}],
+  ['aliases, fragments, directives, __type, deprecated arguments', UNUSUAL, { withFields: true, deprecated: true, name: 'author_on_conflict' }],
+  ['the same, other variables', UNUSUAL, { withFields: false, skipEnums: true, name: 'author' }],
+  ['a __type of the mutation root', '{ __type(name: "mutation_root") { fields { name args { name type { name kind ofType { name } } } } } }', {}],
+];
+
+/** `JSON.stringify` of each root alias of graphql-js's `execute` result on `schema`. */
+async function byGraphqlJs(schema: Schema, query: string, variables: Record<string, unknown>): Promise<Map<string, string>> {
+  const result = await execute({ schema, document: parse(query), variableValues: variables }) as ExecutionResult;
+  assert.equal(result.errors, undefined, String(result.errors));
+  return new Map(Object.entries(result.data ?? {}).map(([k, v]) => [k, JSON.stringify(v)]));
+}
+
+const SCHEMAS: Array<[string, () => Schema]> = [
+  ['admin', () => buildRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema).schema],
+  ['user (filtered, some columns)', () => buildRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema).schema],
+  ['anon (no aggregations)', () => buildRoleSchema(makeCache(), 'anon', ENGINE_PARTS.schema).schema],
+  ['nobody (no permissions)', () => buildRoleSchema(makeCache(), 'nobody', ENGINE_PARTS.schema).schema],
+  ['Relay API, admin (Node interface)', () => buildRoleSchema(makeCache(), 'admin', RELAY_PARTS.schema).schema],
+  ['graphql-default naming (eager)', () => buildRoleSchema({ ...makeCache(), namingConvention: 'graphql-default' }, 'user', ENGINE_PARTS.schema).schema],
+];
+
+for (const [schemaName, build] of SCHEMAS) {
+  test(`introspection text = graphql-js execute, byte for byte: ${schemaName}`, async () => {
+    for (const [queryName, query, variables] of QUERIES) {
+      const expected = await byGraphqlJs(build(), query, variables);
+      const live = build();
+      const got = await introspectionText(introspectionOf(live), parse(query), variables);
+      assert.ok(got, `${queryName}: answered without graphql-js`);
+      assert.deepEqual([...got], [...expected], queryName);
+      if (live instanceof LazySchema && query.includes('__schema')) assert.equal(live.complete, false, `${queryName}: the role's own schema is not completed`);
+    }
+  });
+}
+
+test('a lazy schema partly made by queries introspects as a fresh build does; the walk gives getTypeMap() order', async () => {
+  const used = buildRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema).schema as LazySchema;
+  (used.getType('article') as GraphQLObjectType).getFields();
+  used.getMutationType();
+  const got = await introspectionText(introspectionOf(used), parse(getIntrospectionQuery()), {});
+  const expected = await byGraphqlJs(buildRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema).schema, getIntrospectionQuery(), {});
+  assert.deepEqual([...got!], [...expected]);
+  const fresh = buildRoleSchema(makeCache(), 'admin', RELAY_PARTS.schema).schema as LazySchema;
+  const walked = [...introspectionOf(fresh).types()].map((t) => t.name);
+  assert.deepEqual(walked, Object.keys(buildRoleSchema(makeCache(), 'admin', RELAY_PARTS.schema).schema.getTypeMap()));
+});
+
+test('schemaTypeOrder follows new GraphQLSchema: config types first, each with what it reaches, then the roots', () => {
+  const leaf = new GraphQLInputObjectType({ name: 'Leaf', fields: { x: { type: GraphQLString } } });
+  const listed = new GraphQLObjectType({ name: 'Listed', fields: { f: { type: GraphQLBoolean, args: { a: { type: leaf } } } } });
+  const other = new GraphQLObjectType({ name: 'Other', fields: { l: { type: listed } } });
+  const query = new GraphQLObjectType({ name: 'Query', fields: { o: { type: other }, l: { type: listed } } });
+  const config = { query, mutation: null, subscription: null, types: [listed], directives: new GraphQLSchema({ query }).getDirectives() };
+  const expected = Object.keys(new GraphQLSchema(config).getTypeMap());
+  assert.deepEqual([...schemaTypeOrder(config)].map((t) => t.name), expected);
+});
+
+test('what the walker does not do is left to graphql-js (undefined): a fragment on a type outside introspection, a field error', async () => {
+  const schema = () => buildRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema).schema;
+  assert.equal(await introspectionText(introspectionOf(schema()), parse('{ __schema { types { ... on author { name } } } }'), {}), undefined);
+  assert.equal(await introspectionText(introspectionOf(schema()), parse('query($n: String!) { __type(name: $n) { name } }'), {}), undefined);
+});
