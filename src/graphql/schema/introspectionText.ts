@@ -15,8 +15,9 @@
  * type's fields as the walk reaches it), and the answer yields to other requests every `SLICE_MS` of work.
  */
 import {
-  GraphQLIncludeDirective, GraphQLSkipDirective, Kind, TypeMetaFieldDef, TypeNameMetaFieldDef, __Schema,
-  getArgumentValues, getDirectiveValues, getVariableValues, isLeafType, isListType, isNamedType, isNonNullType, isObjectType,
+  GraphQLIncludeDirective, GraphQLList, GraphQLNonNull, GraphQLSkipDirective, Kind, TypeMetaFieldDef, TypeNameMetaFieldDef, __Schema, __Type,
+  getArgumentValues, getDirectiveValues, getVariableValues, isLeafType, isListType, isNonNullType, isObjectType,
+  type GraphQLLeafType,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType,
   type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
@@ -32,19 +33,58 @@ export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
 /** Work between two yields to the event loop while an answer is written. */
 const SLICE_MS = 15;
 
+/** A named type's text under one selection is kept when it is at most this many pieces (a type reference, not a whole type). */
+const MEMO_PIECES = 64;
+
 /** Something `execute` would answer differently (an error) or that this walker does not handle: run graphql-js. */
 class Unusual extends Error {}
 
 type Fields = Map<string, FieldNode[]>;
 
+/** One field of a selection on an introspection type, worked out once per selection. */
+interface PlannedField {
+  /** `"<response key>":`, with the comma before it when it is not the first. */
+  prefix: string;
+  def: GraphQLField<unknown, unknown>;
+  nodes: FieldNode[];
+  args: Record<string, unknown>;
+}
+
+/** A selection (its field nodes) on one introspection object type, and the text of each named type under it. */
+interface Plan {
+  fields: PlannedField[];
+  texts: Map<GraphQLNamedType, string>;
+}
+
+/** An introspection field's output type, unwrapped once (graphql-js's `isX` checks cost on every value). */
+type Shape =
+  | { kind: 'non_null'; of: GraphQLOutputType }
+  | { kind: 'list'; of: GraphQLOutputType }
+  | { kind: 'leaf'; type: GraphQLLeafType }
+  | { kind: 'object'; type: GraphQLObjectType };
+
+const shapes = new Map<GraphQLOutputType, Shape>();
+function shapeOf(type: GraphQLOutputType): Shape {
+  let shape = shapes.get(type);
+  if (!shape) {
+    if (isNonNullType(type)) shape = { kind: 'non_null', of: type.ofType };
+    else if (isListType(type)) shape = { kind: 'list', of: type.ofType };
+    else if (isLeafType(type)) shape = { kind: 'leaf', type };
+    else if (isObjectType(type)) shape = { kind: 'object', type };
+    else throw new Unusual('abstract type in introspection');
+    // Only the introspection types' own field types come here: a handful of objects, kept for the process.
+    shapes.set(type, shape);
+  }
+  return shape;
+}
+
 class Walker {
   private readonly fragments: Record<string, FragmentDefinitionNode> = Object.create(null) as Record<string, FragmentDefinitionNode>;
-  private readonly nodeIds = new WeakMap<FieldNode, number>();
-  private nextId = 0;
-  private readonly collected = new Map<string, Fields>();
-  /** Named type → selection key → its text. */
-  private readonly texts = new Map<GraphQLNamedType, Map<string, string>>();
+  /** Per field-node list (a collected entry, so one object per selection) and runtime type: its plan. */
+  private readonly plans = new WeakMap<readonly FieldNode[], Map<GraphQLObjectType, Plan>>();
   private deadline = 0;
+  /** The text written so far (pieces joined once at the end). */
+  private out: string[] = [];
 
   constructor(
     private readonly target: IntrospectionSchema,
@@ -54,27 +94,31 @@ class Walker {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) this.fragments[d.name.value] = d;
   }
 
-  private keyOf(nodes: readonly FieldNode[]): string {
-    let key = '';
-    for (const n of nodes) {
-      let id = this.nodeIds.get(n);
-      if (id === undefined) this.nodeIds.set(n, (id = this.nextId++));
-      key += `${id},`;
+  /** graphql-js's `collectSubfields` of `nodes` on `type`, planned: each field's definition and arguments. */
+  private plan(type: GraphQLObjectType, nodes: readonly FieldNode[]): Plan {
+    let byType = this.plans.get(nodes);
+    if (!byType) this.plans.set(nodes, (byType = new Map()));
+    let plan = byType.get(type);
+    if (plan) return plan;
+    const fields: Fields = new Map();
+    const visited = new Set<string>();
+    for (const n of nodes) if (n.selectionSet) this.collectInto(type, n.selectionSet, fields, visited);
+    const planned: PlannedField[] = [];
+    for (const [key, fieldNodes] of fields) {
+      const def = this.fieldDef(type, fieldNodes[0].name.value);
+      let args: Record<string, unknown> = {};
+      if (def.args.length > 0) {
+        try {
+          args = getArgumentValues(def, fieldNodes[0], this.variables);
+        } catch {
+          throw new Unusual('argument error');
+        }
+      }
+      planned.push({ prefix: `${planned.length === 0 ? '' : ','}${JSON.stringify(key)}:`, def, nodes: fieldNodes, args });
     }
-    return key;
-  }
-
-  /** graphql-js's `collectSubfields`: the sub-selections of `nodes` on `type`, by response key. */
-  collect(type: GraphQLObjectType, nodes: readonly FieldNode[], nodesKey: string): Fields {
-    const key = `${type.name}\u0000${nodesKey}`;
-    let fields = this.collected.get(key);
-    if (!fields) {
-      fields = new Map();
-      const visited = new Set<string>();
-      for (const n of nodes) if (n.selectionSet) this.collectInto(type, n.selectionSet, fields, visited);
-      this.collected.set(key, fields);
-    }
-    return fields;
+    plan = { fields: planned, texts: new Map() };
+    byType.set(type, plan);
+    return plan;
   }
 
   collectInto(type: GraphQLObjectType, set: SelectionSetNode, fields: Fields, visited: Set<string>): void {
@@ -125,102 +169,128 @@ class Walker {
     return def;
   }
 
-  private resolve(parent: GraphQLObjectType, def: GraphQLField<unknown, unknown>, nodes: readonly FieldNode[], source: unknown): unknown {
+  private resolve(parent: GraphQLObjectType, f: PlannedField, source: unknown): unknown {
+    const { def } = f;
+    if (def === TypeNameMetaFieldDef) return parent.name;
     if (parent === __Schema && def.name === 'types') return this.target.types();
     if (!def.resolve) throw new Unusual(`no resolver for ${def.name}`);
-    let args: Record<string, unknown>;
-    try {
-      args = def.args.length === 0 ? {} : getArgumentValues(def, nodes[0], this.variables);
-    } catch {
-      throw new Unusual('argument error');
-    }
-    const info = { schema: this.target.schema, parentType: parent, fieldName: def.name, fieldNodes: nodes } as unknown as GraphQLResolveInfo;
-    return def.resolve(source, args, undefined, info);
+    const info = { schema: this.target.schema, parentType: parent, fieldName: def.name, fieldNodes: f.nodes } as unknown as GraphQLResolveInfo;
+    return def.resolve(source, f.args, undefined, info);
   }
 
-  /** An object's text: `{"key":value,...}` over the collected fields. */
-  object(type: GraphQLObjectType, nodes: readonly FieldNode[], value: unknown): string {
-    const nodesKey = this.keyOf(nodes);
-    const named = isNamedType(value) ? value : undefined;
-    let memo: Map<string, string> | undefined;
+  /** Writes an object: `{"key":value,...}` over the planned fields (a named type's text once per selection). */
+  private object(type: GraphQLObjectType, nodes: readonly FieldNode[], value: unknown): void {
+    const plan = this.plan(type, nodes);
+    // A named type (not a list or non-null wrapper) under `__Type`: its text is the same wherever it is referred to.
+    const named = type === __Type && !(value instanceof GraphQLList) && !(value instanceof GraphQLNonNull) ? value as GraphQLNamedType : undefined;
     if (named) {
-      memo = this.texts.get(named);
-      const have = memo?.get(nodesKey);
-      if (have !== undefined) return have;
-    }
-    let out = '{';
-    let first = true;
-    for (const [key, fieldNodes] of this.collect(type, nodes, nodesKey)) {
-      const def = this.fieldDef(type, fieldNodes[0].name.value);
-      const result = def === TypeNameMetaFieldDef ? type.name : this.resolve(type, def, fieldNodes, value);
-      out += `${first ? '' : ','}${JSON.stringify(key)}:${this.value(def.type, fieldNodes, result)}`;
-      first = false;
-    }
-    out += '}';
-    if (named) {
-      if (!memo) this.texts.set(named, (memo = new Map()));
-      memo.set(nodesKey, out);
-    }
-    return out;
-  }
-
-  value(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): string {
-    if (isNonNullType(type)) {
-      if (result === null || result === undefined) throw new Unusual('null for a non-null field');
-      return this.value(type.ofType, nodes, result);
-    }
-    if (result === null || result === undefined) return 'null';
-    if (isListType(type)) {
-      if (typeof result !== 'object' || !(Symbol.iterator in result)) throw new Unusual('not a list');
-      let out = '[';
-      let first = true;
-      for (const item of result as Iterable<unknown>) {
-        out += (first ? '' : ',') + this.value(type.ofType, nodes, item);
-        first = false;
+      const have = plan.texts.get(named);
+      if (have !== undefined) {
+        this.out.push(have);
+        return;
       }
-      return `${out}]`;
     }
-    if (isLeafType(type)) {
-      const serialized = type.serialize(result);
-      if (serialized === null || serialized === undefined) throw new Unusual('leaf not serializable');
-      return JSON.stringify(serialized);
+    const out = this.out;
+    const start = out.length;
+    out.push('{');
+    for (const f of plan.fields) {
+      out.push(f.prefix);
+      this.value(f.def.type, f.nodes, this.resolve(type, f, value));
     }
-    if (isObjectType(type)) return this.object(type, nodes, result);
-    throw new Unusual('abstract type in introspection');
+    out.push('}');
+    // Small texts (a type reference) are kept for the next use; a whole type is written once.
+    if (named && out.length - start <= MEMO_PIECES) {
+      const text = out.splice(start).join('');
+      plan.texts.set(named, text);
+      out.push(text);
+    }
+  }
+
+  private value(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): void {
+    const shape = shapeOf(type);
+    switch (shape.kind) {
+      case 'non_null':
+        if (result === null || result === undefined) throw new Unusual('null for a non-null field');
+        this.value(shape.of, nodes, result);
+        return;
+      case 'list': {
+        if (result === null || result === undefined) {
+          this.out.push('null');
+          return;
+        }
+        if (typeof result !== 'object' || !(Symbol.iterator in result)) throw new Unusual('not a list');
+        this.out.push('[');
+        let first = true;
+        for (const item of result as Iterable<unknown>) {
+          if (!first) this.out.push(',');
+          first = false;
+          this.value(shape.of, nodes, item);
+        }
+        this.out.push(']');
+        return;
+      }
+      case 'leaf': {
+        if (result === null || result === undefined) {
+          this.out.push('null');
+          return;
+        }
+        const serialized = shape.type.serialize(result);
+        if (serialized === null || serialized === undefined) throw new Unusual('leaf not serializable');
+        this.out.push(typeof serialized === 'boolean' ? (serialized ? 'true' : 'false') : JSON.stringify(serialized));
+        return;
+      }
+      case 'object':
+        if (result === null || result === undefined) this.out.push('null');
+        else this.object(shape.type, nodes, result);
+        return;
+    }
+  }
+
+  /** The text written since the last call. */
+  private take(): string {
+    const text = this.out.join('');
+    this.out = [];
+    return text;
+  }
+
+  /** A `__type` (or any other) root field's value, as text. */
+  rootValue(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): string {
+    this.value(type, nodes, result);
+    return this.take();
   }
 
   /** The `__schema` object, its lists written item by item with a yield every `SLICE_MS`. */
   async schemaObject(nodes: readonly FieldNode[]): Promise<string> {
-    const pieces: string[] = ['{'];
-    let first = true;
+    const plan = this.plan(__Schema, nodes);
+    const out = this.out;
+    out.push('{');
     this.deadline = performance.now() + SLICE_MS;
-    for (const [key, fieldNodes] of this.collect(__Schema, nodes, this.keyOf(nodes))) {
-      const def = this.fieldDef(__Schema, fieldNodes[0].name.value);
-      const result = def === TypeNameMetaFieldDef ? '__Schema' : this.resolve(__Schema, def, fieldNodes, this.target.schema);
-      pieces.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
-      first = false;
-      let type = def.type;
+    for (const f of plan.fields) {
+      const result = this.resolve(__Schema, f, this.target.schema);
+      out.push(f.prefix);
+      let type = f.def.type;
       if (isNonNullType(type)) {
         if (result === null || result === undefined) throw new Unusual('null for a non-null field');
         type = type.ofType;
       }
       if (!isListType(type) || result === null || result === undefined) {
-        pieces.push(this.value(type, fieldNodes, result));
+        this.value(type, f.nodes, result);
         continue;
       }
-      pieces.push('[');
+      out.push('[');
       let i = 0;
       for (const item of result as Iterable<unknown>) {
-        pieces.push((i++ === 0 ? '' : ',') + this.value(type.ofType, fieldNodes, item));
+        if (i++ > 0) out.push(',');
+        this.value(type.ofType, f.nodes, item);
         if (performance.now() >= this.deadline) {
           await new Promise((r) => setImmediate(r));
           this.deadline = performance.now() + SLICE_MS;
         }
       }
-      pieces.push(']');
+      out.push(']');
     }
-    pieces.push('}');
-    return pieces.join('');
+    out.push('}');
+    return this.take();
   }
 }
 
@@ -255,7 +325,7 @@ export async function introspectionText(
           return undefined;
         }
         const type = typeof args.name === 'string' ? target.schema.getType(args.name) : undefined;
-        out.set(key, type ? walker.value(TypeMetaFieldDef.type, nodes, type) : 'null');
+        out.set(key, walker.rootValue(TypeMetaFieldDef.type, nodes, type));
       } else if (name === '__typename') out.set(key, JSON.stringify(query.name));
       else return undefined;
     }

@@ -14,6 +14,7 @@ import {
   GraphQLSchema,
   type GraphQLAbstractType, type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchemaConfig,
 } from 'graphql';
+import { LazyRootType } from './lazyRootType.js';
 import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './typeOrder.js';
 
 /** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
@@ -117,7 +118,8 @@ export class LazySchema extends GraphQLSchema {
       if (have) return have;
       // A type of the mutation or subscription root's arguments (a variable's `<t>_insert_input`,
       // `<t>_stream_cursor_input`): made with those roots' fields, before anything completes.
-      this.getMutationType();
+      const mutation = this.getMutationType();
+      if (mutation instanceof LazyRootType) mutation.makeFieldsFor(name);
       this.getSubscriptionType()?.getFields();
       const rooted = this.pending.registry.named(name);
       if (rooted) return rooted;

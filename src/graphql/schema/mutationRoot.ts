@@ -15,7 +15,8 @@
  * `_by_pk` forms a primary key; `on_conflict` appears only when upserts are possible. Custom root
  * field names apply (`update_many` too, as Hasura v2).
  */
-import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
+import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap } from 'graphql';
+import { lazyFieldConfig } from './lazyRootType.js';
 import type { ColumnInfo, FunctionInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { functionField, type FieldEntry } from './queryRoot.js';
@@ -55,7 +56,18 @@ function primaryKey(table: TableInfo): ColumnInfo[] | null {
   return cols.every((c): c is ColumnInfo => !!c && isGraphqlName(c.gqlName)) ? cols : null;
 }
 
-/** The mutation root fields of every table the role may change. */
+/**
+ * A root field of `table` made when first read (lazyRootType.ts): its tag and description at once, its
+ * type and arguments (the table's input and response types) on first use.
+ */
+function lazyEntry(name: string, svc: MutationFieldMeta, description: string, make: () => Pick<GraphQLFieldConfig<unknown, unknown>, 'type' | 'args'>): FieldEntry {
+  return [name, lazyFieldConfig({ extensions: { svc }, description }, () => {
+    const { type, args } = make();
+    return outField(type, svc, { description, args });
+  })];
+}
+
+/** The mutation root fields of every table the role may change (each made on first use). */
 export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
   const entries: FieldEntry[] = [];
   for (const table of ctx.sc.tables.values()) {
@@ -66,52 +78,52 @@ export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
 
     const ins = insertView(ctx.sc, ctx.role, table, ctx.backendOnly);
     if (ins) {
-      const onConflict: GraphQLFieldConfigArgumentMap = ins.upsert ? { on_conflict: { type: onConflictInput(ctx, table), description: 'on conflict condition' } } : {};
-      entries.push([names.insert, outField(mutationResponse(ctx, table), { kind: 'ext:insert', table }, {
-        description: `insert data into the table: ${quoted(table.name)}`,
+      const onConflict = (): GraphQLFieldConfigArgumentMap => (ins.upsert ? { on_conflict: { type: onConflictInput(ctx, table), description: 'on conflict condition' } } : {});
+      entries.push(lazyEntry(names.insert, { kind: 'ext:insert', table }, `insert data into the table: ${quoted(table.name)}`, () => ({
+        type: mutationResponse(ctx, table),
         args: {
           objects: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(insertInput(ctx, table)))), description: 'the rows to be inserted' },
-          ...onConflict,
+          ...onConflict(),
         },
-      })]);
+      })));
       if (canSelect) {
-        entries.push([names.insertOne, outField(tableObject(ctx, table), { kind: 'ext:insert_one', table }, {
-          description: `insert a single row into the table: ${quoted(table.name)}`,
-          args: { object: { type: new GraphQLNonNull(insertInput(ctx, table)), description: 'the row to be inserted' }, ...onConflict },
-        })]);
+        entries.push(lazyEntry(names.insertOne, { kind: 'ext:insert_one', table }, `insert a single row into the table: ${quoted(table.name)}`, () => ({
+          type: tableObject(ctx, table),
+          args: { object: { type: new GraphQLNonNull(insertInput(ctx, table)), description: 'the row to be inserted' }, ...onConflict() },
+        })));
       }
     }
 
     if (updateView(table, ctx.role, ctx.backendOnly)) {
-      const ops = updateOperatorArgs(ctx, table);
-      entries.push([names.update, outField(mutationResponse(ctx, table), { kind: 'ext:update', table }, {
-        description: `update data of the table: ${quoted(table.name)}`,
-        args: { ...ops, where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' } },
-      })]);
-      entries.push([names.updateMany, outField(new GraphQLList(mutationResponse(ctx, table)), { kind: 'ext:update_many', table }, {
-        description: `update multiples rows of table: ${quoted(table.name)}`,
-        args: { updates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(updatesInput(ctx, table, ops)))), description: 'updates to execute, in order' } },
-      })]);
+      let opsMade: ReturnType<typeof updateOperatorArgs> | undefined;
+      const ops = () => (opsMade ??= updateOperatorArgs(ctx, table));
+      entries.push(lazyEntry(names.update, { kind: 'ext:update', table }, `update data of the table: ${quoted(table.name)}`, () => ({
+        type: mutationResponse(ctx, table),
+        args: { ...ops(), where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' } },
+      })));
+      entries.push(lazyEntry(names.updateMany, { kind: 'ext:update_many', table }, `update multiples rows of table: ${quoted(table.name)}`, () => ({
+        type: new GraphQLList(mutationResponse(ctx, table)),
+        args: { updates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(updatesInput(ctx, table, ops())))), description: 'updates to execute, in order' } },
+      })));
       if (canSelect && pk) {
-        entries.push([names.updateByPk, outField(tableObject(ctx, table), { kind: 'ext:update_by_pk', table, pkColumns: pk }, {
-          description: `update single row of the table: ${quoted(table.name)}`,
-          args: { ...ops, pk_columns: { type: new GraphQLNonNull(pkColumnsInput(ctx, table, pk)) } },
-        })]);
+        entries.push(lazyEntry(names.updateByPk, { kind: 'ext:update_by_pk', table, pkColumns: pk }, `update single row of the table: ${quoted(table.name)}`, () => ({
+          type: tableObject(ctx, table),
+          args: { ...ops(), pk_columns: { type: new GraphQLNonNull(pkColumnsInput(ctx, table, pk)) } },
+        })));
       }
     }
 
     if (deleteView(table, ctx.role, ctx.backendOnly)) {
-      entries.push([names.delete, outField(mutationResponse(ctx, table), { kind: 'ext:delete', table }, {
-        description: `delete data from the table: ${quoted(table.name)}`,
+      entries.push(lazyEntry(names.delete, { kind: 'ext:delete', table }, `delete data from the table: ${quoted(table.name)}`, () => ({
+        type: mutationResponse(ctx, table),
         args: { where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be deleted' } },
-      })]);
+      })));
       if (canSelect && pk) {
-        const args: GraphQLFieldConfigArgumentMap = {};
-        for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
-        entries.push([names.deleteByPk, outField(tableObject(ctx, table), { kind: 'ext:delete_by_pk', table, pkColumns: pk }, {
-          description: `delete single row from the table: ${quoted(table.name)}`,
-          args,
-        })]);
+        entries.push(lazyEntry(names.deleteByPk, { kind: 'ext:delete_by_pk', table, pkColumns: pk }, `delete single row from the table: ${quoted(table.name)}`, () => {
+          const args: GraphQLFieldConfigArgumentMap = {};
+          for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
+          return { type: tableObject(ctx, table), args };
+        }));
       }
     }
   }

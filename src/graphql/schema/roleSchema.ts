@@ -24,6 +24,7 @@ import { sortEntries } from './queryRoot.js';
 import { toGraphqlCase } from './graphqlCase.js';
 import { roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
 import { LazySchema } from './lazySchema.js';
+import { LazyRootType } from './lazyRootType.js';
 
 export interface RoleSchema {
   role: string;
@@ -152,7 +153,8 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
   const mutation = (): GraphQLObjectType | null => {
     if (mutationRoot !== undefined) return mutationRoot;
     const entries = [...parts.mutation.flatMap((b) => b(ctx)), ...sourceEntries((p) => p.mutation)];
-    return (mutationRoot = entries.length === 0 ? null : new GraphQLObjectType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(entries) }));
+    // Each field made when first read (a role's first mutation makes the fields it names, not all of them).
+    return (mutationRoot = entries.length === 0 ? null : new LazyRootType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(entries) }));
   };
   const subscriptionRoot = queryEntries.length === 0 ? null
     : new GraphQLObjectType({

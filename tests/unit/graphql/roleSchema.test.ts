@@ -6,7 +6,7 @@ import {
   GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, execute, getIntrospectionQuery, graphqlSync, lexicographicSortSchema, parse,
   printSchema, type ExecutionResult,
 } from 'graphql';
-import { buildRoleSchema, getRoleSchema, LazySchema, outputMeta } from '../../../src/graphql/index.js';
+import { buildRoleSchema, getRoleSchema, LazySchema, outputMeta, SchemaContext } from '../../../src/graphql/index.js';
 import { pgScalarName, isBigNumType } from '../../../src/core/index.js';
 import { makeCache, selectPerm, userIdFilter } from './fixtures.js';
 import { ENGINE_PARTS } from '../../../src/appState.js';
@@ -267,4 +267,31 @@ test('a kept lazy schema makes its remaining types from the new cache once the o
   const article = user.getTypeMap().article as GraphQLObjectType;
   assert.ok('author' in article.getFields() && 'title' in article.getFields());
   assert.equal(outputMeta(article.getFields().author)?.kind, 'object_rel');
+});
+
+test("the mutation root's fields are made one by one when read; all of them are the eager root over the same fields", () => {
+  const sc = makeCache();
+  sc.tables.get('public.author')!.description = 'a cache of its own for the lazy mutation-root test';
+  const { schema } = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema);
+  const lazy = schema as LazySchema;
+  const root = schema.getMutationType()!;
+  const names = Object.keys(root.getFields());
+  assert.ok(names.includes('insert_article_one') && names.includes('delete_author_by_pk'), 'every field name listed at once');
+  assert.equal(lazy.registry?.named('article_insert_input'), undefined, 'no field made before one is read');
+  assert.equal(root.getFields().insert_article_one.args[0].type.toString(), 'article_insert_input!');
+  assert.ok(lazy.registry?.named('article_insert_input'), 'the field read made its argument types');
+  assert.equal(lazy.registry?.named('author_set_input'), undefined, "another table's fields not made");
+  // a variable's type of a field not made yet: that table's fields are made, the schema is not completed
+  assert.equal(schema.getType('author_pk_columns_input')?.name, 'author_pk_columns_input');
+  assert.equal(lazy.complete, false);
+  // every field read: what graphql-js makes of the same field configs at once
+  const ctx = new SchemaContext(sc, 'admin', ENGINE_PARTS.schema);
+  const sorted = (entries: Array<[string, unknown]>) => Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1))) as never;
+  const eager = new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'query_root', description: 'query root', fields: sorted(ENGINE_PARTS.schema.query.flatMap((b) => b(ctx))) }),
+    mutation: new GraphQLObjectType({ name: 'mutation_root', description: 'mutation root', fields: sorted(ENGINE_PARTS.schema.mutation.flatMap((b) => b(ctx))) }),
+    directives: schema.getDirectives(), assumeValid: true,
+  });
+  const lazyRoots = new GraphQLSchema({ query: schema.getQueryType(), mutation: root, directives: schema.getDirectives(), assumeValid: true });
+  assert.equal(printSchema(lexicographicSortSchema(lazyRoots)), printSchema(lexicographicSortSchema(eager)));
 });

@@ -1,0 +1,81 @@
+/**
+ * A root object type whose fields are made one by one, when first read. `mutation_root` of a 5,000-table
+ * schema has ~35,000 fields whose arguments name ~15 input, enum and response types per table: making
+ * them all for a role's first mutation was most of a second and a half of CPU. Here `getFields()` lists
+ * every field name at once (the map's keys) and makes a field (its type, its arguments and so the types
+ * they name) when its entry is read: the validator reads the fields a mutation names; introspection and
+ * `Object.values` read them all, and get what an eager `GraphQLObjectType` over the same configs gives.
+ *
+ * `lazyFieldConfig(meta, make)` is a field config whose `type` and `args` come from `make()` on first
+ * read, its `extensions` known at once (so `makeFieldsFor` can tell which table a field is of).
+ */
+import {
+  GraphQLObjectType,
+  type GraphQLField, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldMap, type GraphQLObjectTypeConfig,
+} from 'graphql';
+
+/** A field config made on first read of its type or arguments; `extensions` and `description` are given at once. */
+export function lazyFieldConfig(
+  known: Pick<GraphQLFieldConfig<unknown, unknown>, 'extensions' | 'description'>, make: () => GraphQLFieldConfig<unknown, unknown>,
+): GraphQLFieldConfig<unknown, unknown> {
+  let made: GraphQLFieldConfig<unknown, unknown> | undefined;
+  const get = () => (made ??= make());
+  return {
+    extensions: known.extensions,
+    description: known.description,
+    get type() { return get().type; },
+    get args() { return get().args; },
+    get deprecationReason() { return get().deprecationReason; },
+  };
+}
+
+/** The table a root field is of (`extensions.svc.table.gqlName`), when it says. */
+function tableNameOf(config: GraphQLFieldConfig<unknown, unknown>): string | undefined {
+  const svc = (config.extensions as { svc?: { table?: { gqlName?: unknown } } } | null | undefined)?.svc;
+  const name = svc?.table?.gqlName;
+  return typeof name === 'string' ? name : undefined;
+}
+
+export class LazyRootType extends GraphQLObjectType {
+  private readonly configs: GraphQLFieldConfigMap<unknown, unknown>;
+  private map: GraphQLFieldMap<unknown, unknown> | undefined;
+
+  constructor(config: Omit<GraphQLObjectTypeConfig<unknown, unknown>, 'fields'> & { fields: GraphQLFieldConfigMap<unknown, unknown> }) {
+    super({ ...config, fields: {} });
+    this.configs = config.fields;
+  }
+
+  override getFields(): GraphQLFieldMap<unknown, unknown> {
+    if (this.map) return this.map;
+    const map: GraphQLFieldMap<unknown, unknown> = {};
+    for (const [name, config] of Object.entries(this.configs)) {
+      Object.defineProperty(map, name, {
+        enumerable: true,
+        configurable: true,
+        get: () => {
+          const field = this.makeField(name, config);
+          Object.defineProperty(map, name, { value: field, enumerable: true, configurable: false, writable: false });
+          return field;
+        },
+      });
+    }
+    return (this.map = map);
+  }
+
+  /** One field as graphql-js defines it from its config (through a one-field type of the same name). */
+  private makeField(name: string, config: GraphQLFieldConfig<unknown, unknown>): GraphQLField<unknown, unknown> {
+    return new GraphQLObjectType({ name: this.name, fields: { [name]: config } }).getFields()[name];
+  }
+
+  /**
+   * Makes the fields of the tables whose GraphQL name `typeName` starts with (`<t>_insert_input` → the
+   * fields of `<t>`), so a variable's type is found without making every field.
+   */
+  makeFieldsFor(typeName: string): void {
+    const fields = this.getFields();
+    for (const [name, config] of Object.entries(this.configs)) {
+      const table = tableNameOf(config);
+      if (table !== undefined && typeName.startsWith(`${table}_`)) void fields[name];
+    }
+  }
+}
