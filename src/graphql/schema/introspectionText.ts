@@ -36,6 +36,9 @@ const SLICE_MS = 15;
 /** A named type's text under one selection is kept when it is at most this many pieces (a type reference, not a whole type). */
 const MEMO_PIECES = 64;
 
+/** Pieces joined into one chunk once there are this many. */
+const FLUSH_PIECES = 8192;
+
 /** Something `execute` would answer differently (an error) or that this walker does not handle: run graphql-js. */
 class Unusual extends Error {}
 
@@ -83,8 +86,10 @@ class Walker {
   /** Per field-node list (a collected entry, so one object per selection) and runtime type: its plan. */
   private readonly plans = new WeakMap<readonly FieldNode[], Map<GraphQLObjectType, Plan>>();
   private deadline = 0;
-  /** The text written so far (pieces joined once at the end). */
+  /** The pieces written since the last flush, and the flushed chunks (joined once at the end). */
   private out: string[] = [];
+  private chunks: string[] = [];
+  private flushes = 0;
 
   constructor(
     private readonly target: IntrospectionSchema,
@@ -190,20 +195,21 @@ class Walker {
         return;
       }
     }
-    const out = this.out;
-    const start = out.length;
-    out.push('{');
+    const start = this.out.length;
+    const flushes = this.flushes;
+    this.out.push('{');
     for (const f of plan.fields) {
-      out.push(f.prefix);
+      this.out.push(f.prefix);
       this.value(f.def.type, f.nodes, this.resolve(type, f, value));
     }
-    out.push('}');
+    this.out.push('}');
     // Small texts (a type reference) are kept for the next use; a whole type is written once.
-    if (named && out.length - start <= MEMO_PIECES) {
-      const text = out.splice(start).join('');
+    if (named && this.flushes === flushes && this.out.length - start <= MEMO_PIECES) {
+      const text = this.out.splice(start).join('');
       plan.texts.set(named, text);
-      out.push(text);
+      this.out.push(text);
     }
+    if (this.out.length >= FLUSH_PIECES) this.flush();
   }
 
   private value(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): void {
@@ -246,10 +252,21 @@ class Walker {
     }
   }
 
+  /**
+   * The pieces written so far joined into one flat string: millions of small strings (or a rope of them)
+   * would hold several times the answer's size until the end.
+   */
+  private flush(): void {
+    this.chunks.push(this.out.join(''));
+    this.out = [];
+    this.flushes++;
+  }
+
   /** The text written since the last call. */
   private take(): string {
-    const text = this.out.join('');
-    this.out = [];
+    this.flush();
+    const text = this.chunks.join('');
+    this.chunks = [];
     return text;
   }
 
@@ -262,12 +279,11 @@ class Walker {
   /** The `__schema` object, its lists written item by item with a yield every `SLICE_MS`. */
   async schemaObject(nodes: readonly FieldNode[]): Promise<string> {
     const plan = this.plan(__Schema, nodes);
-    const out = this.out;
-    out.push('{');
+    this.out.push('{');
     this.deadline = performance.now() + SLICE_MS;
     for (const f of plan.fields) {
       const result = this.resolve(__Schema, f, this.target.schema);
-      out.push(f.prefix);
+      this.out.push(f.prefix);
       let type = f.def.type;
       if (isNonNullType(type)) {
         if (result === null || result === undefined) throw new Unusual('null for a non-null field');
@@ -277,19 +293,19 @@ class Walker {
         this.value(type, f.nodes, result);
         continue;
       }
-      out.push('[');
+      this.out.push('[');
       let i = 0;
       for (const item of result as Iterable<unknown>) {
-        if (i++ > 0) out.push(',');
+        if (i++ > 0) this.out.push(',');
         this.value(type.ofType, f.nodes, item);
         if (performance.now() >= this.deadline) {
           await new Promise((r) => setImmediate(r));
           this.deadline = performance.now() + SLICE_MS;
         }
       }
-      out.push(']');
+      this.out.push(']');
     }
-    out.push('}');
+    this.out.push('}');
     return this.take();
   }
 }
