@@ -14,7 +14,7 @@ import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, sourceDb, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
-import { assertQueryAllowed, getRoleSchema, introspectionOf, introspectionText, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
+import { assertQueryAllowed, getRoleSchema, introspectionText, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
 import { EXECUTORS } from './executors.js';
@@ -201,7 +201,7 @@ async function runOperation(
     const answer = await introspectionAnswer(roleSchema.schema, key, async () => {
       // Written as text from the schema's types (a lazy schema's types made as the walk reaches them, not
       // kept); graphql-js answers what that walk leaves to it (errors, unusual documents).
-      const text = await introspectionText(introspectionOf(roleSchema.schema), document, variables);
+      const text = await introspectionText(roleSchema.schema, document, variables);
       if (text) return text;
       const result = await execute({ schema: roleSchema.schema, document, variableValues: variables });
       if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);

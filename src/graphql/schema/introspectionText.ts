@@ -6,7 +6,7 @@
  * field refers to are the same few texts). `execute` on a 5,000-table schema builds a result object of
  * millions of entries, then `JSON.stringify` walks it again; here the text is the result.
  *
- * `introspectionText` gives, per root alias, exactly `JSON.stringify(execute(...).data[alias])`
+ * `introspectionText(schema, document, variables)` gives, per root alias, exactly `JSON.stringify(execute(...).data[alias])`
  * (tests/unit/graphql/introspectionText.test.ts compares them over the standard introspection queries and
  * several schemas), or `undefined` when the document does something unusual (a field error, a fragment on
  * a type outside introspection, an unknown field), which the caller then runs through graphql-js.
@@ -316,11 +316,15 @@ class Walker {
  * `undefined` when graphql-js should answer (an error, or something this walker does not do).
  */
 export async function introspectionText(
-  target: IntrospectionSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
+  schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
 ): Promise<Map<string, string> | undefined> {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operations.length !== 1) return undefined;
   const op = operations[0];
+  // `__schema` reads every type (a lazy schema's fresh build, walked); `__type` alone reads the schema
+  // itself (a type made already is found without making the rest).
+  const whole = op.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.name.value === '__schema');
+  const target: IntrospectionSchema = whole ? introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
   const query = target.schema.getQueryType();
   if (!query) return undefined;
   const coerced = getVariableValues(target.schema, op.variableDefinitions ?? [], rawVariables);

@@ -116,9 +116,14 @@ export class LazySchema extends GraphQLSchema {
       // introspection types) are read directly.
       const have = this.pending.registry.named(name) ?? (this as unknown as SchemaState)._typeMap[name];
       if (have) return have;
+      // The roots are not in the registry (`__type(name: "query_root")`).
+      const { query, subscription } = this.pending.config;
+      if (query?.name === name) return query;
+      if (subscription?.name === name) return subscription;
       // A type of the mutation or subscription root's arguments (a variable's `<t>_insert_input`,
       // `<t>_stream_cursor_input`): made with those roots' fields, before anything completes.
       const mutation = this.getMutationType();
+      if (mutation?.name === name) return mutation;
       if (mutation instanceof LazyRootType) mutation.makeFieldsFor(name);
       this.getSubscriptionType()?.getFields();
       const rooted = this.pending.registry.named(name);
