@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import { buildRoleSchema, introspectionOf, introspectionText, LazySchema, schemaTypeOrder } from '../../../src/graphql/index.js';
 import { ENGINE_PARTS, RELAY_PARTS } from '../../../src/appState.js';
-import { makeCache } from './fixtures.js';
+import { column, makeCache, table } from './fixtures.js';
 
 const APOLLO = `query IntrospectionQuery {
   __schema {
@@ -135,4 +135,29 @@ test('`__type` alone reads the role schema itself: a made type is answered witho
   const got = await introspectionText(live, parse(query), {});
   assert.equal(live.complete, false);
   assert.deepEqual([...got!], [...await byGraphqlJs(buildRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema).schema, query, {})]);
+});
+
+test('the types of `__schema` are written in slices: other work runs between them', async () => {
+  const sc = makeCache();
+  for (let i = 0; i < 200; i++) {
+    const name = `extra_${String(i).padStart(3, '0')}`;
+    sc.tables.set(`public.${name}`, table(name, [column('id', 'int4', { nullable: false }), column('label', 'text'), column('amount', 'numeric')]));
+  }
+  const live = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema;
+  let turns = 0;
+  let done = false;
+  const other = (): void => {
+    if (done) return;
+    turns++;
+    setImmediate(other);
+  };
+  setImmediate(other);
+  const started = performance.now();
+  const got = await introspectionText(live, parse(getIntrospectionQuery()), {});
+  done = true;
+  const took = performance.now() - started;
+  assert.ok(got?.get('__schema')?.includes('"extra_199_bool_exp"'));
+  // a turn of other work at least every ~15 ms of the walk (and the walk here takes far longer than one slice)
+  assert.ok(took > 100, `the walk took ${took} ms`);
+  assert.ok(turns >= 3, `${turns} turns of other work during ${Math.round(took)} ms`);
 });
