@@ -2,17 +2,19 @@
  * Introspection (`__schema`, `__type`) answered as JSON text, without graphql-js's `execute`: the same
  * semantics (graphql-js's own introspection types and resolvers, its field collection with fragments,
  * `@skip`/`@include` and aliases, its argument coercion, its leaf serialization), written straight to
- * text, with each named type's text made once per selection (the `ofType` chains and the types every
- * field refers to are the same few texts). `execute` on a 5,000-table schema builds a result object of
+ * text; each selection is planned once, and a type reference's text (the `ofType` chains every field and
+ * argument repeats) made once per selection. `execute` on a 5,000-table schema builds a result object of
  * millions of entries, then `JSON.stringify` walks it again; here the text is the result.
  *
- * `introspectionText(schema, document, variables)` gives, per root alias, exactly `JSON.stringify(execute(...).data[alias])`
- * (tests/unit/graphql/introspectionText.test.ts compares them over the standard introspection queries and
- * several schemas), or `undefined` when the document does something unusual (a field error, a fragment on
- * a type outside introspection, an unknown field), which the caller then runs through graphql-js.
+ * `introspectionText(schema, document, variables)` gives, per root alias, exactly
+ * `JSON.stringify(execute(...).data[alias])` (tests/unit/graphql/introspectionText.test.ts compares them over
+ * the standard introspection queries and several schemas), or `undefined` when the document does something
+ * unusual (a field error, a fragment on a type outside introspection, an unknown field), which the caller
+ * then runs through graphql-js.
  *
- * The `types` of `__schema` come one at a time (`IntrospectionSchema.types`: a lazy schema makes each
- * type's fields as the walk reaches it), and the answer yields to other requests every `SLICE_MS` of work.
+ * The `types` of `__schema` come one at a time (`IntrospectionSchema.types`: a lazy schema's fresh build
+ * makes each type's fields as the walk reaches it), and the answer yields to other requests every
+ * `SLICE_MS` of work.
  */
 import {
   GraphQLIncludeDirective, GraphQLList, GraphQLNonNull, GraphQLSkipDirective, Kind, TypeMetaFieldDef, TypeNameMetaFieldDef, __Schema, __Type,
