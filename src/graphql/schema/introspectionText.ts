@@ -24,7 +24,7 @@ import {
   type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import { LazySchema } from './lazySchema.js';
-import type { IntrospectionSchema } from './typeOrder.js';
+import type { IntrospectionSchema } from './schemaTypeOrder.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
 export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {

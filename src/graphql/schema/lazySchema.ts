@@ -15,7 +15,7 @@ import {
   type GraphQLAbstractType, type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchemaConfig,
 } from 'graphql';
 import { LazyRootType } from './lazyRootType.js';
-import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './typeOrder.js';
+import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './schemaTypeOrder.js';
 
 /** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
 export interface TypeRegistry {
