@@ -75,6 +75,11 @@ export async function createSourceEventTables(client: DbClient): Promise<void> {
 /** The event tables of another source's database, and its `hdb_catalog` when nothing else is left in it. */
 export async function dropSourceEventTables(client: DbClient): Promise<void> {
   await client.query('DROP TABLE IF EXISTS hdb_catalog.event_invocation_logs, hdb_catalog.event_log');
+  await dropEmptyCatalog(client);
+}
+
+/** Another source's `hdb_catalog`, when none of its tables or functions is left (made by the engine, or emptied). */
+export async function dropEmptyCatalog(client: DbClient): Promise<void> {
   const r = await client.query(`SELECT NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'hdb_catalog')
       AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'hdb_catalog') AS empty`);
   if (r.rows[0].empty === true) await client.query('DROP SCHEMA IF EXISTS hdb_catalog');

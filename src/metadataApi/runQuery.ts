@@ -11,8 +11,8 @@ import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import { findSource, lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
-import { syncEventTriggers, syncSourceEventTriggers, droppedTriggerSources, dropSourceCaptures, eventsWritten } from '../events/index.js';
-import { syncLiveTriggers } from '../subscriptions/index.js';
+import { syncEventTriggers, syncSourceEventTriggers, droppedSources, dropSourceCaptures, eventsWritten } from '../events/index.js';
+import { dropLiveChanges, syncLiveTriggers, syncSourceLiveTriggers } from '../subscriptions/index.js';
 import { scheduledWritten } from '../scheduled/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
@@ -35,7 +35,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   let ticket = -1;
   let version: number | undefined;
   const readOnly = accessMode(query) === 'ReadOnly';
-  let dropped: ReturnType<typeof droppedTriggerSources> = [];
+  let dropped: ReturnType<typeof droppedSources> = [];
   const result = await engine.db.transaction({ session, readOnly }, async (client) => {
     if (needsLock) {
       await lockMetadata(client);
@@ -49,10 +49,12 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
         const cache = (await work.result()).cache;
         await syncEventTriggers(client, cache);
         // Another source's captures, in its own database (committed with the request, below).
-        await syncSourceEventTriggers(cache, engine.state.current, (name, connection) => work.sourceClient(name, connection));
-        dropped = droppedTriggerSources(engine.state.current, cache);
-        // Live-query change triggers leave tables that are no longer tracked.
+        const sourceClient = work.sourceClient.bind(work);
+        await syncSourceEventTriggers(cache, engine.state.current, sourceClient, client);
+        dropped = droppedSources(engine.state.current, cache);
+        // Live-query change triggers leave tables that are no longer tracked (on every source).
         await syncLiveTriggers(client, cache);
+        await syncSourceLiveTriggers(cache, engine.state.current, sourceClient, (c, name) => findSource(c.metadata, name)?.configuration.connection_info, client);
       }
       // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
       if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
@@ -75,8 +77,8 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     // A change of read_replicas is in use (new pools measured) when the answer goes out.
     await engine.readReplicaSetup?.settled();
   }
-  // A dropped source's captures leave its database once the change is in (best effort: it may be down).
-  if (dropped.length > 0 && engine.sources) await dropSourceCaptures(engine.sources, dropped, engine.state.current, engine.logger);
+  // A dropped source's triggers leave its database once the change is in (best effort: it may be down).
+  if (dropped.length > 0 && engine.sources) await dropSourceCaptures(engine.sources, dropped, engine.state.current, engine.logger, dropLiveChanges, engine.db);
   // Rows written by this request may have captured events: wake the delivery workers.
   if (!readOnly) eventsWritten(engine);
   // New cron occurrences or one-off events: re-arm the scheduler here and wake the other instances.

@@ -11,7 +11,7 @@ import { ApiError } from '../../core/index.js';
 import { asObject, asString, decodeCreateEventTrigger, findSource, findTable, removeObject, required, sourceView } from '../../metadata/index.js';
 import type { EventTriggerMetadata, Metadata, MetadataObjectId, SchemaCache, TableMetadata } from '../../metadata/index.js';
 import type { DbClient } from '../../execution/index.js';
-import { eventTablesExist, insertManualEvent, redeliverEvent, syncEventTriggers } from '../../events/index.js';
+import { eventTablesExist, insertManualEvent, redeliverEvent, syncEventTriggers, syncOneSource } from '../../events/index.js';
 import { op, SUCCESS } from '../types.js';
 import type { OpContext } from '../types.js';
 import { quoteTable, tableEntry, trackedTableInfo } from './common.js';
@@ -52,7 +52,7 @@ async function syncNow(ctx: OpContext): Promise<void> {
   const mine = cache.sources?.get(ctx.source);
   if (!mine) return; // the source cannot be read: the change was refused as inconsistent
   const previous = [...(ctx.engine.state.current.sources?.get(ctx.source)?.eventTriggers?.keys() ?? [])];
-  await syncEventTriggers(await scope(ctx).client(), mine, { source: { name: ctx.source, previous } });
+  await syncOneSource(await scope(ctx).client(), ctx.client, ctx.source, mine, previous);
 }
 
 /** The cache of the operation's source; a source that could not be read answers as in Hasura (its objects unknown). */
@@ -139,7 +139,8 @@ export const invoke_event_trigger = op({
     }
     const client = await scope(ctx).client();
     if (!(await eventTablesExist(client))) {
-      await syncEventTriggers(client, cache, ctx.source === undefined ? {} : { source: { name: ctx.source, previous: [...(cache.eventTriggers?.keys() ?? [])] } });
+      if (ctx.source === undefined) await syncEventTriggers(client, cache);
+      else await syncOneSource(client, ctx.client, ctx.source, cache, [...(cache.eventTriggers?.keys() ?? [])]);
     }
     return { event_id: await insertManualEvent(client, info, args.payload, ctx.session.vars) };
   },
