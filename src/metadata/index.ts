@@ -54,7 +54,7 @@ export { startHeartbeat, LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TR
 export { decodeStoredMetadata, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
 export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
-export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';
+export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readyHasuraQueues, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';
 export type { ImportResult, AdoptionReport } from './hasura/index.js';
 
 export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspection/index.js';
