@@ -3,7 +3,7 @@
  * triggers, `hdb_catalog.event_log` and `event_invocation_logs` live in that source's database (none
  * in the engine's own), inserts / updates / deletes by any client are delivered to a real webhook
  * receiver, retries and invocation logs, pg_redeliver_event / pg_invoke_event_trigger with `source`,
- * the version-3 export / replace round trip, pg_delete_event_trigger and pg_drop_source leaving the
+ * the version-3 export / replace round trip and the CLI's project folder, pg_delete_event_trigger and pg_drop_source leaving the
  * database clean; two engines deliver each event once; a SIGKILLed engine's claims are delivered by
  * another; the source's cluster stopped stops only its queue, and it resumes without a restart.
  */
@@ -13,6 +13,10 @@ import { startSystemPostgres, type SystemPostgres } from '../support/systemPostg
 import { sqlOn } from '../support/standbyPostgres.js';
 import { spawnEngine } from '../support/engineProcess.js';
 import { eventually, startEventReceiver, type EventReceiver } from '../support/eventReceiver.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliAgainst, dirContents } from '../support/cliInProcess.js';
 import { createTestDatabase, startTestEngine, type TestEngine } from './harness.js';
 
 let cluster: SystemPostgres;
@@ -135,6 +139,20 @@ test('an event trigger on another source: captured in its database, delivered, r
   assert.equal(doc.sources[0].tables.length, 0);
   const again = await post({ type: 'replace_metadata', version: 2, args: { metadata: doc } });
   assert.equal(again.status, 200, again.text);
+  assert.deepEqual((await post({ type: 'export_metadata', version: 2, args: {} })).body, doc);
+
+  // The CLI's project folder (config v3) holds it in the source's table file, and applies it back unchanged.
+  const dir = await mkdtemp(join(tmpdir(), 'src-events-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'version.yaml'), 'version: 3\n');
+  const exportedDir = await cliAgainst(e.url, 'metadata', ['export', '--dir', dir]);
+  assert.equal(exportedDir.code, 0, exportedDir.err);
+  const files = await dirContents(dir);
+  const itemFile = Object.entries(files).find(([f]) => f.startsWith('databases/store/tables/') && f.includes('item'));
+  assert.ok(itemFile, Object.keys(files).join(', '));
+  assert.match(itemFile[1], /event_triggers:[\s\S]*name: item_all/);
+  const applied = await cliAgainst(e.url, 'metadata', ['apply', '--dir', dir]);
+  assert.equal(applied.code, 0, applied.err);
   assert.deepEqual((await post({ type: 'export_metadata', version: 2, args: {} })).body, doc);
 
   // Removed through replace_metadata: the captures go, and with the last trigger the event tables and hdb_catalog.
