@@ -29,8 +29,8 @@ export interface SourceEventWorkers {
   written(sources?: Iterable<string>): void;
   /** Wakes every worker in this engine (another engine went silent: its claims are claimable now). */
   wakeAll(): void;
-  /** The running workers by source (metrics, tests). */
-  workers(): ReadonlyMap<string, DeliveryWorker>;
+  /** The running workers by source, with the pool each works on (metrics). */
+  workers(): ReadonlyMap<string, { worker: DeliveryWorker; db: Db }>;
   stop(): Promise<void>;
 }
 
@@ -113,7 +113,7 @@ export function startSourceEventWorkers(ctx: EngineContext, instanceId: string, 
       reconcile();
       for (const r of running.values()) r.worker.wake();
     },
-    workers: () => new Map([...running].map(([n, r]) => [n, r.worker])),
+    workers: () => new Map([...running].map(([n, r]) => [n, { worker: r.worker, db: r.db }])),
     async stop() {
       stopped = true;
       clearInterval(timer);

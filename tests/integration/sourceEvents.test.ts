@@ -133,6 +133,12 @@ test('an event trigger on another source: captured in its database, delivered, r
   const dup = await post({ type: 'pg_create_event_trigger', args: { source: 'store', name: 'item_all', table: 'item', webhook: rx.url, insert: { columns: '*' } } });
   assert.deepEqual(dup.body, { code: 'already-exists', error: 'event trigger with name "item_all" already exists', path: '$.args' });
 
+  // The queue metrics name the source's queue.
+  const metrics = await e.request('GET', '/v1/metrics');
+  assert.equal(metrics.status, 200, metrics.text);
+  assert.match(metrics.text, /svc_delivery_queue_depth\{queue="event:store",state="pending"\} \d+/);
+  assert.match(metrics.text, /svc_delivery_attempts_total\{queue="event:store",outcome="delivered"\} [1-9]/);
+
   // The version-3 document carries it under its source; replace_metadata of the export changes nothing.
   const doc = (await post({ type: 'export_metadata', version: 2, args: {} })).body;
   assert.deepEqual(doc.sources[1].tables[0].event_triggers.map((x: any) => x.name), ['item_all']);
