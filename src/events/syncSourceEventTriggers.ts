@@ -18,13 +18,17 @@ type Connection = SourceMetadata['configuration']['connection_info'];
 
 const triggerNames = (c: SchemaCache | undefined): string[] => [...(c?.eventTriggers?.keys() ?? [])];
 
-/** The (readable) sources of `previous` that `next`'s metadata no longer has. */
+/**
+ * The (readable) sources of `previous` that `next`'s metadata no longer has, leaving out one whose
+ * connection another source of `next` has (rename_source: the same database under a new name).
+ */
 export function droppedSources(previous: SchemaCache, next: SchemaCache): Array<{ name: string; connection: Connection; cache: SchemaCache }> {
   const out: Array<{ name: string; connection: Connection; cache: SchemaCache }> = [];
+  const kept = new Set((next.metadata.sources ?? []).map((s) => JSON.stringify(s.configuration.connection_info.database_url)));
   for (const [name, c] of previous.sources ?? []) {
     if (findSource(next.metadata, name)) continue;
     const s = findSource(previous.metadata, name);
-    if (s) out.push({ name, connection: s.configuration.connection_info, cache: c });
+    if (s && !kept.has(JSON.stringify(s.configuration.connection_info.database_url))) out.push({ name, connection: s.configuration.connection_info, cache: c });
   }
   return out;
 }

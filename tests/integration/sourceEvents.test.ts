@@ -176,7 +176,12 @@ test('an event trigger on another source: captured in its database, delivered, r
   assert.equal(del.status, 200, del.text);
   assert.equal(await regclass(url, 'hdb_catalog.event_log'), false);
   assert.equal((await post({ type: 'pg_create_event_trigger', args: { source: 'store', name: 'last', table: 'item', webhook: rx.url, insert: { columns: '*' } } })).status, 200);
-  const drop = await post({ type: 'pg_drop_source', args: { name: 'store', cascade: true } });
+  // rename_source keeps the database's captures (the same database under a new name).
+  const renamed = await post({ type: 'rename_source', args: { name: 'store', new_name: 'shop' } });
+  assert.equal(renamed.status, 200, renamed.text);
+  assert.deepEqual(await sqlOn(url, "SELECT tgname FROM pg_trigger WHERE tgname LIKE 'notify_svc_%'"), [{ tgname: 'notify_svc_last_INSERT' }]);
+  assert.equal(await regclass(url, 'hdb_catalog.event_log'), true);
+  const drop = await post({ type: 'pg_drop_source', args: { name: 'shop', cascade: true } });
   assert.equal(drop.status, 200, drop.text);
   assert.deepEqual(await sqlOn(url, "SELECT count(*)::int AS n FROM pg_trigger WHERE tgname LIKE 'notify_svc_%'"), [{ n: 0 }]);
   assert.equal(await regclass(url, 'hdb_catalog.event_log'), false);
