@@ -6,7 +6,7 @@
  * mutations send: all three are queues of the one delivery engine (delivery/).
  */
 import type { EngineContext } from '../appState.js';
-import { startEventWorker } from '../events/index.js';
+import { startEventWorker, type SourceEventWorkers } from '../events/index.js';
 import { startScheduledWorker } from '../scheduled/index.js';
 import { closeWebhookAgents } from '../webhooks/index.js';
 import { ACTION_LOG_CHANNEL, createActionLogTable, startActionWorker } from '../actions/index.js';
@@ -21,7 +21,7 @@ export async function startWorkers(ctx: EngineContext): Promise<() => Promise<vo
   const notifier = createNotifier(ctx.db, ACTION_LOG_CHANNEL, { onError: (err) => ctx.logger[ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'async-action', err }, 'action log NOTIFY failed') });
   setActionWaker(ctx, () => notifier.notify());
   const queues = [events.worker, scheduled.cron, scheduled.oneOff];
-  registerQueueMetrics(ctx, queues);
+  registerQueueMetrics(ctx, queues, events.sources);
   if (ctx.config.asyncActionsFetchIntervalMs <= 0) {
     const offSilent = wakeOnSilentInstance(ctx, queues);
     return async () => {
@@ -66,24 +66,31 @@ function wakeOnSilentInstance(ctx: EngineContext, queues: DeliveryWorker[]): () 
  * by every engine on it: one count per queue), this engine's calls in flight, and its attempts since
  * start by outcome. `queues` may grow after the call (the async-action worker starts last).
  */
-function registerQueueMetrics(ctx: EngineContext, queues: DeliveryWorker[]): void {
+function registerQueueMetrics(ctx: EngineContext, queues: DeliveryWorker[], sources: SourceEventWorkers): void {
   const m = ctx.metrics;
   if (!m) return;
+  // The event queues of the other sources (in their own databases) are labelled `event:<source>`.
+  const all = () => [
+    ...queues.map((w) => ({ name: w.queue.name, w, db: ctx.db })),
+    ...[...sources.workers()].map(([source, { worker, db }]) => ({ name: `${worker.queue.name}:${source}`, w: worker, db })),
+  ];
   m.registerGauge('svc_delivery_queue_depth', 'Rows waiting in a delivery queue (state=pending: all not yet delivered or failed; due: claimable now)', async () => {
-    const depths = await Promise.all(queues.map((w) => queueDepth(ctx.db, w.queue)));
-    return queues.flatMap((w, i) => [
-      { labels: { queue: w.queue.name, state: 'pending' }, value: depths[i].pending },
-      { labels: { queue: w.queue.name, state: 'due' }, value: depths[i].due },
-    ]);
+    const list = all();
+    // Another source that is down leaves its queue out of the reading (default's failure fails it, as before).
+    const depths = await Promise.all(list.map((q) => (q.db === ctx.db ? queueDepth(q.db, q.w.queue) : queueDepth(q.db, q.w.queue).catch(() => undefined))));
+    return list.flatMap((q, i) => {
+      const d = depths[i];
+      return d ? [{ labels: { queue: q.name, state: 'pending' }, value: d.pending }, { labels: { queue: q.name, state: 'due' }, value: d.due }] : [];
+    });
   }, ['queue', 'state']);
   m.registerGauge('svc_delivery_in_flight', 'Webhook / handler calls this engine has in flight, by queue', () =>
-    queues.map((w) => ({ labels: { queue: w.queue.name }, value: w.stats().inFlight })), ['queue']);
+    all().map((q) => ({ labels: { queue: q.name }, value: q.w.stats().inFlight })), ['queue']);
   m.registerCounterReading('svc_delivery_attempts_total', 'Delivery attempts made by this engine since it started, by queue and outcome', () =>
-    queues.flatMap((w) => {
-      const st = w.stats();
+    all().flatMap((q) => {
+      const st = q.w.stats();
       return [
-        { labels: { queue: w.queue.name, outcome: 'delivered' }, value: st.delivered },
-        { labels: { queue: w.queue.name, outcome: 'failed' }, value: st.failed },
+        { labels: { queue: q.name, outcome: 'delivered' }, value: st.delivered },
+        { labels: { queue: q.name, outcome: 'failed' }, value: st.failed },
       ];
     }), ['queue', 'outcome']);
 }

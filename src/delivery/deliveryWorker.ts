@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { listenChannel, UNWATCHED, type ChannelListener, type DatabaseWatch, type Db } from '../execution/index.js';
 import { postJson } from '../webhooks/index.js';
 import { attemptOutcome, deadOutcome, type AttemptOutcome } from './attemptOutcome.js';
-import { claimStatement, finishStatement, releaseStatement } from './queueSql.js';
+import { claimStatement, finishStatement, liveInstancesStatement, releaseStatement } from './queueSql.js';
 import type { DeliveryStats, Job, QueueAdapter } from './queueTable.js';
 import { runFragment } from './runFragment.js';
 import { restingPoll } from '../lib/index.js';
@@ -45,6 +45,11 @@ export interface DeliveryWorkerOptions {
   onOutcomesStored?: () => void;
   /** Claims of an instance whose heartbeat (hdb_catalog.svc_instances) is older than this are claimable again. */
   heartbeatTimeoutSeconds: number;
+  /**
+   * The queue's table is in another database than `hdb_catalog.svc_instances` (an event log in another
+   * source's database): the database holding the heartbeats, read just before each claim (see `heldElsewhere`).
+   */
+  heartbeatDb?: Db;
   /** Rows per claim (default 100, as Hasura). */
   batchSize?: number;
   /** LISTEN here for wake-ups from other instances (needs `databaseUrl`; a payload equal to `instanceId` is our own). */
@@ -90,7 +95,10 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   async function claim(limit: number): Promise<Job[]> {
     const filter = queue.claimFilter();
     if (filter === null) return [];
-    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, heartbeatTimeoutSeconds: o.heartbeatTimeoutSeconds, filter }));
+    const liveInstances = o.heartbeatDb
+      ? ((await runFragment(o.heartbeatDb, liveInstancesStatement(o.heartbeatTimeoutSeconds))).rows[0].ids as string[])
+      : undefined;
+    const r = await runFragment(db, claimStatement(queue.table, { instanceId: o.instanceId, limit, heartbeatTimeoutSeconds: o.heartbeatTimeoutSeconds, filter, liveInstances }));
     return r.rows.map((row) => ({ id: String(row.id), tries: Number(row.tries), row }));
   }
 

@@ -12,13 +12,14 @@
 import { sql, type SqlFragment } from '../sql/index.js';
 import type { QueueTable } from './queueTable.js';
 
-export function claimStatement(q: QueueTable, opts: { instanceId: string; limit: number; heartbeatTimeoutSeconds: number; filter?: SqlFragment }): SqlFragment {
+export function claimStatement(q: QueueTable, opts: { instanceId: string; limit: number; heartbeatTimeoutSeconds: number; filter?: SqlFragment; liveInstances?: readonly string[] }): SqlFragment {
   const t = sql.table(q.table);
   const filter = opts.filter ? sql` AND ${opts.filter}` : sql.empty;
+  const held = opts.liveInstances ? heldElsewhere(opts.liveInstances, opts.heartbeatTimeoutSeconds) : liveHolder(sql`t.locked_by`, opts.heartbeatTimeoutSeconds);
   return sql`WITH due AS (
   SELECT t.id FROM ${t} AS t
   WHERE ${q.pending} AND (t.next_retry_at IS NULL OR t.next_retry_at <= now())
-    AND (t.locked_at IS NULL OR NOT ${liveHolder(sql`t.locked_by`, opts.heartbeatTimeoutSeconds)})${filter}
+    AND (t.locked_at IS NULL OR NOT ${held})${filter}
   ORDER BY ${q.orderBy} LIMIT ${sql.int(opts.limit)}
   FOR UPDATE SKIP LOCKED)
 UPDATE ${t} AS t SET locked_at = now(), locked_by = ${sql.value(opts.instanceId, 'text')}${q.claimSet ? sql`, ${q.claimSet}` : sql.empty}
@@ -30,6 +31,21 @@ RETURNING t.id::text AS id, t.tries, ${q.returning}`;
 export function liveHolder(holder: SqlFragment, timeoutSeconds: number): SqlFragment {
   return sql`EXISTS (SELECT 1 FROM hdb_catalog.svc_instances AS i
       WHERE i.instance_id = ${holder} AND i.heartbeat_at > now() - make_interval(secs => ${sql.value(timeoutSeconds, 'float8')}))`;
+}
+
+/**
+ * The lease of a queue in a database without `hdb_catalog.svc_instances` (an event log in another
+ * source's database): held while its holder is among `live` (read from the engine's own database just
+ * before the claim) or was claimed within the timeout (an engine that registered after `live` was read).
+ */
+export function heldElsewhere(live: readonly string[], timeoutSeconds: number): SqlFragment {
+  return sql`(t.locked_by = ANY(${sql.value(live, 'text[]')}) OR t.locked_at > now() - make_interval(secs => ${sql.value(timeoutSeconds, 'float8')}))`;
+}
+
+/** The instances whose heartbeat in `hdb_catalog.svc_instances` is younger than `timeoutSeconds`. */
+export function liveInstancesStatement(timeoutSeconds: number): SqlFragment {
+  return sql`SELECT coalesce(array_agg(instance_id), '{}') AS ids FROM hdb_catalog.svc_instances
+  WHERE heartbeat_at > now() - make_interval(secs => ${sql.value(timeoutSeconds, 'float8')})`;
 }
 
 export interface FinishRow {

@@ -24,7 +24,7 @@ import type { DbClient } from '../execution/index.js';
 import { encodeEventTrigger, EVENT_OPS, type EventOp, type EventTriggerInfo, type EventTriggerOpSpec, type SchemaCache } from '../metadata/index.js';
 import { compile, sql, type SqlFragment } from '../sql/index.js';
 import { runFragment } from '../delivery/index.js';
-import { createEventTables, dropEventTables } from './eventTables.js';
+import { createEventTables, createSourceEventTables, dropEventTables, dropSourceEventTables } from './eventTables.js';
 import { sharesHasuraCatalog, writeTriggerRows } from './eventTriggerRows.js';
 
 const PREFIX = 'notify_svc_';
@@ -71,6 +71,15 @@ END;
   return text;
 }
 
+export interface SyncOptions {
+  /**
+   * The database is another source's (not the engine's own): its `hdb_catalog` holds only what Hasura v2
+   * keeps in a source (the event log and invocation logs). `previous`: the source's trigger names
+   * before this change (their pending events are archived when they go).
+   */
+  source?: { name: string; previous: readonly string[] };
+}
+
 interface Wanted {
   fname: string;
   body: string;
@@ -98,10 +107,10 @@ interface Existing {
 }
 
 /** The capture functions in `hdb_catalog` with the tables their triggers sit on, and whether the event tables exist: one query. */
-async function existingState(client: DbClient): Promise<{ captures: Map<string, Existing>; tables: boolean }> {
+async function existingState(client: DbClient, onSource: boolean): Promise<{ captures: Map<string, Existing>; tables: boolean }> {
   const r = await client.query(
-    // A Hasura v2 catalog has event_log but no event_triggers table: the missing ones are created.
-    `SELECT to_regclass('hdb_catalog.event_log') IS NOT NULL AND to_regclass('hdb_catalog.event_triggers') IS NOT NULL AS tables,
+    // A Hasura v2 catalog has event_log but no event_triggers table: the missing ones are created (on `default`).
+    `SELECT to_regclass('hdb_catalog.event_log') IS NOT NULL AND ${onSource ? 'true' : "to_regclass('hdb_catalog.event_triggers') IS NOT NULL"} AS tables,
        (SELECT coalesce(json_agg(f), '[]') FROM (
           SELECT p.proname AS fname, p.prosrc AS src,
             coalesce(json_agg(json_build_object('schema', n.nspname, 'table', c.relname, 'tgname', t.tgname)) FILTER (WHERE t.oid IS NOT NULL), '[]') AS triggers
@@ -121,13 +130,14 @@ async function existingState(client: DbClient): Promise<{ captures: Map<string, 
  * Brings capture triggers, the event tables and `hdb_catalog.event_triggers` in line with `cache`
  * (inside the caller's transaction). Cheap when nothing changed: one catalog query.
  */
-export async function syncEventTriggers(client: DbClient, cache: SchemaCache): Promise<void> {
+export async function syncEventTriggers(client: DbClient, cache: SchemaCache, options: SyncOptions = {}): Promise<void> {
+  const onSource = options.source !== undefined;
   const wanted = wantedCaptures(cache);
-  const { captures: existing, tables } = await existingState(client);
+  const { captures: existing, tables } = await existingState(client, onSource);
   if (wanted.size === 0 && existing.size === 0 && !tables) return;
 
   const triggers = [...(cache.eventTriggers?.values() ?? [])];
-  if (triggers.length > 0 && !tables) await createEventTables(client);
+  if (triggers.length > 0 && !tables) await (onSource ? createSourceEventTables(client) : createEventTables(client));
 
   for (const e of existing.values()) {
     if (!wanted.has(e.fname)) await runFragment(client, sql`DROP FUNCTION IF EXISTS ${sql.ident('hdb_catalog', e.fname)}() CASCADE`);
@@ -150,7 +160,18 @@ export async function syncEventTriggers(client: DbClient, cache: SchemaCache): P
   if (triggers.length === 0) {
     // The last trigger is gone (delete_event_trigger, clear_metadata, untrack, drop): so are the tables.
     // On a catalog adopted from Hasura the event tables are Hasura's too: they stay.
-    if (tables && !(await sharesHasuraCatalog(client))) await dropEventTables(client);
+    if (tables && !(await sharesHasuraCatalog(client))) await (onSource ? dropSourceEventTables(client) : dropEventTables(client));
+    return;
+  }
+  if (options.source) {
+    // Another source's database keeps no trigger table (as Hasura v2's): the events of the triggers
+    // this change removed are archived by name.
+    const names = new Set(triggers.map((t) => t.name));
+    const removed = options.source.previous.filter((n) => !names.has(n));
+    if (removed.length > 0 && tables) {
+      await runFragment(client, sql`UPDATE hdb_catalog.event_log SET archived = true
+        WHERE NOT archived AND NOT delivered AND NOT error AND trigger_name = ANY(${sql.value(removed, 'text[]')})`);
+    }
     return;
   }
   const rows = triggers.map((t) => ({ name: t.name, schema_name: t.table.schema, table_name: t.table.name, configuration: encodeEventTrigger(t.definition) }));

@@ -107,7 +107,8 @@ export function responseTransformer(plan: DeliveryPlan, st: ResponseTransform): 
   };
 }
 
-export function eventQueue(current: () => SchemaCache, userAgent: string, hasuraSession = false): QueueAdapter {
+/** `current`: the cache whose triggers this queue delivers (another source's: undefined while that source is not built). */
+export function eventQueue(current: () => SchemaCache | undefined, userAgent: string, hasuraSession = false): QueueAdapter {
   /** Deliverable trigger names of the cache last seen (recomputed when the cache is swapped). */
   let seen: SchemaCache | undefined;
   let names: string[] = [];
@@ -116,7 +117,7 @@ export function eventQueue(current: () => SchemaCache, userAgent: string, hasura
     if (cache === seen) return;
     seen = cache;
     names = [];
-    for (const t of cache.eventTriggers?.values() ?? []) {
+    for (const t of cache?.eventTriggers?.values() ?? []) {
       if ('error' in t.delivery) continue;
       names.push(t.name);
     }
@@ -129,7 +130,7 @@ export function eventQueue(current: () => SchemaCache, userAgent: string, hasura
       return names.length === 0 ? null : sql`t.trigger_name = ANY(${sql.value(names, 'text[]')})`;
     },
     plan(job): DeliveryPlan | { dead: string } | undefined {
-      const t = current().eventTriggers?.get(String(job.row.trigger_name));
+      const t = current()?.eventTriggers?.get(String(job.row.trigger_name));
       if (!t || 'error' in t.delivery) return undefined;
       const rc = t.definition.retry_conf;
       const plan: DeliveryPlan = {

@@ -5,6 +5,7 @@
  * defined, dropped when the last one goes (`clear_metadata`, `delete_event_trigger`). `event_log`
  * carries the lease (`locked_at`, `locked_by`) and `archived` (events of deleted triggers), and a
  * partial index on pending rows keeps claims cheap however much history accumulates.
+ * Another source's database gets the event log and invocation logs only (`createSourceEventTables`).
  */
 import type { DbClient } from '../execution/index.js';
 
@@ -48,6 +49,12 @@ const CREATE = [
 
 const DROP = 'DROP TABLE IF EXISTS hdb_catalog.event_invocation_logs, hdb_catalog.event_log, hdb_catalog.event_triggers';
 
+/**
+ * In another source's database: `hdb_catalog` (made when missing) with the event log and the
+ * invocation logs only, as Hasura v2 keeps per source (the trigger definitions stay in the metadata).
+ */
+const CREATE_SOURCE = ['CREATE SCHEMA IF NOT EXISTS hdb_catalog', ...CREATE.slice(1)];
+
 export async function eventTablesExist(client: DbClient): Promise<boolean> {
   const r = await client.query("SELECT to_regclass('hdb_catalog.event_log') IS NOT NULL AS present");
   return r.rows[0].present === true;
@@ -59,4 +66,21 @@ export async function createEventTables(client: DbClient): Promise<void> {
 
 export async function dropEventTables(client: DbClient): Promise<void> {
   await client.query(DROP);
+}
+
+export async function createSourceEventTables(client: DbClient): Promise<void> {
+  for (const s of CREATE_SOURCE) await client.query(s);
+}
+
+/** The event tables of another source's database, and its `hdb_catalog` when nothing else is left in it. */
+export async function dropSourceEventTables(client: DbClient): Promise<void> {
+  await client.query('DROP TABLE IF EXISTS hdb_catalog.event_invocation_logs, hdb_catalog.event_log');
+  await dropEmptyCatalog(client);
+}
+
+/** Another source's `hdb_catalog`, when none of its tables or functions is left (made by the engine, or emptied). */
+export async function dropEmptyCatalog(client: DbClient): Promise<void> {
+  const r = await client.query(`SELECT NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'hdb_catalog')
+      AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'hdb_catalog') AS empty`);
+  if (r.rows[0].empty === true) await client.query('DROP SCHEMA IF EXISTS hdb_catalog');
 }

@@ -46,7 +46,8 @@ export async function writeTriggerRows(client: DbClient, rows: TriggerRow[]): Pr
   );
 }
 
-/** True when Hasura's v1 catalog tables live beside the engine's (an adopted catalog). */
+/** True when Hasura's tables live beside the engine's (an adopted catalog: v1's `hdb_table`, a v2 source's `hdb_source_catalog_version`). */
 export async function sharesHasuraCatalog(client: DbClient): Promise<boolean> {
-  return (await client.query("SELECT to_regclass('hdb_catalog.hdb_table') IS NOT NULL AS shared")).rows[0].shared === true;
+  const r = await client.query("SELECT to_regclass('hdb_catalog.hdb_table') IS NOT NULL OR to_regclass('hdb_catalog.hdb_source_catalog_version') IS NOT NULL AS shared");
+  return r.rows[0].shared === true;
 }

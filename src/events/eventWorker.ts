@@ -8,21 +8,27 @@ import { randomUUID } from 'node:crypto';
 import type { EngineContext } from '../appState.js';
 import { createNotifier, startDeliveryWorker, type DeliveryWorker, type Notifier } from '../delivery/index.js';
 import { eventQueue } from './eventQueue.js';
+import { startSourceEventWorkers, type SourceEventWorkers } from './sourceEventWorkers.js';
 
 export const EVENTS_CHANNEL = 'svc_events';
 
 const notifiers = new WeakMap<object, Notifier>();
+const sourceWorkers = new WeakMap<object, SourceEventWorkers>();
 
-/** After a committed write that may have captured events: wake this engine's worker, and the others. */
-export function eventsWritten(engine: Pick<EngineContext, 'db' | 'state'>): void {
+/**
+ * After a committed write that may have captured events: wake this engine's worker, and the others.
+ * `sources`: the sources written to (absent: any; another source's queue is in its own database).
+ */
+export function eventsWritten(engine: Pick<EngineContext, 'db' | 'state'>, sources?: ReadonlySet<string>): void {
   const n = notifiers.get(engine.db);
   if (!n) return;
   const triggers = engine.state.current.eventTriggers;
-  if (triggers && triggers.size > 0) n.notify();
+  if (triggers && triggers.size > 0 && (!sources || sources.has('default'))) n.notify();
+  if (engine.state.current.sources?.size) sourceWorkers.get(engine.db)?.written(sources ? [...sources].filter((s) => s !== 'default') : undefined);
 }
 
 /** Starts delivering events; resolves to its stop function. */
-export function startEventWorker(ctx: EngineContext): { worker: DeliveryWorker; stop: () => Promise<void> } {
+export function startEventWorker(ctx: EngineContext): { worker: DeliveryWorker; sources: SourceEventWorkers; stop: () => Promise<void> } {
   const userAgent = `svc-graphql-engine/${ctx.version}`;
   const instanceId = ctx.state.instanceId ?? randomUUID();
   const worker = startDeliveryWorker({
@@ -41,13 +47,20 @@ export function startEventWorker(ctx: EngineContext): { worker: DeliveryWorker; 
   const notifier = createNotifier(ctx.db, EVENTS_CHANNEL, { payload: instanceId, onError: (err) => ctx.logger[ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'event-delivery', err }, 'events NOTIFY failed') });
   const off = notifier.onLocal(() => worker.wake());
   notifiers.set(ctx.db, notifier);
+  // The queues of the other sources, each in its own database.
+  const sources = startSourceEventWorkers(ctx, instanceId, EVENTS_CHANNEL);
+  sourceWorkers.set(ctx.db, sources);
+  const offSilent = ctx.onInstanceSilent?.(() => sources.wakeAll()) ?? (() => undefined);
   return {
     worker,
+    sources,
     async stop() {
       notifiers.delete(ctx.db);
+      sourceWorkers.delete(ctx.db);
+      offSilent();
       off();
       notifier.close();
-      await worker.stop();
+      await Promise.all([worker.stop(), sources.stop()]);
     },
   };
 }

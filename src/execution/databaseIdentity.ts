@@ -15,7 +15,30 @@ export interface DatabaseIdentity {
 
 const IDENTITY = 'SELECT (SELECT system_identifier::text FROM pg_control_system()) AS system, current_database() AS database';
 
-export async function databaseIdentity(db: Db): Promise<DatabaseIdentity> {
+export async function databaseIdentity(db: Pick<Db, 'query'>): Promise<DatabaseIdentity> {
   const row = (await db.query(IDENTITY)).rows[0] as { system: string | null; database: string };
   return { system: row.system ?? '', database: row.database };
+}
+
+const identities = new WeakMap<Db, Promise<string>>();
+
+/** Whether two pools reach the same database (identities read once per pool; a failed read is tried again next time). */
+export async function sameDatabase(a: Db, b: Db): Promise<boolean> {
+  const id = (db: Db) => {
+    let p = identities.get(db);
+    if (!p) {
+      // Without a system identifier (not readable) a pool is only itself.
+      p = databaseIdentity(db).then((i) => (i.system === '' ? `?${Math.random()}` : `${i.system}/${i.database}`));
+      identities.set(db, p);
+      p.catch(() => identities.delete(db));
+    }
+    return p;
+  };
+  return a === b || (await id(a)) === (await id(b));
+}
+
+/** Whether two connections (clients in a transaction, say) reach the same database: one query on each. */
+export async function sameDatabaseOf(a: Pick<Db, 'query'>, b: Pick<Db, 'query'>): Promise<boolean> {
+  const [x, y] = [await databaseIdentity(a), await databaseIdentity(b)];
+  return x.system !== '' && x.system === y.system && x.database === y.database;
 }

@@ -15,6 +15,6 @@ export { checkConnection, describeConnectionFailure, DatabaseConnectionError } f
 export { ReadReplicas, replicaName, formatLsn, parseLsn } from './readReplicas.js';
 export type { ReadAfter, ReadDb, ReplicaSpec, ReplicaStatus, FallbackReason, ReadReplicasOptions } from './readReplicas.js';
 export { checkReadReplicas } from './checkReplica.js';
-export { databaseIdentity, type DatabaseIdentity } from './databaseIdentity.js';
+export { databaseIdentity, sameDatabase, sameDatabaseOf, type DatabaseIdentity } from './databaseIdentity.js';
 export { readAfterOf, COMMIT_LSN_HEADER, READ_PRIMARY_HEADER } from './readRouting.js';
 export { SourcePools, sourceUrl, type SourceConnection, type SourcePool } from './sourcePools.js';

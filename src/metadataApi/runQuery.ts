@@ -11,8 +11,8 @@ import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import { findSource, lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
-import { syncEventTriggers, eventsWritten } from '../events/index.js';
-import { syncLiveTriggers } from '../subscriptions/index.js';
+import { syncEventTriggers, syncSourceEventTriggers, droppedSources, dropSourceCaptures, eventsWritten } from '../events/index.js';
+import { dropLiveChanges, syncLiveTriggers, syncSourceLiveTriggers } from '../subscriptions/index.js';
 import { scheduledWritten } from '../scheduled/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
@@ -35,6 +35,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   let ticket = -1;
   let version: number | undefined;
   const readOnly = accessMode(query) === 'ReadOnly';
+  let dropped: ReturnType<typeof droppedSources> = [];
   const result = await engine.db.transaction({ session, readOnly }, async (client) => {
     if (needsLock) {
       await lockMetadata(client);
@@ -47,8 +48,13 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       if (work.metadataChanged || work.cacheChanged) {
         const cache = (await work.result()).cache;
         await syncEventTriggers(client, cache);
-        // Live-query change triggers leave tables that are no longer tracked.
+        // Another source's captures, in its own database (committed with the request, below).
+        const sourceClient = work.sourceClient.bind(work);
+        await syncSourceEventTriggers(cache, engine.state.current, sourceClient, client);
+        dropped = droppedSources(engine.state.current, cache);
+        // Live-query change triggers leave tables that are no longer tracked (on every source).
         await syncLiveTriggers(client, cache);
+        await syncSourceLiveTriggers(cache, engine.state.current, sourceClient, (c, name) => findSource(c.metadata, name)?.configuration.connection_info, client);
       }
       // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
       if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
@@ -71,12 +77,17 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     // A change of read_replicas is in use (new pools measured) when the answer goes out.
     await engine.readReplicaSetup?.settled();
   }
+  // A dropped source's triggers leave its database once the change is in (best effort: it may be down).
+  if (dropped.length > 0 && engine.sources) await dropSourceCaptures(engine.sources, dropped, engine.state.current, engine.logger, dropLiveChanges, engine.db);
   // Rows written by this request may have captured events: wake the delivery workers.
   if (!readOnly) eventsWritten(engine);
   // New cron occurrences or one-off events: re-arm the scheduler here and wake the other instances.
   if (addsScheduled(query)) scheduledWritten(engine);
   return result;
 }
+
+/** Operations that run on the source named by `source` themselves (`OpContext.source`). */
+const SOURCE_SCOPED = new Set(['create_event_trigger', 'delete_event_trigger', 'redeliver_event', 'invoke_event_trigger']);
 
 const SCHEDULING_OPS = new Set(['create_cron_trigger', 'create_scheduled_event', 'replace_metadata']);
 const addsScheduled = (q: Query): boolean => (q.type === 'bulk' ? q.items.some(addsScheduled) : SCHEDULING_OPS.has(q.type));
@@ -102,7 +113,11 @@ async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
   if (handler.adminOnly && !ctx.session.isAdmin) {
     throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });
   }
-  if (q.source !== undefined) {
+  if (q.source !== undefined && SOURCE_SCOPED.has(q.type)) {
+    // Event triggers name their source themselves (ops/eventTriggers.ts).
+    if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
+    ctx = { ...ctx, source: q.source };
+  } else if (q.source !== undefined) {
     // The objects of a source beside `default` are given through replace_metadata (sources[].tables).
     if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
     throw new ApiError('not-supported', `source ${JSON.stringify(q.source)}: commands on the objects of a source other than "default" are not supported on /v1/metadata; give its tables, relationships, permissions and functions in replace_metadata (version 3, sources[].tables)`, { path: ctx.path });

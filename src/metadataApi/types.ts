@@ -17,6 +17,8 @@ export interface OpContext {
   work: WorkingState;
   /** JSON path of this operation's `args` for errors found while running (`$.args`, `$.args[2].args`). */
   path: string;
+  /** The source the operation names (`source` of a pg_* command) when it is not `default`. */
+  source?: string;
 }
 
 export interface OperationHandler<A = unknown> {

@@ -23,9 +23,9 @@ import type { EngineContext } from '../appState.js';
 import { checkAuthConfig, createAuthenticator, type Authenticator } from '../auth/index.js';
 import cluster from 'node:cluster';
 import { HASURA_ENV_NOT_READ, openAccessWarning, type ServerConfig } from '../config/index.js';
-import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, SourcePools, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
+import { checkConnection, createDatabaseWatch, createDb, databaseIdentity, sameDatabaseOf, SourcePools, startEmbeddedPostgres, type Db, type DbClient, type EmbeddedPostgresHandle } from '../execution/index.js';
 import { packageInfo } from '../lib/index.js';
-import { describeApiLimits, encodeApiLimits, findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, startHeartbeat, startSchemaSync, type AdoptionReport, type ApiLimits, type SchemaSyncOptions } from '../metadata/index.js';
+import { describeApiLimits, encodeApiLimits, findHasuraSessionReaders, hasuraSessionWarning, INSTANCE_ID, migrateCatalog, readyHasuraQueues, startHeartbeat, startSchemaSync, type AdoptionReport, type ApiLimits, type SchemaSyncOptions } from '../metadata/index.js';
 import type { LimitDefaults } from '../graphql/index.js';
 import { createAppState } from '../appState.js';
 import { syncEventTriggers } from '../events/index.js';
@@ -174,7 +174,10 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     undo.push(() => sources.close());
     const state = await createAppState(db, config, logger, catalog.metadataTable, sources);
     // Adopted metadata was written straight to the catalog: install the capture of its event triggers (and Hasura v2's cron triggers).
-    if (catalog.adoption) await db.transaction({}, (c) => installAdopted(c, state.current, catalog.adoption!, logger));
+    if (catalog.adoption) {
+      await db.transaction({}, (c) => installAdopted(c, state.current, catalog.adoption!, logger));
+      await adoptSourceCatalogs(db, sources, state.current, logger);
+    }
     const replicaSetup = await ReplicaSetup.start(config, state.current.metadata, databaseUrl, db, logger);
     undo.push(() => replicaSetup.stop());
     // Registered (and heartbeating) before the workers start; deregistered after they stopped.
@@ -327,6 +330,33 @@ async function installAdopted(c: DbClient, cache: EngineContext['state']['curren
       continue;
     }
     await upsertCronTrigger(c, def);
+  }
+}
+
+/**
+ * Hasura v2 keeps each further source's event log in that source's own `hdb_catalog`: on adoption every
+ * readable source gets the same treatment as `default` there (the lease columns added to Hasura's
+ * event_log, its rows untouched, so pending events are delivered; Hasura's capture triggers replaced by
+ * the engine's). A source that cannot be read now is named in a warning (Hasura's triggers stay there).
+ */
+async function adoptSourceCatalogs(db: Db, pools: SourcePools, cache: EngineContext['state']['current'], logger: Logger): Promise<void> {
+  for (const s of cache.metadata.sources ?? []) {
+    const built = cache.sources?.get(s.name);
+    try {
+      if (!built) throw new Error('its database could not be read');
+      const pool = pools.pool(s.name, s.configuration.connection_info);
+      const dropped = await pool.db.transaction({}, async (c) => {
+        // The engine's own database added under another name: adopted as `default` already.
+        if (await db.withClient((e) => sameDatabaseOf(c, e))) return 0;
+        const n = await readyHasuraQueues(c);
+        await syncEventTriggers(c, built, { source: { name: s.name, previous: [] } });
+        return n;
+      });
+      logger.info({ type: 'startup', kind: 'hasura-adoption', source: s.name, hasura_capture_triggers_dropped: dropped }, `adopted the event log of source ${JSON.stringify(s.name)}`);
+    } catch (err) {
+      logger.warn({ type: 'startup', kind: 'hasura-adoption', source: s.name, err: String(err) },
+        `the event log of source ${JSON.stringify(s.name)} was not adopted: ${(err as Error).message}; Hasura's capture triggers (hdb_catalog.notify_hasura_*) stay in its database: drop them before defining event triggers there`);
+    }
   }
 }
 

@@ -7,4 +7,4 @@ export { serveGraphqlSocket, wsLimits, type WsExecute } from './wsConnection.js'
 export { liveQueryStats, liveQueriesFor, KEEP_ALIVE_MS, type LiveQueryStats } from './liveQueries.js';
 export { explainSubscription } from './explainSubscription.js';
 export { multiplexedStatement, cohortVariables, type LiveRootField } from './multiplexedQuery.js';
-export { syncLiveTriggers } from './liveTriggers.js';
+export { syncLiveTriggers, syncSourceLiveTriggers, dropLiveChanges } from './liveTriggers.js';

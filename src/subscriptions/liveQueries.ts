@@ -15,7 +15,7 @@
  */
 import { ApiError, type Session } from '../core/index.js';
 import { sourceDb, type EngineContext } from '../appState.js';
-import type { ReadAfter, ReadDb } from '../execution/index.js';
+import { sameDatabase, type Db, type ReadAfter, type ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
 import { resultHash, type Subscriber } from './cohort.js';
@@ -25,6 +25,7 @@ import { StreamMarks } from './streamMarks.js';
 import type { LiveKey, StreamPlan } from '../planner/index.js';
 import { ChangeWatcher } from './changeWatcher.js';
 import { watchStatement } from './liveTriggers.js';
+import type { LiveDependencies } from './liveDependencies.js';
 import { Timers, type TimerHandle } from './timers.js';
 
 /** Hasura's keep-alive period for `graphql-ws` connections. */
@@ -65,6 +66,10 @@ export class LiveQueryManager {
   private readonly keepAlive = new Set<() => void>();
   private keepAliveTimer: TimerHandle | undefined;
   private watcher: ChangeWatcher | undefined;
+  /** The watchers of other sources' change counters, by source, with the pool each reads. */
+  private readonly sourceWatchers = new Map<string, { db: Db; watcher: ChangeWatcher }>();
+  /** The streams' delivery bounds of other sources, by source (see streamMarks.ts). */
+  private readonly sourceMarks = new Map<string, { db: Db; marks: StreamMarks }>();
   connections = 0;
 
   constructor(private readonly ctx: EngineContext, private readonly onIdle: () => void) {}
@@ -113,10 +118,10 @@ export class LiveQueryManager {
 
   /**
    * The poller of `statement` planned on `cache`, created when missing. `source`: a source beside
-   * `default`, read on its pool and rerun every refetch interval (the change counters live in
-   * `default`'s database only); otherwise default's read pool, rerun when a table it reads changed.
+   * `default`, read on its pool and rerun when a table it reads changed, by the change counters in
+   * that source's own `hdb_catalog` (its own watcher); otherwise default's read pool and counters.
    */
-  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean, key: LiveKey | undefined, source?: { name: string; db: Pick<ReadDb, 'query'> }): Poller {
+  private pollerFor(statement: string, cache: SchemaCache, prepare: boolean, key: LiveKey | undefined, source?: { name: string; db: Db }): Poller {
     const id = source ? `${source.name}\u0000${statement}` : statement;
     const existing = this.pollers.get(id);
     // planned against an older schema cache: its subscribers are re-planned at its next round
@@ -128,11 +133,9 @@ export class LiveQueryManager {
       batchSize: config.liveQueries.batchSize,
       intervalMs: config.liveQueries.refetchIntervalMs,
       prepare,
-      watcher: source ? undefined : this.changeWatcher(),
+      watcher: this.changeWatcher(source),
       key,
-      watch: source
-        ? () => Promise.resolve({ watch: false as const, reason: `source ${JSON.stringify(source.name)} has no change counters` })
-        : () => watchStatement(db, statement, cache),
+      watch: source ? () => this.watchOnSource(source, statement, cache) : () => watchStatement(db, statement, cache),
       errorBody: (e) => this.errorBody(e),
       isStale: () => this.ctx.state.current !== cache,
       onEmpty: () => {
@@ -153,14 +156,40 @@ export class LiveQueryManager {
     return replicas !== undefined && config.liveQueries.changePollIntervalMs === 0 ? replicas.reads(readAfter) : this.ctx.db;
   }
 
-  /** The change counters' watcher (change tracking on), created on first use. */
-  private changeWatcher(): ChangeWatcher | undefined {
+  /**
+   * The change counters' watcher (change tracking on), created on first use: `default`'s, or that of
+   * another source's database (one per pool: a source whose pool was remade gets a new one).
+   */
+  private changeWatcher(source?: { name: string; db: Db }): ChangeWatcher | undefined {
     const ms = this.ctx.config.liveQueries.changePollIntervalMs;
     if (ms === 0) return undefined;
+    if (source) {
+      const have = this.sourceWatchers.get(source.name);
+      if (have && have.db === source.db) return have.watcher;
+      const watcher = new ChangeWatcher(source.db, this.timers, ms, (err) =>
+        this.ctx.logger.warn({ type: 'livequery-poller-log', source: source.name, err }, 'reading the live-query change counters of a source failed'),
+      );
+      this.sourceWatchers.set(source.name, { db: source.db, watcher });
+      return watcher;
+    }
     this.watcher ??= new ChangeWatcher(this.ctx.db, this.timers, ms, (err) =>
       this.ctx.logger[this.ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
     );
     return this.watcher;
+  }
+
+  /**
+   * The change triggers of a statement on another source, in that source's database. A source that is
+   * the engine's own database (added a second time under another name) keeps the refetch interval:
+   * `default`'s metadata changes drop the triggers of tables `default` does not track.
+   */
+  private async watchOnSource(source: { name: string; db: Db }, statement: string, cache: SchemaCache): Promise<LiveDependencies> {
+    const own = cache.sources?.get(source.name);
+    if (!own) return { watch: false, reason: `source ${JSON.stringify(source.name)} is not in the schema cache` };
+    if (await sameDatabase(source.db, this.ctx.db).catch(() => false)) {
+      return { watch: false, reason: `source ${JSON.stringify(source.name)} is the engine's own database` };
+    }
+    return watchStatement(source.db, statement, own, true);
   }
 
   /**
@@ -169,38 +198,51 @@ export class LiveQueryManager {
    */
   async stream(
     session: Session, plan: StreamPlan, variables: Record<string, unknown>, sub: Subscriber, cancelled: () => boolean, cache: SchemaCache,
+    sourceName?: string,
   ): Promise<() => void> {
     const field: LiveRootField = { alias: plan.alias, text: plan.text, params: plan.params };
     const statement = multiplexedStatement(field, STREAM_COLUMNS);
-    const existing = this.streamPollers.get(statement);
-    const poller = existing && existing.cache === cache ? existing : this.streamPollerFor(statement, field, plan, cache);
+    const source = sourceName !== undefined && sourceName !== 'default' ? { name: sourceName, ...sourceDb(this.ctx, sourceName) } : undefined;
+    const id = source ? `${source.name}\u0000${statement}` : statement;
+    const existing = this.streamPollers.get(id);
+    const poller = existing && existing.cache === cache ? existing : this.streamPollerFor(id, statement, field, plan, cache, source);
     return poller.subscribe(sub, variables, session, plan.initial, cancelled);
   }
 
-  private streamPollerFor(statement: string, field: LiveRootField, plan: StreamPlan, cache: SchemaCache): StreamPoller {
+  /** `source`: a source beside `default` (its pool, its change counters and its delivery bounds, as for live queries). */
+  private streamPollerFor(id: string, statement: string, field: LiveRootField, plan: StreamPlan, cache: SchemaCache, source?: { name: string; db: Db; prepare: boolean }): StreamPoller {
     const { db, config } = this.ctx;
-    this.marks ??= new StreamMarks(db);
     const created: StreamPoller = new StreamPoller(statement, field, plan, {
-      db,
+      db: source ? source.db : db,
       timers: this.timers,
       batchSize: config.liveQueries.batchSize,
       intervalMs: config.liveQueries.refetchIntervalMs,
-      prepare: config.usePreparedStatements !== false,
-      marks: this.marks,
-      watcher: this.changeWatcher(),
-      watch: () => watchStatement(db, statement, cache),
+      prepare: source ? source.prepare : config.usePreparedStatements !== false,
+      marks: this.marksFor(source),
+      watcher: this.changeWatcher(source),
+      watch: source ? () => this.watchOnSource(source, statement, cache) : () => watchStatement(db, statement, cache),
       errorBody: (e) => this.errorBody(e),
       isStale: () => this.ctx.state.current !== cache,
       onEmpty: () => {
-        if (this.streamPollers.get(statement) === created) this.streamPollers.delete(statement);
+        if (this.streamPollers.get(id) === created) this.streamPollers.delete(id);
         this.checkIdle();
       },
       onStale: (subscribers) => {
         for (const s of subscribers) s.replan();
       },
     }, cache);
-    this.streamPollers.set(statement, created);
+    this.streamPollers.set(id, created);
     return created;
+  }
+
+  /** The streams' delivery bounds of `default`'s database, or of another source's (one per pool). */
+  private marksFor(source?: { name: string; db: Db }): StreamMarks {
+    if (!source) return (this.marks ??= new StreamMarks(this.ctx.db));
+    const have = this.sourceMarks.get(source.name);
+    if (have && have.db === source.db) return have.marks;
+    const marks = new StreamMarks(source.db);
+    this.sourceMarks.set(source.name, { db: source.db, marks });
+    return marks;
   }
 
   private errorBody(e: unknown): string {
@@ -234,7 +276,7 @@ export class LiveQueryManager {
   stats(): LiveQueryStats {
     const s: LiveQueryStats = {
       connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, cohortRuns: 0, changeDriven: 0,
-      changeReads: this.watcher?.reads ?? 0, streams: 0, streamPollers: this.streamPollers.size, streamPolls: 0, streamMarks: this.marks?.observations ?? 0,
+      changeReads: (this.watcher?.reads ?? 0) + [...this.sourceWatchers.values()].reduce((n, w) => n + w.watcher.reads, 0), streams: 0, streamPollers: this.streamPollers.size, streamPolls: 0, streamMarks: this.marks?.observations ?? 0,
     };
     for (const p of this.streamPollers.values()) {
       s.streams += p.streams.size;

@@ -18,8 +18,8 @@
  * event alone: every change to that table then reruns all its cohorts. A table that carries the
  * counter alone (installed by an earlier version) gets the capture triggers at its next watch.
  */
-import type { Db, DbClient } from '../execution/index.js';
-import { LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, type SchemaCache } from '../metadata/index.js';
+import { sameDatabaseOf, type Db, type DbClient } from '../execution/index.js';
+import { ensureLiveChangeCatalog, LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, type SchemaCache } from '../metadata/index.js';
 import { compile, sql, type SqlFragment } from '../sql/index.js';
 import { liveDependencies, type LiveDependencies } from './liveDependencies.js';
 
@@ -28,8 +28,12 @@ const LOCK_TIMEOUT = '5s';
 
 const isTracked = (cache: SchemaCache) => (schema: string, name: string): boolean => cache.tables.get(`${schema}.${name}`)?.kind === 'table';
 
-/** The tables `statement` reads, their triggers installed; or why it keeps the refetch interval. */
-export async function watchStatement(db: Db, statement: string, cache: SchemaCache): Promise<LiveDependencies> {
+/**
+ * The tables `statement` reads, their triggers installed; or why it keeps the refetch interval.
+ * `onSource`: `db` is another source's database, whose `hdb_catalog` gets the counters first when
+ * it has none (metadata/catalog/liveChanges.ts `ensureLiveChangeCatalog`); `cache` is that source's.
+ */
+export async function watchStatement(db: Db, statement: string, cache: SchemaCache, onSource = false): Promise<LiveDependencies> {
   try {
     return await db.transaction({}, async (c) => {
       await c.query(`SELECT set_config('lock_timeout', $1, true)`, [LOCK_TIMEOUT]);
@@ -48,6 +52,7 @@ export async function watchStatement(db: Db, statement: string, cache: SchemaCac
         );
       if ((await missing()).rows.length === 0) return deps;
       await c.query('SELECT pg_advisory_xact_lock($1)', [LIVE_CHANGE_LOCK_KEY]);
+      if (onSource) await ensureLiveChangeCatalog(c);
       for (const row of (await missing()).rows) {
         const table = sql.ident(String(row.schema), String(row.name));
         if (row.captured !== true && (await installRowCapture(c, table, row.counted === true))) continue;
@@ -91,19 +96,57 @@ async function installRowCapture(c: DbClient, table: SqlFragment, counted: boole
  * metadata change's transaction, like the capture triggers' sync.
  */
 export async function syncLiveTriggers(c: DbClient, cache: SchemaCache): Promise<void> {
+  await dropTriggersExcept(c, isTracked(cache));
+}
+
+/** Drops the change triggers (and counters) of the tables `keep` does not name. */
+async function dropTriggersExcept(c: DbClient, keep: (schema: string, name: string) => boolean): Promise<void> {
   const r = await c.query(
     `SELECT t.tgrelid::int8 AS relid, n.nspname AS schema, c.relname AS name FROM pg_trigger t
        JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE t.tgname = $1 AND t.tgfoid = to_regprocedure('hdb_catalog.svc_live_change()')`,
     [LIVE_CHANGE_TRIGGER],
   );
-  const tracked = isTracked(cache);
   for (const row of r.rows) {
-    if (tracked(String(row.schema), String(row.name))) continue;
+    if (keep(String(row.schema), String(row.name))) continue;
     const table = sql.ident(String(row.schema), String(row.name));
     for (const name of [LIVE_CHANGE_TRIGGER, ...Object.values(LIVE_ROWS_TRIGGERS)]) {
       await c.query(compile(sql`DROP TRIGGER IF EXISTS ${sql.ident(name)} ON ${table}`).text);
     }
     await c.query('DELETE FROM hdb_catalog.svc_live_change WHERE relid = $1', [row.relid]);
   }
+}
+
+/**
+ * After a metadata change, the change triggers of another source's tables that it no longer tracks
+ * (only sources where a table was untracked are visited: each costs a transaction there).
+ */
+export async function syncSourceLiveTriggers<C>(
+  next: SchemaCache, previous: SchemaCache, clientFor: (name: string, connection: C) => Promise<DbClient>, connectionOf: (cache: SchemaCache, name: string) => C | undefined,
+  engine: DbClient,
+): Promise<void> {
+  for (const [name, before] of previous.sources ?? []) {
+    const now = next.sources?.get(name);
+    if (!now || ![...before.tables.keys()].some((k) => !now.tables.has(k))) continue;
+    const connection = connectionOf(next, name);
+    if (connection === undefined) continue;
+    const c = await clientFor(name, connection);
+    // The engine's own database under another name: its triggers follow `default`'s tables (syncLiveTriggers).
+    if (await sameDatabaseOf(c, engine)) continue;
+    const present = await c.query("SELECT to_regprocedure('hdb_catalog.svc_live_change()') IS NOT NULL AS present");
+    if (present.rows[0].present === true) await syncLiveTriggers(c, now);
+  }
+}
+
+/**
+ * A source left the metadata: the change triggers on its tables and its change counters go from its
+ * database (its `hdb_catalog` goes with the last of the engine's objects there: events/syncSourceEventTriggers.ts).
+ */
+export async function dropLiveChanges(c: DbClient): Promise<void> {
+  const present = await c.query("SELECT to_regprocedure('hdb_catalog.svc_live_change()') IS NOT NULL AS present");
+  if (present.rows[0].present !== true) return;
+  await dropTriggersExcept(c, () => false);
+  // Triggers of other kinds may still use the functions (the engine's only, but whoever added them): CASCADE is not used.
+  await c.query('DROP FUNCTION IF EXISTS hdb_catalog.svc_live_rows(), hdb_catalog.svc_live_change()');
+  await c.query('DROP TABLE IF EXISTS hdb_catalog.svc_live_log, hdb_catalog.svc_live_change');
 }

@@ -305,9 +305,6 @@ class GraphqlSocket {
       if (!streaming && (compiled.fields.length !== 1 || field?.kind !== 'sql')) {
         throw new ApiError('not-supported', 'this subscription field is not supported: only database query fields can be subscribed to');
       }
-      if (streaming && 'source' in field && field.source !== undefined) {
-        throw new ApiError('not-supported', `streaming subscriptions on a source other than "default" are not supported: subscribe to ${JSON.stringify(field.alias)} as a live query`);
-      }
       const subscriber: Subscriber = sub ?? {
         lastHash: undefined,
         push: (body) => this.send(dataMessage(this.protocol, id, body)),
@@ -318,7 +315,7 @@ class GraphqlSocket {
       };
       const cancelled = () => op.cancelled || this.closed;
       const stop = field.kind === 'ext:stream'
-        ? await this.live.stream(session, field.plan as StreamPlan, variables, subscriber, cancelled, cache)
+        ? await this.live.stream(session, field.plan as StreamPlan, variables, subscriber, cancelled, cache, 'source' in field ? field.source : undefined)
         : await this.live.subscribe(session, field as LiveRootField, variables, subscriber, cancelled, cache, readAfter);
       if (op.cancelled || this.closed) stop();
       else op.stop = stop;

@@ -9,6 +9,8 @@ import pg from 'pg';
 export const HASURA_V13_CATALOG = readFileSync(new URL('./fixtures/hasura-v1.3/catalog.sql', import.meta.url), 'utf8');
 /** Hasura v2's hdb_catalog (version 48), run after the v1.3 one. */
 export const HASURA_V2_CATALOG = readFileSync(new URL('./fixtures/hasura-v2/catalog.sql', import.meta.url), 'utf8');
+/** The hdb_catalog Hasura v2 keeps in the database of a further source (event log, invocation logs). */
+export const HASURA_V2_SOURCE_CATALOG = readFileSync(new URL('./fixtures/hasura-v2/source.sql', import.meta.url), 'utf8');
 
 /** The user tables both Hasura test projects serve: two authors, three articles (a1, a2 by author 1; g1 by 2). */
 export const AUTHORS_AND_ARTICLES = `CREATE TABLE public.author (id serial PRIMARY KEY, name text NOT NULL);

@@ -6,7 +6,7 @@ export { loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lock
 export type { MetadataTable } from './metadataStore.js';
 export type { StoredMetadata } from './metadataStore.js';
 export { CATALOG_LOCK_KEY, METADATA_LOCK_KEY, LIVE_CHANGE_LOCK_KEY } from './locks.js';
-export { LIVE_CHANGE_STEPS, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS } from './liveChanges.js';
+export { LIVE_CHANGE_STEPS, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, ensureLiveChangeCatalog } from './liveChanges.js';
 export { startHeartbeat, INSTANCE_STEPS } from './instances.js';
 export type { Heartbeat } from './instances.js';
 export { decodeStoredMetadata, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts } from './storedDocument.js';

@@ -79,3 +79,15 @@ export const LIVE_CHANGE_STEPS = [
    END;
    $svc$`,
 ];
+
+/**
+ * The change signal in another source's database (as Hasura v2 keeps per-source state in that
+ * database's `hdb_catalog`): the schema and the steps above, when the counters are missing. Run by
+ * the live-query machinery under its advisory lock, before the first change trigger there.
+ */
+export async function ensureLiveChangeCatalog(c: { query(text: string): Promise<{ rows: Array<Record<string, unknown>> }> }): Promise<void> {
+  const r = await c.query("SELECT to_regclass('hdb_catalog.svc_live_log') IS NOT NULL AND to_regprocedure('hdb_catalog.svc_live_rows()') IS NOT NULL AS present");
+  if (r.rows[0]?.present === true) return;
+  await c.query('CREATE SCHEMA IF NOT EXISTS hdb_catalog');
+  for (const step of LIVE_CHANGE_STEPS) await c.query(step);
+}

@@ -94,7 +94,7 @@ function refusal(found: CatalogKind): string {
         ? `hdb_catalog belongs to Hasura v1.3 (catalog version ${found.version}, metadata in hdb_table & co.); nothing was changed. Start with --adopt-hasura-catalog (SVC_GRAPHQL_ADOPT_HASURA_CATALOG=true) to import its metadata and serve it (Hasura can still start on the database afterwards; docs/moving-from-hasura.md)`
         : `hdb_catalog belongs to Hasura v1 at catalog version ${found.version}; nothing was changed. The engine adopts catalog versions ${HASURA_V1_ADOPTABLE.from}-${HASURA_V1_ADOPTABLE.to} (Hasura v1.3): upgrade Hasura to v1.3 on it first, then start with --adopt-hasura-catalog`;
     case 'hasura-v2':
-      return `hdb_catalog belongs to Hasura v2 (catalog version ${found.version}, hdb_catalog.hdb_metadata); nothing was changed. Start with --adopt-hasura-catalog (SVC_GRAPHQL_ADOPT_HASURA_CATALOG=true) to import the metadata of its default source and serve it (Hasura's own rows are left as they are; docs/moving-from-hasura.md)`;
+      return `hdb_catalog belongs to Hasura v2 (catalog version ${found.version}, hdb_catalog.hdb_metadata); nothing was changed. Start with --adopt-hasura-catalog (SVC_GRAPHQL_ADOPT_HASURA_CATALOG=true) to import the metadata of its sources and serve it (Hasura's own rows are left as they are; docs/moving-from-hasura.md)`;
     case 'unknown':
       return `hdb_catalog holds a catalog version this engine does not know (${found.version}); nothing was changed. Point the engine at a database of its own, or remove that catalog if nothing uses it`;
     default:

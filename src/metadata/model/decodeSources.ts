@@ -114,9 +114,6 @@ export function decodeSource(v: unknown, path: string): SourceMetadata {
   };
   out.tables.forEach((t, i) => {
     // Not served on a source beside `default` yet: refused, never stored and left unapplied.
-    if ((t.event_triggers ?? []).length > 0) {
-      throw new ApiError('not-supported', `source ${JSON.stringify(name)}: event triggers are served on the "default" source only`, { path: `${path}.tables[${i}].event_triggers` });
-    }
     if ((t.remote_relationships ?? []).length > 0) {
       throw new ApiError('not-supported', `source ${JSON.stringify(name)}: remote relationships are served on the "default" source only`, { path: `${path}.tables[${i}].remote_relationships` });
     }

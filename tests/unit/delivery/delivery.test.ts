@@ -54,6 +54,13 @@ test('claim: due rows only, rows of instances without a fresh heartbeat claimabl
   assert.deepEqual(params.map((p) => (p.source as { value: unknown }).value), [20, 'me']);
 });
 
+test('claim in another database than the heartbeats: held while the holder is among the live instances given, or claimed within the timeout', () => {
+  const { text, params } = compile(claimStatement(EVENT_LOG_QUEUE, { instanceId: 'me', limit: 10, heartbeatTimeoutSeconds: 20, liveInstances: ['a', 'b'] }));
+  assert.doesNotMatch(text, /svc_instances/);
+  assert.match(text, /t\.locked_at IS NULL OR NOT \(t\.locked_by = ANY\(\$1::"text"\[\]\) OR t\.locked_at > now\(\) - make_interval\(secs => \$2::"float8"\)\)/);
+  assert.deepEqual(params.map((p) => (p.source as { value: unknown }).value), [['a', 'b'], 20, 'me']);
+});
+
 test('finish: one statement for a batch; retries and errors decided in SQL; only rows this instance holds', () => {
   const out = attemptOutcome(job, plan, { kind: 'error', message: 'x', timedOut: true, latencyMs: 2 });
   const { text } = compile(finishStatement(EVENT_LOG_QUEUE, 'me', [out, out]));

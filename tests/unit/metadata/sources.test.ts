@@ -48,8 +48,10 @@ test('sources decode in every connection form; bad ones are refused at their pat
   assert.equal(refused({ tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [] }, { name: 'a', configuration: conn('postgres://h/e'), tables: [] }] })?.code, 'parse-failed');
   const replicas = refused({ tables: [], sources: [{ name: 'a', configuration: { ...conn('postgres://h/d'), read_replicas: [{ database_url: 'postgres://r/d' }] }, tables: [] }] });
   assert.deepEqual([replicas?.code, replicas?.path], ['not-supported', '$.args.sources[0].configuration.read_replicas']);
-  const triggers = refused({ tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [{ table: 't', event_triggers: [{ name: 'e', definition: { enable_manual: true }, retry_conf: { num_retries: 0, interval_sec: 10, timeout_sec: 60 }, webhook: 'http://h/x' }] }] }] });
-  assert.deepEqual([triggers?.code, triggers?.path], ['not-supported', '$.args.sources[0].tables[0].event_triggers']);
+  // Event triggers on a source are served (in that source's database): decoded and kept.
+  const withTrigger = { tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [{ table: 't', event_triggers: [{ name: 'e', definition: { enable_manual: true }, retry_conf: { num_retries: 0, interval_sec: 10, timeout_sec: 60 }, webhook: 'http://h/x' }] }] }] };
+  assert.equal(refused(withTrigger), undefined);
+  assert.deepEqual(decodeMetadata({ version: 2, ...withTrigger }).sources?.[0]?.tables[0]?.event_triggers?.map((t) => t.name), ['e']);
   const namespace = refused({ tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [], customization: { root_fields: { namespace: 'a' } } }] });
   assert.deepEqual([namespace?.code, namespace?.path], ['not-supported', '$.args.sources[0].customization.root_fields.namespace']);
 });
