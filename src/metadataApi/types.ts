@@ -17,6 +17,8 @@ export interface OpContext {
   work: WorkingState;
   /** JSON path of this operation's `args` for errors found while running (`$.args`, `$.args[2].args`). */
   path: string;
+  /** The source the operation names (`/v1/metadata`'s `source`) when it is not `default` and the handler `servesSources`. */
+  source?: string;
 }
 
 export interface OperationHandler<A = unknown> {
@@ -27,6 +29,8 @@ export interface OperationHandler<A = unknown> {
   adminOnly: boolean;
   /** Changes metadata or the database schema: the request takes the metadata lock first. */
   mutates: boolean;
+  /** Runs on the objects of any source (`OpContext.source`); other handlers are refused with another source. */
+  servesSources?: boolean;
 }
 
 /** Defines a handler with its argument type inferred from `decode`. */

