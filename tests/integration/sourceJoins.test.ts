@@ -172,3 +172,79 @@ test('the target table\'s permission for the role: its filter and columns', asyn
   const hidden = await e.graphql('{ artist { albums { secret } } }', undefined, asUser(1));
   assert.equal(hidden.body.errors?.[0]?.extensions?.code, 'validation-failed', hidden.text);
 });
+
+test('a live query joining both databases answers again when either side changes', async () => {
+  const ws = await TestSocket.open(e.url, 'graphql-transport-ws');
+  try {
+    ws.send({ type: 'connection_init', payload: { headers: { 'x-svc-admin-secret': 'secret' } } });
+    assert.equal((await ws.next()).type, 'connection_ack');
+    ws.send({ id: '1', type: 'subscribe', payload: { query: 'subscription { artist(where: {id: {_eq: 2}}) { name albums(order_by: {id: asc}) { title } } }' } });
+    const first = await ws.next();
+    assert.deepEqual(first.payload?.data, { artist: [{ name: 'Bo', albums: [{ title: 'Green' }] }] }, JSON.stringify(first));
+    // A write on the other source (the joined rows).
+    await sqlOn(music.url, "INSERT INTO album VALUES (14, 2, 'Grey', 1, 's5')");
+    const second = await ws.next();
+    assert.deepEqual(second.payload?.data, { artist: [{ name: 'Bo', albums: [{ title: 'Green' }, { title: 'Grey' }] }] }, JSON.stringify(second));
+    // A write on default (the root rows).
+    await e.runSql("UPDATE artist SET name = 'Bob' WHERE id = 2");
+    const third = await ws.next();
+    assert.deepEqual(third.payload?.data, { artist: [{ name: 'Bob', albums: [{ title: 'Green' }, { title: 'Grey' }] }] }, JSON.stringify(third));
+  } finally {
+    ws.ws.close();
+    await sqlOn(music.url, 'DELETE FROM album WHERE id = 14');
+    await e.runSql("UPDATE artist SET name = 'Bo' WHERE id = 2");
+  }
+});
+
+test('pg_update_remote_relationship, the older shape, pg_delete_remote_relationship; the relationship field follows', async () => {
+  const updated = await metadata({
+    type: 'pg_update_remote_relationship',
+    args: { ...albumsRel.args, definition: { to_source: { ...albumsRel.args.definition.to_source, relationship_type: 'object' } } },
+  });
+  assert.equal(updated.status, 200, updated.text);
+  const one = await e.graphql('{ artist(where: {id: {_eq: 2}}) { albums { title } } }');
+  assert.deepEqual(one.body, { data: { artist: [{ albums: { title: 'Green' } }] } });
+  const missing = await metadata({ type: 'pg_update_remote_relationship', args: { ...albumsRel.args, name: 'nope' } });
+  assert.equal(missing.status, 400);
+  assert.equal(missing.body.code, 'not-exists');
+  const noSource = await metadata({ ...albumsRel, args: { ...albumsRel.args, source: 'nope', name: 'x' } });
+  assert.equal(noSource.status, 400);
+  assert.equal(noSource.body.code, 'not-exists');
+  // v1.3's shape on /v1/query still names a remote schema (none here): refused, nothing stored.
+  const before = await exportV3();
+  const legacy = await e.query({ type: 'create_remote_relationship', args: { name: 'r', table: 'artist', hasura_fields: ['id'], remote_schema: 'none', remote_field: { f: { arguments: { id: '$id' } } } } });
+  assert.equal(legacy.status, 400, legacy.text);
+  assert.match(legacy.body.error, /none/);
+  assert.deepEqual(await exportV3(), before);
+  const deleted = await metadata({ type: 'pg_delete_remote_relationship', args: { source: 'default', table: 'artist', name: 'albums' } });
+  assert.equal(deleted.status, 200, deleted.text);
+  const gone = await e.graphql('{ artist { albums { title } } }');
+  assert.equal(gone.body.errors?.[0]?.extensions?.code, 'validation-failed');
+  const again = await metadata(albumsRel);
+  assert.equal(again.status, 200, again.text);
+});
+
+test('the target source down: the joining field errors in Hasura\'s shape, the relationship is reported inconsistent; back without a restart', async () => {
+  music.halt();
+  try {
+    const down = await e.graphql('{ artist { name albums { title } } }');
+    assert.equal(down.status, 200);
+    assert.equal(down.body.errors?.length, 1, down.text);
+    assert.equal(typeof down.body.errors[0].message, 'string');
+    assert.ok(down.body.errors[0].extensions?.code, down.text);
+    const plain = await e.graphql('{ artist(limit: 1) { name } }');
+    assert.deepEqual(plain.body, { data: { artist: [{ name: 'Ann' }] } });
+    const reload = await metadata({ type: 'reload_metadata', args: {} });
+    assert.equal(reload.status, 200, reload.text);
+    const inconsistent = await metadata({ type: 'get_inconsistent_metadata', args: {} });
+    assert.deepEqual(inconsistent.body.inconsistent_objects.map((o: any) => o.type).sort(), ['remote_relationship', 'source']);
+  } finally {
+    music.start();
+  }
+  await eventually(async () => {
+    await metadata({ type: 'reload_metadata', args: {} });
+    return (await metadata({ type: 'get_inconsistent_metadata', args: {} })).body;
+  }, (b) => b?.is_consistent === true, 10_000, 'reload');
+  const back = await e.graphql('{ artist(where: {id: {_eq: 2}}) { albums { title } } }');
+  assert.deepEqual(back.body, { data: { artist: [{ albums: [{ title: 'Green' }] }] } });
+});
