@@ -9,8 +9,10 @@
 import { qualifiedKey } from '../core/index.js';
 import type { Metadata, TableMetadata } from './model/metadata.js';
 import { remoteRelationshipsOf, toSource } from './model/decodeRemoteSchema.js';
+import { customTypesOf } from './model/decodeActions.js';
 import type { MetadataObjectId } from './schemaCache/objects.js';
 import type { InconsistentObject, SchemaCache, SourceRelInfo, TableInfo } from './schemaCache/types.js';
+import type { CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
 
 const DEFAULT = 'default';
 
@@ -81,12 +83,50 @@ export function resolveSourceRelationships(md: Metadata, caches: ReadonlyMap<str
   }
   for (const [name, cache] of caches) {
     const rels = resolved.get(name);
-    out.set(name, rels ? { ...cache, sourceRelationships: rels } : { ...cache });
+    const withActions = name === DEFAULT ? actionRelationships(cache, caches, inconsistent) : cache;
+    out.set(name, rels ? { ...withActions, sourceRelationships: rels } : { ...withActions });
   }
   for (const c of out.values()) (c as { sourceCaches?: ReadonlyMap<string, SchemaCache> }).sourceCaches = out;
   return { caches: out, inconsistent };
 }
 
-/** Whether `md` has any relationship to a source's table. */
+/**
+ * `cache` (default's) with the relationships of actions' output types to another source's tables
+ * resolved: the target's column types filled in, an invalid one left out and reported (as Hasura
+ * reports custom types: `custom_types`). New objects for what changes (the actions point at them).
+ */
+function actionRelationships(cache: SchemaCache, caches: ReadonlyMap<string, SchemaCache>, inconsistent: Array<{ id: MetadataObjectId; object: InconsistentObject }>): SchemaCache {
+  const ct = cache.customTypes;
+  if (!ct) return cache;
+  const replaced = new Map<CustomObjectInfo, CustomObjectInfo>();
+  for (const ob of ct.objects.values()) {
+    if (!ob.relationships.some((r) => r.source !== undefined)) continue;
+    const relationships: CustomRelInfo[] = [];
+    for (const r of ob.relationships) {
+      if (r.source === undefined) {
+        relationships.push(r);
+        continue;
+      }
+      const target = caches.get(r.source)?.tables.get(qualifiedKey(r.remoteTable));
+      const missing = target && r.mapping.find((m) => !target.columnsByName.has(m.column));
+      const reason = !caches.has(r.source) ? `the source ${quoted(r.source)} for relationship ${quoted(r.name)} of object type ${quoted(ob.name)} does not exist or is inconsistent`
+        : !target ? `the remote table ${quoted(dotted(r.remoteTable))} for relationship ${quoted(r.name)} of object type ${quoted(ob.name)} does not exist in source ${quoted(r.source)}`
+          : missing ? `the column ${quoted(missing.column)} of remote table ${quoted(dotted(r.remoteTable))} for relationship ${quoted(r.name)} of object type ${quoted(ob.name)} does not exist` : undefined;
+      if (reason !== undefined) {
+        inconsistent.push({ id: { kind: 'custom_types' }, object: { type: 'custom_types', definition: { object: ob.name, relationship: r.name, source: r.source }, reason: `validation for the given custom types failed because ${reason}` } });
+        continue;
+      }
+      relationships.push({ ...r, mapping: r.mapping.map((m) => ({ ...m, pgType: target!.columnsByName.get(m.column)!.pgType })) });
+    }
+    replaced.set(ob, { ...ob, relationships });
+  }
+  if (replaced.size === 0) return cache;
+  const objects = new Map([...ct.objects].map(([k, ob]) => [k, replaced.get(ob) ?? ob]));
+  const actions = cache.actions && new Map([...cache.actions].map(([k, a]) => [k, a.outputObject && replaced.has(a.outputObject) ? { ...a, outputObject: replaced.get(a.outputObject)! } : a]));
+  return { ...cache, customTypes: { ...ct, objects }, ...(actions ? { actions } : {}) };
+}
+
+/** Whether `md` has any relationship to a source's table (from a table, or from an action's output type to another source). */
 export const hasSourceRelationships = (md: Metadata): boolean =>
-  [md.tables, ...(md.sources ?? []).map((s) => s.tables)].some((tables) => tables.some((t) => remoteRelationshipsOf(t).some((r) => toSource(r) !== undefined)));
+  [md.tables, ...(md.sources ?? []).map((s) => s.tables)].some((tables) => tables.some((t) => remoteRelationshipsOf(t).some((r) => toSource(r) !== undefined)))
+  || (customTypesOf(md).objects ?? []).some((o) => (o.relationships ?? []).some((r) => r.source !== undefined && r.source !== DEFAULT));

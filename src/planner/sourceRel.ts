@@ -34,13 +34,17 @@ export function sourceRelKeys(ctx: PlanContext, target: PlanContext, table: Tabl
     const visibleIf = ctx.columnCondition(table, m.local);
     return visibleIf ? { ...key, visibleIf } : key;
   });
+  ctx.remoteJoins += 1;
+  return { alias: f.alias, kind: 'remote_rel_keys', columns, join: sourceJoin(target, remote, rel, node, f.path) };
+}
+
+/** The join of `rel` to `remote` (planned on `target`) whose target rows are `node`, at `path` of the operation. */
+export function sourceJoin(target: PlanContext, remote: TableInfo, rel: SourceRelInfo, node: SourceJoinNode, path: string): SourceJoinField {
   const keys = rel.mapping.map((m) => {
     const c = remote.columnsByName.get(m.remote)!;
     return { remote: m.remote, pgType: columnValueType(c) };
   });
-  const keysVariable = `\u0000keys${f.path}`;
+  const keysVariable = `\u0000keys${path}`;
   const statement = compileSourceJoin(node, keys, { kind: 'variable', name: keysVariable }, target.columnsCondition(remote, rel.mapping.map((m) => m.remote)));
-  ctx.remoteJoins += 1;
-  const join: SourceJoinField = { kind: 'source', rel, node, keysVariable, statement, path: f.path };
-  return { alias: f.alias, kind: 'remote_rel_keys', columns, join };
+  return { kind: 'source', rel, node, keysVariable, statement, path };
 }

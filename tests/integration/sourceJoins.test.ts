@@ -15,6 +15,8 @@ import { sqlOn } from '../support/standbyPostgres.js';
 import { eventually } from '../support/eventReceiver.js';
 import { startTestEngine, type TestEngine } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 let music: SystemPostgres;
 let e: TestEngine;
@@ -247,4 +249,47 @@ test('the target source down: the joining field errors in Hasura\'s shape, the r
   }, (b) => b?.is_consistent === true, 10_000, 'reload');
   const back = await e.graphql('{ artist(where: {id: {_eq: 2}}) { albums { title } } }');
   assert.deepEqual(back.body, { data: { artist: [{ albums: [{ title: 'Green' }] }] } });
+});
+
+test('an action\'s output type with a relationship to the other source\'s table: joined in one statement on that source, its permission applied', async () => {
+  // The handler answers the artist ids it is asked for.
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify((body.input.ids as number[]).map((id) => ({ artist_id: id }))));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const handler = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pick`;
+    const r = await metadata({
+      type: 'bulk',
+      args: [
+        { type: 'set_custom_types', args: { objects: [{ name: 'Pick', fields: [{ name: 'artist_id', type: 'Int!' }], relationships: [{ name: 'albums', type: 'array', source: 'music', remote_table: 'album', field_mapping: { artist_id: 'artist_id' } }] }] } },
+        { type: 'create_action', args: { name: 'pick', definition: { kind: 'synchronous', type: 'query', arguments: [{ name: 'ids', type: '[Int!]!' }], output_type: '[Pick!]!', handler } } },
+        { type: 'create_action_permission', args: { action: 'pick', role: 'user' } },
+      ],
+    });
+    assert.equal(r.status, 200, r.text);
+    const exported = await exportV3();
+    assert.equal(exported.custom_types.objects[0].relationships[0].source, 'music');
+    await resetStatements();
+    const q = await e.graphql('{ pick(ids: [2, 1, 3]) { artist_id albums(order_by: {id: asc}) { title } } }');
+    assert.deepEqual(q.body, { data: { pick: [{ artist_id: 2, albums: [{ title: 'Green' }] }, { artist_id: 1, albums: [{ title: 'Blue' }, { title: 'Red' }] }, { artist_id: 3, albums: [] }] } });
+    assert.equal(await joinCalls(), 1);
+    const asTwo = await e.graphql('{ pick(ids: [1]) { albums { title } } }', undefined, asUser(2));
+    assert.deepEqual(asTwo.body, { data: { pick: [{ albums: [{ title: 'Red' }] }] } });
+    // A relationship to a table the other source does not have: refused, nothing stored.
+    const before = await exportV3();
+    const bad = await metadata({ type: 'set_custom_types', args: { objects: [{ name: 'Pick', fields: [{ name: 'artist_id', type: 'Int!' }], relationships: [{ name: 'albums', type: 'array', source: 'music', remote_table: 'nope', field_mapping: { artist_id: 'artist_id' } }] }] } });
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.body.error, /nope/);
+    assert.deepEqual(await exportV3(), before);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
 });
