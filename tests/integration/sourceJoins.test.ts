@@ -6,7 +6,8 @@
  * joins both ways, nested further hops, arguments and aggregates on the joined field, the target's
  * permission for a role, the join columns fetched but not answered; one statement per level on
  * the target (counted by pg_stat_statements), never one per row; a live query that follows writes
- * on either side; errors in Hasura's shape (a missing target column, a target source that is down).
+ * on either side; errors in Hasura's shape (a missing target column, a target source that is down);
+ * an action's output type joined to the other source's table; the CLI's export and apply.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -17,6 +18,10 @@ import { startTestEngine, type TestEngine } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliAgainst, dirContents } from '../support/cliInProcess.js';
 
 let music: SystemPostgres;
 let e: TestEngine;
@@ -291,5 +296,27 @@ test('an action\'s output type with a relationship to the other source\'s table:
   } finally {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
+test('the CLI: metadata export writes the relationships with each source\'s tables, apply puts them back', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-srcjoins-'));
+  try {
+    const env = { SVC_GRAPHQL_ADMIN_SECRET: 'secret' };
+    // Hasura v2's project layout: a folder per database, a file per table.
+    const exported = await cliAgainst(e.url, 'metadata', ['export', '--dir', dir, '--format', 'v3'], env);
+    assert.equal(exported.code, 0, exported.err);
+    const files = await dirContents(dir);
+    const tableFile = (db: string, name: string) => Object.entries(files).find(([path]) => path.startsWith(`databases/${db}/tables/`) && path.endsWith(`_${name}.yaml`))?.[1] ?? '';
+    assert.match(tableFile('default', 'artist'), /to_source:[\s\S]*source: music/, Object.keys(files).join(', '));
+    assert.match(tableFile('music', 'album'), /to_source:[\s\S]*source: default/, Object.keys(files).join(', '));
+    const before = await exportV3();
+    const dropped = await metadata({ type: 'pg_delete_remote_relationship', args: { source: 'music', table: 'album', name: 'artist' } });
+    assert.equal(dropped.status, 200, dropped.text);
+    const applied = await cliAgainst(e.url, 'metadata', ['apply', '--dir', dir], env);
+    assert.equal(applied.code, 0, applied.err);
+    assert.deepEqual((await exportV3()).sources, before.sources);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });
