@@ -8,9 +8,9 @@
  */
 import type { AnnValue, NField } from '../graphql/index.js';
 import { outputMeta } from '../graphql/index.js';
-import type { ActionInfo } from '../metadata/index.js';
+import type { ActionInfo, SourceRelInfo } from '../metadata/index.js';
 import { qualifiedKey } from '../core/index.js';
-import { PlanContext, planSelect, type RemoteJoinShape, type RootFieldPlanner } from '../planner/index.js';
+import { PlanContext, planSelect, sourceJoin, type RemoteJoinShape, type RootFieldPlanner } from '../planner/index.js';
 import { compile, type Param } from '../sql/index.js';
 import type { ActionFieldMeta } from './actionSchema.js';
 import type { OutputField, OutputSelection } from './outputSelection.js';
@@ -42,6 +42,16 @@ export function planOutput(ctx: PlanContext, selection: NField[] | null): Output
     typename = c.parentType.name;
     if (c.name === '__typename') return { alias: c.alias, kind: 'typename', name: c.parentType.name };
     const m = outputMeta(c.def) as ActionFieldMeta | undefined;
+    if (m?.kind === 'ext:action_rel' && m.rel.source !== undefined) {
+      // A table of another source: its rows joined after the output's statement, one statement for the whole output.
+      const target = ctx.onSource(m.rel.source, c.path);
+      const table = target.cache.tables.get(qualifiedKey(m.rel.remoteTable))!;
+      const select = planSelect(target, table, c, { noArgs: m.rel.type === 'object' });
+      const rel: SourceRelInfo = { name: m.rel.name, source: m.rel.source, target: m.rel.remoteTable, type: m.rel.type, mapping: m.rel.mapping.map((x) => ({ local: x.field, remote: x.column })) };
+      const join = sourceJoin(target, table, rel, m.rel.type === 'object' ? { kind: 'object', ir: { ...select, limit: 1 } } : { kind: 'array', ir: select }, c.path);
+      ctx.remoteJoins += 1;
+      return { alias: c.alias, kind: 'rel', rel: m.rel, select, join };
+    }
     if (m?.kind === 'ext:action_rel') {
       const table = ctx.cache.tables.get(qualifiedKey(m.rel.remoteTable))!;
       const rel: OutputField = { alias: c.alias, kind: 'rel', rel: m.rel, select: planSelect(ctx, table, c, { noArgs: m.rel.type === 'object' }) };

@@ -79,12 +79,15 @@ export function outputObject(ctx: SchemaContext, ct: CustomTypesInfo, ob: Custom
         };
       }
       for (const rel of ob.relationships) {
-        const table = ctx.sc.tables.get(qualifiedKey(rel.remoteTable));
-        if (!table || !ctx.view(table)) continue;
-        const obj = tableObject(ctx, table);
+        // A table of another source (Hasura v2's `source`): its type made over that source's cache.
+        const sc = rel.source === undefined ? ctx.sc : ctx.sc.sourceCaches?.get(rel.source);
+        const on = !sc || sc === ctx.sc ? ctx : ctx.forSource(sc);
+        const table = sc?.tables.get(qualifiedKey(rel.remoteTable));
+        if (!table || !on.view(table)) continue;
+        const obj = tableObject(on, table);
         fields[rel.name] = rel.type === 'object'
           ? { type: obj, extensions: tag({ kind: 'ext:action_rel', object: ob, rel }) }
-          : { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))), args: selectArgs(ctx, table), extensions: tag({ kind: 'ext:action_rel', object: ob, rel }) };
+          : { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))), args: selectArgs(on, table), extensions: tag({ kind: 'ext:action_rel', object: ob, rel }) };
       }
       return fields;
     },

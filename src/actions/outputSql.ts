@@ -18,6 +18,8 @@ export const RESPONSE_VARIABLE = '\u0000action_response';
 
 /** An output relationship as the select IR's object / array relationship (the SQL and the remote joins follow it). */
 export function relSelectField(f: Extract<OutputField, { kind: 'rel' }>): SelectField {
+  // To another source's table: the output's join fields at its place, the join run after the statement.
+  if (f.join) return { alias: f.alias, kind: 'remote_rel_keys', columns: f.rel.mapping.map((m) => ({ key: m.field, column: m.field, pgType: m.pgType })), join: f.join };
   const join: RelationshipJoin = { remoteTable: f.rel.remoteTable, mapping: f.rel.mapping.map((m) => ({ local: m.field, remote: m.column })) };
   if (f.remoteVisibleIf) join.visibleIf = { remote: f.remoteVisibleIf };
   return f.rel.type === 'object' ? { alias: f.alias, kind: 'object_rel', join, select: f.select } : { alias: f.alias, kind: 'array_rel', join, select: f.select };

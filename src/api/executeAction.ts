@@ -14,7 +14,7 @@ import {
 import { checkRemoteJoins, runRemoteJoins } from '../remoteSchemas/index.js';
 import { ENGINE_PARTS, type EngineContext } from '../appState.js';
 import type { ExecutorArgs, MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
-import { remoteJoinRequests } from './executeRemote.js';
+import { remoteJoinRequests, sourceJoinStatements, sourceQuery } from './executeRemote.js';
 
 const wakers = new WeakMap<EngineContext, () => void>();
 
@@ -46,6 +46,7 @@ async function runAction(plan: ActionFieldPlan, rc: ActionRunContext, args: Exec
   const text = await runActionField(plan, rc);
   const joined = await runRemoteJoins(JSON.parse(text), join, {
     cache, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, requests: remoteJoinRequests,
+    sourceQuery: sourceQuery(args.ctx), statements: sourceJoinStatements,
   });
   return JSON.stringify(joined);
 }

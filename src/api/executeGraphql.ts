@@ -160,7 +160,8 @@ async function runOperation(
 ): Promise<Map<string, string>> {
   const extFields = compiled.fields.filter((f) => f.kind.startsWith('ext:'));
   const byKind = new Map<QueryFieldsExecutor, CompiledRootField[]>();
-  if (compiled.kind === 'query' && extFields.length > 0 && extFields.every((f) => f.kind in EXECUTORS.queryFields)) {
+  // A subscription reaches here only as a live query joining other databases (subscriptions/joinedLiveQuery.ts).
+  if (compiled.kind !== 'mutation' && extFields.length > 0 && extFields.every((f) => f.kind in EXECUTORS.queryFields)) {
     for (const f of extFields) {
       const run = EXECUTORS.queryFields[f.kind];
       byKind.set(run, [...(byKind.get(run) ?? []), f]);

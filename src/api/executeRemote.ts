@@ -7,11 +7,21 @@
 import { ApiError } from '../core/index.js';
 import type { CompiledOperation, CompiledRootField, RemoteJoinPlan } from '../planner/index.js';
 import { resolveParams } from '../sql/index.js';
-import { checkRemoteJoins, executeRemoteFields, runRemoteJoins, type RemoteFieldPlan } from '../remoteSchemas/index.js';
+import { checkRemoteJoins, executeRemoteFields, runRemoteJoins, type RemoteFieldPlan, type SourceQuery } from '../remoteSchemas/index.js';
+import { sourceDb, type EngineContext } from '../appState.js';
 import type { ExecutorArgs as Args, MutationFieldExecutor, QueryFieldsExecutor } from './executorTypes.js';
 
 /** Requests sent to remotes for remote relationships since start (read by tests and benchmarks). */
 export const remoteJoinRequests = { count: 0 };
+
+/** Statements run for relationships to a source's table since start (read by tests and benchmarks). */
+export const sourceJoinStatements = { count: 0 };
+
+/** Runs a join's statement on a source's pool (its prepared-statement setting). */
+export const sourceQuery = (ctx: EngineContext): SourceQuery => (source, text, params) => {
+  const on = sourceDb(ctx, source);
+  return on.db.queryJsonText(text, params, { prepare: on.prepare });
+};
 
 /** `ext:remote` query root fields: one request per remote. */
 export const remoteQueryFields = (fields: CompiledRootField[], args: Args) =>
@@ -22,15 +32,17 @@ export const remoteQueryFields = (fields: CompiledRootField[], args: Args) =>
 /** `ext:remote_join` select root fields: the statement, then the joins. */
 export const remoteJoinFields: QueryFieldsExecutor = async (fields, args) => {
   const out = new Map<string, string>();
-  const prepare = args.ctx.config.usePreparedStatements !== false;
   // What the client asked of each remote relationship is checked before any statement runs.
   for (const f of fields) checkRemoteJoins((f as { plan: RemoteJoinPlan }).plan, args.ctx.state.current, args.variables, args.session.role);
   await Promise.all(fields.map(async (f) => {
     const plan = (f as { plan: RemoteJoinPlan }).plan;
-    const text = await args.ctx.db.queryJsonText(plan.text, resolveParams(plan.params, args.variables, args.session), { prepare });
+    // The root field's statement on its own source's pool.
+    const on = sourceDb(args.ctx, 'source' in f ? f.source : undefined);
+    const text = await on.db.queryJsonText(plan.text, resolveParams(plan.params, args.variables, args.session), { prepare: on.prepare });
     const root = text === null ? null : JSON.parse(text);
     const joined = await runRemoteJoins(root, plan, {
       cache: args.ctx.state.current, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, requests: remoteJoinRequests,
+      sourceQuery: sourceQuery(args.ctx), statements: sourceJoinStatements,
     });
     out.set(f.alias, JSON.stringify(joined));
   }));

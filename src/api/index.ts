@@ -18,7 +18,7 @@ export type { ExecutorArgs, MutationFieldExecutor, OperationExecutor, QueryField
 // Actions: the wake-up of the async-action worker.
 export { setActionWaker } from './executeAction.js';
 // Remote schemas: requests made for remote relationships (tests and benchmarks read it).
-export { remoteJoinRequests } from './executeRemote.js';
+export { remoteJoinRequests, sourceJoinStatements } from './executeRemote.js';
 export { v1Query } from './v1Query.js';
 export { v1Metadata } from './v1Metadata.js';
 export { v2Query } from './v2Query.js';

@@ -105,14 +105,14 @@ export type {
 export { parseTypeRef, baseName } from './schemaCache/buildActions.js';
 export type { TypeRef, ActionInfo, ActionOutputScalar, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
 export {
-  decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf,
+  decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf, toRemoteSchema, toSource,
 } from './model/decodeRemoteSchema.js';
 export { customizedRemote, customizeField, customizeTypeRef, customizedRootFieldNames } from './schemaCache/remoteCustomization.js';
 export { resolveRemotePermission, remoteViewFor, remoteAsSeen, mergeRemoteViews, typeRefString } from './schemaCache/remotePermissions.js';
 export { decodeRemoteSchemaPermission } from './model/decodeRemoteSchema.js';
 export type { RemoteSchemaPermissionMetadata } from './model/decodeRemoteSchema.js';
 export type { RemoteSchemaCustomization, RemoteTypeCustomization, RemoteFieldCustomization } from './model/decodeRemoteSchema.js';
-export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata, RemoteFieldTree, RemoteHeaderConf } from './model/decodeRemoteSchema.js';
+export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata, RemoteFieldTree, RemoteHeaderConf, ToSourceDef } from './model/decodeRemoteSchema.js';
 export {
   resolveRemoteSchema, remoteConflict, remoteRootFieldNames, remoteSchemaUrl, DEFAULT_REMOTE_TIMEOUT_SECONDS,
 } from './schemaCache/buildRemoteSchemas.js';

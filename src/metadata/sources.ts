@@ -12,6 +12,7 @@ import { introspectDatabase, type DbSnapshot } from './introspection/index.js';
 import type { Metadata, SourceMetadata } from './model/metadata.js';
 import type { InconsistentObject, RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import { buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
+import { hasSourceRelationships, resolveSourceRelationships } from './sourceRelationships.js';
 
 export const DEFAULT_SOURCE = 'default';
 
@@ -79,7 +80,7 @@ export function attachSources(
   remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(), defaultNaming: NamingConvention = 'hasura-default', options: BuildOptions = {},
 ): BuildResult {
   const list = md.sources ?? [];
-  if (list.length === 0) return result;
+  if (list.length === 0 && !hasSourceRelationships(md)) return result;
   const sources = new Map<string, SchemaCache>();
   const inconsistent = [...result.inconsistent];
   const objects: InconsistentObject[] = [...result.cache.inconsistentObjects];
@@ -104,6 +105,14 @@ export function attachSources(
       objects.push(object);
     }
   }
-  const cache: SchemaCache = { ...result.cache, inconsistentObjects: objects, sources };
+  // Relationships to a source's table, once every source is built (each cache a new object, linked to the others).
+  const linked = resolveSourceRelationships(md, new Map([[DEFAULT_SOURCE, result.cache], ...sources]));
+  for (const i of linked.inconsistent) {
+    inconsistent.push(i);
+    objects.push(i.object);
+  }
+  const cache = linked.caches.get(DEFAULT_SOURCE)!;
+  cache.inconsistentObjects = objects;
+  if (list.length > 0) cache.sources = new Map([...linked.caches].filter(([name]) => name !== DEFAULT_SOURCE));
   return { ...result, cache, inconsistent };
 }

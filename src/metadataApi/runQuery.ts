@@ -120,6 +120,7 @@ async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
   } else if (q.source !== undefined) {
     // The objects of a source beside `default` are given through replace_metadata (sources[].tables).
     if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
+    if (handler.servesSources) return runOne({ ...ctx, source: q.source }, { ...q, source: undefined });
     throw new ApiError('not-supported', `source ${JSON.stringify(q.source)}: commands on the objects of a source other than "default" are not supported on /v1/metadata; give its tables, relationships, permissions and functions in replace_metadata (version 3, sources[].tables)`, { path: ctx.path });
   }
   try {

@@ -29,6 +29,8 @@ export interface OperationHandler<A = unknown> {
   adminOnly: boolean;
   /** Changes metadata or the database schema: the request takes the metadata lock first. */
   mutates: boolean;
+  /** Runs on the objects of any source (`OpContext.source`); other handlers are refused with another source. */
+  servesSources?: boolean;
 }
 
 /** Defines a handler with its argument type inferred from `decode`. */

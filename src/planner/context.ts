@@ -39,6 +39,13 @@ export class PlanContext {
     return child;
   }
 
+  /** The context over source `name`'s cache (a relationship's target), in this planning run. */
+  onSource(name: string, path: string): PlanContext {
+    const sc = this.cache.sourceCaches?.get(name);
+    if (!sc) throw vf(`source ${JSON.stringify(name)} is not available`, path);
+    return sc === this.cache ? this : this.forSource(sc);
+  }
+
   /** The role's select view of `table` (the schema only offers fields of tables that have one). */
   view(table: TableInfo, path: string): SelectView {
     const v = selectView(this.cache, this.role, table);

@@ -7,6 +7,7 @@ export { planBoolExp, columnOps, FALSE } from './boolExp.js';
 export { planOrderBy, planDistinctOn } from './orderBy.js';
 export { parseJsonPath } from './jsonPath.js';
 export type { RemoteJoinField } from './select.js';
+export { isSourceJoin, sourceJoin, type SourceJoinField } from './sourceRel.js';
 export { planSelect, planAggregate, planFields, functionArgs, checkLimitValue, checkOffsetValue } from './select.js';
 export {
   planOperation,

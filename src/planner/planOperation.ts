@@ -107,7 +107,9 @@ function withRemoteJoins(ctx: PlanContext, op: NormalizedOperation, plan: RootFi
     // Mutation responses (and other kinds) would return the join columns instead of the remote's answer.
     throw vf(`remote relationships are not supported in the response of ${JSON.stringify(plan.alias)}`, '$');
   }
-  return { alias: plan.alias, kind: 'ext:remote_join', plan: { ...compiled, shape, op } satisfies RemoteJoinPlan };
+  const joined: RootFieldPlan = { alias: plan.alias, kind: 'ext:remote_join', plan: { ...compiled, shape, op } satisfies RemoteJoinPlan };
+  // The root field's statement still runs on its own source.
+  return plan.source === undefined ? joined : { ...joined, source: plan.source };
 }
 
 function planRootField(parent: PlanContext, op: NormalizedOperation, f: NField, planners: RootFieldPlanners): RootFieldPlan {

@@ -5,7 +5,9 @@
  */
 import { andAll, type AggregateField, type AggregateIR, type AggregateOp, type BoolExp, type FunctionArg, type IrValue, type SelectField, type SelectIR } from '../ir/index.js';
 import { outputMeta, vf, type AnnValue, type NField, type SelectView } from '../graphql/index.js';
-import type { ColumnInfo, ComputedFieldInfo, RelationshipInfo, RemoteRelInfo, TableInfo } from '../metadata/index.js';
+import type { ColumnInfo, ComputedFieldInfo, RelationshipInfo, RemoteRelInfo, SourceRelInfo, TableInfo } from '../metadata/index.js';
+import type { SourceJoinNode } from '../sql/index.js';
+import { sourceRelKeys } from './sourceRel.js';
 import { planConnection } from './connection.js';
 import { isBigNumType, pathKey } from '../core/index.js';
 import { planBoolExp } from './boolExp.js';
@@ -215,6 +217,15 @@ export function planFields(ctx: PlanContext, table: TableInfo, selection: NField
         });
         ctx.remoteJoins += 1;
         return { alias: f.alias, kind: 'remote_rel_keys', columns, join: { rel, nodes: f.nodes, path: f.path } satisfies RemoteJoinField };
+      }
+      case 'ext:source_rel': {
+        // A relationship to a source's table: planned over that source's cache, run by the join executor.
+        const m = meta as unknown as { rel: SourceRelInfo; remote: TableInfo; aggregate?: true };
+        const target = ctx.onSource(m.rel.source, f.path);
+        const node: SourceJoinNode = m.aggregate ? { kind: 'aggregate', ir: planAggregate(target, m.remote, f) }
+          : m.rel.type === 'object' ? { kind: 'object', ir: { ...planSelect(target, m.remote, f, { noArgs: true }), limit: 1 } }
+            : { kind: 'array', ir: planSelect(target, m.remote, f) };
+        return sourceRelKeys(ctx, target, table, m.remote, m.rel, node, f);
       }
       default:
         throw vf(`field ${f.name} cannot be selected here`, f.path);

@@ -13,7 +13,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { AggregateField, SelectField } from '../ir/index.js';
 import { customizedRemote, remoteAsSeen, remoteViewFor, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
-import type { RemoteJoinField, RemoteJoinShape } from '../planner/index.js';
+import { isSourceJoin, type RemoteJoinField, type RemoteJoinShape, type SourceJoinField } from '../planner/index.js';
+import { joinSource, type SourceJoinArgs, type SourcePlaces } from './sourceJoin.js';
 import { parse, validate, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import { customizeAnswer, toRemoteNames } from './customizedNames.js';
 import { ColRef, inlinedSelection, printLiteral, usedFragments, inlineVariables, Placeholder } from './documents.js';
@@ -26,7 +27,7 @@ type Json = unknown;
 
 /** Where one relationship's values sit: the objects holding them, under `alias`. */
 interface Places {
-  join: RemoteJoinField;
+  join: RemoteJoinField | SourceJoinField;
   alias: string;
   holders: Array<Record<string, Json>>;
 }
@@ -42,7 +43,7 @@ function collectRows(value: Json, fields: readonly SelectField[], found: Map<Sel
     switch (f.kind) {
       case 'remote_rel_keys': {
         let p = found.get(f);
-        if (!p) found.set(f, (p = { join: f.join as RemoteJoinField, alias: f.alias, holders: [] }));
+        if (!p) found.set(f, (p = { join: f.join as RemoteJoinField | SourceJoinField, alias: f.alias, holders: [] }));
         p.holders.push(row);
         break;
       }
@@ -187,7 +188,12 @@ const checked = new WeakMap<RemoteSchemaInfo, WeakMap<RemoteJoinField, Set<strin
 export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, variables: Record<string, unknown>, role?: string): void {
   const visit = (fields: readonly SelectField[]): void => {
     for (const f of fields) {
-      if (f.kind === 'remote_rel_keys') checkOne(f.join as RemoteJoinField);
+      if (f.kind === 'remote_rel_keys' && isSourceJoin(f.join)) {
+        // A relationship to a source's table: the remote relationships of its target rows.
+        const node = f.join.node;
+        if (node.kind === 'aggregate') visitAgg(node.ir.fields);
+        else visit(node.ir.fields);
+      } else if (f.kind === 'remote_rel_keys') checkOne(f.join as RemoteJoinField);
       else if (f.kind === 'object_rel' || f.kind === 'array_rel' || f.kind === 'computed_table') visit(f.select.fields);
       else if (f.kind === 'array_agg_rel') visitAgg(f.aggregate.fields);
     }
@@ -223,7 +229,7 @@ export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, vari
 }
 
 /** Runs one relationship for all its rows: one request. */
-async function joinOne(p: Places, args: RemoteJoinArgs, fragments: RemoteJoinShape['op']['fragments']): Promise<void> {
+async function joinOne(p: Places & { join: RemoteJoinField }, args: RemoteJoinArgs, fragments: RemoteJoinShape['op']['fragments']): Promise<void> {
   const rel = p.join.rel;
   const remote = args.cache.remoteSchemas?.get(rel.remoteSchema);
   if (!remote) throw new ApiError('unexpected', `remote schema ${JSON.stringify(rel.remoteSchema)} is not available`);
@@ -299,7 +305,7 @@ function pluck(v: Json, key: string): Json {
   return (v as Record<string, Json>)[key] ?? null;
 }
 
-export interface RemoteJoinArgs {
+export interface RemoteJoinArgs extends SourceJoinArgs {
   cache: SchemaCache;
   session: Session;
   variables: Record<string, unknown>;
@@ -313,8 +319,39 @@ export async function runRemoteJoins(root: Json, plan: RemoteJoinShape, args: Re
   const found = new Map<SelectField, Places>();
   if (plan.shape.kind === 'aggregate') collectAggregate(root, plan.shape.ir.fields, found);
   else collectRows(root, plan.shape.kind === 'rows' ? plan.shape.fields : plan.shape.ir.fields, found);
-  // Deeper levels first would need the upper answers; remote fields hold no tables, so every level is independent.
-  await Promise.all([...found.values()].map((p) => joinOne(p, args, plan.op.fragments)));
+  await runFound(found, args, plan.op.fragments);
   return root;
+}
+
+/**
+ * Runs the relationships of one response level: each remote schema's with one request, those to
+ * a source's table with one statement per source; then the next level, found in the answers of
+ * the latter (remote fields hold no tables: a remote's answer ends its branch).
+ */
+async function runFound(found: Map<SelectField, Places>, args: RemoteJoinArgs, fragments: RemoteJoinShape['op']['fragments']): Promise<void> {
+  const bySource = new Map<string, SourcePlaces[]>();
+  const remote: Array<Places & { join: RemoteJoinField }> = [];
+  for (const p of found.values()) {
+    if (!isSourceJoin(p.join)) {
+      remote.push(p as Places & { join: RemoteJoinField });
+      continue;
+    }
+    const list = bySource.get(p.join.rel.source) ?? [];
+    list.push(p as SourcePlaces);
+    bySource.set(p.join.rel.source, list);
+  }
+  await Promise.all([
+    ...remote.map((p) => joinOne(p, args, fragments)),
+    ...[...bySource].map(async ([source, places]) => {
+      const next = new Map<SelectField, Places>();
+      for (const { node, answers } of await joinSource(source, places, args)) {
+        for (const a of answers) {
+          if (node.kind === 'aggregate') collectAggregate(a, node.ir.fields, next);
+          else collectRows(a, node.ir.fields, next);
+        }
+      }
+      if (next.size > 0) await runFound(next, args, fragments);
+    }),
+  ]);
 }
 

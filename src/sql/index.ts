@@ -14,3 +14,4 @@ export { compileCount } from './count.js';
 export { mapParamRefs } from './mapParamRefs.js';
 export { compileConnection } from './nodes.js';
 export { nativeQuerySql } from './nativeQuery.js';
+export { compileSourceJoin, combineSourceJoins, sourceJoinKeyColumn, type SourceJoinNode, type SourceJoinKey } from './sourceJoin.js';

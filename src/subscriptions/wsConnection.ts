@@ -44,6 +44,7 @@ import {
   type Protocol,
 } from './messages.js';
 import { decodeStartPayload } from './startPayload.js';
+import { startJoinedLiveQuery } from './joinedLiveQuery.js';
 import type { TimerHandle } from './timers.js';
 
 /** Runs a query or mutation for the socket: the same result /v1/graphql would answer. */
@@ -302,7 +303,8 @@ class GraphqlSocket {
       }
       const field = compiled.fields[0];
       const streaming = compiled.fields.length === 1 && field?.kind === 'ext:stream';
-      if (!streaming && (compiled.fields.length !== 1 || field?.kind !== 'sql')) {
+      const joined = compiled.fields.length === 1 && field?.kind === 'ext:remote_join';
+      if (!streaming && !joined && (compiled.fields.length !== 1 || field?.kind !== 'sql')) {
         throw new ApiError('not-supported', 'this subscription field is not supported: only database query fields can be subscribed to');
       }
       const subscriber: Subscriber = sub ?? {
@@ -314,9 +316,15 @@ class GraphqlSocket {
         },
       };
       const cancelled = () => op.cancelled || this.closed;
-      const stop = field.kind === 'ext:stream'
-        ? await this.live.stream(session, field.plan as StreamPlan, variables, subscriber, cancelled, cache, 'source' in field ? field.source : undefined)
-        : await this.live.subscribe(session, field as LiveRootField, variables, subscriber, cancelled, cache, readAfter);
+      const stop = joined
+        // Joins across databases: answered as a query every refetch interval (joinedLiveQuery.ts).
+        ? await startJoinedLiveQuery({
+          run: async () => (await this.execute(session, request, readAfter)).body,
+          timers: this.live.timers, intervalMs: this.ctx.config.liveQueries.refetchIntervalMs, cancelled, isStale: () => this.ctx.state.current !== cache,
+        }, subscriber)
+        : field.kind === 'ext:stream'
+          ? await this.live.stream(session, field.plan as StreamPlan, variables, subscriber, cancelled, cache, 'source' in field ? field.source : undefined)
+          : await this.live.subscribe(session, field as LiveRootField, variables, subscriber, cancelled, cache, readAfter);
       if (op.cancelled || this.closed) stop();
       else op.stop = stop;
     } catch (e) {

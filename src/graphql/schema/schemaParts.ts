@@ -7,12 +7,13 @@ import type { SchemaParts } from './context.js';
 import { mutationRootFields } from './mutationRoot.js';
 import { queryRootFields } from './queryRoot.js';
 import { remoteRelFields, remoteSchemaRootFields } from './remoteTypes.js';
+import { sourceRelFields } from './sourceRelTypes.js';
 import { streamRootFields } from './streamRoot.js';
 
 export const TABLE_SCHEMA_PARTS: SchemaParts = {
   query: [queryRootFields, remoteSchemaRootFields('query')],
   mutation: [remoteSchemaRootFields('mutation'), mutationRootFields],
   subscription: [streamRootFields],
-  tableFields: [remoteRelFields],
+  tableFields: [remoteRelFields, sourceRelFields],
   sources: { query: [queryRootFields], mutation: [mutationRootFields], subscription: [streamRootFields] },
 };

@@ -63,7 +63,10 @@ export function structureKey(cache: SchemaCache): string {
     h.update(`\0source:${name}\0`);
     for (const [k, t] of sc.tables) h.update(k).update('\0').update(tableDigest(t)).update('\0');
     h.update(JSON.stringify([...sc.functions], replacer));
+    h.update(JSON.stringify(sc.sourceRelationships ?? null, replacer));
   }
+  // The relationships to a source's table that resolved (their targets' structure is hashed above).
+  h.update(JSON.stringify(cache.sourceRelationships ?? null, replacer));
   key = h.digest('base64');
   structures.set(cache, key);
   return key;

@@ -22,6 +22,8 @@ export interface CustomRelationship {
   type: 'object' | 'array';
   remote_table: QualifiedTable;
   field_mapping: Record<string, string>;
+  /** Hasura v2: the source of `remote_table` (absent: `default`). */
+  source?: string;
 }
 export interface CustomObject { name: string; description?: string | null; fields: CustomField[]; relationships?: CustomRelationship[] | null }
 export interface CustomTypes {
@@ -70,7 +72,10 @@ function decodeRelationship(v: unknown, path: string): CustomRelationship {
   const mapping = required(o, 'field_mapping', path, asObject);
   const field_mapping: Record<string, string> = {};
   for (const [k, val] of Object.entries(mapping)) field_mapping[k] = asString(val, `${path}.field_mapping.${k}`);
-  return { name: required(o, 'name', path, asString), type, remote_table: required(o, 'remote_table', path, parseQualifiedName), field_mapping };
+  const rel: CustomRelationship = { name: required(o, 'name', path, asString), type, remote_table: required(o, 'remote_table', path, parseQualifiedName), field_mapping };
+  const source = optional(o, 'source', path, asString);
+  if (source !== undefined) rel.source = source;
+  return rel;
 }
 
 /** `set_custom_types` arguments (and the metadata section): every list optional. */

@@ -4,10 +4,10 @@
  * read them typed (`remoteSchemasOf`, `remoteRelationshipsOf`) and decode `/v1/query` arguments.
  * Definition rules as Hasura v1.3's `validateRemoteSchemaDef` (DECISIONS.md item 7).
  */
-import { ApiError } from '../../core/index.js';
+import { ApiError, parseQualifiedName, type QualifiedTable } from '../../core/index.js';
 import type { UrlConf } from '../../webhooks/index.js';
 import type { Metadata, TableMetadata } from './metadata.js';
-import { arrayOf, asBool, asInt, asObject, asString, asStringArray, asUrlConf, isObject, optional, parseError, required } from './json.js';
+import { arrayOf, asBool, asInt, asObject, asString, asStringArray, asUrlConf, cloneJson, isObject, optional, parseError, required } from './json.js';
 
 export type RemoteHeaderConf = { name: string; value: string } | { name: string; value_from_env: string };
 
@@ -63,9 +63,54 @@ export interface RemoteSchemaMetadata {
 /** `{message: {arguments: {id: "$id"}, field: {...}}}`: one key per level. */
 export type RemoteFieldTree = Record<string, { arguments: Record<string, unknown>; field?: RemoteFieldTree }>;
 
+/** A relationship to a remote schema in Hasura v1.3's shape (also Hasura v2's older `definition`). */
+export interface ToRemoteSchemaDef {
+  hasura_fields: string[];
+  remote_schema: string;
+  remote_field: RemoteFieldTree;
+}
+
+/** Hasura v2's relationship to a table of a source (a database): the rows whose `field_mapping` columns match. */
+export interface ToSourceDef {
+  source: string;
+  table: QualifiedTable;
+  relationship_type: 'object' | 'array';
+  /** Column of this table → column of the target table. */
+  field_mapping: Record<string, string>;
+}
+
+/**
+ * As stored (and exported) the way it was given: v1.3's / v2's older shape, v2's
+ * `{to_remote_schema: {lhs_fields, remote_schema, remote_field}}` or `{to_source: {...}}`.
+ */
+export type RemoteRelationshipDefinition =
+  | ToRemoteSchemaDef
+  | { to_remote_schema: { lhs_fields: string[]; remote_schema: string; remote_field: RemoteFieldTree } }
+  | { to_source: ToSourceDef };
+
 export interface RemoteRelationshipMetadata {
   name: string;
-  definition: { hasura_fields: string[]; remote_schema: string; remote_field: RemoteFieldTree };
+  definition: RemoteRelationshipDefinition;
+}
+
+/** The remote-schema part of a relationship (either shape), or undefined for a relationship to a source. */
+export function toRemoteSchema(rel: RemoteRelationshipMetadata): ToRemoteSchemaDef | undefined {
+  const d = rel.definition as Record<string, unknown>;
+  if (isObject(d.to_source)) return undefined;
+  if (isObject(d.to_remote_schema)) {
+    const r = d.to_remote_schema as { lhs_fields: string[]; remote_schema: string; remote_field: RemoteFieldTree };
+    return { hasura_fields: r.lhs_fields, remote_schema: r.remote_schema, remote_field: r.remote_field };
+  }
+  return rel.definition as ToRemoteSchemaDef;
+}
+
+/** The target of a relationship to a source's table, or undefined for one to a remote schema. */
+export function toSource(rel: RemoteRelationshipMetadata): ToSourceDef | undefined {
+  const d = rel.definition as { to_source?: unknown };
+  if (!isObject(d.to_source)) return undefined;
+  // Stored as given (a table may be a bare name), checked when stored: read in the engine's shape.
+  const t = d.to_source as unknown as ToSourceDef;
+  return { ...t, table: parseQualifiedName(t.table, '$') };
 }
 
 function decodeHeader(v: unknown, path: string): RemoteHeaderConf {
@@ -190,21 +235,69 @@ function decodeFieldTree(v: unknown, path: string): RemoteFieldTree {
   return { [keys[0]]: node };
 }
 
-/** The remote-relationship part of create/update_remote_relationship args (table decoded by the caller). */
-export function decodeRemoteRelationshipDef(o: Record<string, unknown>, path: string): RemoteRelationshipMetadata {
+function decodeToRemoteSchema(o: Record<string, unknown>, path: string, lhs: 'hasura_fields' | 'lhs_fields'): ToRemoteSchemaDef {
   return {
-    name: required(o, 'name', path, asString),
-    definition: {
-      hasura_fields: required(o, 'hasura_fields', path, asStringArray),
-      remote_schema: required(o, 'remote_schema', path, asString),
-      remote_field: required(o, 'remote_field', path, decodeFieldTree),
-    },
+    hasura_fields: required(o, lhs, path, asStringArray),
+    remote_schema: required(o, 'remote_schema', path, asString),
+    remote_field: required(o, 'remote_field', path, decodeFieldTree),
   };
+}
+
+function decodeToSource(v: unknown, path: string): ToSourceDef {
+  const o = asObject(v, path);
+  const type = required(o, 'relationship_type', path, asString);
+  if (type !== 'object' && type !== 'array') throw parseError(`expecting "object" or "array" for relationship_type, found ${JSON.stringify(type)}`, `${path}.relationship_type`);
+  const mapping = required(o, 'field_mapping', path, asObject);
+  const field_mapping: Record<string, string> = {};
+  for (const [k, c] of Object.entries(mapping)) field_mapping[k] = asString(c, `${path}.field_mapping.${k}`);
+  if (Object.keys(field_mapping).length === 0) throw parseError('field_mapping cannot be empty', `${path}.field_mapping`);
+  return { source: required(o, 'source', path, asString), table: required(o, 'table', path, parseQualifiedName), relationship_type: type, field_mapping };
+}
+
+/** A stored relationship's `definition` in any of its shapes (`path` = where it sits). */
+export function decodeRemoteRelationshipDefinition(v: unknown, path: string): RemoteRelationshipDefinition {
+  const d = asObject(v, path);
+  if (d.to_source !== undefined && d.to_source !== null) {
+    if (d.to_remote_schema !== undefined && d.to_remote_schema !== null) throw parseError('expecting exactly one of to_source and to_remote_schema', path);
+    // Kept as given (Hasura stores the target table as written), once checked.
+    decodeToSource(d.to_source, `${path}.to_source`);
+    return { to_source: cloneJson(d.to_source) as unknown as ToSourceDef };
+  }
+  if (d.to_remote_schema !== undefined && d.to_remote_schema !== null) {
+    const r = decodeToRemoteSchema(asObject(d.to_remote_schema, `${path}.to_remote_schema`), `${path}.to_remote_schema`, 'lhs_fields');
+    return { to_remote_schema: { lhs_fields: r.hasura_fields, remote_schema: r.remote_schema, remote_field: r.remote_field } };
+  }
+  return decodeToRemoteSchema(d, path, 'hasura_fields');
+}
+
+/**
+ * The remote-relationship part of create/update_remote_relationship args (table decoded by the caller):
+ * Hasura v1.3's fields beside `name`, or Hasura v2's `definition` in any of its shapes.
+ */
+export function decodeRemoteRelationshipDef(o: Record<string, unknown>, path: string): RemoteRelationshipMetadata {
+  const name = required(o, 'name', path, asString);
+  if (o.definition !== undefined && o.definition !== null) return { name, definition: decodeRemoteRelationshipDefinition(o.definition, `${path}.definition`) };
+  return { name, definition: decodeToRemoteSchema(o, path, 'hasura_fields') };
 }
 
 /** The typed remote schemas of `md` (entries that do not decode are skipped: they were checked when stored). */
 export function remoteSchemasOf(md: Metadata): RemoteSchemaMetadata[] {
   return (md.remote_schemas ?? []).filter((r): r is RemoteSchemaMetadata => isObject(r) && typeof r.name === 'string' && isObject(r.definition));
+}
+
+/**
+ * A table's `remote_relationships` as given in a metadata document: kept as written (so an export
+ * gives them back), each relationship to a source checked (`to_source`).
+ */
+export function checkedRemoteRelationships(v: unknown, path: string): unknown[] {
+  const list = arrayOf((x) => x)(v, path);
+  list.forEach((r, i) => {
+    if (isObject(r) && isObject(r.definition) && r.definition.to_source !== undefined) {
+      required(r, 'name', `${path}[${i}]`, asString);
+      decodeRemoteRelationshipDefinition(r.definition, `${path}[${i}].definition`);
+    }
+  });
+  return cloneJson(list);
 }
 
 /** The typed remote relationships of a table entry. */

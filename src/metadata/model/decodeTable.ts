@@ -12,10 +12,11 @@ import type {
   TableConfiguration,
   TableMetadata,
 } from './metadata.js';
-import { arrayOf, asBool, asObject, asString, cloneJson, optional, parseError, rejectUnknownKeys, required } from './json.js';
+import { arrayOf, asBool, asObject, asString, optional, parseError, rejectUnknownKeys, required } from './json.js';
 import { decodeRelationship } from './decodeRelationship.js';
 import { decodePermissionDef } from './decodePermission.js';
 import { decodeEventTriggerMetadata } from './decodeEventTrigger.js';
+import { checkedRemoteRelationships } from './decodeRemoteSchema.js';
 import { duplicateValues } from '../../lib/index.js';
 
 export const ROOT_FIELD_KEYS = [
@@ -133,7 +134,6 @@ const TABLE_KEYS = [
   'event_triggers',
 ];
 
-const rawList = (v: unknown, path: string): unknown[] => cloneJson(arrayOf((x) => x)(v, path));
 
 export function decodeTableMetadata(v: unknown, path: string): TableMetadata {
   const o = asObject(v, path);
@@ -146,7 +146,7 @@ export function decodeTableMetadata(v: unknown, path: string): TableMetadata {
     object_relationships: list('object_relationships', (x, p) => decodeRelationship('object', x, p)),
     array_relationships: list('array_relationships', (x, p) => decodeRelationship('array', x, p)),
     computed_fields: list('computed_fields', decodeComputedField),
-    remote_relationships: optional(o, 'remote_relationships', path, rawList) ?? [],
+    remote_relationships: optional(o, 'remote_relationships', path, checkedRemoteRelationships) ?? [],
     insert_permissions: list('insert_permissions', (x, p) => decodePermissionDef('insert', x, p)),
     select_permissions: list('select_permissions', (x, p) => decodePermissionDef('select', x, p)),
     update_permissions: list('update_permissions', (x, p) => decodePermissionDef('update', x, p)),

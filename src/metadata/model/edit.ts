@@ -337,8 +337,16 @@ function renameColumnInRemoteRelationships(t: TableMetadata, from: string, to: s
   };
   for (const r of t.remote_relationships ?? []) {
     if (!isObject(r) || !isObject(r.definition)) continue;
-    const d = r.definition as Record<string, unknown>;
-    if (Array.isArray(d.hasura_fields)) d.hasura_fields = d.hasura_fields.map((c) => (c === from ? to : c));
+    const def = r.definition as Record<string, unknown>;
+    // A relationship to a source's table: the mapping's key (this table's column).
+    if (isObject(def.to_source)) {
+      const ts = def.to_source as Record<string, unknown>;
+      if (isObject(ts.field_mapping)) ts.field_mapping = Object.fromEntries(Object.entries(ts.field_mapping).map(([k, v]) => [k === from ? to : k, v]));
+      continue;
+    }
+    const d = (isObject(def.to_remote_schema) ? def.to_remote_schema : def) as Record<string, unknown>;
+    const lhs = isObject(def.to_remote_schema) ? 'lhs_fields' : 'hasura_fields';
+    if (Array.isArray(d[lhs])) d[lhs] = (d[lhs] as unknown[]).map((c) => (c === from ? to : c));
     if (isObject(d.remote_field)) d.remote_field = fixTree(d.remote_field, fix);
   }
 }

@@ -15,6 +15,11 @@ export interface CustomRelInfo {
   remoteTable: QualifiedTable;
   /** Output field → remote column (with the column's Postgres type, for the join). */
   mapping: Array<{ field: string; column: string; pgType: string }>;
+  /**
+   * The source of `remoteTable` when it is not `default` (Hasura v2's `source`): resolved once every
+   * source is built (metadata/sourceRelationships.ts), joined after the output's statement.
+   */
+  source?: string;
 }
 
 export interface CustomObjectInfo {

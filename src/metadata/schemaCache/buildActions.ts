@@ -123,6 +123,15 @@ function validateObject(
     } else if (!env.enums.has(b)) scalarFields.set(f.name, { list: isList(t) });
   }
   for (const r of rels) {
+    if (r.source !== undefined && r.source !== 'default') {
+      // Another source's table: checked once every source is built (metadata/sourceRelationships.ts).
+      for (const field of Object.keys(r.field_mapping)) {
+        const sf = scalarFields.get(field);
+        if (!sf) errs.push(`the field ${quoted(field)} for relationship ${quoted(r.name)} in object type ${quoted(o.name)} does not exist`);
+        else if (sf.list) errs.push(`the type of the field ${quoted(field)} for relationship ${quoted(r.name)} in object type ${quoted(o.name)} is a list type`);
+      }
+      continue;
+    }
     const table = env.tables.get(qualifiedKey(r.remote_table));
     if (!table) {
       errs.push(`the remote table ${quotedTable(r.remote_table)} for relationship ${quoted(r.name)} of object type ${quoted(o.name)} does not exist`);
@@ -148,6 +157,10 @@ function objectInfo(o: CustomObject, tables: Map<string, TableInfo>): CustomObje
     description: o.description ?? null,
     fields: o.fields.map((f) => ({ name: f.name, type: parseTypeRef(f.type)!, description: f.description ?? null })),
     relationships: (o.relationships ?? []).map((r) => {
+      if (r.source !== undefined && r.source !== 'default') {
+        // The column types come from the other source (metadata/sourceRelationships.ts).
+        return { name: r.name, type: r.type, remoteTable: r.remote_table, source: r.source, mapping: Object.entries(r.field_mapping).map(([field, column]) => ({ field, column, pgType: '' })) };
+      }
       const table = tables.get(qualifiedKey(r.remote_table))!;
       return {
         name: r.name, type: r.type, remoteTable: table.name,

@@ -9,7 +9,7 @@ import type { IntrospectionInputTypeRef, IntrospectionInputValue, IntrospectionO
 import { pgScalarName } from '../../core/index.js';
 import { resolveHeaders, resolveUrlConf } from '../../webhooks/index.js';
 import type { TableMetadata } from '../model/metadata.js';
-import { remoteSchemasOf, type RemoteFieldTree, type RemoteRelationshipMetadata, type RemoteSchemaMetadata } from '../model/decodeRemoteSchema.js';
+import { remoteSchemasOf, toRemoteSchema, type RemoteFieldTree, type RemoteRelationshipMetadata, type RemoteSchemaMetadata } from '../model/decodeRemoteSchema.js';
 import { isObject } from '../model/json.js';
 import { BuildError, quoted } from './buildState.js';
 import type { RemoteFieldStep, RemoteIntrospection, RemoteRelInfo, RemoteSchemaInfo, TableInfo } from './types.js';
@@ -225,7 +225,7 @@ export function remoteFieldPath(tree: RemoteFieldTree, remote: RemoteSchemaInfo,
 export function resolveRemoteRelationship(
   table: TableInfo, tm: TableMetadata, rel: RemoteRelationshipMetadata, remotes: ReadonlyMap<string, RemoteSchemaInfo>,
 ): { info: RemoteRelInfo; dependencies: SchemaRef[] } {
-  const d = rel.definition;
+  const d = toRemoteSchema(rel)!;
   const remote = remotes.get(d.remote_schema);
   if (!remote) throw new BuildError(`remote schema with name ${quoted(d.remote_schema)} does not exist`);
   for (const c of d.hasura_fields) {

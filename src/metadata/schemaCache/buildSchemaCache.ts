@@ -12,7 +12,7 @@ import { PERM_TYPES } from '../model/decodePermission.js';
 import type { DbSnapshot } from '../introspection/types.js';
 import type { EventTriggerInfo, FunctionInfo, NativeQueryInfo, RemoteIntrospection, RolePermissions, SchemaCache, TableInfo } from './types.js';
 import { eventTriggerDefinition, resolveEventTrigger } from './buildEventTriggers.js';
-import { remoteRelationshipsOf, remoteSchemasOf } from '../model/decodeRemoteSchema.js';
+import { remoteRelationshipsOf, remoteSchemasOf, toSource } from '../model/decodeRemoteSchema.js';
 import { resolveRemoteRelationship, resolveRemoteSchemas } from './buildRemoteSchemas.js';
 import { resolveRemotePermission } from './remotePermissions.js';
 import type { DepRef, Dependency, MetadataObjectId } from './objects.js';
@@ -270,6 +270,8 @@ function build(
   }
   for (const { tm, info } of consistent) {
     for (const rel of remoteRelationshipsOf(tm)) {
+      // Relationships to a source's table are resolved once every source is built (metadata/sourceRelationships.ts).
+      if (toSource(rel)) continue;
       const id: MetadataObjectId = { kind: 'remote_relationship', table: tm.table, name: rel.name };
       const definition = { ...rel.definition, name: rel.name, table: tm.table };
       const conflict = columnConflict(info, rel.name) ?? (info.relationships.has(rel.name) || info.computedFields.has(rel.name) ? 'field definition conflicts with relationship' : undefined);

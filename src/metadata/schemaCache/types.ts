@@ -68,6 +68,25 @@ export interface SchemaCache {
   source?: string;
   /** A further source's `customization.root_fields`: the prefix and suffix of its root-field names. */
   sourceRootFields?: { prefix?: string; suffix?: string };
+  /**
+   * Every consistent source's cache by name, `default` included, on each of them (set when the
+   * metadata has further sources or relationships to a source's table): where a relationship to
+   * another source's table finds its target.
+   */
+  sourceCaches?: ReadonlyMap<string, SchemaCache>;
+  /** The consistent relationships to a source's table (Hasura v2's `to_source`), by table key then name. */
+  sourceRelationships?: ReadonlyMap<string, ReadonlyMap<string, SourceRelInfo>>;
+}
+
+/** A relationship from a table to a table of a source (this one or another): Hasura v2's `to_source`. */
+export interface SourceRelInfo {
+  name: string;
+  /** The target table's source. */
+  source: string;
+  target: QualifiedTable;
+  type: 'object' | 'array';
+  /** This table's column → the target's column, in the metadata's order. */
+  mapping: Array<{ local: string; remote: string }>;
 }
 
 /** A native query: its code split at the `{{arg}}` placeholders, its arguments, the logical model it returns. */

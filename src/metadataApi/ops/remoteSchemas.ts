@@ -8,19 +8,20 @@
  * before stays; one that was already inconsistent stays so and the request succeeds),
  * `create_/update_/delete_remote_relationship`.
  */
-import { ApiError } from '../../core/index.js';
+import { ApiError, qualifiedKey, type QualifiedTable } from '../../core/index.js';
 import { isObjectType, isScalarType, type GraphQLSchema } from 'graphql';
 import { ADMIN_ROLE } from '../../core/index.js';
 import { databaseRootFields, getRoleSchema } from '../../graphql/index.js';
 import {
-  asObject, asString, customizedRemote, decodeRemoteRelationshipDef, decodeRemoteSchema, remoteConflict, remoteRootFieldNames, remoteRelationshipsOf, remoteSchemasOf,
-  required, resolveRemoteSchema, BuildError, isObject,
+  asObject, asString, customizedRemote, decodeRemoteRelationshipDef, decodeRemoteSchema, remoteConflict, remoteRootFieldNames, remoteRelationshipsOf, remoteSchemasOf, toRemoteSchema,
+  required, resolveRemoteSchema, BuildError, isObject, findSource,
 } from '../../metadata/index.js';
+import type { Metadata, MetadataObjectId } from '../../metadata/index.js';
 import type { RemoteSchemaInfo, RemoteSchemaMetadata } from '../../metadata/index.js';
 import type { IntrospectionTypeRef } from 'graphql';
 import { fetchRemoteIntrospection } from '../../remoteSchemas/index.js';
 import { ENGINE_PARTS } from '../../appState.js';
-import { op, SUCCESS } from '../types.js';
+import { op, SUCCESS, type OpContext } from '../types.js';
 import { assertNoNewInconsistencies } from '../workingState.js';
 import { decodeWithTable, quote, tableEntry, trackedTableInfo } from './common.js';
 
@@ -111,7 +112,7 @@ export const remove_remote_schema = op({
   async run(ctx, args) {
     const md = await ctx.work.draft();
     if (!remoteSchemasOf(md).some((r) => r.name === args.name)) throw notFound(args.name);
-    const users = md.tables.flatMap((t) => remoteRelationshipsOf(t).filter((r) => r.definition.remote_schema === args.name).map((r) => `${t.table.name}.${r.name}`));
+    const users = md.tables.flatMap((t) => remoteRelationshipsOf(t).filter((r) => toRemoteSchema(r)?.remote_schema === args.name).map((r) => `${t.table.name}.${r.name}`));
     if (users.length > 0) {
       throw new ApiError('dependency-error', `cannot drop due to the following dependent objects: ${users.map((u) => `remote_relationship ${u}`).join(', ')}`, { path: '$.args' });
     }
@@ -144,15 +145,30 @@ function decodeRel(args: unknown, path: string) {
   return { table, rel: decodeRemoteRelationshipDef(o, path) };
 }
 
+/**
+ * The table of the operation's source (`ctx.source`; `default` when absent): its built info and its
+ * entry in `md`, and the id of a relationship of it as the inconsistency check names it.
+ */
+async function sourceTable(ctx: OpContext, table: QualifiedTable, md: Metadata) {
+  if (ctx.source === undefined) {
+    return { info: await trackedTableInfo(ctx, table), entry: tableEntry(md, table), id: (name: string): MetadataObjectId => ({ kind: 'remote_relationship', table, name }) };
+  }
+  const source = ctx.source;
+  const info = (await ctx.work.cache()).sources?.get(source)?.tables.get(qualifiedKey(table));
+  const entry = findSource(md, source)?.tables.find((t) => t.table.schema === table.schema && t.table.name === table.name);
+  if (!info || !entry) throw new ApiError('not-exists', `table ${quote(table.name)} does not exist in source: ${source}`, { path: '$.args.table' });
+  return { info, entry, id: (name: string): MetadataObjectId => ({ kind: 'source_object', source, id: { kind: 'remote_relationship', table, name } }) };
+}
+
 function writeRelationship(mode: 'create' | 'update') {
   return op({
     adminOnly: true,
     mutates: true,
+    servesSources: true,
     decode: decodeRel,
     async run(ctx, args) {
-      const info = await trackedTableInfo(ctx, args.table);
       const md = await ctx.work.draft();
-      const entry = tableEntry(md, args.table);
+      const { info, entry, id } = await sourceTable(ctx, args.table, md);
       const existing = remoteRelationshipsOf(entry).some((r) => r.name === args.rel.name);
       if (mode === 'create' && (existing || info.columnsByName.has(args.rel.name) || info.relationships.has(args.rel.name))) {
         throw new ApiError('already-exists', `field with name ${quote(args.rel.name)} already exists in table ${quote(args.table.name)}`, { path: '$.args' });
@@ -162,7 +178,7 @@ function writeRelationship(mode: 'create' | 'update') {
       }
       const list = entry.remote_relationships ?? [];
       entry.remote_relationships = mode === 'create' ? [...list, args.rel] : list.map((r) => (named(args.rel.name)(r) ? args.rel : r));
-      await ctx.work.change(md, { kind: 'remote_relationship', table: args.table, name: args.rel.name });
+      await ctx.work.change(md, id(args.rel.name));
       return SUCCESS;
     },
   });
@@ -174,14 +190,14 @@ export const update_remote_relationship = writeRelationship('update');
 export const delete_remote_relationship = op({
   adminOnly: true,
   mutates: true,
+  servesSources: true,
   decode(args, path) {
     const { o, table } = decodeWithTable(args, path);
     return { table, name: required(o, 'name', path, asString) };
   },
   async run(ctx, args) {
-    await trackedTableInfo(ctx, args.table);
     const md = await ctx.work.draft();
-    const entry = tableEntry(md, args.table);
+    const { entry } = await sourceTable(ctx, args.table, md);
     if (!remoteRelationshipsOf(entry).some((r) => r.name === args.name)) {
       throw new ApiError('not-exists', `remote relationship with name ${quote(args.name)} does not exist`, { path: '$.args' });
     }
