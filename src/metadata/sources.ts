@@ -12,6 +12,7 @@ import { introspectDatabase, type DbSnapshot } from './introspection/index.js';
 import type { Metadata, SourceMetadata } from './model/metadata.js';
 import type { InconsistentObject, RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import { buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
+import { knownRoles } from './schemaCache/buildInheritedRoles.js';
 
 export const DEFAULT_SOURCE = 'default';
 
@@ -32,6 +33,28 @@ export function sourceView(md: Metadata, name: string): Metadata | undefined {
   if (md.remote_schemas) view.remote_schemas = md.remote_schemas;
   return view;
 }
+
+/**
+ * Writes `part` (an edited `sourceView` of source `name`) back into `md` (in place): its tables and
+ * functions into that source's entry, and what is global (inherited roles) into the document.
+ */
+export function withSourcePart(md: Metadata, name: string, part: Metadata): Metadata {
+  if (name === DEFAULT_SOURCE) return part;
+  const s = findSource(md, name);
+  if (!s) return md;
+  s.tables = part.tables;
+  if (part.functions && part.functions.length > 0) s.functions = part.functions;
+  else delete s.functions;
+  if (part.inherited_roles && part.inherited_roles.length > 0) md.inherited_roles = part.inherited_roles;
+  else delete md.inherited_roles;
+  return md;
+}
+
+/** The build of each further source, by the cache it made (what `attachSources` hangs on `cache.sources`). */
+const sourceBuilds = new WeakMap<SchemaCache, BuildResult>();
+
+/** The whole build (dependencies, inconsistencies by the source's own ids) of a further source's cache. */
+export const sourceBuildOf = (cache: SchemaCache): BuildResult | undefined => sourceBuilds.get(cache);
 
 /** Where the pools of the further sources come from (execution/sourcePools.ts's `SourcePools`). */
 export interface SourceDbs {
@@ -81,6 +104,8 @@ export function attachSources(
   const list = md.sources ?? [];
   if (list.length === 0) return result;
   const sources = new Map<string, SchemaCache>();
+  // Inherited roles are global: their parents may be roles of any source.
+  const roles = md.inherited_roles && md.inherited_roles.length > 0 ? knownRoles(md) : undefined;
   const inconsistent = [...result.inconsistent];
   const objects: InconsistentObject[] = [...result.cache.inconsistentObjects];
   for (const s of list) {
@@ -91,12 +116,13 @@ export function attachSources(
       objects.push(object);
       continue;
     }
-    const built = buildSchemaCacheFull(sourceView(md, s.name)!, input.snapshot, env, remoteInputs, defaultNaming, undefined, options);
+    const built = buildSchemaCacheFull(sourceView(md, s.name)!, input.snapshot, env, remoteInputs, defaultNaming, undefined, roles ? { ...options, documentRoles: roles } : options);
     for (const t of built.cache.tables.values()) t.source = s.name;
     for (const f of built.cache.functions.values()) f.source = s.name;
     built.cache.source = s.name;
     if (s.customization?.root_fields) built.cache.sourceRootFields = s.customization.root_fields;
     sources.set(s.name, built.cache);
+    sourceBuilds.set(built.cache, built);
     for (const i of built.inconsistent) {
       const def = i.object.definition;
       const object: InconsistentObject = { ...i.object, definition: typeof def === 'object' && def !== null && !Array.isArray(def) ? { source: s.name, ...def } : def };

@@ -9,7 +9,7 @@
 import { ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { findSource, lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
+import { lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, eventsWritten } from '../events/index.js';
 import { syncLiveTriggers } from '../subscriptions/index.js';
@@ -19,6 +19,7 @@ import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
 import type { OpContext, OperationHandler } from './types.js';
 import { recordInstalled, WorkingState } from './workingState.js';
+import { scopeToSource } from './sourceScope.js';
 import { FUNCTION_OPS, noticeHasuraSessionReaders, servedFunctions } from './hasuraSessionNotice.js';
 
 /**
@@ -42,7 +43,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     }
     const work = new WorkingState(client, engine.state, needsLock);
     try {
-      const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
+      const out = await runOne({ engine, session, client, work, source: 'default', path: '$.args' }, query);
       // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
       if (work.metadataChanged || work.cacheChanged) {
         const cache = (await work.result()).cache;
@@ -102,11 +103,8 @@ async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
   if (handler.adminOnly && !ctx.session.isAdmin) {
     throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });
   }
-  if (q.source !== undefined) {
-    // The objects of a source beside `default` are given through replace_metadata (sources[].tables).
-    if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
-    throw new ApiError('not-supported', `source ${JSON.stringify(q.source)}: commands on the objects of a source other than "default" are not supported on /v1/metadata; give its tables, relationships, permissions and functions in replace_metadata (version 3, sources[].tables)`, { path: ctx.path });
-  }
+  // A command on another source runs the same handler over that source's view (sourceScope.ts).
+  if (q.source !== undefined) ctx = await scopeToSource(ctx, q.type as OpType, q.source);
   try {
     // Functions the operation starts serving that read hasura.user, which the engine does not set in this mode.
     const watch = !ctx.engine.hasuraSession && FUNCTION_OPS.has(q.type) ? servedFunctions(await ctx.work.metadata()) : undefined;

@@ -13,11 +13,23 @@ export interface OpContext {
   session: Session;
   /** The request's transaction. */
   client: DbClient;
-  /** Metadata, snapshot and cache as changed by the operations run so far in this request. */
-  work: WorkingState;
+  /**
+   * Metadata, snapshot and cache as changed by the operations run so far in this request; for a
+   * command on another source, the view of that source (sourceWork.ts).
+   */
+  work: Work;
+  /** The Postgres source the operation runs on (`default`, or the `source` the command named). */
+  source: string;
   /** JSON path of this operation's `args` for errors found while running (`$.args`, `$.args[2].args`). */
   path: string;
 }
+
+/** What an operation reads and changes of the request's state (`WorkingState`, or a `SourceWork` over it). */
+export type Work = Pick<
+  WorkingState,
+  'metadata' | 'draft' | 'snapshot' | 'schemaChanged' | 'result' | 'cache' | 'buildFor' | 'change' | 'adopt'
+  | 'remoteInputs' | 'refetchRemotes' | 'reload' | 'sourcesOf' | 'sourceClient' | 'finishSources' | 'metadataChanged' | 'cacheChanged'
+>;
 
 export interface OperationHandler<A = unknown> {
   /** Decodes `args` (path `$` = the args root, as Hasura's tagged decoding reports it). */
