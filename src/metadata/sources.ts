@@ -20,7 +20,7 @@ export const DEFAULT_SOURCE = 'default';
 export const findSource = (md: Metadata, name: string): SourceMetadata | undefined => md.sources?.find((s) => s.name === name);
 
 /**
- * One source's part of `md` as a version-2 document: its tables and functions, with what applies to
+ * One source's part of `md` as a version-2 document: its tables, functions, logical models and native queries, with what applies to
  * every source (inherited roles, remote schemas for remote relationships). `default`: `md` itself.
  */
 export function sourceView(md: Metadata, name: string): Metadata | undefined {
@@ -28,6 +28,8 @@ export function sourceView(md: Metadata, name: string): Metadata | undefined {
   const s = findSource(md, name);
   if (!s) return undefined;
   const view: Metadata = { version: 2, tables: s.tables, functions: s.functions ?? [] };
+  if (s.logical_models) view.logical_models = s.logical_models;
+  if (s.native_queries) view.native_queries = s.native_queries;
   if (s.customization?.naming_convention) view.source_customization = { naming_convention: s.customization.naming_convention };
   if (md.inherited_roles) view.inherited_roles = md.inherited_roles;
   if (md.remote_schemas) view.remote_schemas = md.remote_schemas;
@@ -35,8 +37,8 @@ export function sourceView(md: Metadata, name: string): Metadata | undefined {
 }
 
 /**
- * Writes `part` (an edited `sourceView` of source `name`) back into `md` (in place): its tables and
- * functions into that source's entry, and what is global (inherited roles) into the document.
+ * Writes `part` (an edited `sourceView` of source `name`) back into `md` (in place): its tables,
+ * functions, logical models and native queries into that source's entry, and what is global (inherited roles) into the document.
  */
 export function withSourcePart(md: Metadata, name: string, part: Metadata): Metadata {
   if (name === DEFAULT_SOURCE) return part;
@@ -45,6 +47,10 @@ export function withSourcePart(md: Metadata, name: string, part: Metadata): Meta
   s.tables = part.tables;
   if (part.functions && part.functions.length > 0) s.functions = part.functions;
   else delete s.functions;
+  if (part.logical_models && part.logical_models.length > 0) s.logical_models = part.logical_models;
+  else delete s.logical_models;
+  if (part.native_queries && part.native_queries.length > 0) s.native_queries = part.native_queries;
+  else delete s.native_queries;
   if (part.inherited_roles && part.inherited_roles.length > 0) md.inherited_roles = part.inherited_roles;
   else delete md.inherited_roles;
   return md;
@@ -119,6 +125,7 @@ export function attachSources(
     const built = buildSchemaCacheFull(sourceView(md, s.name)!, input.snapshot, env, remoteInputs, defaultNaming, undefined, roles ? { ...options, documentRoles: roles } : options);
     for (const t of built.cache.tables.values()) t.source = s.name;
     for (const f of built.cache.functions.values()) f.source = s.name;
+    for (const m of built.cache.logicalModels?.values() ?? []) m.source = s.name;
     built.cache.source = s.name;
     if (s.customization?.root_fields) built.cache.sourceRootFields = s.customization.root_fields;
     sources.set(s.name, built.cache);

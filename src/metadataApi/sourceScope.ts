@@ -19,7 +19,6 @@ import type { OpContext } from './types.js';
 type Scope = 'source' | 'global' | { refused: string };
 
 const EVENTS = { refused: 'event triggers are served on the "default" source only' };
-const NATIVE_QUERIES = { refused: 'logical models and native queries are served on the "default" source only' };
 const REMOTE_RELATIONSHIPS = { refused: 'remote relationships are served from the tables of the "default" source only' };
 
 export const SOURCE_SCOPE: Readonly<Record<OpType, Scope>> = {
@@ -94,14 +93,14 @@ export const SOURCE_SCOPE: Readonly<Record<OpType, Scope>> = {
   create_cron_trigger: 'global',
   delete_cron_trigger: 'global',
   create_scheduled_event: 'global',
-  track_logical_model: NATIVE_QUERIES,
-  untrack_logical_model: NATIVE_QUERIES,
-  create_logical_model_select_permission: NATIVE_QUERIES,
-  drop_logical_model_select_permission: NATIVE_QUERIES,
-  track_native_query: NATIVE_QUERIES,
-  untrack_native_query: NATIVE_QUERIES,
-  get_logical_model: NATIVE_QUERIES,
-  get_native_query: NATIVE_QUERIES,
+  track_logical_model: 'source',
+  untrack_logical_model: 'source',
+  create_logical_model_select_permission: 'source',
+  drop_logical_model_select_permission: 'source',
+  track_native_query: 'source',
+  untrack_native_query: 'source',
+  get_logical_model: 'source',
+  get_native_query: 'source',
   test_webhook_transform: 'global',
   select: 'source',
   insert: 'source',

@@ -231,3 +231,25 @@ test('event-trigger commands on another source are refused by name, nothing stor
   await refused({ type: 'pg_create_event_trigger', args: { source: SRC, name: 'on_album', table: 'album', insert: { columns: '*' }, webhook: 'http://127.0.0.1:9/hook' } },
     'not-supported', /event triggers are served on the "default" source only/);
 });
+
+test('logical models and native queries with source: tracked in that source, checked by its database, served from it', async () => {
+  await ok({ type: 'pg_track_logical_model', args: { source: SRC, name: 'album_title', fields: [{ name: 'id', type: { scalar: 'integer' } }, { name: 'title', type: { scalar: 'text' } }] } });
+  // The code is checked by the source's database: `author` is default's table, not this one's.
+  await refused({ type: 'pg_track_native_query', args: { source: SRC, root_field_name: 'authors_here', code: 'SELECT id, name AS title FROM author', arguments: {}, returns: 'album_title' } },
+    'validation-failed', /author/);
+  await ok({ type: 'pg_track_native_query', args: { source: SRC, root_field_name: 'albums_titled', code: 'SELECT id, title FROM album WHERE title = {{t}}', arguments: { t: { type: 'text' } }, returns: 'album_title' } });
+  const src = await archiveTables();
+  assert.deepEqual(src.native_queries.map((n: any) => n.root_field_name), ['albums_titled']);
+  assert.deepEqual(src.logical_models.map((m: any) => m.name), ['album_title']);
+  assert.equal((await exportV3()).sources[0].native_queries, undefined);
+  const got = await metadata({ type: 'pg_get_native_query', args: { source: SRC } });
+  assert.deepEqual(got.body.map((n: any) => n.root_field_name), ['albums_titled']);
+  const onDefault = await metadata({ type: 'pg_get_native_query', args: { source: 'default' } });
+  assert.deepEqual(onDefault.body, []);
+  const q = await e.graphql('{ albums_titled(args: {t: "Red"}) { id title } }');
+  assert.deepEqual(q.body, { data: { albums_titled: [{ id: 2, title: 'Red' }] } });
+  await refused({ type: 'pg_untrack_logical_model', args: { source: SRC, name: 'nope' } }, 'not-found', 'Logical model "nope" not found in source "archive".');
+  await ok({ type: 'pg_untrack_native_query', args: { source: SRC, root_field_name: 'albums_titled' } });
+  await ok({ type: 'pg_untrack_logical_model', args: { source: SRC, name: 'album_title' } });
+  assert.equal((await archiveTables()).native_queries, undefined);
+});
