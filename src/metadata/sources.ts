@@ -128,6 +128,7 @@ export function attachSources(
     for (const m of built.cache.logicalModels?.values() ?? []) m.source = s.name;
     built.cache.source = s.name;
     if (s.customization?.root_fields) built.cache.sourceRootFields = s.customization.root_fields;
+    if (s.customization?.type_names) built.cache.sourceTypeNames = s.customization.type_names;
     sources.set(s.name, built.cache);
     sourceBuilds.set(built.cache, built);
     for (const i of built.inconsistent) {

@@ -253,3 +253,48 @@ test('logical models and native queries with source: tracked in that source, che
   await ok({ type: 'pg_untrack_logical_model', args: { source: SRC, name: 'album_title' } });
   assert.equal((await archiveTables()).native_queries, undefined);
 });
+
+test('customization type_names and root_fields: a table named as one of default\'s is served beside it, in introspection and answers', async () => {
+  await sqlOn(archive.url, "CREATE TABLE author (id int PRIMARY KEY, name text NOT NULL); INSERT INTO author VALUES (7, 'Old Ann');");
+  const configuration = { connection_info: { database_url: archive.url, pool_settings: { max_connections: 4 } } };
+  await refused({ type: 'pg_update_source', args: { name: 'default', customization: { type_names: { prefix: 'X_' } } } }, 'not-supported');
+  await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { root_fields: { prefix: 'old_' }, type_names: { prefix: 'Old_', suffix: '_t' } } } });
+  await ok({ type: 'pg_track_table', args: { source: SRC, table: 'author' } });
+  assert.deepEqual((await archiveTables()).customization, { root_fields: { prefix: 'old_' }, type_names: { prefix: 'Old_', suffix: '_t' } });
+  const types = await e.graphql('{ a: __type(name: "Old_author_t") { fields { name } } b: __type(name: "author") { name } q: __type(name: "query_root") { fields { name type { ofType { ofType { ofType { name } } } } } } }');
+  assert.deepEqual(types.body.data.a.fields.map((f: any) => f.name), ['id', 'name']);
+  assert.equal(types.body.data.b.name, 'author');
+  const root = types.body.data.q.fields.find((f: any) => f.name === 'old_author');
+  assert.equal(root.type.ofType.ofType.ofType.name, 'Old_author_t');
+  const q = await e.graphql('query ($w: Old_author_bool_exp_t!) { old_author(where: $w) { __typename name } author { __typename name } }', { w: { id: { _eq: 7 } } });
+  assert.deepEqual(q.body, { data: { old_author: [{ __typename: 'Old_author_t', name: 'Old Ann' }], author: [{ __typename: 'author', name: 'Ann' }] } });
+  const exported = await exportV3();
+  assert.deepEqual(exported.sources[1].customization, { root_fields: { prefix: 'old_' }, type_names: { prefix: 'Old_', suffix: '_t' } });
+});
+
+test('isolation_level: the source\'s mutations run at that level (read in the transaction); connection_info from an env var', async () => {
+  await sqlOn(archive.url, "CREATE TABLE iso_log (id serial PRIMARY KEY, level text NOT NULL DEFAULT current_setting('transaction_isolation'))");
+  await ok({ type: 'pg_track_table', args: { source: SRC, table: 'iso_log' } });
+  const levelOfInsert = async () => {
+    const r = await e.graphql('mutation { old_insert_iso_log_one(object: {}) { level } }');
+    assert.ok(r.body.data, r.text);
+    return r.body.data.old_insert_iso_log_one.level;
+  };
+  assert.equal(await levelOfInsert(), 'read committed');
+  process.env.SVC_TEST_SOURCE_OPS_URL = archive.url;
+  try {
+    for (const [level, seen] of [['serializable', 'serializable'], ['repeatable-read', 'repeatable read'], ['read-committed', 'read committed']]) {
+      const configuration = { connection_info: { database_url: { from_env: 'SVC_TEST_SOURCE_OPS_URL' }, isolation_level: level } };
+      await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { root_fields: { prefix: 'old_' }, type_names: { prefix: 'Old_', suffix: '_t' } } } });
+      assert.equal((await archiveTables()).configuration.connection_info.isolation_level, level);
+      assert.equal(await levelOfInsert(), seen);
+    }
+    // A mutation touching both sources: each on its own source, this one at its level (customization kept when not given).
+    await ok({ type: 'pg_update_source', args: { name: SRC, configuration: { connection_info: { database_url: { from_env: 'SVC_TEST_SOURCE_OPS_URL' }, isolation_level: 'serializable' } } } });
+    const both = await e.graphql('mutation { old_insert_iso_log_one(object: {}) { level } insert_author_one(object: {name: "Iso"}) { name } }');
+    assert.deepEqual(both.body, { data: { old_insert_iso_log_one: { level: 'serializable' }, insert_author_one: { name: 'Iso' } } });
+  } finally {
+    delete process.env.SVC_TEST_SOURCE_OPS_URL;
+  }
+  await refused({ type: 'pg_update_source', args: { name: SRC, configuration: { connection_info: { database_url: archive.url, isolation_level: 'snapshot' } } } }, 'parse-failed');
+});

@@ -129,7 +129,7 @@ export function decodeSource(v: unknown, path: string): SourceMetadata {
   const nativeQueries = optional(o, 'native_queries', path, arrayOf(decodeNativeQuery));
   if (nativeQueries && nativeQueries.length > 0) out.native_queries = nativeQueries;
   const customization = optional(o, 'customization', path, decodeSourceCustomization);
-  if (customization && (customization.naming_convention || customization.root_fields)) out.customization = customization;
+  if (customization && (customization.naming_convention || customization.root_fields || customization.type_names)) out.customization = customization;
   return out;
 }
 

@@ -68,6 +68,8 @@ export interface SchemaCache {
   source?: string;
   /** A further source's `customization.root_fields`: the prefix and suffix of its root-field names. */
   sourceRootFields?: { prefix?: string; suffix?: string };
+  /** A further source's `customization.type_names`: the prefix and suffix of every type made for it. */
+  sourceTypeNames?: { prefix?: string; suffix?: string };
 }
 
 /** A native query: its code split at the `{{arg}}` placeholders, its arguments, the logical model it returns. */
