@@ -6,7 +6,7 @@
  */
 import type { ServerConfig } from './config/index.js';
 import { ApiError, type NamingConvention } from './core/index.js';
-import type { DatabaseWatch, Db, ReadReplicas, SourcePools } from './execution/index.js';
+import type { DatabaseWatch, Db, ReadReplicas, SourcePool, SourcePools } from './execution/index.js';
 import type { BuildOptions, CacheCheck, Metadata, MetadataTable, SchemaCache, SourceDbs } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
@@ -149,9 +149,9 @@ export const checkStoredQueries: CacheCheck = (cache) => {
  * The pool a root field runs on: `default`'s (the engine's own, `ctx.db`), or the pool of the source
  * it belongs to (made by the build that read that source), with that source's prepared-statement setting.
  */
-export function sourceDb(ctx: EngineContext, source: string | undefined): { db: Db; prepare: boolean } {
+export function sourceDb(ctx: EngineContext, source: string | undefined): { db: Db; prepare: boolean; isolation?: SourcePool['isolation'] } {
   if (source === undefined || source === 'default') return { db: ctx.db, prepare: ctx.config.usePreparedStatements !== false };
   const pool = ctx.sources?.get(source);
   if (!pool) throw new ApiError('unexpected', `source ${JSON.stringify(source)} is not available`);
-  return { db: pool.db, prepare: pool.prepare };
+  return { db: pool.db, prepare: pool.prepare, isolation: pool.isolation };
 }

@@ -116,6 +116,6 @@ export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata,
 export {
   resolveRemoteSchema, remoteConflict, remoteRootFieldNames, remoteSchemaUrl, DEFAULT_REMOTE_TIMEOUT_SECONDS,
 } from './schemaCache/buildRemoteSchemas.js';
-export { DEFAULT_SOURCE, attachSources, findSource, readSources, sourceView } from './sources.js';
+export { DEFAULT_SOURCE, attachSources, findSource, readSources, sourceBuildOf, sourceView, withSourcePart } from './sources.js';
 export type { SourceDbs, SourceInput } from './sources.js';
 export { decodeConnectionInfo, decodeDatabaseUrl, decodeSource, decodeSourceConfiguration, decodeSourceName } from './model/decodeSources.js';

@@ -13,6 +13,7 @@ import type { Metadata, SourceMetadata } from './model/metadata.js';
 import type { InconsistentObject, RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import { buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
 import { hasSourceRelationships, resolveSourceRelationships } from './sourceRelationships.js';
+import { knownRoles } from './schemaCache/buildInheritedRoles.js';
 
 export const DEFAULT_SOURCE = 'default';
 
@@ -20,7 +21,7 @@ export const DEFAULT_SOURCE = 'default';
 export const findSource = (md: Metadata, name: string): SourceMetadata | undefined => md.sources?.find((s) => s.name === name);
 
 /**
- * One source's part of `md` as a version-2 document: its tables and functions, with what applies to
+ * One source's part of `md` as a version-2 document: its tables, functions, logical models and native queries, with what applies to
  * every source (inherited roles, remote schemas for remote relationships). `default`: `md` itself.
  */
 export function sourceView(md: Metadata, name: string): Metadata | undefined {
@@ -28,11 +29,39 @@ export function sourceView(md: Metadata, name: string): Metadata | undefined {
   const s = findSource(md, name);
   if (!s) return undefined;
   const view: Metadata = { version: 2, tables: s.tables, functions: s.functions ?? [] };
+  if (s.logical_models) view.logical_models = s.logical_models;
+  if (s.native_queries) view.native_queries = s.native_queries;
   if (s.customization?.naming_convention) view.source_customization = { naming_convention: s.customization.naming_convention };
   if (md.inherited_roles) view.inherited_roles = md.inherited_roles;
   if (md.remote_schemas) view.remote_schemas = md.remote_schemas;
   return view;
 }
+
+/**
+ * Writes `part` (an edited `sourceView` of source `name`) back into `md` (in place): its tables,
+ * functions, logical models and native queries into that source's entry, and what is global (inherited roles) into the document.
+ */
+export function withSourcePart(md: Metadata, name: string, part: Metadata): Metadata {
+  if (name === DEFAULT_SOURCE) return part;
+  const s = findSource(md, name);
+  if (!s) return md;
+  s.tables = part.tables;
+  if (part.functions && part.functions.length > 0) s.functions = part.functions;
+  else delete s.functions;
+  if (part.logical_models && part.logical_models.length > 0) s.logical_models = part.logical_models;
+  else delete s.logical_models;
+  if (part.native_queries && part.native_queries.length > 0) s.native_queries = part.native_queries;
+  else delete s.native_queries;
+  if (part.inherited_roles && part.inherited_roles.length > 0) md.inherited_roles = part.inherited_roles;
+  else delete md.inherited_roles;
+  return md;
+}
+
+/** The build of each further source, by the cache it made (what `attachSources` hangs on `cache.sources`). */
+const sourceBuilds = new WeakMap<SchemaCache, BuildResult>();
+
+/** The whole build (dependencies, inconsistencies by the source's own ids) of a further source's cache. */
+export const sourceBuildOf = (cache: SchemaCache): BuildResult | undefined => sourceBuilds.get(cache);
 
 /** Where the pools of the further sources come from (execution/sourcePools.ts's `SourcePools`). */
 export interface SourceDbs {
@@ -82,6 +111,8 @@ export function attachSources(
   const list = md.sources ?? [];
   if (list.length === 0 && !hasSourceRelationships(md)) return result;
   const sources = new Map<string, SchemaCache>();
+  // Inherited roles are global: their parents may be roles of any source.
+  const roles = md.inherited_roles && md.inherited_roles.length > 0 ? knownRoles(md) : undefined;
   const inconsistent = [...result.inconsistent];
   const objects: InconsistentObject[] = [...result.cache.inconsistentObjects];
   for (const s of list) {
@@ -92,12 +123,15 @@ export function attachSources(
       objects.push(object);
       continue;
     }
-    const built = buildSchemaCacheFull(sourceView(md, s.name)!, input.snapshot, env, remoteInputs, defaultNaming, undefined, options);
+    const built = buildSchemaCacheFull(sourceView(md, s.name)!, input.snapshot, env, remoteInputs, defaultNaming, undefined, roles ? { ...options, documentRoles: roles } : options);
     for (const t of built.cache.tables.values()) t.source = s.name;
     for (const f of built.cache.functions.values()) f.source = s.name;
+    for (const m of built.cache.logicalModels?.values() ?? []) m.source = s.name;
     built.cache.source = s.name;
     if (s.customization?.root_fields) built.cache.sourceRootFields = s.customization.root_fields;
+    if (s.customization?.type_names) built.cache.sourceTypeNames = s.customization.type_names;
     sources.set(s.name, built.cache);
+    sourceBuilds.set(built.cache, built);
     for (const i of built.inconsistent) {
       const def = i.object.definition;
       const object: InconsistentObject = { ...i.object, definition: typeof def === 'object' && def !== null && !Array.isArray(def) ? { source: s.name, ...def } : def };

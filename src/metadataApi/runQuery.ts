@@ -19,6 +19,7 @@ import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
 import type { OpContext, OperationHandler } from './types.js';
 import { recordInstalled, WorkingState } from './workingState.js';
+import { scopeToSource } from './sourceScope.js';
 import { FUNCTION_OPS, noticeHasuraSessionReaders, servedFunctions } from './hasuraSessionNotice.js';
 
 /**
@@ -43,7 +44,7 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
     }
     const work = new WorkingState(client, engine.state, needsLock);
     try {
-      const out = await runOne({ engine, session, client, work, path: '$.args' }, query);
+      const out = await runOne({ engine, session, client, work, source: 'default', path: '$.args' }, query);
       // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
       if (work.metadataChanged || work.cacheChanged) {
         const cache = (await work.result()).cache;
@@ -86,8 +87,6 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
   return result;
 }
 
-/** Operations that run on the source named by `source` themselves (`OpContext.source`). */
-const SOURCE_SCOPED = new Set(['create_event_trigger', 'delete_event_trigger', 'redeliver_event', 'invoke_event_trigger']);
 
 const SCHEDULING_OPS = new Set(['create_cron_trigger', 'create_scheduled_event', 'replace_metadata']);
 const addsScheduled = (q: Query): boolean => (q.type === 'bulk' ? q.items.some(addsScheduled) : SCHEDULING_OPS.has(q.type));
@@ -113,16 +112,8 @@ async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
   if (handler.adminOnly && !ctx.session.isAdmin) {
     throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });
   }
-  if (q.source !== undefined && SOURCE_SCOPED.has(q.type)) {
-    // Event triggers name their source themselves (ops/eventTriggers.ts).
-    if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
-    ctx = { ...ctx, source: q.source };
-  } else if (q.source !== undefined) {
-    // The objects of a source beside `default` are given through replace_metadata (sources[].tables).
-    if (!findSource(await ctx.work.metadata(), q.source)) throw new ApiError('not-exists', `source with name ${JSON.stringify(q.source)} does not exist`, { path: ctx.path });
-    if (handler.servesSources) return runOne({ ...ctx, source: q.source }, { ...q, source: undefined });
-    throw new ApiError('not-supported', `source ${JSON.stringify(q.source)}: commands on the objects of a source other than "default" are not supported on /v1/metadata; give its tables, relationships, permissions and functions in replace_metadata (version 3, sources[].tables)`, { path: ctx.path });
-  }
+  // A command on another source runs the same handler over that source's view (sourceScope.ts).
+  if (q.source !== undefined) ctx = await scopeToSource(ctx, q.type as OpType, q.source);
   try {
     // Functions the operation starts serving that read hasura.user, which the engine does not set in this mode.
     const watch = !ctx.engine.hasuraSession && FUNCTION_OPS.has(q.type) ? servedFunctions(await ctx.work.metadata()) : undefined;

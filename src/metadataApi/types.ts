@@ -13,13 +13,23 @@ export interface OpContext {
   session: Session;
   /** The request's transaction. */
   client: DbClient;
-  /** Metadata, snapshot and cache as changed by the operations run so far in this request. */
-  work: WorkingState;
+  /**
+   * Metadata, snapshot and cache as changed by the operations run so far in this request; for a
+   * command on another source, the view of that source (sourceWork.ts).
+   */
+  work: Work;
+  /** The Postgres source the operation runs on (`default`, or the `source` the command named). */
+  source: string;
   /** JSON path of this operation's `args` for errors found while running (`$.args`, `$.args[2].args`). */
   path: string;
-  /** The source the operation names (`source` of a pg_* command) when it is not `default`. */
-  source?: string;
 }
+
+/** What an operation reads and changes of the request's state (`WorkingState`, or a `SourceWork` over it). */
+export type Work = Pick<
+  WorkingState,
+  'metadata' | 'draft' | 'snapshot' | 'schemaChanged' | 'result' | 'cache' | 'buildFor' | 'change' | 'adopt'
+  | 'remoteInputs' | 'refetchRemotes' | 'reload' | 'sourcesOf' | 'sourceClient' | 'finishSources' | 'metadataChanged' | 'cacheChanged'
+>;
 
 export interface OperationHandler<A = unknown> {
   /** Decodes `args` (path `$` = the args root, as Hasura's tagged decoding reports it). */
@@ -29,8 +39,6 @@ export interface OperationHandler<A = unknown> {
   adminOnly: boolean;
   /** Changes metadata or the database schema: the request takes the metadata lock first. */
   mutates: boolean;
-  /** Runs on the objects of any source (`OpContext.source`); other handlers are refused with another source. */
-  servesSources?: boolean;
 }
 
 /** Defines a handler with its argument type inferred from `decode`. */

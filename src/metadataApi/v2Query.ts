@@ -4,8 +4,8 @@
  * "default"), mapped onto the `/v1/query` operations that run them. Any other type is refused as
  * Hasura's derived parser refuses it (`parsing …RQLQuery failed, expected tag field to be one of
  * […]`); the run_sql of another backend (`mssql_run_sql`, `citus_run_sql`, …) is `not-supported`;
- * run_sql runs on the source it names (`not-exists` for one the metadata does not have); the DML
- * operations serve "default" only: another source is `not-exists` for them.
+ * run_sql and the DML operations run on the source they name (`not-exists` for one the metadata does
+ * not have): the DML resolves names and permissions against that source's cache and runs there.
  * Only run_sql needs an admin (Hasura's `queryNeedsAdmin`): the DML runs under the role's permissions.
  */
 import { ApiError, pathKey } from '../core/index.js';
@@ -46,9 +46,9 @@ export function translateV2Query(body: unknown, path = '$'): unknown {
   const { source, ...rest } = args as J;
   if (source !== undefined && source !== null && source !== 'default') {
     if (typeof source !== 'string') throw new ApiError('parse-failed', `expected String, encountered ${jsonTypeName(source)}`, { path: pathKey(pathKey(path, 'args'), 'source') });
-    // run_sql runs on any source (it answers not-exists for an unknown one); the DML serves `default` only.
+    // run_sql takes its source in its args; the DML runs over that source's view (the runner checks it exists).
     if (type === 'run_sql') return { type, args: { ...rest, source } };
-    throw new ApiError('not-exists', `source with name ${JSON.stringify(source)} does not exist`, { path });
+    return { type, args: rest, source };
   }
   return { type, args: rest };
 }

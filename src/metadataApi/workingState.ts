@@ -158,7 +158,8 @@ export class WorkingState {
       for (const s of md.sources) out.set(s.name, { ok: false, reason: 'the engine has no pools for further sources' });
       return out;
     }
-    const keyOf = (s: NonNullable<Metadata['sources']>[number]) => JSON.stringify(s.configuration.connection_info);
+    // Read again when the connection changes, or the tables marked as enums (their rows are read).
+    const keyOf = (s: NonNullable<Metadata['sources']>[number]) => JSON.stringify([s.configuration.connection_info, s.tables.filter((t) => t.is_enum).map((t) => t.table)]);
     const stale = new Set(md.sources.filter((s) => this.sourceInputs.get(s.name)?.key !== keyOf(s)).map((s) => s.name));
     // A source this request changed (run_sql there) is read inside its open transaction.
     for (const s of md.sources) {

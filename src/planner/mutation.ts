@@ -97,7 +97,7 @@ export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & 
  */
 export async function executeMutations(
   db: Db, fieldPlans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
-  opts: { prepare?: boolean } = {},
+  opts: MutationRunOptions = {},
 ): Promise<Array<string | null>> {
   if (!fieldPlans.some((p) => 'parts' in p)) return executeStatements(db, fieldPlans as StatementPlan[], session, variables, opts);
   // update_<t>_many: its updates run as statements of their own; its answer is the list of theirs.
@@ -107,12 +107,22 @@ export async function executeMutations(
   return fieldPlans.map((p) => ('parts' in p ? `[${p.parts.map(() => results[k++] ?? 'null').join(',')}]` : results[k++]!));
 }
 
+/**
+ * `prepare`: statements are prepared on the connection; `isolation`: the source's `isolation_level`
+ * (a level above read committed opens the transaction with it, instead of the one-round-trip pipeline).
+ */
+export interface MutationRunOptions {
+  prepare?: boolean;
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+}
+
 async function executeStatements(
   db: Db, plans: readonly StatementPlan[], session: Session, variables: Record<string, unknown> | undefined,
-  opts: { prepare?: boolean },
+  opts: MutationRunOptions,
 ): Promise<Array<string | null>> {
   const statements = plans.map((p) => (p.constant !== undefined ? undefined : p.statement ?? singleStatement(p.ir)));
-  if (plans.every((p, i) => p.constant !== undefined || statements[i] !== undefined)) {
+  const isolation = opts.isolation === 'read committed' ? undefined : opts.isolation;
+  if (isolation === undefined && plans.every((p, i) => p.constant !== undefined || statements[i] !== undefined)) {
     const sent: Array<{ text: string; values: unknown[] }> = [];
     const fieldOf: number[] = [];
     statements.forEach((s, i) => {
@@ -130,7 +140,7 @@ async function executeStatements(
     r.results.forEach((text, k) => (out[fieldOf[k]!] = text));
     return out;
   }
-  return db.transaction({ session }, async (client) => {
+  return db.transaction(isolation ? { session, isolation } : { session }, async (client) => {
     const out: Array<string | null> = [];
     for (const plan of plans) {
       if (plan.constant !== undefined) {

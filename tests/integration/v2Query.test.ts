@@ -89,7 +89,7 @@ describe('/v2/query', () => {
     const before = (await e.runSql('SELECT count(*) FROM note')).result;
     const src = await v2({ type: 'bulk', args: [{ type: 'insert', args: { table: 'note', objects: [{ owner: 1 }] } }, { type: 'select', args: { source: 'other', table: 'note', columns: ['id'] } }] });
     assert.equal(src.status, 400, src.text);
-    assert.deepEqual(src.body, { path: '$[1]', error: 'source with name "other" does not exist', code: 'not-exists' });
+    assert.deepEqual(src.body, { path: '$.args[1].args', error: 'source with name "other" does not exist', code: 'not-exists' });
     assert.deepEqual((await e.runSql('SELECT count(*) FROM note')).result, before);
 
     const mssql = await v2({ type: 'mssql_run_sql', args: { source: 'default', sql: 'SELECT 1' } });

@@ -84,12 +84,20 @@ export class SchemaContext {
     return this.types.get(name);
   }
 
-  /** The named type `name`, made by `make` the first time it is asked for. */
+  /**
+   * The named type `name`, made by `make` the first time it is asked for. Over a source with
+   * `customization.type_names`, the type is named with that prefix and suffix (its own type, not
+   * shared with another source's type of the same table name).
+   */
   memo<T extends GraphQLNamedType>(name: string, make: () => T): T {
-    const have = this.types.get(name);
+    const tn = this.sc.sourceTypeNames;
+    const key = tn ? `${tn.prefix ?? ''}${name}${tn.suffix ?? ''}` : name;
+    const have = this.types.get(key);
     if (have) return have as T;
     const made = make();
-    this.types.set(name, made);
+    // graphql-js keeps the name as a plain property: the type made under its generated name is renamed.
+    if (key !== name) (made as { name: string }).name = key;
+    this.types.set(key, made);
     return made;
   }
 

@@ -72,6 +72,9 @@ export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean 
     // Served for the sources beside `default` only: default's root fields share the root with actions and remote schemas.
     throw new ApiError('not-supported', 'the root fields prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.source_customization.root_fields` });
   }
+  if (customization?.type_names) {
+    throw new ApiError('not-supported', 'the type names prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.source_customization.type_names` });
+  }
   if (customization?.naming_convention) md.source_customization = customization;
   const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
   if (replicas && replicas.length > 0) md.read_replicas = replicas;

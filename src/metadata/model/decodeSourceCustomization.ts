@@ -2,38 +2,30 @@
  * The source's `customization` (Hasura v2's `sources[].customization`, kept in this engine's
  * document as `source_customization`): `naming_convention` (`hasura-default` / `graphql-default`)
  * decides the case of the GraphQL names generated from the database; `root_fields` `prefix` /
- * `suffix` rename the source's root fields. Hasura's root-field `namespace` and `type_names` are
- * refused when set (never dropped silently).
+ * `suffix` rename the source's root fields, `type_names` `prefix` / `suffix` every type generated for its
+ * tables (not for `default`). Hasura's root-field `namespace` is refused when set (never dropped silently).
  */
 import { ApiError, NAMING_CONVENTION_ERROR, isNamingConvention } from '../../core/index.js';
 import type { SourceCustomization } from './metadata.js';
-import { asObject, isObject, parseError, rejectUnknownKeys } from './json.js';
+import { asObject, parseError, rejectUnknownKeys } from './json.js';
 
 export function decodeSourceCustomization(v: unknown, path: string): SourceCustomization {
   const o = asObject(v, path);
   rejectUnknownKeys(o, ['naming_convention', 'root_fields', 'type_names'], 'source customization', path);
   const out: SourceCustomization = {};
-  const given = o.type_names;
-  if (!(given === undefined || given === null || (isObject(given) && Object.values(given).every((x) => x === null || x === undefined)))) {
-    throw new ApiError('not-supported', 'source customization "type_names" is not supported; "naming_convention" and the "root_fields" prefix and suffix are', { path: `${path}.type_names` });
+  const tn = o.type_names;
+  if (tn !== undefined && tn !== null) {
+    const names = nameParts(tn, `${path}.type_names`, 'type names customization');
+    if (names) out.type_names = names;
   }
   const rf = o.root_fields;
   if (rf !== undefined && rf !== null) {
     const r = asObject(rf, `${path}.root_fields`);
-    rejectUnknownKeys(r, ['namespace', 'prefix', 'suffix'], 'root fields customization', `${path}.root_fields`);
     if (r.namespace !== undefined && r.namespace !== null) {
       throw new ApiError('not-supported', 'the root fields "namespace" of a source customization is not supported; use "prefix" or "suffix"', { path: `${path}.root_fields.namespace` });
     }
-    const names: { prefix?: string; suffix?: string } = {};
-    for (const k of ['prefix', 'suffix'] as const) {
-      const v = r[k];
-      if (v === undefined || v === null) continue;
-      if (typeof v !== 'string' || !/^[_A-Za-z0-9]*$/.test(v) || (k === 'prefix' && /^[0-9]/.test(v))) {
-        throw parseError(`expected a GraphQL name part, encountered ${JSON.stringify(v)}`, `${path}.root_fields.${k}`);
-      }
-      if (v !== '') names[k] = v;
-    }
-    if (names.prefix !== undefined || names.suffix !== undefined) out.root_fields = names;
+    const names = nameParts(rf, `${path}.root_fields`, 'root fields customization', ['namespace']);
+    if (names) out.root_fields = names;
   }
   const nc = o.naming_convention;
   if (nc === undefined || nc === null) return out;
@@ -41,11 +33,28 @@ export function decodeSourceCustomization(v: unknown, path: string): SourceCusto
   return { naming_convention: nc, ...out };
 }
 
+/** `{prefix?, suffix?}` of GraphQL name parts (empty ones left out); undefined when neither is set. */
+function nameParts(v: unknown, path: string, what: string, others: string[] = []): { prefix?: string; suffix?: string } | undefined {
+  const r = asObject(v, path);
+  rejectUnknownKeys(r, [...others, 'prefix', 'suffix'], what, path);
+  const names: { prefix?: string; suffix?: string } = {};
+  for (const k of ['prefix', 'suffix'] as const) {
+    const x = r[k];
+    if (x === undefined || x === null) continue;
+    if (typeof x !== 'string' || !/^[_A-Za-z0-9]*$/.test(x) || (k === 'prefix' && /^[0-9]/.test(x))) {
+      throw parseError(`expected a GraphQL name part, encountered ${JSON.stringify(x)}`, `${path}.${k}`);
+    }
+    if (x !== '') names[k] = x;
+  }
+  return names.prefix !== undefined || names.suffix !== undefined ? names : undefined;
+}
+
 /** As exported: undefined when nothing is set. */
 export function encodeSourceCustomization(c: SourceCustomization | undefined): SourceCustomization | undefined {
-  if (!c?.naming_convention && !c?.root_fields) return undefined;
+  if (!c?.naming_convention && !c?.root_fields && !c?.type_names) return undefined;
   const out: SourceCustomization = {};
   if (c.naming_convention) out.naming_convention = c.naming_convention;
   if (c.root_fields) out.root_fields = { ...c.root_fields };
+  if (c.type_names) out.type_names = { ...c.type_names };
   return out;
 }

@@ -12,6 +12,7 @@ import { arrayOf, asObject, asString, cloneJson, isObject, optional, parseError,
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
 import { decodeReadReplicas } from './decodeReadReplicas.js';
 import { decodeSourceCustomization } from './decodeSourceCustomization.js';
+import { decodeLogicalModel, decodeNativeQuery } from './decodeNativeQueries.js';
 
 const ISOLATION_LEVELS = ['read-committed', 'repeatable-read', 'serializable'] as const;
 const POOL_KEYS = ['max_connections', 'total_max_connections', 'idle_timeout', 'connection_lifetime', 'retries', 'pool_timeout'];
@@ -102,7 +103,7 @@ export function decodeSourceConfiguration(v: unknown, path: string): SourceMetad
 /** One further source (`name` other than `default`). */
 export function decodeSource(v: unknown, path: string): SourceMetadata {
   const o = asObject(v, path);
-  rejectUnknownKeys(o, ['name', 'kind', 'configuration', 'tables', 'functions', 'customization'], 'a source', path);
+  rejectUnknownKeys(o, ['name', 'kind', 'configuration', 'tables', 'functions', 'logical_models', 'native_queries', 'customization'], 'a source', path);
   const name = required(o, 'name', path, decodeSourceName);
   const kind = o.kind ?? 'postgres';
   if (kind !== 'postgres' && kind !== 'pg') throw parseError(`source ${JSON.stringify(name)}: only Postgres sources are supported, found kind ${JSON.stringify(kind)}`, pathKey(path, 'kind'));
@@ -122,8 +123,12 @@ export function decodeSource(v: unknown, path: string): SourceMetadata {
   });
   const functions = optional(o, 'functions', path, arrayOf(decodeFunctionMetadata));
   if (functions && functions.length > 0) out.functions = functions;
+  const logicalModels = optional(o, 'logical_models', path, arrayOf(decodeLogicalModel));
+  if (logicalModels && logicalModels.length > 0) out.logical_models = logicalModels;
+  const nativeQueries = optional(o, 'native_queries', path, arrayOf(decodeNativeQuery));
+  if (nativeQueries && nativeQueries.length > 0) out.native_queries = nativeQueries;
   const customization = optional(o, 'customization', path, decodeSourceCustomization);
-  if (customization && (customization.naming_convention || customization.root_fields)) out.customization = customization;
+  if (customization && (customization.naming_convention || customization.root_fields || customization.type_names)) out.customization = customization;
   return out;
 }
 

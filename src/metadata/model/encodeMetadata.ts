@@ -195,6 +195,8 @@ export function encodeMetadata(md: Metadata, opts: EncodeOptions = {}): J {
 function encodeSource(s: SourceMetadata, opts: EncodeOptions): J {
   const o: J = { name: s.name, kind: s.kind, tables: s.tables.map((t) => encodeTable(t, opts)) };
   nonEmpty(o, 'functions', encodeMetadata({ version: 2, tables: [], functions: s.functions }, opts).functions as unknown[] | undefined);
+  nonEmpty(o, 'logical_models', s.logical_models?.map((m) => structuredClone(m)));
+  nonEmpty(o, 'native_queries', s.native_queries?.map((q) => structuredClone(q)));
   o.configuration = structuredClone(s.configuration);
   const customization = encodeSourceCustomization(s.customization);
   if (customization) o.customization = customization;

@@ -61,6 +61,8 @@ export interface SourceMetadata {
   configuration: { connection_info: SourceConnectionInfo; read_replicas?: ReadReplicaMetadata[] };
   tables: TableMetadata[];
   functions?: FunctionMetadata[];
+  logical_models?: LogicalModelMetadata[];
+  native_queries?: NativeQueryMetadata[];
   customization?: SourceCustomization;
 }
 

@@ -64,14 +64,20 @@ export function combineSelect(perms: readonly SelectPermInfo[]): SelectPermInfo 
 const stableText = (v: unknown): string =>
   JSON.stringify(v, (_k, x) => (x instanceof Set ? [...x].sort() : x instanceof Map ? [...x.entries()].sort() : x));
 
-/** Every role some part of the metadata names (permissions of tables and actions, inherited roles). */
-function knownRoles(md: Metadata): Set<string> {
+/**
+ * Every role some part of the metadata names (permissions of tables, functions, logical models and
+ * actions, inherited roles), in every source of the document: inherited roles are global.
+ */
+export function knownRoles(md: Metadata): Set<string> {
   const roles = new Set<string>();
-  for (const t of md.tables) {
-    for (const k of ['select', 'insert', 'update', 'delete'] as const) for (const p of t[`${k}_permissions`] ?? []) roles.add(p.role);
+  const parts: Array<Pick<Metadata, 'tables' | 'functions'>> = [md, ...(md.sources ?? [])];
+  for (const part of parts) {
+    for (const t of part.tables) {
+      for (const k of ['select', 'insert', 'update', 'delete'] as const) for (const p of t[`${k}_permissions`] ?? []) roles.add(p.role);
+    }
+    for (const f of part.functions ?? []) for (const p of f.permissions ?? []) roles.add(p.role);
   }
   for (const a of md.actions ?? []) for (const p of ((a as { permissions?: Array<{ role: string }> }).permissions ?? [])) roles.add(p.role);
-  for (const f of md.functions ?? []) for (const p of f.permissions ?? []) roles.add(p.role);
   for (const rs of md.remote_schemas ?? []) for (const p of ((rs as { permissions?: Array<{ role: string }> }).permissions ?? [])) roles.add(p.role);
   for (const r of md.inherited_roles ?? []) roles.add(r.role_name);
   for (const m of md.logical_models ?? []) for (const p of m.select_permissions ?? []) roles.add(p.role);
@@ -102,18 +108,20 @@ function parentsFirst(list: readonly InheritedRole[]): InheritedRole[] {
  */
 export function resolveInheritedRoles(
   md: Metadata, tables: Iterable<TableInfo>, actions: ReadonlyMap<string, ActionInfo> | undefined, record: Record_,
-  functions: ReadonlyMap<string, FunctionInfo> = new Map(),
+  functions: ReadonlyMap<string, FunctionInfo> = new Map(), documentRoles?: ReadonlySet<string>,
 ): Map<string, readonly string[]> {
   const resolved = new Map<string, readonly string[]>();
   const list = md.inherited_roles ?? [];
   if (list.length === 0) return resolved;
-  const known = knownRoles(md);
+  // A source's part: the roles of the whole document; its build reports missing parents (once).
+  const known = documentRoles ?? knownRoles(md);
   const tableList = [...tables];
   for (const r of parentsFirst(list)) {
     const id: MetadataObjectId = { kind: 'inherited_role', name: r.role_name };
     const definition = { role_name: r.role_name, role_set: r.role_set };
     const missing = r.role_set.filter((p) => !known.has(p));
     if (missing.length > 0) {
+      if (documentRoles) continue;
       record(id, 'inherited_role', definition, `the following parent role(s) are not found: ${missing.join(', ')} which are required to construct the inherited role: ${quoted(r.role_name)}`);
       continue;
     }

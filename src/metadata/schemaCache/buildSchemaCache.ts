@@ -54,6 +54,11 @@ export interface BuildOptions {
   inferFunctionPermissions?: boolean;
   /** `--enable-remote-schema-permissions` (absent: false). */
   remoteSchemaPermissions?: boolean;
+  /**
+   * A source's part (sources.ts): the roles the whole document names, where an inherited role's
+   * parents may be (the document's own build reports missing ones).
+   */
+  documentRoles?: ReadonlySet<string>;
 }
 
 const inTable = (t: TableMetadata) => `in table ${quotedTable(t.table)}: `;
@@ -353,7 +358,7 @@ function build(
   const { customTypes, actions } = buildActions(state, env);
 
   // 7. inherited roles: their role sets' permissions combined (tables and actions)
-  const inheritedRoles = resolveInheritedRoles(metadata, [...state.tables.values(), ...logicalModels.values()], actions, record, functions);
+  const inheritedRoles = resolveInheritedRoles(metadata, [...state.tables.values(), ...logicalModels.values()], actions, record, functions, options.documentRoles);
   for (const name of inheritedRoles.keys()) roles.add(name);
   const backendOnlyRoles = new Set<string>();
   for (const t of state.tables.values()) {

@@ -76,6 +76,8 @@ export interface SchemaCache {
   sourceCaches?: ReadonlyMap<string, SchemaCache>;
   /** The consistent relationships to a source's table (Hasura v2's `to_source`), by table key then name. */
   sourceRelationships?: ReadonlyMap<string, ReadonlyMap<string, SourceRelInfo>>;
+  /** A further source's `customization.type_names`: the prefix and suffix of every type made for it. */
+  sourceTypeNames?: { prefix?: string; suffix?: string };
 }
 
 /** A relationship from a table to a table of a source (this one or another): Hasura v2's `to_source`. */

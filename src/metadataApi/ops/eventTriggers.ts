@@ -27,18 +27,18 @@ function findTrigger(md: Metadata, name: string): { table: TableMetadata; trigge
 const noTrigger = (name: string, path = '$.args') => new ApiError('not-exists', `event trigger ${JSON.stringify(name)} does not exist`, { path });
 
 /**
- * The operation's source (`source` of a pg_* command; `default` when absent): its part of `md` as a
+ * The operation's source (`source` of a pg_* command, or `default`): its part of `md` as a
  * version-2 document (its tables are `md`'s own objects, edited in place), the id of one of its
  * objects, its cache, and a connection in the request's transaction on its database.
  */
 function scope(ctx: OpContext) {
   const name = ctx.source;
   return {
-    view: (md: Metadata): Metadata => (name === undefined ? md : sourceView(md, name)!),
-    id: (id: Extract<MetadataObjectId, { kind: 'event_trigger' }>): MetadataObjectId => (name === undefined ? id : { kind: 'source_object', source: name, id }),
-    cache: (cache: SchemaCache): SchemaCache | undefined => (name === undefined ? cache : cache.sources?.get(name)),
+    view: (md: Metadata): Metadata => (name === 'default' ? md : sourceView(md, name)!),
+    id: (id: Extract<MetadataObjectId, { kind: 'event_trigger' }>): MetadataObjectId => (name === 'default' ? id : { kind: 'source_object', source: name, id }),
+    cache: (cache: SchemaCache): SchemaCache | undefined => (name === 'default' ? cache : cache.sources?.get(name)),
     async client(): Promise<DbClient> {
-      if (name === undefined) return ctx.client;
+      if (name === 'default') return ctx.client;
       const s = findSource(await ctx.work.metadata(), name)!;
       return ctx.work.sourceClient(name, s.configuration.connection_info);
     },
@@ -48,7 +48,7 @@ function scope(ctx: OpContext) {
 /** Brings the capture triggers of the operation's source in line with the working cache. */
 async function syncNow(ctx: OpContext): Promise<void> {
   const cache = (await ctx.work.result()).cache;
-  if (ctx.source === undefined) return syncEventTriggers(ctx.client, cache);
+  if (ctx.source === 'default') return syncEventTriggers(ctx.client, cache);
   const mine = cache.sources?.get(ctx.source);
   if (!mine) return; // the source cannot be read: the change was refused as inconsistent
   const previous = [...(ctx.engine.state.current.sources?.get(ctx.source)?.eventTriggers?.keys() ?? [])];
@@ -71,7 +71,7 @@ export const create_event_trigger = op({
     const md = await ctx.work.draft();
     const part = sc.view(md);
     const entry = tableEntry(part, args.table);
-    const info = ctx.source === undefined ? await trackedTableInfo(ctx, args.table) : (await sourceCache(ctx)).tables.get(`${args.table.schema}.${args.table.name}`);
+    const info = ctx.source === 'default' ? await trackedTableInfo(ctx, args.table) : (await sourceCache(ctx)).tables.get(`${args.table.schema}.${args.table.name}`);
     if (!info) throw new ApiError('not-exists', `table ${quoteTable(args.table)} does not exist`, { path: '$.args.table' });
     if (info.kind !== 'table' && info.kind !== 'partitioned_table') {
       throw new ApiError('not-supported', `event triggers can only be created on tables, ${quoteTable(args.table)} is a ${info.kind.replace('_', ' ')}`, { path: '$.args.table' });
@@ -139,7 +139,7 @@ export const invoke_event_trigger = op({
     }
     const client = await scope(ctx).client();
     if (!(await eventTablesExist(client))) {
-      if (ctx.source === undefined) await syncEventTriggers(client, cache);
+      if (ctx.source === 'default') await syncEventTriggers(client, cache);
       else await syncOneSource(client, ctx.client, ctx.source, cache, [...(cache.eventTriggers?.keys() ?? [])]);
     }
     return { event_id: await insertManualEvent(client, info, args.payload, ctx.session.vars) };

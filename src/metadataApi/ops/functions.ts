@@ -100,7 +100,7 @@ export const create_function_permission = op({
     const md = await ctx.work.draft();
     const entry = trackedFunction(md, args.function);
     if ((entry.permissions ?? []).some((p) => p.role === args.role)) {
-      throw new ApiError('already-exists', `permission of role ${quote(args.role)} already exists for function ${quoteTable(args.function)} in source: "default"`, { path: '$.args' });
+      throw new ApiError('already-exists', `permission of role ${quote(args.role)} already exists for function ${quoteTable(args.function)} in source: ${quote(ctx.source)}`, { path: '$.args' });
     }
     const cache = await ctx.work.cache();
     const info = cache.functions.get(qualifiedKey(args.function));
@@ -127,7 +127,7 @@ export const drop_function_permission = op({
     const md = await ctx.work.draft();
     const entry = (md.functions ?? []).find((f) => sameName(f.function, args.function));
     if (!entry || !(entry.permissions ?? []).some((p) => p.role === args.role)) {
-      throw new ApiError('not-exists', `permission of role ${quote(args.role)} does not exist for function ${quoteTable(args.function)} in source: "default"`, { path: '$.args' });
+      throw new ApiError('not-exists', `permission of role ${quote(args.role)} does not exist for function ${quoteTable(args.function)} in source: ${quote(ctx.source)}`, { path: '$.args' });
     }
     entry.permissions = entry.permissions!.filter((p) => p.role !== args.role);
     if (entry.permissions.length === 0) delete entry.permissions;
@@ -170,7 +170,7 @@ export const drop_computed_field = op({
   async run(ctx, args) {
     const md = await ctx.work.draft();
     const entry = md.tables.find((t) => sameName(t.table, args.table));
-    if (!entry) throw new ApiError('not-exists', `table ${quoteTable(args.table)} does not exist in source: default`, { path: '$.args.table' });
+    if (!entry) throw new ApiError('not-exists', `table ${quoteTable(args.table)} does not exist in source: ${ctx.source}`, { path: '$.args.table' });
     if (!(entry.computed_fields ?? []).some((c) => c.name === args.name)) {
       throw new ApiError('not-exists', `computed field ${quote(args.name)} does not exist`, { path: '$.args.name' });
     }

@@ -44,9 +44,9 @@ function withoutSource(args: unknown, path: string): Record<string, unknown> {
   return rest;
 }
 
-function findModel(models: LogicalModelMetadata[] | undefined, name: string): LogicalModelMetadata {
+function findModel(models: LogicalModelMetadata[] | undefined, name: string, source: string): LogicalModelMetadata {
   const lm = (models ?? []).find((m) => m.name === name);
-  if (!lm) throw new ApiError('not-found', `Logical model ${q(name)} not found in source "default".`, { path: '$.args.name' });
+  if (!lm) throw new ApiError('not-found', `Logical model ${q(name)} not found in source ${q(source)}.`, { path: '$.args.name' });
   return lm;
 }
 
@@ -112,7 +112,7 @@ export const untrack_logical_model = op({
   decode: (args, path) => ({ name: required(withoutSource(args, path), 'name', path, asString) }),
   async run(ctx, { name }) {
     const md = await ctx.work.draft();
-    findModel(md.logical_models, name);
+    findModel(md.logical_models, name, ctx.source);
     const users = (md.native_queries ?? []).filter((n) => n.returns === name);
     if (users.length > 0) throw dependencyError(users.map((n) => ({ kind: 'native_query', name: n.root_field_name })));
     const referrers = (md.logical_models ?? []).filter((m) => m.name !== name && m.fields.some((f) => modelReference(f.type)?.model === name));
@@ -135,7 +135,7 @@ export const create_logical_model_select_permission = op({
   },
   async run(ctx, args) {
     const md = await ctx.work.draft();
-    const lm = findModel(md.logical_models, args.name);
+    const lm = findModel(md.logical_models, args.name, ctx.source);
     if ((lm.select_permissions ?? []).some((p) => p.role === args.role)) {
       throw new ApiError('already-exists', `Select permission already defined on logical model ${q(args.name)} for role ${q(args.role)}`, { path: '$.args' });
     }
@@ -156,7 +156,7 @@ export const drop_logical_model_select_permission = op({
   },
   async run(ctx, args) {
     const md = await ctx.work.draft();
-    const lm = findModel(md.logical_models, args.name);
+    const lm = findModel(md.logical_models, args.name, ctx.source);
     if (!(lm.select_permissions ?? []).some((p) => p.role === args.role)) {
       throw new ApiError('not-found', `Select permission not found on logical model ${q(args.name)} for role ${q(args.role)}`, { path: '$.args' });
     }
@@ -176,7 +176,7 @@ export const track_native_query = op({
       throw new ApiError('already-tracked', `Native query ${q(nq.root_field_name)} is already tracked.`, { path: '$.args' });
     }
     const model = (md.logical_models ?? []).find((m) => m.name === nq.returns);
-    if (!model) throw new ApiError('not-found', `Logical model ${q(nq.returns)} not found in source "default".`, { path: '$.args.returns' });
+    if (!model) throw new ApiError('not-found', `Logical model ${q(nq.returns)} not found in source ${q(ctx.source)}.`, { path: '$.args.returns' });
     await checkInPostgres(ctx, nq, model);
     md.native_queries = [...(md.native_queries ?? []), nq];
     await ctx.work.change(md, { kind: 'native_query', name: nq.root_field_name });
@@ -191,7 +191,7 @@ export const untrack_native_query = op({
   async run(ctx, { name }) {
     const md = await ctx.work.draft();
     if (!(md.native_queries ?? []).some((n) => n.root_field_name === name)) {
-      throw new ApiError('not-found', `Native query ${q(name)} not found in source "default".`, { path: '$.args' });
+      throw new ApiError('not-found', `Native query ${q(name)} not found in source ${q(ctx.source)}.`, { path: '$.args' });
     }
     const referrers = (md.native_queries ?? []).filter((n) => n.root_field_name !== name
       && [...(n.object_relationships ?? []), ...(n.array_relationships ?? [])].some((r) => r.using.remote_native_query === name));

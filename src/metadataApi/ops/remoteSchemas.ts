@@ -146,11 +146,11 @@ function decodeRel(args: unknown, path: string) {
 }
 
 /**
- * The table of the operation's source (`ctx.source`; `default` when absent): its built info and its
+ * The table of the operation's source (`ctx.source`): its built info and its
  * entry in `md`, and the id of a relationship of it as the inconsistency check names it.
  */
 async function sourceTable(ctx: OpContext, table: QualifiedTable, md: Metadata) {
-  if (ctx.source === undefined) {
+  if (ctx.source === 'default') {
     return { info: await trackedTableInfo(ctx, table), entry: tableEntry(md, table), id: (name: string): MetadataObjectId => ({ kind: 'remote_relationship', table, name }) };
   }
   const source = ctx.source;
@@ -164,7 +164,6 @@ function writeRelationship(mode: 'create' | 'update') {
   return op({
     adminOnly: true,
     mutates: true,
-    servesSources: true,
     decode: decodeRel,
     async run(ctx, args) {
       const md = await ctx.work.draft();
@@ -190,7 +189,6 @@ export const update_remote_relationship = writeRelationship('update');
 export const delete_remote_relationship = op({
   adminOnly: true,
   mutates: true,
-  servesSources: true,
   decode(args, path) {
     const { o, table } = decodeWithTable(args, path);
     return { table, name: required(o, 'name', path, asString) };

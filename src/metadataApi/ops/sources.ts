@@ -35,7 +35,7 @@ export const add_source = op({
       replaceConfiguration: optional(o, 'replace_configuration', path, asBool) ?? false,
     };
     const customization = optional(o, 'customization', path, decodeSourceCustomization);
-    if (customization && (customization.naming_convention || customization.root_fields)) out.customization = customization;
+    if (customization && (customization.naming_convention || customization.root_fields || customization.type_names)) out.customization = customization;
     return out;
   },
   async run(ctx, args) {

@@ -52,7 +52,8 @@ export const track_table = op({
     }
     const snap = await ctx.work.snapshot();
     if (!snap.tables.has(qualifiedKey(args.table))) {
-      throw new ApiError('not-exists', `no such table/view exists in the database: ${quoteTable(args.table)}`, { path: '$.args' });
+      const where = ctx.source === 'default' ? 'the database' : 'source';
+      throw new ApiError('not-exists', `no such table/view exists in ${where}: ${quoteTable(args.table)}`, { path: '$.args' });
     }
     md.tables.push({
       table: { ...args.table },

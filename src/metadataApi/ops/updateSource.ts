@@ -62,6 +62,9 @@ function decodeUpdateSource(args: unknown, path: string): UpdateSourceArgs {
   if (out.customization?.root_fields) {
     throw new ApiError('not-supported', 'the root fields prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.customization.root_fields` });
   }
+  if (out.customization?.type_names) {
+    throw new ApiError('not-supported', 'the type names prefix and suffix are not supported for the "default" source, only for the other sources', { path: `${path}.customization.type_names` });
+  }
   return out;
 }
 
