@@ -3,8 +3,10 @@
  * One engine on an existing bench:schema database, measured step by step (engine CPU from /proc, wall):
  * cold start to the first answered admin query, the first query of role r1 (its schema built), a nested
  * query, r1's first mutation, then (OPS=1) create/drop_select_permission, track/untrack_table each followed
- * by a query, the RSS, then the introspections of r1, r2, r1 again, r3 and admin (ONLY_R1=1: r1 only;
- * SHORT=1: none).
+ * by a query, then create_object_relationship/drop_relationship, the RSS, then the introspections of r1, r2, r1
+ * again, r3 and admin (ONLY_R1=1: r1 only; SHORT=1: none). While each step runs, another client (a worker
+ * thread) sends an ordinary admin query every 20 ms (the next 20 ms after the last answer): the step's line
+ * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall".
  *
  *   BENCH_SCHEMA_SETUP_ONLY=1 SIZES=5000 REPEAT=1 npm run bench:schema     (the database)
  *   OPS=1 ONLY_R1=1 node scripts/benchSchemaSteps.mjs [database] [profile-dir]
@@ -18,6 +20,7 @@ import { readFileSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { getIntrospectionQuery } from 'graphql';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +44,32 @@ async function post(body, headers = {}) {
 const rh = (r) => ({ 'x-svc-role': r, 'x-svc-user-id': '1' });
 for (;;) { try { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }); if (t.includes('"t0000"')) break; } catch {} await new Promise((r) => setTimeout(r, 5)); }
 const out = [];
-const step = async (name, fn) => { const c = proc().cpu, t = performance.now(); const r = await fn(); out.push(`${name}: ${Math.round(performance.now() - t)} ms wall, ${proc().cpu - c} ms CPU${r ? ' ' + r : ''}`); };
+const PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let on = false, times = [];
+parentPort.on('message', async (m) => {
+  if (m === 'stop') { on = false; return; }
+  on = true; times = [];
+  parentPort.postMessage('started');
+  while (on) {
+    const t0 = performance.now();
+    const r = await fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': workerData.secret }, body: '{"query":"{ t0000(limit: 1) { id } }"}' });
+    await r.text();
+    times.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  times.sort((a, b) => a - b);
+  parentPort.postMessage({ max: times.at(-1) ?? 0, p50: times[Math.floor(times.length / 2)] ?? 0, n: times.length });
+});`;
+const probe = new Worker(PROBE, { eval: true, workerData: { url: BASE + '/v1/graphql', secret: SECRET } });
+const probeSay = () => new Promise((r) => probe.once('message', r));
+const step = async (name, fn) => {
+  let started = probeSay(); probe.postMessage('start'); await started;
+  await new Promise((r) => setTimeout(r, 30));
+  const c = proc().cpu, t = performance.now(); const r = await fn(); const wall = performance.now() - t, cpu = proc().cpu - c;
+  const done = probeSay(); probe.postMessage('stop'); const s = await done;
+  out.push(`${name}: ${Math.round(wall)} ms wall, ${cpu} ms CPU, stall p50/max ${Math.round(s.p50)}/${Math.round(s.max)} ms (${s.n})${r ? ' ' + r : ''}`);
+};
 out.push(`cold start: ${Math.round(performance.now() - t0)} ms wall, ${proc().cpu} ms CPU`);
 await step('first query r1', async () => { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }, rh('r1')); if (!t.includes('"t0000"')) return t.slice(0, 200); });
 await step('query r1 nested', async () => { const t = await post({ query: '{ t0100(limit: 1) { id parent { id half { label } } children_t0101 { id } } }' }, rh('r1')); if (!t.includes('"t0100"')) return t.slice(0, 200); });
@@ -55,6 +83,10 @@ if (process.env.OPS) {
   await step('track_table', () => q({ type: 'track_table', args: { schema: 'public', name: 'extra_table' } }));
   await step('admin query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }); });
   await step('untrack_table', () => q({ type: 'untrack_table', args: { table: 'extra_table' } }));
+  await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
+  await step('create_object_relationship', () => q({ type: 'create_object_relationship', args: { table: 't0250', name: 'parent_again', using: { foreign_key_constraint_on: 'parent_id' } } }));
+  await step('admin query after', async () => { await post({ query: '{ t0250(limit: 1) { id parent_again { id } } }' }); });
+  await step('drop_relationship', () => q({ type: 'drop_relationship', args: { table: 't0250', relationship: 'parent_again' } }));
   await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
 }
 { const p = proc(); out.push(`RSS before introspection ${p.rss} MB peak ${p.peak} MB`); }
@@ -72,3 +104,4 @@ out.push(`RSS ${p.rss} MB peak ${p.peak} MB; load ${loadavg().map((x) => x.toFix
 console.log(out.join('\n'));
 const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM'); await exited;
+await probe.terminate();

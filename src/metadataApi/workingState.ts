@@ -10,6 +10,7 @@
  * metadata").
  */
 import { ApiError } from '../core/index.js';
+import { draftOf, finishDraft } from '../lib/index.js';
 import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
 import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
@@ -19,7 +20,6 @@ import {
   buildRecordOf,
   buildSchemaCacheFrom,
   buildSchemaCacheFull,
-  cloneJson,
   currentResourceVersion,
   enumTablesOf,
   introspectDatabase,
@@ -93,9 +93,13 @@ export class WorkingState {
     return this.md;
   }
 
-  /** A copy of the current metadata to edit and hand to `change()`. */
+  /**
+   * A copy of the current metadata to edit and hand to `change()`: copy-on-write (lib/copyOnWrite.ts), so
+   * only what the operation edits is copied and the rest of the next metadata is the current one's objects
+   * (which the incremental build compares by identity).
+   */
   async draft(): Promise<Metadata> {
-    return cloneJson(await this.metadata());
+    return draftOf(await this.metadata());
   }
 
   /**
@@ -261,7 +265,8 @@ export class WorkingState {
   }
 
   /** Builds `next` against the current snapshot (enum rows of newly marked tables read first). */
-  async buildFor(next: Metadata): Promise<BuildResult> {
+  async buildFor(draft: Metadata): Promise<BuildResult> {
+    const next = finishDraft(draft);
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
     // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
@@ -274,8 +279,9 @@ export class WorkingState {
    * Adopts `next` as the metadata, refusing it when it makes objects newly inconsistent (see the
    * module comment). `defining` is the object the operation creates or changes, if any.
    */
-  async change(next: Metadata, defining?: MetadataObjectId): Promise<BuildResult> {
+  async change(draft: Metadata, defining?: MetadataObjectId): Promise<BuildResult> {
     const before = await this.result();
+    const next = finishDraft(draft);
     const after = await this.buildFor(next);
     assertNoNewInconsistencies(before.inconsistent, after.inconsistent, defining);
     this.adopt(next, after);
@@ -283,9 +289,9 @@ export class WorkingState {
   }
 
   /** Adopts `next` without the inconsistency check (callers checked what they need). */
-  adopt(next: Metadata, built: BuildResult): void {
+  adopt(draft: Metadata, built: BuildResult): void {
     assertNoNewRootFieldConflicts(this.built?.cache ?? this.live.current, built.cache);
-    this.md = next;
+    this.md = finishDraft(draft);
     this.built = built;
     this.metadataChanged = true;
     this.cacheChanged = true;
