@@ -31,6 +31,8 @@ const flags = ['--max-semi-space-size=4'];
 if (prof) { mkdirSync(prof, { recursive: true }); flags.push('--cpu-prof', `--cpu-prof-dir=${prof}`, '--heap-prof', `--heap-prof-dir=${prof}`); }
 const t0 = performance.now();
 const child = spawn(process.execPath, [...flags, 'dist/src/main.js', 'serve'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: `${PG_BASE}/${db}`, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+child.once('exit', (code) => { if (!stopping) { console.error(`the engine exited (${code})`); process.exit(1); } });
+let stopping = false;
 function proc() {
   const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -102,6 +104,7 @@ await step('introspection admin', async () => { const t = await post({ query: ge
 const p = proc();
 out.push(`RSS ${p.rss} MB peak ${p.peak} MB; load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(out.join('\n'));
+stopping = true;
 const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM'); await exited;
 await probe.terminate();

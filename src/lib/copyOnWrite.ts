@@ -27,6 +27,8 @@ interface DraftState {
 }
 
 const states = new WeakMap<object, DraftState>();
+/** Values `finishDraft` gave: plain, holding no drafts (a later write to their draft copies them first). */
+const finishedValues = new WeakSet<object>();
 
 const isPlain = (v: unknown): v is object => {
   if (v === null || typeof v !== 'object') return false;
@@ -132,7 +134,7 @@ function finish(v: unknown, seen: Set<object>): unknown {
   if (v === null || typeof v !== 'object') return v;
   const s = states.get(v);
   if (s && s.proxy === v) return finishState(s, seen);
-  if (!isPlain(v) || seen.has(v)) return v;
+  if (!isPlain(v) || seen.has(v) || finishedValues.has(v)) return v;
   seen.add(v);
   // A new value (written into a draft) may hold drafts: replaced in place (it belongs to the draft).
   const o = v as Record<string, unknown>;
@@ -150,6 +152,7 @@ function finishState(s: DraftState, seen: Set<object>): object {
   if (s.finished) return s.finished;
   if (!s.copy) {
     s.finished = s.pristine ? s.base : (finish(s.base, seen) as object);
+    finishedValues.add(s.finished);
     return s.finished;
   }
   const copy = s.copy;
@@ -173,5 +176,6 @@ function finishState(s: DraftState, seen: Set<object>): object {
     if (f !== x) copy[k] = f;
   }
   s.finished = copy;
+  finishedValues.add(copy);
   return copy;
 }

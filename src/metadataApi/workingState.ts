@@ -10,7 +10,7 @@
  * metadata").
  */
 import { ApiError } from '../core/index.js';
-import { draftOf, finishDraft } from '../lib/index.js';
+import { draftOf, finishDraft, isDraft } from '../lib/index.js';
 import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
 import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
@@ -18,14 +18,15 @@ import {
   attachSources,
   readSources,
   buildRecordOf,
-  buildSchemaCacheFrom,
-  buildSchemaCacheFull,
+  buildSchemaCacheFromSliced,
+  buildSchemaCacheFullSliced,
   currentResourceVersion,
   enumTablesOf,
   introspectDatabase,
   loadEnumValues,
   loadMetadata,
   objectKey,
+  storedVersionOf,
 } from '../metadata/index.js';
 import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache, SourceInput } from '../metadata/index.js';
 import { fetchRemoteInputs } from '../remoteSchemas/index.js';
@@ -79,13 +80,14 @@ export class WorkingState {
   ) {}
 
   /**
-   * The current metadata: the live cache's when the stored document is the one it was installed with
-   * (its `resource_version` unchanged; never edited in place: `draft()` copies), else loaded from the catalog.
+   * The current metadata: the live cache's when the stored document is the one it was installed with or
+   * built from at start-up or reload (its `resource_version` unchanged; never edited in place: `draft()`
+   * copies), else loaded from the catalog.
    */
   async metadata(): Promise<Metadata> {
     if (!this.md) {
       const live = this.live.current;
-      const installed = installedVersion.get(live);
+      const installed = installedVersion.get(live) ?? storedVersionOf(live);
       if (this.changes && !this.fromCatalog && installed !== undefined && installed === this.live.resourceVersion
         && installed === await currentResourceVersion(this.client, this.live.metadataTable)) this.md = live.metadata;
       else this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
@@ -144,7 +146,7 @@ export class WorkingState {
       const remotes = await this.remoteInputs(md);
       const prior = md === this.live.current.metadata ? buildRecordOf(this.live.current) : undefined;
       const built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
-        : buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
+        : await buildSchemaCacheFullSliced(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
       this.built = await this.withSources(built, md, remotes);
     }
     return this.built;
@@ -266,13 +268,14 @@ export class WorkingState {
 
   /** Builds `next` against the current snapshot (enum rows of newly marked tables read first). */
   async buildFor(draft: Metadata): Promise<BuildResult> {
-    const next = finishDraft(draft);
+    const next = finished(draft);
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
     // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
     const prior = buildRecordOf(this.built?.cache ?? this.live.current);
     const remotes = await this.remoteInputs(next);
-    return this.withSources(buildSchemaCacheFrom(prior, next, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions), next, remotes);
+    const built = await buildSchemaCacheFromSliced(prior, next, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
+    return this.withSources(built, next, remotes);
   }
 
   /**
@@ -281,7 +284,7 @@ export class WorkingState {
    */
   async change(draft: Metadata, defining?: MetadataObjectId): Promise<BuildResult> {
     const before = await this.result();
-    const next = finishDraft(draft);
+    const next = finished(draft);
     const after = await this.buildFor(next);
     assertNoNewInconsistencies(before.inconsistent, after.inconsistent, defining);
     this.adopt(next, after);
@@ -291,12 +294,15 @@ export class WorkingState {
   /** Adopts `next` without the inconsistency check (callers checked what they need). */
   adopt(draft: Metadata, built: BuildResult): void {
     assertNoNewRootFieldConflicts(this.built?.cache ?? this.live.current, built.cache);
-    this.md = finishDraft(draft);
+    this.md = finished(draft);
     this.built = built;
     this.metadataChanged = true;
     this.cacheChanged = true;
   }
 }
+
+/** A draft of `draft()` as plain objects (a document made otherwise, e.g. by replace_metadata, as it is). */
+const finished = (md: Metadata): Metadata => (isDraft(md) ? finishDraft(md) : md);
 
 /** The `resource_version` each cache installed by a metadata operation was saved as (see `metadata()`). */
 const installedVersion = new WeakMap<SchemaCache, number>();

@@ -66,7 +66,15 @@ export function buildSchemaCacheFull(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
   defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck, options: BuildOptions = {},
 ): BuildResult {
-  return build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options);
+  return runNow(build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
+}
+
+/** `buildSchemaCacheFull` in slices of ~`SLICE_MS` with a turn of the event loop between them (see `runSliced`). */
+export function buildSchemaCacheFullSliced(
+  metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
+  defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck, options: BuildOptions = {},
+): Promise<BuildResult> {
+  return runSliced(build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
 }
 
 /**
@@ -88,13 +96,58 @@ export function buildSchemaCacheFrom(
   remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(), defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck,
   options: BuildOptions = {},
 ): BuildResult {
+  return runNow(buildFrom(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
+}
+
+/** `buildSchemaCacheFrom` in slices (see `runSliced`): what a metadata operation builds, while other requests are served. */
+export function buildSchemaCacheFromSliced(
+  prior: BuildRecord | undefined, metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env,
+  remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(), defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck,
+  options: BuildOptions = {},
+): Promise<BuildResult> {
+  return runSliced(buildFrom(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
+}
+
+function* buildFrom(
+  prior: BuildRecord | undefined, metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
+  defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions,
+): Generator<void, BuildResult> {
   const changes = prior && changesSince(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check);
   if (changes) {
-    const r = build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options, { prior: prior!, ...changes });
+    const r = yield* build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options, { prior: prior!, ...changes });
     if (r.inconsistent.length === 0) return r;
   }
-  return build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options);
+  return yield* build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options);
 }
+
+/**
+ * A build is a generator that yields every few tables (`build`): run at once (`runNow`), or in slices of about
+ * `SLICE_MS` of work with a turn of the event loop (`setImmediate`) between them (`runSliced`), so a build of
+ * thousands of tables does not hold up other requests for its whole length. The inputs are never written, so
+ * what runs between the slices cannot disturb it.
+ */
+function runNow<T>(g: Generator<void, T>): T {
+  for (;;) {
+    const r = g.next();
+    if (r.done) return r.value;
+  }
+}
+
+const SLICE_MS = 10;
+async function runSliced<T>(g: Generator<void, T>): Promise<T> {
+  let start = performance.now();
+  for (;;) {
+    const r = g.next();
+    if (r.done) return r.value;
+    if (performance.now() - start >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      start = performance.now();
+    }
+  }
+}
+
+/** How many tables a build handles between two yields. */
+const TABLES_PER_YIELD = 32;
 
 const PERM_KEYS = new Set<string>(PERM_TYPES.map((t) => `${t}_permissions`));
 
@@ -210,10 +263,11 @@ function changesSince(
   return { rebuilt, permissions };
 }
 
-function build(
+function* build(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
   defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions, reuse?: Changes & { prior: BuildRecord },
-): BuildResult {
+): Generator<void, BuildResult> {
+  let n = 0;
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
     state.inconsistent.push({ id, object: { type, definition, reason } });
@@ -226,6 +280,7 @@ function build(
   const consistent: Array<{ tm: TableMetadata; info: TableInfo; kept?: boolean }> = [];
   const fresh: TableInfo[] = [];
   for (const tm of metadata.tables) {
+    if (++n % TABLES_PER_YIELD === 0) yield;
     const key = qualifiedKey(tm.table);
     if (reuse && !reuse.rebuilt.has(key)) {
       const was = reuse.prior.result.cache.tables.get(key)!;
@@ -249,6 +304,7 @@ function build(
   // 2. relationships and computed fields
   const tableDeps = new Map<string, Dependency[]>();
   for (const { tm, info, kept } of consistent) {
+    if (++n % TABLES_PER_YIELD === 0) yield;
     const key = qualifiedKey(tm.table);
     if (kept) {
       const deps = reuse!.prior.tableDeps.get(key)!;
@@ -299,6 +355,7 @@ function build(
   const roles = new Set<string>();
   const permissionDeps = new Map<string, Dependency[]>();
   for (const { tm, info, kept: keptTable } of consistent) {
+    if (++n % TABLES_PER_YIELD === 0) yield;
     const key = qualifiedKey(tm.table);
     const kept = keptTable && !reuse!.permissions.has(key) ? reuse!.prior.permissionDeps.get(key) : undefined;
     if (kept) {

@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildRecordOf, buildSchemaCacheFrom, buildSchemaCacheFull, decodeMetadata } from '../../../src/metadata/index.js';
+import { buildRecordOf, buildSchemaCacheFrom, buildSchemaCacheFromSliced, buildSchemaCacheFull, buildSchemaCacheFullSliced, decodeMetadata } from '../../../src/metadata/index.js';
 import type { BuildResult, Metadata } from '../../../src/metadata/index.js';
 import { draftOf, finishDraft } from '../../../src/lib/index.js';
 import { prng } from '../../support/prng.js';
@@ -16,12 +16,13 @@ import { column, fn, snapshot, table } from './fixtures.js';
 
 const N = 24;
 const name = (i: number) => `t${String(i).padStart(2, '0')}`;
+const BIG = 1500;
 const fk = (t: number, col: string, to: number) => ({ name: `${name(t)}_${col}_fkey`, oid: 90000 + t * 10 + (col === 'parent_id' ? 1 : 2), columns: [col], refTable: { schema: 'public', name: name(to) }, refColumns: ['id'] });
 
 /** N tables: t_i(id, label, owner_id, parent_id → t_{i-1}, half_id → t_{i/2}); functions for computed fields. */
-function chainSnapshot() {
+function chainSnapshot(n = N) {
   const tables = [];
-  for (let i = 0; i < N; i++) {
+  for (let i = 0; i < n; i++) {
     tables.push(table(name(i), [column('id', 'int4', { nullable: false, hasDefault: true }), column('label'), column('owner_id', 'int4'), column('parent_id', 'int4'), column('half_id', 'int4')], {
       foreignKeys: i === 0 ? [] : [fk(i, 'parent_id', i - 1), fk(i, 'half_id', Math.floor(i / 2))],
     }));
@@ -37,12 +38,12 @@ function chainSnapshot() {
 
 type Doc = { tables: Array<Record<string, any>>; [k: string]: unknown };
 
-function initial(): Doc {
+function initial(n = N - 4): Doc {
   const tables = [];
-  for (let i = 0; i < N - 4; i++) {
+  for (let i = 0; i < n; i++) {
     const t: Record<string, any> = { table: { schema: 'public', name: name(i) } };
     if (i > 0) t.object_relationships = [{ name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } }];
-    if (i + 1 < N - 4) t.array_relationships = [{ name: 'children', using: { foreign_key_constraint_on: { table: name(i + 1), column: 'parent_id' } } }];
+    if (i + 1 < n) t.array_relationships = [{ name: 'children', using: { foreign_key_constraint_on: { table: name(i + 1), column: 'parent_id' } } }];
     t.select_permissions = [
       { role: 'r1', permission: { columns: '*', filter: {} } },
       { role: 'r3', permission: { columns: ['id', 'label'], filter: i > 0 ? { parent: { owner_id: { _eq: 'X-Svc-User-Id' } } } : { owner_id: { _eq: 'X-Svc-User-Id' } } } },
@@ -208,4 +209,34 @@ test('an incremental structural build keeps the objects of the tables the change
   sameBuild(inc5, buildSchemaCacheFull(clean, snap), 'untrack t15 without the permission');
   assert.deepEqual(inc5.inconsistent, []);
   assert.equal(t(inc5, 't05'), t(built3, 't05'));
+});
+
+test('a sliced build lets other callbacks run between its slices and gives what the build at once gives', async () => {
+  const snap = chainSnapshot(BIG);
+  const m = md(initial(BIG));
+  let ticks = 0;
+  let on = true;
+  const tick = () => {
+    ticks++;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const t0 = performance.now();
+  const full = await buildSchemaCacheFullSliced(m, snap);
+  const took = performance.now() - t0;
+  const ticksDuringFull = ticks;
+  const d = draftOf(full.cache.metadata as unknown as Doc);
+  d.tables.splice(700, 1);
+  d.tables[699].array_relationships = [];
+  d.tables[699 + 1].object_relationships = [];
+  d.tables[699 + 1].select_permissions = d.tables[700].select_permissions.filter((p: { role: string }) => p.role === 'r1');
+  const next = finishDraft(d) as unknown as Metadata;
+  const inc = await buildSchemaCacheFromSliced(buildRecordOf(full.cache), next, snap);
+  on = false;
+  sameBuild(full, buildSchemaCacheFull(m, snap), 'sliced full build');
+  sameBuild(inc, buildSchemaCacheFrom(buildRecordOf(full.cache), next, snap), 'sliced incremental build');
+  sameBuild(inc, buildSchemaCacheFull(next, snap), 'sliced incremental build against a full one');
+  assert.deepEqual(inc.inconsistent, []);
+  // A build of 1,500 tables takes well over one slice (~10 ms): other callbacks ran in between.
+  assert.ok(ticksDuringFull >= 2, `${ticksDuringFull} turns of the event loop during a ${Math.round(took)} ms build`);
 });
