@@ -9,6 +9,7 @@
  * when it is the one being defined, else 400 unexpected "cannot continue due to new inconsistent
  * metadata").
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../core/index.js';
 import { draftOf, finishDraft, isDraft } from '../lib/index.js';
 import type { DbClient } from '../execution/index.js';
@@ -119,7 +120,13 @@ export class WorkingState {
         await loadEnumValues(this.client, snap, enumTablesOf(md));
         this.snap = snap;
       } else {
-        const snap = await introspectDatabase(this.client, enumTablesOf(md));
+        let snap = await introspectDatabase(this.client, enumTablesOf(md));
+        // The first operation after start-up (or reload) has no fingerprint to compare: when the database
+        // is as the live cache's build saw it, its objects are kept, so the build can be incremental.
+        const seen = buildRecordOf(this.live.current)?.snapshot;
+        if (seen && !prev && isDeepStrictEqual(seen.tables, snap.tables) && isDeepStrictEqual(seen.functions, snap.functions)) {
+          snap = { ...snap, tables: seen.tables, functions: seen.functions };
+        }
         lastIntrospection.set(this.live, { fingerprint, tables: snap.tables, functions: snap.functions });
         this.snap = snap;
       }
