@@ -112,7 +112,7 @@ function* buildFrom(
   prior: BuildRecord | undefined, metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
   defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions,
 ): Generator<void, BuildResult> {
-  const changes = prior && changesSince(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check);
+  const changes = prior && (yield* changesSince(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check));
   if (changes) {
     const r = yield* build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options, { prior: prior!, ...changes });
     if (r.inconsistent.length === 0) return r;
@@ -203,10 +203,10 @@ function targetsOf(deps: readonly Dependency[], self: string): ReadonlySet<strin
 }
 
 /** What changed since `prior` (see buildSchemaCacheFrom), or undefined when a full build is needed. */
-function changesSince(
+function* changesSince(
   prior: BuildRecord, md: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
   defaultNaming: NamingConvention, check: CacheCheck | undefined,
-): Changes | undefined {
+): Generator<void, Changes | undefined> {
   const before = prior.result.cache.metadata;
   if (prior.result.inconsistent.length > 0) return undefined;
   if (prior.snapshot.tables !== snapshot.tables || prior.snapshot.functions !== snapshot.functions) return undefined;
@@ -223,6 +223,7 @@ function changesSince(
   const moved = new Set<string>();
   const unusual = (t: TableMetadata) => !!t.is_enum || remoteRelationshipsOf(t).length > 0;
   for (let i = 0; i < md.tables.length; i++) {
+    if (i % (TABLES_PER_YIELD * 8) === 0) yield;
     const tm = md.tables[i];
     const key = qualifiedKey(tm.table);
     if (seen.has(key)) return undefined;
@@ -250,11 +251,14 @@ function changesSince(
   if (moved.size > 0) {
     // Tables whose relationships, computed fields or permissions reach a moved table: their permissions
     // again (a relationship or computed field reaching one is rebuilt with its table).
+    let n = 0;
     for (const [key, deps] of prior.tableDeps) {
+      if (++n % TABLES_PER_YIELD === 0) yield;
       if (rebuilt.has(key) || !seen.has(key)) continue;
       for (const k of targetsOf(deps, key)) if (moved.has(k)) { rebuilt.add(key); break; }
     }
     for (const [key, deps] of prior.permissionDeps) {
+      if (++n % TABLES_PER_YIELD === 0) yield;
       if (rebuilt.has(key) || permissions.has(key) || !seen.has(key)) continue;
       for (const k of targetsOf(deps, key)) if (moved.has(k)) { permissions.add(key); break; }
     }
