@@ -6,7 +6,10 @@
  * by a query, then create_object_relationship/drop_relationship, the RSS, then the introspections of r1, r2, r1
  * again, r3 and admin (ONLY_R1=1: r1 only; SHORT=1: none). While each step runs, another client (a worker
  * thread) sends an ordinary admin query every 20 ms (the next 20 ms after the last answer): the step's line
- * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall".
+ * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall", and
+ * the engine's own longest event-loop delay during the step (`loop max`: `monitorEventLoopDelay`, 5 ms
+ * resolution, in a module preloaded into the engine that reports on SIGUSR2; the wait of a request includes
+ * the machine's load, the loop delay much less).
  *
  *   BENCH_SCHEMA_SETUP_ONLY=1 SIZES=5000 REPEAT=1 npm run bench:schema     (the database)
  *   OPS=1 ONLY_R1=1 node scripts/benchSchemaSteps.mjs [database] [profile-dir]
@@ -16,8 +19,8 @@
  * built server (dist/).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, mkdirSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { readFileSync, mkdirSync, writeFileSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -27,7 +30,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [db = process.env.BENCH_SCHEMA_DB ?? 'bench_schema', prof] = process.argv.slice(2);
 const PG_BASE = process.env.BENCH_SCHEMA_PG ?? 'postgres://postgres@127.0.0.1:55432';
 const PORT = Number(process.env.BENCH_SCHEMA_PORT ?? 18625), BASE = `http://127.0.0.1:${PORT}`, SECRET = 'x';
-const flags = ['--max-semi-space-size=4'];
+const monDir = mkdtempSync(path.join(tmpdir(), 'bench-eld-'));
+const monFile = path.join(monDir, 'eld.json');
+writeFileSync(path.join(monDir, 'monitor.mjs'), `import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeFileSync } from 'node:fs';
+const h = monitorEventLoopDelay({ resolution: 5 });
+h.enable();
+process.on('SIGUSR2', () => { writeFileSync(${JSON.stringify(monFile)}, JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6 })); h.reset(); });
+`);
+const flags = ['--max-semi-space-size=4', '--import', path.join(monDir, 'monitor.mjs')];
 if (prof) { mkdirSync(prof, { recursive: true }); flags.push('--cpu-prof', `--cpu-prof-dir=${prof}`, '--heap-prof', `--heap-prof-dir=${prof}`); }
 const t0 = performance.now();
 const child = spawn(process.execPath, [...flags, 'dist/src/main.js', 'serve'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: `${PG_BASE}/${db}`, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -65,12 +76,23 @@ parentPort.on('message', async (m) => {
 });`;
 const probe = new Worker(PROBE, { eval: true, workerData: { url: BASE + '/v1/graphql', secret: SECRET } });
 const probeSay = () => new Promise((r) => probe.once('message', r));
+/** The engine's event-loop delay since the last call (it writes and resets its histogram on SIGUSR2). */
+async function loopDelay() {
+  rmSync(monFile, { force: true });
+  child.kill('SIGUSR2');
+  for (;;) {
+    if (existsSync(monFile)) { try { return JSON.parse(readFileSync(monFile, 'utf8')); } catch {} }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 const step = async (name, fn) => {
   let started = probeSay(); probe.postMessage('start'); await started;
   await new Promise((r) => setTimeout(r, 30));
+  await loopDelay();
   const c = proc().cpu, t = performance.now(); const r = await fn(); const wall = performance.now() - t, cpu = proc().cpu - c;
+  const eld = await loopDelay();
   const done = probeSay(); probe.postMessage('stop'); const s = await done;
-  out.push(`${name}: ${Math.round(wall)} ms wall, ${cpu} ms CPU, stall p50/max ${Math.round(s.p50)}/${Math.round(s.max)} ms (${s.n})${r ? ' ' + r : ''}`);
+  out.push(`${name}: ${Math.round(wall)} ms wall, ${cpu} ms CPU, stall p50/max ${Math.round(s.p50)}/${Math.round(s.max)} ms (${s.n}), loop max ${Math.round(eld.max)} ms${r ? ' ' + r : ''}`);
 };
 out.push(`cold start: ${Math.round(performance.now() - t0)} ms wall, ${proc().cpu} ms CPU`);
 await step('first query r1', async () => { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }, rh('r1')); if (!t.includes('"t0000"')) return t.slice(0, 200); });
@@ -108,3 +130,4 @@ stopping = true;
 const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM'); await exited;
 await probe.terminate();
+rmSync(monDir, { recursive: true, force: true });
