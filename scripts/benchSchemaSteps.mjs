@@ -3,8 +3,13 @@
  * One engine on an existing bench:schema database, measured step by step (engine CPU from /proc, wall):
  * cold start to the first answered admin query, the first query of role r1 (its schema built), a nested
  * query, r1's first mutation, then (OPS=1) create/drop_select_permission, track/untrack_table each followed
- * by a query, the RSS, then the introspections of r1, r2, r1 again, r3 and admin (ONLY_R1=1: r1 only;
- * SHORT=1: none).
+ * by a query, then create_object_relationship/drop_relationship, the RSS, then the introspections of r1, r2, r1
+ * again, r3 and admin (ONLY_R1=1: r1 only; SHORT=1: none). While each step runs, another client (a worker
+ * thread) sends an ordinary admin query every 20 ms (the next 20 ms after the last answer): the step's line
+ * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall", and
+ * the engine's own longest event-loop delay during the step (`loop max`: `monitorEventLoopDelay`, 5 ms
+ * resolution, in a module preloaded into the engine that reports on SIGUSR2; the wait of a request includes
+ * the machine's load, the loop delay much less).
  *
  *   BENCH_SCHEMA_SETUP_ONLY=1 SIZES=5000 REPEAT=1 npm run bench:schema     (the database)
  *   OPS=1 ONLY_R1=1 node scripts/benchSchemaSteps.mjs [database] [profile-dir]
@@ -14,20 +19,31 @@
  * built server (dist/).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, mkdirSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { readFileSync, mkdirSync, writeFileSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { getIntrospectionQuery } from 'graphql';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [db = process.env.BENCH_SCHEMA_DB ?? 'bench_schema', prof] = process.argv.slice(2);
 const PG_BASE = process.env.BENCH_SCHEMA_PG ?? 'postgres://postgres@127.0.0.1:55432';
 const PORT = Number(process.env.BENCH_SCHEMA_PORT ?? 18625), BASE = `http://127.0.0.1:${PORT}`, SECRET = 'x';
-const flags = ['--max-semi-space-size=4'];
+const monDir = mkdtempSync(path.join(tmpdir(), 'bench-eld-'));
+const monFile = path.join(monDir, 'eld.json');
+writeFileSync(path.join(monDir, 'monitor.mjs'), `import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeFileSync } from 'node:fs';
+const h = monitorEventLoopDelay({ resolution: 5 });
+h.enable();
+process.on('SIGUSR2', () => { writeFileSync(${JSON.stringify(monFile)}, JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6 })); h.reset(); });
+`);
+const flags = ['--max-semi-space-size=4', '--import', path.join(monDir, 'monitor.mjs')];
 if (prof) { mkdirSync(prof, { recursive: true }); flags.push('--cpu-prof', `--cpu-prof-dir=${prof}`, '--heap-prof', `--heap-prof-dir=${prof}`); }
 const t0 = performance.now();
 const child = spawn(process.execPath, [...flags, 'dist/src/main.js', 'serve'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: `${PG_BASE}/${db}`, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+child.once('exit', (code) => { if (!stopping) { console.error(`the engine exited (${code})`); process.exit(1); } });
+let stopping = false;
 function proc() {
   const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -41,7 +57,43 @@ async function post(body, headers = {}) {
 const rh = (r) => ({ 'x-svc-role': r, 'x-svc-user-id': '1' });
 for (;;) { try { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }); if (t.includes('"t0000"')) break; } catch {} await new Promise((r) => setTimeout(r, 5)); }
 const out = [];
-const step = async (name, fn) => { const c = proc().cpu, t = performance.now(); const r = await fn(); out.push(`${name}: ${Math.round(performance.now() - t)} ms wall, ${proc().cpu - c} ms CPU${r ? ' ' + r : ''}`); };
+const PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let on = false, times = [];
+parentPort.on('message', async (m) => {
+  if (m === 'stop') { on = false; return; }
+  on = true; times = [];
+  parentPort.postMessage('started');
+  while (on) {
+    const t0 = performance.now();
+    const r = await fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': workerData.secret }, body: '{"query":"{ t0000(limit: 1) { id } }"}' });
+    await r.text();
+    times.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  times.sort((a, b) => a - b);
+  parentPort.postMessage({ max: times.at(-1) ?? 0, p50: times[Math.floor(times.length / 2)] ?? 0, n: times.length });
+});`;
+const probe = new Worker(PROBE, { eval: true, workerData: { url: BASE + '/v1/graphql', secret: SECRET } });
+const probeSay = () => new Promise((r) => probe.once('message', r));
+/** The engine's event-loop delay since the last call (it writes and resets its histogram on SIGUSR2). */
+async function loopDelay() {
+  rmSync(monFile, { force: true });
+  child.kill('SIGUSR2');
+  for (;;) {
+    if (existsSync(monFile)) { try { return JSON.parse(readFileSync(monFile, 'utf8')); } catch {} }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+const step = async (name, fn) => {
+  let started = probeSay(); probe.postMessage('start'); await started;
+  await new Promise((r) => setTimeout(r, 30));
+  await loopDelay();
+  const c = proc().cpu, t = performance.now(); const r = await fn(); const wall = performance.now() - t, cpu = proc().cpu - c;
+  const eld = await loopDelay();
+  const done = probeSay(); probe.postMessage('stop'); const s = await done;
+  out.push(`${name}: ${Math.round(wall)} ms wall, ${cpu} ms CPU, stall p50/max ${Math.round(s.p50)}/${Math.round(s.max)} ms (${s.n}), loop max ${Math.round(eld.max)} ms${r ? ' ' + r : ''}`);
+};
 out.push(`cold start: ${Math.round(performance.now() - t0)} ms wall, ${proc().cpu} ms CPU`);
 await step('first query r1', async () => { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }, rh('r1')); if (!t.includes('"t0000"')) return t.slice(0, 200); });
 await step('query r1 nested', async () => { const t = await post({ query: '{ t0100(limit: 1) { id parent { id half { label } } children_t0101 { id } } }' }, rh('r1')); if (!t.includes('"t0100"')) return t.slice(0, 200); });
@@ -55,6 +107,10 @@ if (process.env.OPS) {
   await step('track_table', () => q({ type: 'track_table', args: { schema: 'public', name: 'extra_table' } }));
   await step('admin query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }); });
   await step('untrack_table', () => q({ type: 'untrack_table', args: { table: 'extra_table' } }));
+  await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
+  await step('create_object_relationship', () => q({ type: 'create_object_relationship', args: { table: 't0250', name: 'parent_again', using: { foreign_key_constraint_on: 'parent_id' } } }));
+  await step('admin query after', async () => { await post({ query: '{ t0250(limit: 1) { id parent_again { id } } }' }); });
+  await step('drop_relationship', () => q({ type: 'drop_relationship', args: { table: 't0250', relationship: 'parent_again' } }));
   await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
 }
 { const p = proc(); out.push(`RSS before introspection ${p.rss} MB peak ${p.peak} MB`); }
@@ -70,5 +126,8 @@ await step('introspection admin', async () => { const t = await post({ query: ge
 const p = proc();
 out.push(`RSS ${p.rss} MB peak ${p.peak} MB; load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(out.join('\n'));
+stopping = true;
 const exited = new Promise((r) => child.once('exit', r));
 child.kill('SIGTERM'); await exited;
+await probe.terminate();
+rmSync(monDir, { recursive: true, force: true });

@@ -64,7 +64,7 @@ export { parseBoolExp, castTypeOf } from './boolExp.js';
 export type { BoolExpContext, BoolExpMode, BoolExpDependency, ParsedBoolExp } from './boolExp.js';
 
 export type * from './schemaCache/types.js';
-export { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFrom, buildRecordOf, type CacheCheck, type BuildRecord } from './schemaCache/buildSchemaCache.js';
+export { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFrom, buildSchemaCacheFullSliced, buildSchemaCacheFromSliced, buildRecordOf, type CacheCheck, type BuildRecord } from './schemaCache/buildSchemaCache.js';
 export type { BuildOptions, BuildResult } from './schemaCache/buildSchemaCache.js';
 export type { Inconsistency } from './schemaCache/buildState.js';
 export { BuildError } from './schemaCache/buildState.js';
@@ -81,7 +81,7 @@ export {
   functionDefinition,
 } from './schemaCache/definitions.js';
 
-export { createAppState, loadSchemaCache, enumTablesOf } from './liveState.js';
+export { createAppState, loadSchemaCache, enumTablesOf, storedVersionOf } from './liveState.js';
 export type { LiveState, RemoteFetcher } from './liveState.js';
 export { startSchemaSync } from './schemaSync.js';
 export type { SchemaSync, SchemaSyncOptions, SyncedState } from './schemaSync.js';

@@ -13,7 +13,7 @@ import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
 import { introspectDatabase } from './introspection/index.js';
-import { buildSchemaCache, buildSchemaCacheFull, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
+import { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFullSliced, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 import { attachSources, readSources, type SourceDbs } from './sources.js';
 
 export interface LiveState {
@@ -46,6 +46,15 @@ export const enumTablesOf = (md: Metadata) => md.tables.filter((t) => t.is_enum)
  */
 export type RemoteFetcher = (md: Metadata, known?: ReadonlyMap<string, RemoteIntrospection>) => Promise<ReadonlyMap<string, RemoteIntrospection>>;
 
+/** The `resource_version` of the stored document each cache this module built was built from. */
+const storedVersions = new WeakMap<SchemaCache, number>();
+
+/**
+ * The `resource_version` of the stored document `cache` was built from, when it was built here (start-up,
+ * reload): a metadata operation then starts from its metadata and build instead of loading the document.
+ */
+export const storedVersionOf = (cache: SchemaCache): number | undefined => storedVersions.get(cache);
+
 /** Loads metadata and introspects through `c`, then builds the cache (no swap). */
 export async function loadSchemaCache(
   c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>, table: MetadataTable = 'hdb_metadata',
@@ -75,13 +84,17 @@ export async function createAppState(
 ): Promise<LiveState> {
   const buildOptions: BuildOptions = { inferFunctionPermissions: config.inferFunctionPermissions, remoteSchemaPermissions: config.enableRemoteSchemaPermissions };
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
-  const build = async (known?: ReadonlyMap<string, RemoteIntrospection>): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
+  // A rebuild (reload, another engine's change) is built in slices: the engine serves requests meanwhile.
+  const build = async (known?: ReadonlyMap<string, RemoteIntrospection>, sliced = false): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
     const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
     // The further sources' databases are read after the transaction too, each through its own pool.
     const inputs = sourceDbs && loaded.metadata.sources ? await readSources(loaded.metadata, sourceDbs) : new Map();
-    const full = buildSchemaCacheFull(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions);
+    const full = sliced
+      ? await buildSchemaCacheFullSliced(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions)
+      : buildSchemaCacheFull(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions);
     const cache = attachSources(full, loaded.metadata, inputs, undefined, remotes, config.defaultNamingConvention, buildOptions).cache;
+    storedVersions.set(cache, loaded.resourceVersion);
     return { cache, resourceVersion: loaded.resourceVersion };
   };
   const first = await build();
@@ -102,7 +115,7 @@ export async function createAppState(
       return version;
     },
     async rebuild() {
-      const next = await build(current.remoteInputs);
+      const next = await build(current.remoteInputs, true);
       // A metadata change committed and installed while this build read an older state wins.
       if (next.resourceVersion >= version) {
         current = next.cache;

@@ -9,7 +9,9 @@
  * when it is the one being defined, else 400 unexpected "cannot continue due to new inconsistent
  * metadata").
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../core/index.js';
+import { draftOf, finishDraft, isDraft } from '../lib/index.js';
 import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
 import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
@@ -17,15 +19,15 @@ import {
   attachSources,
   readSources,
   buildRecordOf,
-  buildSchemaCacheFrom,
-  buildSchemaCacheFull,
-  cloneJson,
+  buildSchemaCacheFromSliced,
+  buildSchemaCacheFullSliced,
   currentResourceVersion,
   enumTablesOf,
   introspectDatabase,
   loadEnumValues,
   loadMetadata,
   objectKey,
+  storedVersionOf,
 } from '../metadata/index.js';
 import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache, SourceInput } from '../metadata/index.js';
 import { fetchRemoteInputs } from '../remoteSchemas/index.js';
@@ -79,13 +81,14 @@ export class WorkingState {
   ) {}
 
   /**
-   * The current metadata: the live cache's when the stored document is the one it was installed with
-   * (its `resource_version` unchanged; never edited in place: `draft()` copies), else loaded from the catalog.
+   * The current metadata: the live cache's when the stored document is the one it was installed with or
+   * built from at start-up or reload (its `resource_version` unchanged; never edited in place: `draft()`
+   * copies), else loaded from the catalog.
    */
   async metadata(): Promise<Metadata> {
     if (!this.md) {
       const live = this.live.current;
-      const installed = installedVersion.get(live);
+      const installed = installedVersion.get(live) ?? storedVersionOf(live);
       if (this.changes && !this.fromCatalog && installed !== undefined && installed === this.live.resourceVersion
         && installed === await currentResourceVersion(this.client, this.live.metadataTable)) this.md = live.metadata;
       else this.md = (await loadMetadata(this.client, this.live.metadataTable)).metadata;
@@ -93,9 +96,13 @@ export class WorkingState {
     return this.md;
   }
 
-  /** A copy of the current metadata to edit and hand to `change()`. */
+  /**
+   * A copy of the current metadata to edit and hand to `change()`: copy-on-write (lib/copyOnWrite.ts), so
+   * only what the operation edits is copied and the rest of the next metadata is the current one's objects
+   * (which the incremental build compares by identity).
+   */
   async draft(): Promise<Metadata> {
-    return cloneJson(await this.metadata());
+    return draftOf(await this.metadata());
   }
 
   /**
@@ -113,7 +120,13 @@ export class WorkingState {
         await loadEnumValues(this.client, snap, enumTablesOf(md));
         this.snap = snap;
       } else {
-        const snap = await introspectDatabase(this.client, enumTablesOf(md));
+        let snap = await introspectDatabase(this.client, enumTablesOf(md));
+        // The first operation after start-up (or reload) has no fingerprint to compare: when the database
+        // is as the live cache's build saw it, its objects are kept, so the build can be incremental.
+        const seen = buildRecordOf(this.live.current)?.snapshot;
+        if (seen && !prev && isDeepStrictEqual(seen.tables, snap.tables) && isDeepStrictEqual(seen.functions, snap.functions)) {
+          snap = { ...snap, tables: seen.tables, functions: seen.functions };
+        }
         lastIntrospection.set(this.live, { fingerprint, tables: snap.tables, functions: snap.functions });
         this.snap = snap;
       }
@@ -140,7 +153,7 @@ export class WorkingState {
       const remotes = await this.remoteInputs(md);
       const prior = md === this.live.current.metadata ? buildRecordOf(this.live.current) : undefined;
       const built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
-        : buildSchemaCacheFull(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
+        : await buildSchemaCacheFullSliced(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
       this.built = await this.withSources(built, md, remotes);
     }
     return this.built;
@@ -262,21 +275,24 @@ export class WorkingState {
   }
 
   /** Builds `next` against the current snapshot (enum rows of newly marked tables read first). */
-  async buildFor(next: Metadata): Promise<BuildResult> {
+  async buildFor(draft: Metadata): Promise<BuildResult> {
+    const next = finished(draft);
     const snap = await this.snapshot();
     await loadEnumValues(this.client, snap, enumTablesOf(next));
     // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
     const prior = buildRecordOf(this.built?.cache ?? this.live.current);
     const remotes = await this.remoteInputs(next);
-    return this.withSources(buildSchemaCacheFrom(prior, next, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions), next, remotes);
+    const built = await buildSchemaCacheFromSliced(prior, next, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
+    return this.withSources(built, next, remotes);
   }
 
   /**
    * Adopts `next` as the metadata, refusing it when it makes objects newly inconsistent (see the
    * module comment). `defining` is the object the operation creates or changes, if any.
    */
-  async change(next: Metadata, defining?: MetadataObjectId): Promise<BuildResult> {
+  async change(draft: Metadata, defining?: MetadataObjectId): Promise<BuildResult> {
     const before = await this.result();
+    const next = finished(draft);
     const after = await this.buildFor(next);
     assertNoNewInconsistencies(before.inconsistent, after.inconsistent, defining);
     this.adopt(next, after);
@@ -284,14 +300,17 @@ export class WorkingState {
   }
 
   /** Adopts `next` without the inconsistency check (callers checked what they need). */
-  adopt(next: Metadata, built: BuildResult): void {
+  adopt(draft: Metadata, built: BuildResult): void {
     assertNoNewRootFieldConflicts(this.built?.cache ?? this.live.current, built.cache);
-    this.md = next;
+    this.md = finished(draft);
     this.built = built;
     this.metadataChanged = true;
     this.cacheChanged = true;
   }
 }
+
+/** A draft of `draft()` as plain objects (a document made otherwise, e.g. by replace_metadata, as it is). */
+const finished = (md: Metadata): Metadata => (isDraft(md) ? finishDraft(md) : md);
 
 /** The `resource_version` each cache installed by a metadata operation was saved as (see `metadata()`). */
 const installedVersion = new WeakMap<SchemaCache, number>();

@@ -92,20 +92,35 @@ function rootCase(cache: SchemaCache, t?: TableInfo): (name: string) => string {
   return (name) => (custom.has(name) ? name : snakeToCamel(name));
 }
 
+/** One table's root field names, per table object and convention (an incremental build keeps the unchanged tables' objects). */
+const tableRootNames = new WeakMap<TableInfo, { camel: boolean; query: string[]; mutation: string[] }>();
+function tableRootFields(cache: SchemaCache, t: TableInfo, camel: boolean): { query: string[]; mutation: string[] } {
+  const known = tableRootNames.get(t);
+  if (known && known.camel === camel) return known;
+  const named = rootCase(cache, t);
+  const q = rootFieldNames(t);
+  const m = mutationFieldNames(t);
+  const hasPk = (t.primaryKey?.length ?? 0) > 0;
+  const query = [q.select, q.selectAggregate, ...(hasPk ? [q.selectByPk] : [])].map(named);
+  const mutation: string[] = [];
+  if (t.mutability.insertable) mutation.push(named(m.insert), named(m.insertOne));
+  if (t.mutability.updatable) mutation.push(...[m.update, m.updateMany, ...(hasPk ? [m.updateByPk] : [])].map(named));
+  if (t.mutability.deletable) mutation.push(...[m.delete, ...(hasPk ? [m.deleteByPk] : [])].map(named));
+  const names = { camel, query, mutation };
+  tableRootNames.set(t, names);
+  return names;
+}
+
 /** The admin role's query and mutation root field names from tables and functions, as the cache's naming convention gives them. */
 export function databaseRootFields(cache: SchemaCache): { query: string[]; mutation: string[] } {
   const query: string[] = [];
   const mutation: string[] = [];
+  const camel = cache.namingConvention === 'graphql-default';
   for (const t of cache.tables.values()) {
     if (!isGraphqlName(t.gqlName)) continue;
-    const named = rootCase(cache, t);
-    const q = rootFieldNames(t);
-    const m = mutationFieldNames(t);
-    const hasPk = (t.primaryKey?.length ?? 0) > 0;
-    query.push(...[q.select, q.selectAggregate, ...(hasPk ? [q.selectByPk] : [])].map(named));
-    if (t.mutability.insertable) mutation.push(named(m.insert), named(m.insertOne));
-    if (t.mutability.updatable) mutation.push(...[m.update, m.updateMany, ...(hasPk ? [m.updateByPk] : [])].map(named));
-    if (t.mutability.deletable) mutation.push(...[m.delete, ...(hasPk ? [m.deleteByPk] : [])].map(named));
+    const names = tableRootFields(cache, t, camel);
+    for (const n of names.query) query.push(n);
+    for (const n of names.mutation) mutation.push(n);
   }
   for (const fn of cache.functions.values()) {
     const returns = cache.tables.get(`${fn.returnTable.schema}.${fn.returnTable.name}`);

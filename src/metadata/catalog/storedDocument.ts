@@ -42,16 +42,34 @@ export async function encodeStoredMetadata(md: Metadata): Promise<string> {
 }
 
 const TABLES_PER_TURN = 250;
+
+/**
+ * Each table's encoded text, per table object: a metadata operation's next document shares every table it
+ * did not edit with the current one (copy-on-write drafts), and a stored or live document is never edited
+ * in place, so only the edited tables are encoded again.
+ */
+const encodedTables = new WeakMap<Metadata['tables'][number], string>();
+function encodedTable(t: Metadata['tables'][number]): string {
+  let text = encodedTables.get(t);
+  if (text === undefined) encodedTables.set(t, (text = JSON.stringify(encodeTable(t, { storage: true }))));
+  return text;
+}
 const EMPTY_TABLES = '{"version":2,"tables":[]';
 
-/** `encodeStoredInline`'s text, built `TABLES_PER_TURN` tables at a time with a turn of the event loop between. */
+/** `encodeStoredInline`'s text, built a slice of tables at a time with a turn of the event loop between. */
 export async function encodeStoredChunked(md: Metadata): Promise<string> {
   const rest = encodeStoredInline({ ...md, tables: [] });
   if (!rest.startsWith(EMPTY_TABLES)) return encodeStoredInline(md);
   const parts: string[] = [];
-  for (let i = 0; i < md.tables.length; i += TABLES_PER_TURN) {
-    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-    for (const t of md.tables.slice(i, i + TABLES_PER_TURN)) parts.push(JSON.stringify(encodeTable(t, { storage: true })));
+  // A turn of the event loop every TABLES_PER_TURN tables, or sooner when encoding them takes over ~10 ms
+  // (tables seen before are texts already: only new ones cost).
+  let start = performance.now();
+  for (let i = 0; i < md.tables.length; i++) {
+    if (i > 0 && (i % TABLES_PER_TURN === 0 || performance.now() - start > 10)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      start = performance.now();
+    }
+    parts.push(encodedTable(md.tables[i]));
   }
   return `{"version":2,"tables":[${parts.join(',')}]${rest.slice(EMPTY_TABLES.length)}`;
 }

@@ -71,25 +71,88 @@ export function buildSchemaCacheFull(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
   defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck, options: BuildOptions = {},
 ): BuildResult {
-  return build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options);
+  return runNow(build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
+}
+
+/** `buildSchemaCacheFull` in slices of ~`SLICE_MS` with a turn of the event loop between them (see `runSliced`). */
+export function buildSchemaCacheFullSliced(
+  metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env, remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(),
+  defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck, options: BuildOptions = {},
+): Promise<BuildResult> {
+  return runSliced(build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
 }
 
 /**
- * A build that reuses `prior` where it can: when `metadata` differs from the prior build's only in the
- * permissions of some tables (same snapshot objects, same tables in the same order, the prior build
- * free of inconsistent objects, no inherited roles, remote schemas or remote relationships), the other
- * tables' `TableInfo` objects, relationships, computed fields and dependencies are the prior build's
- * and only the changed tables' permissions are resolved again (then functions, event triggers and
- * actions as in a full build). Otherwise a full build. The result equals a full build's.
+ * A build that reuses `prior` where it can: when the prior build was free of inconsistent objects, from the
+ * same snapshot objects and settings, with no inherited roles, remote schemas or remote relationships, and
+ * no enum table among the tables that changed, only what depends on the changed tables is resolved again:
+ *   - a table added, or changed outside its permissions (relationships, computed fields, configuration…):
+ *     built again whole (its `TableInfo`, relationships, computed fields and permissions);
+ *   - a table whose permissions alone changed, and every table with a permission that reaches a changed
+ *     or removed table (the dependency edges of the prior build: a filter through a relationship into it):
+ *     its permissions resolved again on a copy of its `TableInfo`;
+ *   - every other table: the prior build's `TableInfo` object and dependency edges as they are.
+ * Functions, logical models, native queries, event triggers, actions and inherited roles are built as in a
+ * full build. When anything turns out inconsistent (a refused operation's draft), or the conditions above do
+ * not hold, a full build. The result equals a full build's (tests compare them).
  */
 export function buildSchemaCacheFrom(
   prior: BuildRecord | undefined, metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env,
   remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(), defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck,
   options: BuildOptions = {},
 ): BuildResult {
-  const changed = prior && permissionChanges(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check);
-  return build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options, changed ? { prior: prior!, changed } : undefined);
+  return runNow(buildFrom(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
 }
+
+/** `buildSchemaCacheFrom` in slices (see `runSliced`): what a metadata operation builds, while other requests are served. */
+export function buildSchemaCacheFromSliced(
+  prior: BuildRecord | undefined, metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv = process.env,
+  remoteInputs: ReadonlyMap<string, RemoteIntrospection> = new Map(), defaultNaming: NamingConvention = 'hasura-default', check?: CacheCheck,
+  options: BuildOptions = {},
+): Promise<BuildResult> {
+  return runSliced(buildFrom(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check, options));
+}
+
+function* buildFrom(
+  prior: BuildRecord | undefined, metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
+  defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions,
+): Generator<void, BuildResult> {
+  const changes = prior && (yield* changesSince(prior, metadata, snapshot, env, remoteInputs, defaultNaming, check));
+  if (changes) {
+    const r = yield* build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options, { prior: prior!, ...changes });
+    if (r.inconsistent.length === 0) return r;
+  }
+  return yield* build(metadata, snapshot, env, remoteInputs, defaultNaming, check, options);
+}
+
+/**
+ * A build is a generator that yields every few tables (`build`): run at once (`runNow`), or in slices of about
+ * `SLICE_MS` of work with a turn of the event loop (`setImmediate`) between them (`runSliced`), so a build of
+ * thousands of tables does not hold up other requests for its whole length. The inputs are never written, so
+ * what runs between the slices cannot disturb it.
+ */
+function runNow<T>(g: Generator<void, T>): T {
+  for (;;) {
+    const r = g.next();
+    if (r.done) return r.value;
+  }
+}
+
+const SLICE_MS = 10;
+async function runSliced<T>(g: Generator<void, T>): Promise<T> {
+  let start = performance.now();
+  for (;;) {
+    const r = g.next();
+    if (r.done) return r.value;
+    if (performance.now() - start >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      start = performance.now();
+    }
+  }
+}
+
+/** How many tables a build handles between two yields. */
+const TABLES_PER_YIELD = 32;
 
 const PERM_KEYS = new Set<string>(PERM_TYPES.map((t) => `${t}_permissions`));
 
@@ -122,34 +185,98 @@ function sameJson(a: unknown, b: unknown, skip?: ReadonlySet<string>): boolean {
 const samePermissions = (a: TableMetadata, b: TableMetadata): boolean =>
   PERM_TYPES.every((t) => sameJson(a[`${t}_permissions`] ?? [], b[`${t}_permissions`] ?? []));
 
-/** The keys of the tables whose permissions alone changed since `prior`, or undefined when more changed. */
-function permissionChanges(
-  prior: BuildRecord, md: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
-  defaultNaming: NamingConvention, check: CacheCheck | undefined,
-): Set<string> | undefined {
-  const before = prior.result.cache.metadata;
-  if (prior.result.inconsistent.length > 0 || prior.permissionDeps === undefined) return undefined;
-  if (prior.snapshot.tables !== snapshot.tables || prior.snapshot.functions !== snapshot.functions) return undefined;
-  if (prior.env !== env || prior.defaultNaming !== defaultNaming || prior.check !== check || prior.remoteInputs.size > 0 || remoteInputs.size > 0) return undefined;
-  if ((md.inherited_roles ?? []).length > 0 || (md.remote_schemas ?? []).length > 0 || md.tables.length !== before.tables.length) return undefined;
-  if (!sameJson(md.source_customization ?? null, before.source_customization ?? null)) return undefined;
-  if (JSON.stringify([...snapshot.enumValues]) !== JSON.stringify([...prior.snapshot.enumValues])) return undefined;
-  const changed = new Set<string>();
-  for (let i = 0; i < md.tables.length; i++) {
-    const tm = md.tables[i];
-    const was = before.tables[i];
-    if (tm === was) continue;
-    if (remoteRelationshipsOf(tm).length > 0) return undefined;
-    if (!sameJson(tm, was, PERM_KEYS)) return undefined;
-    if (!samePermissions(tm, was)) changed.add(qualifiedKey(tm.table));
-  }
-  return changed;
+/** What an incremental build rebuilds: tables built again whole, and tables whose permissions are resolved again. */
+interface Changes {
+  rebuilt: Set<string>;
+  permissions: Set<string>;
 }
 
-function build(
+/** The other tables each table's dependency edges reach (memoised per edge list: kept tables keep theirs). */
+const targetsMemo = new WeakMap<readonly Dependency[], ReadonlySet<string>>();
+function targetsOf(deps: readonly Dependency[], self: string): ReadonlySet<string> {
+  let out = targetsMemo.get(deps);
+  if (!out) {
+    const set = new Set<string>();
+    for (const d of deps) {
+      if (d.on.kind === 'function') continue;
+      const k = qualifiedKey(d.on.table);
+      if (k !== self) set.add(k);
+    }
+    targetsMemo.set(deps, (out = set));
+  }
+  return out;
+}
+
+/** What changed since `prior` (see buildSchemaCacheFrom), or undefined when a full build is needed. */
+function* changesSince(
+  prior: BuildRecord, md: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
+  defaultNaming: NamingConvention, check: CacheCheck | undefined,
+): Generator<void, Changes | undefined> {
+  const before = prior.result.cache.metadata;
+  if (prior.result.inconsistent.length > 0) return undefined;
+  if (prior.snapshot.tables !== snapshot.tables || prior.snapshot.functions !== snapshot.functions) return undefined;
+  if (prior.env !== env || prior.defaultNaming !== defaultNaming || prior.check !== check || prior.remoteInputs.size > 0 || remoteInputs.size > 0) return undefined;
+  if ((md.inherited_roles ?? []).length > 0 || (md.remote_schemas ?? []).length > 0) return undefined;
+  if (!sameJson(md.source_customization ?? null, before.source_customization ?? null)) return undefined;
+  if (JSON.stringify([...snapshot.enumValues]) !== JSON.stringify([...prior.snapshot.enumValues])) return undefined;
+  const aligned = md.tables.length === before.tables.length;
+  let priorByKey: Map<string, TableMetadata> | undefined;
+  const rebuilt = new Set<string>();
+  const permissions = new Set<string>();
+  const seen = new Set<string>();
+  /** A table whose change may change what other tables resolve to (built again, or gone). */
+  const moved = new Set<string>();
+  const unusual = (t: TableMetadata) => !!t.is_enum || remoteRelationshipsOf(t).length > 0;
+  for (let i = 0; i < md.tables.length; i++) {
+    if (i % (TABLES_PER_YIELD * 8) === 0) yield;
+    const tm = md.tables[i];
+    const key = qualifiedKey(tm.table);
+    if (seen.has(key)) return undefined;
+    seen.add(key);
+    let was: TableMetadata | undefined = aligned ? before.tables[i] : undefined;
+    if (was !== tm) {
+      if (!was || qualifiedKey(was.table) !== key) was = (priorByKey ??= new Map(before.tables.map((t) => [qualifiedKey(t.table), t]))).get(key);
+      if (was === tm) continue;
+      if (unusual(tm) || (was && unusual(was))) return undefined;
+      if (was && sameJson(tm, was, PERM_KEYS)) {
+        if (!samePermissions(tm, was)) permissions.add(key);
+      } else {
+        rebuilt.add(key);
+        moved.add(key);
+      }
+    }
+  }
+  if (seen.size !== md.tables.length) return undefined;
+  for (const t of before.tables) {
+    const key = qualifiedKey(t.table);
+    if (seen.has(key)) continue;
+    if (unusual(t)) return undefined;
+    moved.add(key);
+  }
+  if (moved.size > 0) {
+    // Tables whose relationships, computed fields or permissions reach a moved table: their permissions
+    // again (a relationship or computed field reaching one is rebuilt with its table).
+    let n = 0;
+    for (const [key, deps] of prior.tableDeps) {
+      if (++n % TABLES_PER_YIELD === 0) yield;
+      if (rebuilt.has(key) || !seen.has(key)) continue;
+      for (const k of targetsOf(deps, key)) if (moved.has(k)) { rebuilt.add(key); break; }
+    }
+    for (const [key, deps] of prior.permissionDeps) {
+      if (++n % TABLES_PER_YIELD === 0) yield;
+      if (rebuilt.has(key) || permissions.has(key) || !seen.has(key)) continue;
+      for (const k of targetsOf(deps, key)) if (moved.has(k)) { permissions.add(key); break; }
+    }
+  }
+  for (const k of rebuilt) permissions.delete(k);
+  return { rebuilt, permissions };
+}
+
+function* build(
   metadata: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
-  defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions, reuse?: { prior: BuildRecord; changed: Set<string> },
-): BuildResult {
+  defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions, reuse?: Changes & { prior: BuildRecord },
+): Generator<void, BuildResult> {
+  let n = 0;
   const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
     state.inconsistent.push({ id, object: { type, definition, reason } });
@@ -158,34 +285,43 @@ function build(
     for (const d of deps) state.dependencies.push({ dependent, on: d.on, ...(d.onType ? { onType: true } : {}) });
   };
 
-  // 1. tables
-  const consistent: Array<{ tm: TableMetadata; info: TableInfo }> = [];
-  if (reuse) {
-    // Every table as before (the prior build had no inconsistent object); the changed ones copied,
-    // their permissions resolved below. Relationships and computed fields: the prior build's.
-    for (const tm of metadata.tables) {
-      const key = qualifiedKey(tm.table);
+  // 1. tables (an incremental build keeps the prior build's objects of the tables it does not rebuild)
+  const consistent: Array<{ tm: TableMetadata; info: TableInfo; kept?: boolean }> = [];
+  const fresh: TableInfo[] = [];
+  for (const tm of metadata.tables) {
+    if (++n % TABLES_PER_YIELD === 0) yield;
+    const key = qualifiedKey(tm.table);
+    if (reuse && !reuse.rebuilt.has(key)) {
       const was = reuse.prior.result.cache.tables.get(key)!;
-      const info = reuse.changed.has(key) ? { ...was, permissions: new Map() } : was;
+      const info = reuse.permissions.has(key) ? { ...was, permissions: new Map() } : was;
       state.tables.set(key, info);
-      consistent.push({ tm, info });
+      consistent.push({ tm, info, kept: true });
+      continue;
     }
-    state.dependencies.push(...reuse.prior.result.dependencies.slice(0, reuse.prior.depsBeforePermissions));
-  }
-  for (const tm of reuse ? [] : metadata.tables) {
     try {
       const info = buildTableInfo(state, tm);
-      state.tables.set(qualifiedKey(tm.table), info);
+      state.tables.set(key, info);
       consistent.push({ tm, info });
+      fresh.push(info);
     } catch (e) {
       if (!(e instanceof BuildError)) throw e;
       record({ kind: 'table', table: tm.table }, 'table', tableDefinition(tm.table), e.message);
     }
   }
-  if (!reuse) resolveEnumReferences(state.tables);
+  resolveEnumReferences(state.tables, reuse ? fresh : undefined);
 
   // 2. relationships and computed fields
-  for (const { tm, info } of reuse ? [] : consistent) {
+  const tableDeps = new Map<string, Dependency[]>();
+  for (const { tm, info, kept } of consistent) {
+    if (++n % TABLES_PER_YIELD === 0) yield;
+    const key = qualifiedKey(tm.table);
+    if (kept) {
+      const deps = reuse!.prior.tableDeps.get(key)!;
+      for (const d of deps) state.dependencies.push(d);
+      tableDeps.set(key, deps);
+      continue;
+    }
+    const from = state.dependencies.length;
     for (const relType of ['object', 'array'] as const) {
       for (const rel of tm[`${relType}_relationships`] ?? []) {
         const id: MetadataObjectId = { kind: 'relationship', table: tm.table, name: rel.name, relType };
@@ -221,18 +357,19 @@ function build(
         record(id, 'computed_field', computedFieldDefinition(tm.table, cf), `${inTable(tm)}in computed field ${quoted(cf.name)}: ${e.message}`);
       }
     }
+    tableDeps.set(key, state.dependencies.slice(from));
   }
 
   // 3. permissions
   const roles = new Set<string>();
-  const depsBeforePermissions = state.dependencies.length;
   const permissionDeps = new Map<string, Dependency[]>();
-  for (const { tm, info } of consistent) {
+  for (const { tm, info, kept: keptTable } of consistent) {
+    if (++n % TABLES_PER_YIELD === 0) yield;
     const key = qualifiedKey(tm.table);
-    const kept = reuse && !reuse.changed.has(key) ? reuse.prior.permissionDeps!.get(key) : undefined;
+    const kept = keptTable && !reuse!.permissions.has(key) ? reuse!.prior.permissionDeps.get(key) : undefined;
     if (kept) {
       for (const role of info.permissions.keys()) roles.add(role);
-      state.dependencies.push(...kept);
+      for (const d of kept) state.dependencies.push(d);
       permissionDeps.set(key, kept);
       continue;
     }
@@ -391,7 +528,7 @@ function build(
     cache.inconsistentObjects = state.inconsistent.map((i) => i.object);
   }
   const result: BuildResult = { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
-  builds.set(cache, { result, snapshot, remoteInputs, env, defaultNaming, check, depsBeforePermissions, permissionDeps });
+  builds.set(cache, { result, snapshot, remoteInputs, env, defaultNaming, check, tableDeps, permissionDeps });
   return result;
 }
 
@@ -403,9 +540,9 @@ export interface BuildRecord {
   env: NodeJS.ProcessEnv;
   defaultNaming: NamingConvention;
   check?: CacheCheck;
-  /** How many dependencies steps 1–2 recorded, and each table's permission dependencies (step 3). */
-  depsBeforePermissions: number;
-  permissionDeps?: ReadonlyMap<string, Dependency[]>;
+  /** Each consistent table's dependency edges of steps 1–2 (relationships, computed fields) and of step 3 (permissions). */
+  tableDeps: ReadonlyMap<string, Dependency[]>;
+  permissionDeps: ReadonlyMap<string, Dependency[]>;
 }
 
 const builds = new WeakMap<SchemaCache, BuildRecord>();

@@ -74,10 +74,10 @@ function validateCustomColumnNames(db: DbTable, names: Record<string, string>): 
 
 /**
  * Marks columns that reference an enum table (single-column foreign key to its primary key),
- * as Hasura's `resolveEnumReferences`.
+ * as Hasura's `resolveEnumReferences`: of every table, or of `only` these (an incremental build's new ones).
  */
-export function resolveEnumReferences(tables: Map<string, TableInfo>): void {
-  for (const t of tables.values()) {
+export function resolveEnumReferences(tables: Map<string, TableInfo>, only?: Iterable<TableInfo>): void {
+  for (const t of only ?? tables.values()) {
     for (const fk of t.foreignKeys) {
       if (fk.columns.length !== 1) continue;
       const target = tables.get(qualifiedKey(fk.refTable));
