@@ -20,7 +20,7 @@
  * table on stdout, raw runs as JSON lines in .tmp/bench/ab-<UTC>.jsonl.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -100,10 +100,15 @@ function wrk(port, shape, seconds, out) {
   // --cached: engine B's requests; with --a-engine, both engines' (the cache itself, older code against this one).
   if (args.cached !== undefined && (port === PORT_B || aRoot !== root)) query = query.replace('{', `@cached(ttl: ${Number(args.cached)}) {`);
   const variables = JSON.parse(readFileSync(join(bench, 'queries', `${shape}.variables.json`), 'utf8'));
+  // A shape with queries/<shape>.vary.json (e.g. {"id": [1, 10000]}): wrk cycles that variable per
+  // request (bench/load/post.lua), as run.sh does, so concurrent requests never write the same row.
+  const varyFile = join(bench, 'queries', `${shape}.vary.json`);
+  const vary = existsSync(varyFile) ? Object.entries(JSON.parse(readFileSync(varyFile, 'utf8')))[0] : undefined;
+  if (vary) variables[vary[0]] = '__BENCH_VARY__';
   const body = join(root, '.tmp/bench', `ab-${shape}-${port}.json`);
   writeFileSync(body, JSON.stringify({ query, variables }));
   execFileSync('wrk', ['-t1', `-c${args.conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(bench, 'load/post.lua'), `http://127.0.0.1:${port}/v1/graphql`], {
-    env: { ...process.env, BENCH_BODY_FILE: body, BENCH_WRK_JSON: out, BENCH_ADMIN_SECRET: SECRET, BENCH_GQL_ERRORS: shape.startsWith('m_') ? '1' : '' },
+    env: { ...process.env, ...(vary ? { BENCH_VARY_TOKEN: '"__BENCH_VARY__"', BENCH_VARY_MIN: String(vary[1][0]), BENCH_VARY_MAX: String(vary[1][1]) } : {}), BENCH_BODY_FILE: body, BENCH_WRK_JSON: out, BENCH_ADMIN_SECRET: SECRET, BENCH_GQL_ERRORS: shape.startsWith('m_') ? '1' : '' },
     stdio: 'ignore',
   });
   return JSON.parse(readFileSync(out, 'utf8'));

@@ -96,6 +96,13 @@ export const mutationRootPlanner: RootFieldPlanner = (field: NField, meta: Outpu
 export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & { kind: `ext:${string}`; plan: MutationFieldPlan } =>
   MUTATION_PLAN_KINDS.has(p.kind);
 
+export interface ExecuteOptions {
+  /** Named prepared statements (default true). */
+  prepare?: boolean;
+  /** Set the session variables even when no statement can read them (`--skip-unread-session false`). */
+  alwaysSetSession?: boolean;
+}
+
 /**
  * Runs mutation plans in order in one transaction; resolves to each field's JSON text (`null`
  * for a `_one`/`_by_pk` field that matched no row), or rejects with the first error (nothing is
@@ -106,7 +113,7 @@ export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & 
  */
 export async function executeMutations(
   db: Db, fieldPlans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
-  opts: { prepare?: boolean } = {},
+  opts: ExecuteOptions = {},
 ): Promise<Array<string | null>> {
   if (!fieldPlans.some((p) => 'parts' in p)) return executeStatements(db, fieldPlans as StatementPlan[], session, variables, opts);
   // update_<t>_many: its updates run as statements of their own; its answer is the list of theirs.
@@ -118,7 +125,7 @@ export async function executeMutations(
 
 async function executeStatements(
   db: Db, plans: readonly StatementPlan[], session: Session, variables: Record<string, unknown> | undefined,
-  opts: { prepare?: boolean },
+  opts: ExecuteOptions,
 ): Promise<Array<string | null>> {
   const statements = plans.map((p) => (p.constant !== undefined ? undefined : p.statement ?? singleStatement(p.ir)));
   if (plans.every((p, i) => p.constant !== undefined || statements[i] !== undefined)) {
@@ -133,7 +140,7 @@ async function executeStatements(
     if (sent.length === 0) return out;
     // The session variables are set unless no statement can read them (sessionFree.ts): one
     // statement less to send, bind and run.
-    const needsSession = plans.some((p) => p.constant === undefined && p.sessionFree !== true);
+    const needsSession = opts.alwaysSetSession === true || plans.some((p) => p.constant === undefined && p.sessionFree !== true);
     const r = await db.pipeline(sent, { session: needsSession ? session : undefined, prepare: opts.prepare });
     if (!r.ok) {
       const e = r.error;

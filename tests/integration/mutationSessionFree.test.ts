@@ -3,13 +3,13 @@
  * `set_config('svc.user', …)` before it: its pipeline is the statement alone. Every way Postgres
  * could read the session keeps it set, and the reader sees it: a trigger (also one added later by
  * run_sql, and one reached through a cascading foreign key), a default or a CHECK constraint calling
- * a function that reads it, row security, an event trigger in the metadata, a computed field or a
- * relationship in the returning fields, and a request where any one root field needs it.
+ * a function that reads it, row security, an event trigger in the metadata, a computed field in a
+ * permission filter, a relationship in the returning fields, and a request where any one root field needs it.
  * The engine talks to Postgres through a proxy that records the messages it sends.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDatabase, startTestEngine, type TestEngine } from './harness.js';
+import { createTestDatabase, sqlOn, startTestEngine, type TestEngine } from './harness.js';
 import { startPgMessageProxy, type PgMessageProxy, type RecordedMessage } from '../support/pgMessageProxy.js';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -17,7 +17,7 @@ let proxy: PgMessageProxy;
 let e: TestEngine;
 
 const USER = { 'x-svc-role': 'user', 'x-svc-user-id': '7' };
-const TABLES = ['note', 'item', 'trig', 'def_fn', 'check_fn', 'rls', 'evented', 'parent', 'child', 'later'];
+const TABLES = ['note', 'item', 'cf', 'outside', 'trig', 'def_fn', 'check_fn', 'rls', 'evented', 'parent', 'child', 'later'];
 
 before(async () => {
   db = await createTestDatabase('mutsess');
@@ -45,18 +45,21 @@ before(async () => {
     CREATE TABLE child (id serial PRIMARY KEY, parent_id int REFERENCES parent ON DELETE CASCADE, body text NOT NULL, owner int);
     CREATE TRIGGER child_audit AFTER DELETE ON child FOR EACH ROW EXECUTE FUNCTION record_session();
     CREATE TABLE later (id serial PRIMARY KEY, body text NOT NULL, owner int);
-    CREATE FUNCTION note_seen_by(n note) RETURNS text LANGUAGE sql STABLE AS $$ SELECT session_user_id() $$;
+    CREATE TABLE outside (id serial PRIMARY KEY, body text NOT NULL, owner int);
+    CREATE TABLE cf (id serial PRIMARY KEY, body text NOT NULL, owner int);
+    CREATE FUNCTION cf_seen_by(r cf) RETURNS text LANGUAGE sql STABLE AS $$ SELECT session_user_id() $$;
   `);
   const bulk = [
     ...[...TABLES, 'audit'].map((t) => ({ type: 'track_table', args: { schema: 'public', name: t } })),
-    { type: 'add_computed_field', args: { table: 'note', name: 'seen_by', definition: { function: 'note_seen_by' } } },
+    { type: 'add_computed_field', args: { table: 'cf', name: 'seen_by', definition: { function: 'cf_seen_by' } } },
     { type: 'create_object_relationship', args: { table: 'item', name: 'note', using: { foreign_key_constraint_on: 'note_id' } } },
     { type: 'create_event_trigger', args: { name: 'evented_insert', table: { schema: 'public', name: 'evented' }, insert: { columns: '*' }, webhook: 'http://127.0.0.1:9/unused' } },
     ...TABLES.flatMap((t) => [
       // The owner is a preset from the session: a bound parameter, not a read of the setting.
       { type: 'create_insert_permission', args: { table: t, role: 'user', permission: { check: { owner: { _eq: 'X-Svc-User-Id' } }, set: { owner: 'X-Svc-User-Id' }, columns: ['id', 'body', 'parent_id', 'note_id'].filter((c) => (t === 'child' || c !== 'parent_id') && (t === 'item' || c !== 'note_id')) } } },
-      { type: 'create_select_permission', args: { table: t, role: 'user', permission: { filter: { owner: { _eq: 'X-Svc-User-Id' } }, columns: '*', computed_fields: t === 'note' ? ['seen_by'] : [] } } },
-      { type: 'create_update_permission', args: { table: t, role: 'user', permission: { filter: { owner: { _eq: 'X-Svc-User-Id' } }, columns: ['body'], check: { owner: { _eq: 'X-Svc-User-Id' } } } } },
+      { type: 'create_select_permission', args: { table: t, role: 'user', permission: { filter: { owner: { _eq: 'X-Svc-User-Id' } }, columns: '*', computed_fields: t === 'cf' ? ['seen_by'] : [] } } },
+      // cf: the update filter is a computed field whose function reads the session.
+      { type: 'create_update_permission', args: { table: t, role: 'user', permission: { filter: t === 'cf' ? { seen_by: { _eq: 'X-Svc-User-Id' } } : { owner: { _eq: 'X-Svc-User-Id' } }, columns: ['body'], check: { owner: { _eq: 'X-Svc-User-Id' } } } } },
       { type: 'create_delete_permission', args: { table: t, role: 'user', permission: { filter: { owner: { _eq: 'X-Svc-User-Id' } } } } },
     ]),
   ];
@@ -181,10 +184,12 @@ describe('mutations skip set_config only when nothing can read the session', () 
     assert.deepEqual(await audit('child'), [{ 'x-svc-role': 'user', 'x-svc-user-id': '7' }]);
   });
 
-  it('a computed field or a relationship in the returning fields: set, and the function sees the session', async () => {
-    const cf = await run('note', `mutation { insert_note_one(object: {body: "cf"}) { seen_by } }`);
+  it('a computed field in the permission filter, a relationship in the returning fields: set, and the function sees the session', async () => {
+    const ins = await e.graphql(`mutation { insert_cf_one(object: {body: "cf"}) { id } }`, undefined, USER);
+    assert.equal(ins.body.errors, undefined, ins.text);
+    const cf = await run('cf', `mutation { update_cf(where: {body: {_eq: "cf"}}, _set: {body: "cf"}) { affected_rows } }`);
     assert.equal(executes(cf.msgs), 2);
-    assert.equal(cf.data.insert_note_one.seen_by, '7');
+    assert.equal(cf.data.update_cf.affected_rows, 1, 'the function read the session');
     const n = await e.graphql(`mutation { insert_note_one(object: {body: "rel"}) { id } }`, undefined, USER);
     const plainItem = await run('item', `mutation ($n: Int!) { insert_item_one(object: {body: "i", note_id: $n}) { id note_id } }`,
       { n: n.body.data.insert_note_one.id });
@@ -209,5 +214,30 @@ describe('mutations skip set_config only when nothing can read the session', () 
     const seen = await audit('later');
     assert.equal(seen.length, 2);
     for (const s of seen) assert.equal(s['x-svc-user-id'], '7');
+  });
+
+  it('a trigger created outside the engine: set once the metadata is reloaded, and the trigger sees the session', async () => {
+    await sqlOn(db.url, `CREATE TRIGGER outside_audit AFTER INSERT ON outside FOR EACH ROW EXECUTE FUNCTION record_session()`);
+    const reload = await e.query({ type: 'reload_metadata', args: {} });
+    assert.equal(reload.status, 200, reload.text);
+    const r = await run('outside', `mutation { insert_outside_one(object: {body: "o"}) { id } }`);
+    assert.equal(executes(r.msgs), 2, 'set_config + INSERT');
+    const seen = await audit('outside');
+    assert.equal(seen.length, 2);
+    for (const s of seen) assert.equal(s['x-svc-user-id'], '7');
+  });
+
+  it('--skip-unread-session=false: set before every mutation, a plain table\'s too', async () => {
+    const always = await startTestEngine({ databaseUrl: proxy.url, adminSecret: 's', pgConnections: 1, skipUnreadSession: false });
+    const engine = e;
+    try {
+      e = always;
+      const r = await run('note', `mutation { insert_note_one(object: {body: "always"}) { owner } }`);
+      assert.equal(executes(r.msgs), 2, 'set_config + INSERT');
+      assert.equal(r.data.insert_note_one.owner, 7);
+    } finally {
+      e = engine;
+      await always.stop();
+    }
   });
 });

@@ -24,7 +24,7 @@ const SESSION_READING_CALL = (tree: string) => `EXISTS (
  * domain constraint calling a function that could read it. The planner skips setting the session
  * for a mutation that only writes such tables (planner/sessionFree.ts).
  */
-const SESSION_FREE_WRITES = `(r.relkind = 'r' AND NOT r.relrowsecurity AND NOT r.relhasrules
+export const SESSION_FREE_WRITES = `(r.relkind = 'r' AND NOT r.relrowsecurity AND NOT r.relhasrules
         AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = r.oid)
         AND NOT EXISTS (
           SELECT 1 FROM pg_catalog.pg_trigger tg
