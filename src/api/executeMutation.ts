@@ -31,10 +31,11 @@ export const mutationExecutor = (fieldExecutors: Readonly<Record<string, Mutatio
     }
   }
   const sources = new Set(plans.map((p) => p.source ?? 'default'));
+  const alwaysSetSession = args.ctx.config.skipUnreadSession === false;
   if (sources.size === 1) {
     // Every table mutation on one source: one transaction there.
     const { db, prepare, isolation } = sourceDb(args.ctx, plans[0].source);
-    const results = await executeMutations(db, plans.map((p) => p.plan), args.session, args.variables, { prepare, isolation });
+    const results = await executeMutations(db, plans.map((p) => p.plan), args.session, args.variables, { prepare, isolation, alwaysSetSession });
     eventsWritten(args.ctx); // committed: wake the event workers (no NOTIFY inside the user's transaction)
     // With read replicas: the token that lets the client's next reads see this commit (execution/readRouting.ts).
     if (args.ctx.replicas && args.responseHeaders && sources.has('default')) {
@@ -47,7 +48,7 @@ export const mutationExecutor = (fieldExecutors: Readonly<Record<string, Mutatio
     // transaction on its source (no transaction spans two databases: an error stops the rest).
     for (const p of plans) {
       const { db, prepare, isolation } = sourceDb(args.ctx, p.source);
-      const [result] = await executeMutations(db, [p.plan], args.session, args.variables, { prepare, isolation });
+      const [result] = await executeMutations(db, [p.plan], args.session, args.variables, { prepare, isolation, alwaysSetSession });
       out.set(p.alias, result ?? 'null');
     }
     eventsWritten(args.ctx);

@@ -86,6 +86,11 @@ export interface ServerConfig {
   embeddedPgPort?: number;
   /** Use named prepared statements for generated queries (default true, as Hasura). */
   usePreparedStatements: boolean;
+  /**
+   * Skip `set_config('svc.user', …)` for a mutation that provably never reads it (planner/sessionFree.ts;
+   * default true); false: set it before every mutation.
+   */
+  skipUnreadSession: boolean;
   /** Serve plain HTTP/1.1 requests on the engine's own fast path (server/fastConnection.ts); false: node:http only. */
   httpFastPath: boolean;
   /** Read Postgres sockets into one reused buffer per connection (execution/messageReader.ts); false: pg's own socket. */

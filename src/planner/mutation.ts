@@ -17,6 +17,8 @@ import type { RootFieldPlan, RootFieldPlanner } from './planOperation.js';
 import { planInsert, planInsertOne } from './mutationInsert.js';
 import { planDelete, planUpdate } from './mutationUpdate.js';
 import { emptyResponse } from './mutationOutput.js';
+import { mutationReadsNoSession } from './sessionFree.js';
+import type { TableInfo } from '../metadata/index.js';
 
 /**
  * The plan of one statement of a mutation root field: a table mutation's IR, or (a function exposed
@@ -30,6 +32,8 @@ export type StatementPlan = (
   errorPath: string;
   /** When set, the field changes nothing and answers this JSON without touching the database. */
   constant?: string;
+  /** True when the statement provably never reads the session variables (sessionFree.ts). */
+  sessionFree?: boolean;
 };
 
 /**
@@ -45,13 +49,13 @@ export const MUTATION_PLAN_KINDS: ReadonlySet<string> = new Set(['ext:insert', '
 export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: PlanContext): MutationFieldPlan {
   switch (meta.kind) {
     case 'ext:insert':
-      return { ir: planInsert(ctx, meta.table, field), errorPath: `${field.path}.args.objects` };
+      return irPlan(planInsert(ctx, meta.table, field), `${field.path}.args.objects`, meta.table);
     case 'ext:insert_one':
-      return { ir: planInsertOne(ctx, meta.table, field), errorPath: `${field.path}.args.object` };
+      return irPlan(planInsertOne(ctx, meta.table, field), `${field.path}.args.object`, meta.table);
     case 'ext:update':
     case 'ext:update_by_pk': {
       const { ir, empty } = planUpdate(ctx, meta.table, field, meta.kind === 'ext:update_by_pk' ? meta.pkColumns : undefined);
-      const plan: MutationFieldPlan = { ir, errorPath: '$' };
+      const plan: StatementPlan = irPlan(ir, '$', meta.table);
       if (empty) plan.constant = emptyResponse(ir.output);
       return plan;
     }
@@ -61,7 +65,7 @@ export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: P
       const parts = items.map((item, i): StatementPlan => {
         const args = new Map(item.kind === 'object' ? item.fields : []);
         const { ir, empty } = planUpdate(ctx, meta.table, { ...field, args, path: `${field.path}.args.updates[${i}]` });
-        return empty ? { ir, errorPath: '$', constant: emptyResponse(ir.output) } : { ir, errorPath: '$' };
+        return empty ? { ir, errorPath: '$', constant: emptyResponse(ir.output) } : irPlan(ir, '$', meta.table);
       });
       return { parts };
     }
@@ -70,10 +74,15 @@ export function planMutationField(field: NField, meta: MutationFieldMeta, ctx: P
       return { statement: compile(compileSelect(ir)), errorPath: '$' };
     }
     case 'ext:delete':
-      return { ir: planDelete(ctx, meta.table, field), errorPath: '$' };
+      return irPlan(planDelete(ctx, meta.table, field), '$', meta.table);
     case 'ext:delete_by_pk':
-      return { ir: planDelete(ctx, meta.table, field, meta.pkColumns), errorPath: '$' };
+      return irPlan(planDelete(ctx, meta.table, field, meta.pkColumns), '$', meta.table);
   }
+}
+
+/** The plan of a table mutation's IR, marked `sessionFree` when it provably never reads the session. */
+function irPlan(ir: MutationIR, errorPath: string, table: TableInfo): StatementPlan {
+  return mutationReadsNoSession(ir, table) ? { ir, errorPath, sessionFree: true } : { ir, errorPath };
 }
 
 /** The planner of table mutation root fields (every kind of MUTATION_PLAN_KINDS). */
@@ -87,17 +96,26 @@ export const mutationRootPlanner: RootFieldPlanner = (field: NField, meta: Outpu
 export const isMutationFieldPlan = <P extends { kind: string }>(p: P): p is P & { kind: `ext:${string}`; plan: MutationFieldPlan } =>
   MUTATION_PLAN_KINDS.has(p.kind);
 
+export interface ExecuteOptions {
+  /** Named prepared statements (default true). */
+  prepare?: boolean;
+  /** Set the session variables even when no statement can read them (`--skip-unread-session false`). */
+  alwaysSetSession?: boolean;
+  /** The source's `isolation_level`: above read committed the statements run in a transaction at that level. */
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+}
+
 /**
  * Runs mutation plans in order in one transaction; resolves to each field's JSON text (`null`
  * for a `_one`/`_by_pk` field that matched no row), or rejects with the first error (nothing is
  * kept then). When every field is one statement (all but nested inserts), the session variables
  * and the statements go to Postgres as ONE pipeline: one round trip, one implicit transaction
- * (`Db.pipeline`). Nested inserts need the keys of earlier steps, so they run step by step in an
+ * (`Db.pipeline`); the session variables only when some statement may read them (sessionFree.ts). Nested inserts need the keys of earlier steps, so they run step by step in an
  * explicit transaction.
  */
 export async function executeMutations(
   db: Db, fieldPlans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
-  opts: MutationRunOptions = {},
+  opts: ExecuteOptions = {},
 ): Promise<Array<string | null>> {
   if (!fieldPlans.some((p) => 'parts' in p)) return executeStatements(db, fieldPlans as StatementPlan[], session, variables, opts);
   // update_<t>_many: its updates run as statements of their own; its answer is the list of theirs.
@@ -111,14 +129,9 @@ export async function executeMutations(
  * `prepare`: statements are prepared on the connection; `isolation`: the source's `isolation_level`
  * (a level above read committed opens the transaction with it, instead of the one-round-trip pipeline).
  */
-export interface MutationRunOptions {
-  prepare?: boolean;
-  isolation?: 'read committed' | 'repeatable read' | 'serializable';
-}
-
 async function executeStatements(
   db: Db, plans: readonly StatementPlan[], session: Session, variables: Record<string, unknown> | undefined,
-  opts: MutationRunOptions,
+  opts: ExecuteOptions,
 ): Promise<Array<string | null>> {
   const statements = plans.map((p) => (p.constant !== undefined ? undefined : p.statement ?? singleStatement(p.ir)));
   const isolation = opts.isolation === 'read committed' ? undefined : opts.isolation;
@@ -132,7 +145,10 @@ async function executeStatements(
     });
     const out: Array<string | null> = plans.map((p) => p.constant ?? null);
     if (sent.length === 0) return out;
-    const r = await db.pipeline(sent, { session, prepare: opts.prepare });
+    // The session variables are set unless no statement can read them (sessionFree.ts): one
+    // statement less to send, bind and run.
+    const needsSession = opts.alwaysSetSession === true || plans.some((p) => p.constant === undefined && p.sessionFree !== true);
+    const r = await db.pipeline(sent, { session: needsSession ? session : undefined, prepare: opts.prepare });
     if (!r.ok) {
       const e = r.error;
       throw e.path === '$' ? e.withPathPrefix(plans[fieldOf[r.index]!]!.errorPath) : e;

@@ -1,3 +1,4 @@
 export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspect.js';
 export { INTROSPECTION_QUERY } from './introspectionQuery.js';
+export { sessionFreeWritesLost } from './sessionFreeWrites.js';
 export type * from './types.js';

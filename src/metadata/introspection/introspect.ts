@@ -65,6 +65,7 @@ function toTable(r: RawRow): DbTable {
     insertable: isPlain || (upd & 8) !== 0,
     updatable: isPlain || (upd & 4) !== 0,
     deletable: isPlain || (upd & 16) !== 0,
+    sessionFreeWrites: r.session_free_writes === true,
   };
 }
 

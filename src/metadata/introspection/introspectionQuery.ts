@@ -5,6 +5,50 @@
  * Requires PostgreSQL 11+ (`pg_proc.prokind`).
  */
 
+/**
+ * Functions of a stored expression tree (`pg_node_tree` as text: defaults, generated columns, CHECK
+ * and domain constraints) that could read the session: any outside pg_catalog, and the built-ins
+ * that read settings or run SQL text.
+ */
+const SESSION_READING_CALL = (tree: string) => `EXISTS (
+          SELECT 1 FROM regexp_matches(${tree}, ':(?:func|opfunc|hashfunc)id (\\d+)', 'g') AS m(id)
+          JOIN pg_catalog.pg_proc fp ON fp.oid = m.id[1]::oid
+          JOIN pg_catalog.pg_namespace fn ON fn.oid = fp.pronamespace
+          WHERE fn.nspname <> 'pg_catalog' OR fp.proname IN ('current_setting', 'set_config') OR fp.proname LIKE '%xml%')`;
+
+/**
+ * Whether a write to the relation `r` runs nothing that could read the session variables
+ * (`set_config('svc.user', …)`): an ordinary table without inheritance children, row security,
+ * rules or triggers (the engine's own change-counter triggers aside: they read no setting), no
+ * foreign key of another table that cascades into it, and no default, generated column, CHECK or
+ * domain constraint calling a function that could read it. The planner skips setting the session
+ * for a mutation that only writes such tables (planner/sessionFree.ts).
+ */
+export const SESSION_FREE_WRITES = `(r.relkind = 'r' AND NOT r.relrowsecurity AND NOT r.relhasrules
+        AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = r.oid)
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_catalog.pg_trigger tg
+          JOIN pg_catalog.pg_proc tp ON tp.oid = tg.tgfoid
+          JOIN pg_catalog.pg_namespace tn ON tn.oid = tp.pronamespace
+          WHERE tg.tgrelid = r.oid AND NOT tg.tgisinternal
+            AND NOT (tn.nspname = 'hdb_catalog' AND tp.proname IN ('svc_live_change', 'svc_live_rows')))
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_catalog.pg_constraint fk
+          WHERE fk.confrelid = r.oid AND fk.contype = 'f' AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r')))
+        AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef d WHERE d.adrelid = r.oid AND ${SESSION_READING_CALL('d.adbin::text')})
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_catalog.pg_constraint ck
+          WHERE ck.conrelid = r.oid AND ck.contype = 'c' AND ${SESSION_READING_CALL('ck.conbin::text')})
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_catalog.pg_attribute a
+          JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+          LEFT JOIN pg_catalog.pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
+          WHERE a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
+            AND (et.typtype = 'd' OR (t.typtype = 'd' AND (
+              EXISTS (SELECT 1 FROM pg_catalog.pg_type bt WHERE bt.oid = t.typbasetype AND bt.typtype = 'd')
+              OR EXISTS (SELECT 1 FROM pg_catalog.pg_constraint dc WHERE dc.contypid = t.oid AND dc.conbin IS NOT NULL
+                         AND ${SESSION_READING_CALL('dc.conbin::text')}))))))`;
+
 const USER_SCHEMA = (alias: string) => `${alias}.nspname NOT IN ('pg_catalog', 'information_schema', 'hdb_catalog', 'hdb_views')
     AND ${alias}.nspname NOT LIKE 'pg\\_toast%' AND ${alias}.nspname NOT LIKE 'pg\\_temp\\_%'`;
 
@@ -14,7 +58,7 @@ const COLUMN_NAMES = (keys: string, rel: string) => `(SELECT json_agg(att.attnam
 
 export const INTROSPECTION_QUERY = `
 WITH rels AS (
-  SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind
+  SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind, c.relrowsecurity, c.relhasrules
   FROM pg_catalog.pg_class c
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
   WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}
@@ -28,6 +72,7 @@ SELECT json_build_object(
       'relkind', r.relkind,
       'comment', pg_catalog.obj_description(r.oid, 'pg_class'),
       'updatable', pg_catalog.pg_relation_is_updatable(r.oid, false),
+      'session_free_writes', ${SESSION_FREE_WRITES},
       'columns', COALESCE((
         SELECT json_agg(json_build_object(
           'name', a.attname,

@@ -49,6 +49,13 @@ export interface DbTable {
   insertable: boolean;
   updatable: boolean;
   deletable: boolean;
+  /**
+   * True when a write to it runs nothing that could read the session variables: an ordinary table
+   * with no triggers (the engine's change counters aside), row security, rules, inheritance
+   * children, cascading foreign keys into it, or defaults and constraints calling such functions
+   * (introspectionQuery.ts). Absent: assume it may.
+   */
+  sessionFreeWrites?: boolean;
 }
 
 export interface DbFunctionArg {

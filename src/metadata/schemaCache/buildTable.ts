@@ -49,6 +49,7 @@ export function buildTableInfo(state: BuildState, tm: TableMetadata): TableInfo 
     customRootFields: { ...(tm.configuration?.custom_root_fields ?? {}) },
     customColumnNames: { ...customNames },
     mutability: { insertable: db.insertable, updatable: db.updatable, deletable: db.deletable },
+    sessionFreeWrites: db.sessionFreeWrites === true && (tm.event_triggers ?? []).length === 0,
   };
   if (tm.is_enum) {
     const values = state.snapshot.enumValues.get(qualifiedKey(tm.table));

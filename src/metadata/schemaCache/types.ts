@@ -234,6 +234,12 @@ export interface TableInfo {
   mutability: { insertable: boolean; updatable: boolean; deletable: boolean };
   /** Remote relationships (fields joined to a remote schema), when the table has any. */
   remoteRelationships?: Map<string, RemoteRelInfo>;
+  /**
+   * True when writing it runs nothing that could read the session variables: the introspected
+   * `DbTable.sessionFreeWrites`, and no event trigger in the metadata (their capture triggers
+   * record the session). A mutation writing only such tables skips `set_config` (planner/sessionFree.ts).
+   */
+  sessionFreeWrites?: boolean;
 }
 
 export interface ColumnInfo {

@@ -22,6 +22,7 @@ import {
   optional,
   readsHasuraSession,
   removeObject,
+  sessionFreeWritesLost,
   renameColumn,
   renameTable,
   reportObjects,
@@ -64,6 +65,13 @@ async function execute(ctx: OpContext, sql: string): Promise<RawResult> {
   }
 }
 
+/**
+ * Words of SQL that can give a table a reader of the session variables (triggers, policies, rules,
+ * inheritance, defaults, constraints, cascading keys, partitions) or run SQL that might (DO, CALL,
+ * EXECUTE): only then does an unchecked run_sql ask whether session-free tables stayed so.
+ */
+const SESSION_READER_DDL = /\b(trigger|policy|row\s+level|rule|inherit|default|check|domain|references|foreign|attach|partition|do|call|execute)\b/i;
+
 export const run_sql = op({
   adminOnly: true,
   mutates: true,
@@ -83,8 +91,14 @@ export const run_sql = op({
     if (!ctx.engine.hasuraSession && readsHasuraSession(args.sql)) ctx.engine.logger.warn({ type: 'hasura-session', path: ctx.path }, hasuraSessionWarning('run_sql'));
     const check = !args.readOnly && (args.checkMetadataConsistency ?? SCHEMA_CHANGING.test(args.sql));
     if (!check) {
+      // Tables whose mutations skip setting the session (planner/sessionFree.ts): SQL that gives one
+      // a reader of the session (a trigger, row security…) rebuilds the cache, so they set it again.
+      const sessionFree = args.readOnly || !SESSION_READER_DDL.test(args.sql) ? [] : [...(await ctx.work.cache()).tables.values()].filter((t) => t.sessionFreeWrites === true).map((t) => t.name);
       const results = await execute(ctx, args.sql);
-      if (!args.readOnly) ctx.work.schemaChanged();
+      if (!args.readOnly) {
+        ctx.work.schemaChanged();
+        if (await sessionFreeWritesLost(ctx.client, sessionFree)) ctx.work.cacheChanged = true;
+      }
       return formatResult(results);
     }
     const before = await ctx.work.result();
