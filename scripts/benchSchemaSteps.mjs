@@ -4,7 +4,8 @@
  * cold start to the first answered admin query, the first query of role r1 (its schema built), a nested
  * query, r1's first mutation, then (OPS=1) create/drop_select_permission, track/untrack_table each followed
  * by a query, the RSS, then the introspections of r1, r2, r1 again, r3 and admin (ONLY_R1=1: r1 only;
- * SHORT=1: none).
+ * SHORT=1: none); CLI=1: before the introspections, `metadata export` to a temporary directory and
+ * `metadata apply` of it through the CLI (a process each, its start included; the engine's CPU beside).
  *
  *   BENCH_SCHEMA_SETUP_ONLY=1 SIZES=5000 REPEAT=1 npm run bench:schema     (the database)
  *   OPS=1 ONLY_R1=1 node scripts/benchSchemaSteps.mjs [database] [profile-dir]
@@ -13,9 +14,9 @@
  * a profile dir runs the engine under --cpu-prof and --heap-prof (a file per thread there). Uses the
  * built server (dist/).
  */
-import { spawn } from 'node:child_process';
-import { readFileSync, mkdirSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getIntrospectionQuery } from 'graphql';
@@ -56,6 +57,14 @@ if (process.env.OPS) {
   await step('admin query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }); });
   await step('untrack_table', () => q({ type: 'untrack_table', args: { table: 'extra_table' } }));
   await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
+}
+if (process.env.CLI) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-cli-'));
+  const cli = (...args) => { const r = spawnSync(process.execPath, ['dist/src/main.js', 'metadata', ...args, '--dir', dir, '--endpoint', BASE, '--admin-secret', SECRET], { cwd: ROOT, encoding: 'utf8' }); if (r.status !== 0) throw new Error(r.stderr); return r.stderr.trim().split('\n').at(-1); };
+  try {
+    await step('CLI metadata export (engine CPU)', async () => cli('export'));
+    await step('CLI metadata apply (engine CPU)', async () => cli('apply'));
+  } finally { rmSync(dir, { recursive: true, force: true }); }
 }
 { const p = proc(); out.push(`RSS before introspection ${p.rss} MB peak ${p.peak} MB`); }
 if (process.env.SHORT) { out.push('(short)'); } else {
