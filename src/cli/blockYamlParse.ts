@@ -17,12 +17,15 @@ const bail = (): never => {
 };
 
 /**
- * A plain scalar read here: starts with a letter, `_` or `$`; printable; no `: ` or ` #` inside, no `:` at
- * its end. It is a string unless it is a core-schema word (`null`, `true`, …).
+ * A plain scalar read here: starts with a letter, a digit or one of `_ $ / .`; printable; no `: ` or ` #`
+ * inside, no `:` at its end. It is a core-schema word (`null`, `true`, …), a number, or a string.
  */
-const PLAIN = /^[A-Za-z_$][\x20-\x7e\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd]*$/;
+const PLAIN = /^[A-Za-z0-9_$/.][\x20-\x7e\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd]*$/;
+/** Numbers read here (Number() gives what `yaml` gives); other forms of the core schema's numbers are left to `yaml`. */
 const INT = /^(?:0|-?[1-9][0-9]{0,14})$/;
 const FLOAT = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
+/** Every plain scalar the YAML 1.2 core schema reads as a number (`yaml`'s int, octal, hex, float, inf and nan). */
+const CORE_NUMBER = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 const WORDS = new Map<string, unknown>([['null', null], ['Null', null], ['NULL', null], ['~', null], ['true', true], ['True', true], ['TRUE', true], ['false', false], ['False', false], ['FALSE', false]]);
 
 function isPlain(s: string): boolean {
@@ -32,10 +35,10 @@ function isPlain(s: string): boolean {
 /** A one-line scalar (the whole of `s`). */
 function scalar(s: string): unknown {
   if (WORDS.has(s)) return WORDS.get(s);
-  if (isPlain(s)) return s;
   if (INT.test(s) || FLOAT.test(s)) return Number(s);
   if (s === '[]') return [];
   if (s === '{}') return {};
+  if (isPlain(s)) return CORE_NUMBER.test(s) || (s.length >= 3 && (s.startsWith('---') || s.startsWith('...'))) ? bail() : s;
   const q = quoted(s, 0);
   if (q !== undefined && q.end === s.length) return q.value;
   return bail();
@@ -97,7 +100,7 @@ function keyOf(text: string): { key: string; rest: string } | undefined {
       end = text.length - 1;
     }
     key = text.slice(0, end);
-    if (!isPlain(key) || WORDS.has(key)) return bail();
+    if (!/^[A-Za-z_$]/.test(key) || !isPlain(key) || WORDS.has(key)) return bail();
   }
   if (key === '__proto__') return bail();
   const after = text.slice(end + 1);

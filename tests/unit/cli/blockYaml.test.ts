@@ -142,14 +142,14 @@ test('texts with anything else are left to the yaml package (undefined), never r
   const others = [
     'a: [1, 2]', 'a: {b: 1}', 'a: &x 1\nb: *x', 'a: !include x.yaml', '- !include a.yaml', 'a: |\n  x\n', 'a: >\n  x\n', 'a: "x\n  y"',
     'a: b\n  c', 'a: 1\na: 2', '---\na: 1', 'a: 1 # note', 'a:\tb', 'a: b\r\nc: d', "a: 'x", 'a: "x', 'a: b: c', '- a: 1\n - b', 'a:\n  - 1\n b: 2',
-    '? a\n: b', '"a":b', 'a: -x', 'a: 0x1F', 'a: 1e3', 'a: .inf', 'a: "\\x41"', '%YAML 1.2\n---\na: 1', '__proto__: 1', 'a: @b', 'a: `b',
+    '? a\n: b', '"a":b', 'a: -x', 'a: 0x1F', 'a: 1e3', 'a: .inf', 'a: 007', 'a: +1', 'a: 1.', 'a: .5', 'a: 0o17', 'a: .NaN', 'a: 1E-3', 'a: -0', 'a: "\\x41"', '%YAML 1.2\n---\na: 1', '__proto__: 1', 'a: @b', 'a: `b',
     'key: - x', 'a:  b', '-  a', '<<: {a: 1}', 'a:\n  b: 1\n    c: 2',
   ];
   for (const t of others) {
     assert.equal(parseBlockYaml(t), undefined, JSON.stringify(t));
   }
   // and texts it does read, against yaml
-  for (const t of ['', '# only a comment\n', '[]', '{}', 'a: 1', 'a: -1', 'a: 1.50', 'a: -0.0', 'a: x:y', 'a: http://h/p#frag', "a: 'q'", 'a: "é\\n\\u00e9"', '- null\n- ~\n- NULL\n- True', 'a:\n- 1\n- 2\nb: 3']) {
+  for (const t of ['', '# only a comment\n', '[]', '{}', 'a: 1', 'a: -1', 'a: 1.50', 'a: -0.0', 'a: x:y', 'a: http://h/p#frag', "a: 'q'", 'a: "é\\n\\u00e9"', '- null\n- ~\n- NULL\n- True', 'a:\n- 1\n- 2\nb: 3', 'a: 2024-01-01', 'a: 2nd table', 'a: 1.2.3', 'a: .x', 'a: /p', 'a: 0o9', 'a: 0x1g', 'a: 12:30']) {
     assert.notEqual(parseBlockYaml(t), undefined, JSON.stringify(t));
     sameParse(t, JSON.stringify(t));
   }
