@@ -86,7 +86,8 @@ function write(v: unknown, indent: number, out: string[], order: KeyOrder | unde
   let first = true;
   for (const k of keys) {
     const x = (v as Record<string, unknown>)[k];
-    if (x === undefined || !isSafePlain(k)) throw new NotBlock();
+    // (`yaml` writes a key of more than 1,024 characters as an explicit `? key`)
+    if (x === undefined || k.length > 1000 || !isSafePlain(k)) throw new NotBlock();
     if (!first) out.push(pad);
     first = false;
     out.push(k, ':');

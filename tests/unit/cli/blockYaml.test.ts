@@ -93,6 +93,8 @@ test('metadata of many tables is written and read back without the yaml package,
   }));
   const text = blockYamlText(tables);
   assert.equal(text, YAML.stringify(tables, OPTIONS));
+  const long = { ['k'.repeat(1100)]: 1, ['v'.repeat(1000)]: 'w'.repeat(5000) };
+  assert.equal(blockYamlText(long) ?? YAML.stringify(long, OPTIONS), YAML.stringify(long, OPTIONS));
   const sorted = blockYamlText(tables, (keys) => keys.sort());
   assert.equal(sorted, YAML.stringify(tables, { ...OPTIONS, sortMapEntries: true }));
   const back = parseBlockYaml(text!);
