@@ -9,7 +9,9 @@
  * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall", and
  * the engine's own longest event-loop delay during the step (`loop max`: `monitorEventLoopDelay`, 5 ms
  * resolution, in a module preloaded into the engine that reports on SIGUSR2; the wait of a request includes
- * the machine's load, the loop delay much less).
+ * the machine's load, the loop delay much less). CLI=1: before the introspections, `metadata export` to a
+ * temporary directory and `metadata apply` of it through the CLI (a process each, its start included; the
+ * engine's CPU beside).
  *
  *   BENCH_SCHEMA_SETUP_ONLY=1 SIZES=5000 REPEAT=1 npm run bench:schema     (the database)
  *   OPS=1 ONLY_R1=1 node scripts/benchSchemaSteps.mjs [database] [profile-dir]
@@ -18,7 +20,7 @@
  * a profile dir runs the engine under --cpu-prof and --heap-prof (a file per thread there). Uses the
  * built server (dist/).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, mkdirSync, writeFileSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -112,6 +114,14 @@ if (process.env.OPS) {
   await step('admin query after', async () => { await post({ query: '{ t0250(limit: 1) { id parent_again { id } } }' }); });
   await step('drop_relationship', () => q({ type: 'drop_relationship', args: { table: 't0250', relationship: 'parent_again' } }));
   await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
+}
+if (process.env.CLI) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-cli-'));
+  const cli = (...args) => { const r = spawnSync(process.execPath, ['dist/src/main.js', 'metadata', ...args, '--dir', dir, '--endpoint', BASE, '--admin-secret', SECRET], { cwd: ROOT, encoding: 'utf8' }); if (r.status !== 0) throw new Error(r.stderr); return r.stderr.trim().split('\n').at(-1); };
+  try {
+    await step('CLI metadata export (engine CPU)', async () => cli('export'));
+    await step('CLI metadata apply (engine CPU)', async () => cli('apply'));
+  } finally { rmSync(dir, { recursive: true, force: true }); }
 }
 { const p = proc(); out.push(`RSS before introspection ${p.rss} MB peak ${p.peak} MB`); }
 if (process.env.SHORT) { out.push('(short)'); } else {

@@ -8,7 +8,6 @@
  */
 import { ConfigError, helpText, loadConfig } from './config/index.js';
 import { packageInfo } from './lib/index.js';
-import { clusterWorkerLink, createLogger, isClusterWorker, logFormatFor, runClusterPrimary, startEngine } from './server/index.js';
 import { CLI_COMMANDS, processIo, runCli } from './cli/index.js';
 
 const COMMANDS = new Set(['serve', 'version', 'help']);
@@ -39,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  // The engine is loaded for `serve` only: the CLI's commands, `help` and `version` do without it.
+  const { clusterWorkerLink, createLogger, isClusterWorker, logFormatFor, runClusterPrimary, startEngine } = await import('./server/index.js');
 
   if (config.workers > 1 && !isClusterWorker()) {
     try {

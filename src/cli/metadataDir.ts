@@ -8,6 +8,8 @@ import { mkdir, readdir, readFile, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { actionsToSdl, actionsYaml, joinActions, parseActionsSdl } from './actionsSdl.js';
+import { parseBlockYaml } from './blockYamlParse.js';
+import { blockYamlText } from './blockYamlText.js';
 import { CliError } from './cliError.js';
 
 type J = Record<string, any>;
@@ -29,12 +31,23 @@ function keyRank(k: string): number {
   return i < 0 ? FIRST_KEYS.length : i;
 }
 
+const INDEX_KEY = /^(?:0|[1-9][0-9]{0,8})$/;
+
+/**
+ * Keys in the canonical order: a few identifying keys first, then alphabetical; keys that are array
+ * indices first, in numeric order, as an object built in that order holds them.
+ */
+function canonicalOrder(keys: string[]): string[] {
+  keys.sort((a, b) => keyRank(a) - keyRank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  if (!keys.some((k) => INDEX_KEY.test(k))) return keys;
+  return [...keys.filter((k) => INDEX_KEY.test(k)).sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !INDEX_KEY.test(k))];
+}
+
 /** A copy with every object's keys in the canonical order. */
 export function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v === null || typeof v !== 'object') return v;
-  const keys = Object.keys(v).sort((a, b) => keyRank(a) - keyRank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(keys.map((k) => [k, canonical((v as J)[k])]));
+  return Object.fromEntries(canonicalOrder(Object.keys(v)).map((k) => [k, canonical((v as J)[k])]));
 }
 
 function qualified(x: unknown): string {
@@ -57,8 +70,9 @@ function sortLists(key: string, v: unknown): unknown {
   return v;
 }
 
+/** `YAML.stringify(canonical(v), …)`: written by blockYamlText, or by the `yaml` package when it must. */
 export function yamlText(v: unknown): string {
-  return YAML.stringify(canonical(v), { lineWidth: 0, aliasDuplicateObjects: false });
+  return blockYamlText(v, canonicalOrder) ?? YAML.stringify(canonical(v), { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
 /** The directory's files (name → text) for exported metadata. */
@@ -78,7 +92,10 @@ export function metadataToFiles(md: J): Map<string, string> {
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
+/** `YAML.parse(text)`: block YAML read by blockYamlParse, anything else (and any error) by the `yaml` package. */
 function parseYaml(text: string, file: string): unknown {
+  const fast = parseBlockYaml(text);
+  if (fast !== undefined) return fast;
   try {
     return YAML.parse(text);
   } catch (e) {

@@ -78,3 +78,35 @@ test('introspection describes tables, views, keys, comments and functions in one
   assert.deepEqual(fn.args.map((a) => [a.name, a.type, a.hasDefault]), [['q', 'text', false], ['lim', 'int4', true]]);
   assert.deepEqual([fn.returnsSet, fn.returnTable, fn.volatility], [true, { schema: 's', name: 'author' }, 'STABLE']);
 });
+
+test('introspection names key columns in their declared order, after dropped columns, and across schemas it does not describe', async (t) => {
+  const url = await withDatabase(t);
+  const db = createDb(url, 2);
+  t.after(() => db.close());
+  await migrateCatalog(db);
+  await db.queryRaw(`
+    CREATE TABLE hdb_catalog.owned (k int PRIMARY KEY, k2 text UNIQUE);
+    CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+    CREATE TABLE author (gone int, id int PRIMARY KEY, name text, mood mood, UNIQUE (name, mood));
+    ALTER TABLE author DROP COLUMN gone;
+    CREATE TABLE article (a_id int, b_id int, owned_k2 text REFERENCES hdb_catalog.owned(k2), PRIMARY KEY (b_id, a_id));
+    CREATE TABLE tag_map (x int, y int, z int, FOREIGN KEY (y, x) REFERENCES article (b_id, a_id), CONSTRAINT zz UNIQUE (z), CONSTRAINT aa UNIQUE (z, x));
+    CREATE TABLE parted (id int, at date, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);
+    CREATE TABLE "odd ""name""" ("Col 1" int PRIMARY KEY);
+    CREATE TABLE no_columns ();
+  `);
+  const snap = await db.transaction({}, (c) => introspectDatabase(c));
+  const author = snap.tables.get('public.author')!;
+  assert.deepEqual(author.columns.map((c) => [c.name, c.position]), [['id', 2], ['name', 3], ['mood', 4]]);
+  assert.deepEqual(author.primaryKey, { name: 'author_pkey', columns: ['id'] });
+  assert.deepEqual(author.uniqueConstraints, [{ name: 'author_name_mood_key', columns: ['name', 'mood'] }]);
+  assert.deepEqual(author.columns[2].enumLabels, ['sad', 'ok', 'happy']);
+  assert.deepEqual(snap.tables.get('public.article')!.primaryKey, { name: 'article_pkey', columns: ['b_id', 'a_id'] });
+  assert.deepEqual(snap.tables.get('public.article')!.foreignKeys.map((f) => [f.columns, f.refTable, f.refColumns]), [[['owned_k2'], { schema: 'hdb_catalog', name: 'owned' }, ['k2']]]);
+  const tagMap = snap.tables.get('public.tag_map')!;
+  assert.deepEqual(tagMap.foreignKeys.map((f) => [f.columns, f.refTable, f.refColumns]), [[['y', 'x'], { schema: 'public', name: 'article' }, ['b_id', 'a_id']]]);
+  assert.deepEqual(tagMap.uniqueConstraints, [{ name: 'aa', columns: ['z', 'x'] }, { name: 'zz', columns: ['z'] }]);
+  assert.deepEqual([snap.tables.get('public.parted')!.kind, snap.tables.get('public.parted')!.primaryKey?.columns], ['partitioned_table', ['id', 'at']]);
+  assert.deepEqual(snap.tables.get('public.odd "name"')!.primaryKey, { name: 'odd "name"_pkey', columns: ['Col 1'] });
+  assert.deepEqual([snap.tables.get('public.no_columns')!.columns, snap.tables.get('public.no_columns')!.primaryKey], [[], null]);
+});

@@ -19,26 +19,48 @@ const V3_ONLY = ['network', 'metrics_config', 'backend_configs', 'opentelemetry'
 
 const HASURA_VAR = /^x-hasura-/i;
 
-/** Replaces x-hasura-* in string values and object keys below `v`, recording each path. */
-function mapBrand(v: unknown, path: string, mapped: string[]): unknown {
+/**
+ * Replaces x-hasura-* in string values and object keys below `v`, recording each path. The path is kept as
+ * a stack of segments and written out only for what is mapped (a metadata export of thousands of tables has
+ * a million values and a handful of mappings).
+ */
+type PathStack = [root: string, ...segments: Array<string | number>];
+
+function pathText(path: PathStack): string {
+  let out = path[0];
+  for (let i = 1; i < path.length; i++) out += typeof path[i] === 'number' ? `[${path[i]}]` : `.${path[i]}`;
+  return out;
+}
+
+function mapBrand(v: unknown, path: PathStack, mapped: string[]): unknown {
   if (typeof v === 'string') {
     if (HASURA_VAR.test(v)) {
       const to = 'x-svc-' + v.slice('x-hasura-'.length).toLowerCase();
-      mapped.push(`${path}: ${v} → ${to}`);
+      mapped.push(`${pathText(path)}: ${v} → ${to}`);
       return to;
     }
     return v;
   }
-  if (Array.isArray(v)) return v.map((x, i) => mapBrand(x, `${path}[${i}]`, mapped));
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      path.push(i);
+      out[i] = mapBrand(v[i], path, mapped);
+      path.pop();
+    }
+    return out;
+  }
   if (v === null || typeof v !== 'object') return v;
   const out: J = {};
-  for (const [k, x] of Object.entries(v)) {
+  for (const k of Object.keys(v)) {
     let key = k;
     if (HASURA_VAR.test(k)) {
       key = 'x-svc-' + k.slice('x-hasura-'.length).toLowerCase();
-      mapped.push(`${path}.${k}: key → ${key}`);
+      mapped.push(`${pathText(path)}.${k}: key → ${key}`);
     }
-    out[key] = mapBrand(x, `${path}.${k}`, mapped);
+    path.push(k);
+    out[key] = mapBrand((v as J)[k], path, mapped);
+    path.pop();
   }
   return out;
 }
@@ -46,7 +68,7 @@ function mapBrand(v: unknown, path: string, mapped: string[]): unknown {
 /** `X-Hasura-*` → `x-svc-*` anywhere in `v` (a metadata operation of a Hasura migration, say), with each change listed. */
 export function mapHasuraBrand(v: unknown, path = '$'): { value: unknown; mapped: string[] } {
   const mapped: string[] = [];
-  return { value: mapBrand(v, path, mapped), mapped };
+  return { value: mapBrand(v, [path], mapped), mapped };
 }
 
 /** Flattens a version-3 export to version 2 on its `default` Postgres source. */
@@ -117,7 +139,7 @@ export function importHasuraMetadata(input: J): ImportResult {
   else if (md.version === undefined || md.version === 1) {
     md = { ...md, version: 2 };
   }
-  md = mapBrand(md, '$', mapped) as J;
+  md = mapBrand(md, ['$'], mapped) as J;
   md = queryActionKinds(md, mapped);
   md = presetSessionVariables(md, mapped);
   return { metadata: md, mapped, unsupported };

@@ -23,49 +23,73 @@ const KIND: Record<string, RelationKind> = {
 
 const VOLATILITY = { i: 'IMMUTABLE', s: 'STABLE', v: 'VOLATILE' } as const;
 
-function toTable(r: RawRow): DbTable {
-  const kind = KIND[r.relkind as string] ?? 'table';
-  const upd = Number(r.updatable ?? 0);
+/* The introspection query's arrays (introspectionQuery.ts), by position. */
+type RawTable = [oid: number, schema: string, name: string, relkind: string, comment: string | null, updatable: number, columns: RawColumn[], constraints: RawConstraint[], sessionFreeWrites: boolean];
+type RawColumn = [
+  name: string, position: number, type: string, typeSchema: string, typtype: string, isArray: boolean, enumLabels: string[] | null,
+  display: string, nullable: boolean, hasDefault: boolean, identity: boolean, generated: boolean, comment: string | null,
+];
+type RawConstraint = [
+  name: string, oid: number, type: string, conkey: number[] | null, refSchema: string | null, refName: string | null,
+  refOid: number, confkey: number[] | null, refNames: string[] | null,
+];
+
+/** Column names by attnum, per relation oid. */
+type ColumnNames = Map<number, Map<number, string>>;
+
+function namesOf(keys: number[] | null, columns: Map<number, string> | undefined): string[] {
+  const out: string[] = [];
+  for (const k of keys ?? []) {
+    const name = columns?.get(k);
+    if (name !== undefined) out.push(name);
+  }
+  return out;
+}
+
+function toTable(r: RawTable, names: ColumnNames): DbTable {
+  const [oid, schema, name, relkind, comment, updatable, columns, constraints, sessionFreeWrites] = r;
+  const kind = KIND[relkind] ?? 'table';
+  const upd = Number(updatable ?? 0);
   const isPlain = kind === 'table' || kind === 'partitioned_table';
-  const constraints = (r.constraints ?? []) as RawRow[];
-  const pk = constraints.find((c) => c.type === 'p');
+  const own = names.get(Number(oid));
+  const pk = constraints.find((c) => c[2] === 'p');
   return {
-    oid: Number(r.oid),
-    schema: r.schema,
-    name: r.name,
+    oid: Number(oid),
+    schema,
+    name,
     kind,
-    comment: r.comment ?? null,
-    columns: (r.columns as RawRow[]).map((c) => ({
-      name: c.name,
-      position: c.position,
-      type: c.type,
-      typeSchema: c.type_schema,
-      typeKind: c.typtype,
-      isArray: !!c.is_array,
-      ...(Array.isArray(c.enum_labels) ? { enumLabels: c.enum_labels as string[] } : {}),
-      displayType: c.display,
-      nullable: !!c.nullable,
-      hasDefault: !!c.has_default || !!c.identity,
-      isIdentity: !!c.identity,
-      isGenerated: !!c.generated,
-      comment: c.comment ?? null,
+    comment: comment ?? null,
+    columns: columns.map((c) => ({
+      name: c[0],
+      position: c[1],
+      type: c[2],
+      typeSchema: c[3],
+      typeKind: c[4],
+      isArray: !!c[5],
+      ...(Array.isArray(c[6]) ? { enumLabels: c[6] } : {}),
+      displayType: c[7],
+      nullable: !!c[8],
+      hasDefault: !!c[9] || !!c[10],
+      isIdentity: !!c[10],
+      isGenerated: !!c[11],
+      comment: c[12] ?? null,
     })),
-    primaryKey: pk ? { name: pk.name, columns: pk.columns ?? [] } : null,
-    uniqueConstraints: constraints.filter((c) => c.type === 'u').map((c) => ({ name: c.name, columns: c.columns ?? [] })),
+    primaryKey: pk ? { name: pk[0], columns: namesOf(pk[3], own) } : null,
+    uniqueConstraints: constraints.filter((c) => c[2] === 'u').map((c) => ({ name: c[0], columns: namesOf(c[3], own) })),
     foreignKeys: constraints
-      .filter((c) => c.type === 'f')
+      .filter((c) => c[2] === 'f')
       .map((c) => ({
-        name: c.name,
-        oid: Number(c.oid),
-        columns: c.columns ?? [],
-        refTable: { schema: c.ref_schema, name: c.ref_name },
-        refColumns: c.ref_columns ?? [],
+        name: c[0],
+        oid: Number(c[1]),
+        columns: namesOf(c[3], own),
+        refTable: { schema: c[4] as string, name: c[5] as string },
+        refColumns: c[8] ?? namesOf(c[7], names.get(Number(c[6]))),
       })),
     // pg_relation_is_updatable bits: 1<<2 update, 1<<3 insert, 1<<4 delete.
     insertable: isPlain || (upd & 8) !== 0,
     updatable: isPlain || (upd & 4) !== 0,
     deletable: isPlain || (upd & 16) !== 0,
-    sessionFreeWrites: r.session_free_writes === true,
+    sessionFreeWrites: sessionFreeWrites === true,
   };
 }
 
@@ -103,10 +127,12 @@ function toFunction(r: RawRow): DbFunction {
 
 /** Parses the introspection query's JSON text. */
 export function parseSnapshot(text: string): DbSnapshot {
-  const raw = JSON.parse(text) as { tables: RawRow[]; functions: RawRow[] };
+  const raw = JSON.parse(text) as { tables: RawTable[]; functions: RawRow[] };
+  const names: ColumnNames = new Map();
+  for (const r of raw.tables) names.set(Number(r[0]), new Map(r[6].map((c) => [c[1], c[0]])));
   const tables = new Map<string, DbTable>();
   for (const r of raw.tables) {
-    const t = toTable(r);
+    const t = toTable(r, names);
     tables.set(qualifiedKey(t), t);
   }
   const functions = new Map<string, DbFunction[]>();

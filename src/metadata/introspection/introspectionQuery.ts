@@ -52,66 +52,87 @@ export const SESSION_FREE_WRITES = `(r.relkind = 'r' AND NOT r.relrowsecurity AN
 const USER_SCHEMA = (alias: string) => `${alias}.nspname NOT IN ('pg_catalog', 'information_schema', 'hdb_catalog', 'hdb_views')
     AND ${alias}.nspname NOT LIKE 'pg\\_toast%' AND ${alias}.nspname NOT LIKE 'pg\\_temp\\_%'`;
 
-const COLUMN_NAMES = (keys: string, rel: string) => `(SELECT json_agg(att.attname ORDER BY k.ord)
-          FROM unnest(${keys}) WITH ORDINALITY AS k(attnum, ord)
-          JOIN pg_catalog.pg_attribute att ON att.attrelid = ${rel} AND att.attnum = k.attnum)`;
+/** The description of `objoid`'s sub-object `subid` (what `obj_description` / `col_description` read), joined once. */
+const DESCRIPTION = (alias: string, objoid: string, subid: string) => `LEFT JOIN pg_catalog.pg_description ${alias}
+    ON ${alias}.objoid = ${objoid} AND ${alias}.classoid = 'pg_catalog.pg_class'::regclass AND ${alias}.objsubid = ${subid}`;
 
+/**
+ * Relations, columns and constraints are each read in one pass over their catalog (joined, grouped per
+ * relation), not by a subquery per relation, per constraint and per key: at 5,000 tables those were most of
+ * the query's time. A constraint's columns are their numbers (`conkey`, `confkey`), named from the columns
+ * read (introspect.ts). Each table, column and constraint is a JSON array (positions named in
+ * introspect.ts), not an object with its keys repeated: half the text to send and parse.
+ */
 export const INTROSPECTION_QUERY = `
 WITH rels AS (
   SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind, c.relrowsecurity, c.relhasrules
   FROM pg_catalog.pg_class c
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
   WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}
+),
+cols AS (
+  SELECT a.attrelid AS rel, json_agg(json_build_array(
+      a.attname,
+      a.attnum,
+      t.typname,
+      tn.nspname,
+      t.typtype,
+      t.typcategory = 'A',
+      CASE WHEN t.typtype = 'e' THEN (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder)
+        FROM pg_catalog.pg_enum e WHERE e.enumtypid = t.oid) END,
+      pg_catalog.format_type(a.atttypid, NULL),
+      NOT a.attnotnull,
+      a.atthasdef,
+      a.attidentity <> '',
+      a.attgenerated <> '',
+      d.description
+    ) ORDER BY a.attnum) AS columns
+  FROM rels r
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
+  JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+  JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
+  ${DESCRIPTION('d', 'a.attrelid', 'a.attnum')}
+  GROUP BY a.attrelid
+),
+constraints AS (
+  SELECT con.conrelid AS rel, json_agg(json_build_array(
+      con.conname,
+      con.oid::int8,
+      con.contype,
+      con.conkey,
+      rn.nspname,
+      rc.relname,
+      con.confrelid::int8,
+      con.confkey,
+      -- the referenced columns' names when the referenced table is not one of rels (whose columns are read)
+      CASE WHEN con.contype = 'f' AND con.confrelid NOT IN (SELECT oid FROM rels) THEN (
+        SELECT json_agg(att.attname ORDER BY k.ord)
+        FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, ord)
+        JOIN pg_catalog.pg_attribute att ON att.attrelid = con.confrelid AND att.attnum = k.attnum) END
+    ) ORDER BY con.conname) AS constraints
+  FROM rels r
+  JOIN pg_catalog.pg_constraint con ON con.conrelid = r.oid AND con.contype IN ('p', 'u', 'f')
+  LEFT JOIN pg_catalog.pg_class rc ON rc.oid = con.confrelid
+  LEFT JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace
+  GROUP BY con.conrelid
 )
 SELECT json_build_object(
   'tables', COALESCE((
-    SELECT json_agg(json_build_object(
-      'oid', r.oid::int8,
-      'schema', r.schema,
-      'name', r.name,
-      'relkind', r.relkind,
-      'comment', pg_catalog.obj_description(r.oid, 'pg_class'),
-      'updatable', pg_catalog.pg_relation_is_updatable(r.oid, false),
-      'session_free_writes', ${SESSION_FREE_WRITES},
-      'columns', COALESCE((
-        SELECT json_agg(json_build_object(
-          'name', a.attname,
-          'position', a.attnum,
-          'type', t.typname,
-          'type_schema', tn.nspname,
-          'typtype', t.typtype,
-          'is_array', t.typcategory = 'A',
-          'enum_labels', CASE WHEN t.typtype = 'e' THEN (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder)
-            FROM pg_catalog.pg_enum e WHERE e.enumtypid = t.oid) END,
-          'display', pg_catalog.format_type(a.atttypid, NULL),
-          'nullable', NOT a.attnotnull,
-          'has_default', a.atthasdef,
-          'identity', a.attidentity <> '',
-          'generated', a.attgenerated <> '',
-          'comment', pg_catalog.col_description(a.attrelid, a.attnum)
-        ) ORDER BY a.attnum)
-        FROM pg_catalog.pg_attribute a
-        JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
-        JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
-        WHERE a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
-      ), '[]'),
-      'constraints', COALESCE((
-        SELECT json_agg(json_build_object(
-          'name', con.conname,
-          'oid', con.oid::int8,
-          'type', con.contype,
-          'columns', ${COLUMN_NAMES('con.conkey', 'con.conrelid')},
-          'ref_schema', rn.nspname,
-          'ref_name', rc.relname,
-          'ref_columns', ${COLUMN_NAMES('con.confkey', 'con.confrelid')}
-        ) ORDER BY con.conname)
-        FROM pg_catalog.pg_constraint con
-        LEFT JOIN pg_catalog.pg_class rc ON rc.oid = con.confrelid
-        LEFT JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace
-        WHERE con.conrelid = r.oid AND con.contype IN ('p', 'u', 'f')
-      ), '[]')
+    SELECT json_agg(json_build_array(
+      r.oid::int8,
+      r.schema,
+      r.name,
+      r.relkind,
+      d.description,
+      CASE WHEN r.relkind IN ('r', 'p') THEN 0 ELSE pg_catalog.pg_relation_is_updatable(r.oid, false) END,
+      COALESCE(c.columns, '[]'),
+      COALESCE(k.constraints, '[]'),
+      ${SESSION_FREE_WRITES}
     ) ORDER BY r.schema, r.name)
     FROM rels r
+    LEFT JOIN cols c ON c.rel = r.oid
+    LEFT JOIN constraints k ON k.rel = r.oid
+    ${DESCRIPTION('d', 'r.oid', '0')}
   ), '[]'),
   'functions', COALESCE((
     SELECT json_agg(json_build_object(
