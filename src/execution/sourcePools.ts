@@ -5,11 +5,18 @@
  * `pool_timeout` seconds to wait for a free connection). A source whose connection settings change gets
  * a new pool (the old one closed); `retain` closes the pools of sources no longer in the metadata.
  * Connections open lazily; a pool reconnects by itself when its database comes back.
+ *
+ * A source's read replicas (`configuration.read_replicas`) are a `ReadReplicas` over its pool,
+ * measured against its primary as `default`'s are: `follow(name, specs)` makes the set the given
+ * one (kept, added, drained); `reads(name, after)` is where its GraphQL queries read. A pool
+ * remade for a new connection drops its replicas until the next `follow` (they measured the old
+ * primary).
  */
 import { ApiError } from '../core/index.js';
 import { createDb, type CreateDbOptions } from './createDb.js';
 import { connectionTarget, describeConnectionFailure } from './connectionFailure.js';
 import type { Db } from './db.js';
+import { ReadReplicas, type ReadAfter, type ReadDb, type ReadReplicasOptions, type ReplicaSpec } from './readReplicas.js';
 
 /** A source's connection as the metadata gives it (metadata/model's `SourceConnectionInfo`, structurally). */
 export interface SourceConnection {
@@ -49,12 +56,21 @@ interface Held {
   key: string;
   url: string;
   pool: SourcePool;
+  /** The source's read replicas (none: undefined) and the specs they were made from. */
+  replicas?: ReadReplicas;
+  replicaKey?: string;
 }
+
+const replicaKeyOf = (specs: readonly ReplicaSpec[]): string => JSON.stringify(specs.map((s) => [s.url, s.poolSize]));
 
 export class SourcePools {
   private readonly held = new Map<string, Held>();
 
-  constructor(private readonly options: CreateDbOptions & { env?: NodeJS.ProcessEnv } = {}) {}
+  constructor(private readonly options: CreateDbOptions & {
+    env?: NodeJS.ProcessEnv;
+    /** The settings of a source's read replicas (lag, checks, log lines); without: a source's `read_replicas` are not followed. */
+    replicaOptions?: (source: string) => ReadReplicasOptions;
+  } = {}) {}
 
   /** The pool of source `name` for `connection` (made, or remade when the settings changed). */
   pool(name: string, connection: SourceConnection): SourcePool {
@@ -62,7 +78,10 @@ export class SourcePools {
     const key = JSON.stringify([url, connection.pool_settings ?? null, connection.isolation_level ?? null, connection.use_prepared_statements ?? null]);
     const have = this.held.get(name);
     if (have && have.key === key) return have.pool;
-    if (have) void have.pool.db.close().catch(() => undefined);
+    if (have) {
+      void have.replicas?.stop().catch(() => undefined);
+      void have.pool.db.close().catch(() => undefined);
+    }
     const ps = connection.pool_settings ?? {};
     const db = createDb(url, ps.max_connections ?? 50, {
       ...this.options,
@@ -86,6 +105,58 @@ export class SourcePools {
     return this.held.get(name)?.pool;
   }
 
+  /**
+   * Makes `specs` the read replicas of source `name` (its pool must exist): the same ones are kept,
+   * new ones are measured before this resolves, removed ones drained then closed; `[]` stops them.
+   * Returns what changed (undefined: nothing, or no such pool).
+   */
+  async follow(name: string, specs: readonly ReplicaSpec[]): Promise<{ added: string[]; removed: string[]; size: number } | undefined> {
+    const h = this.held.get(name);
+    const make = this.options.replicaOptions;
+    if (!h || !make) return undefined;
+    const key = replicaKeyOf(specs);
+    if ((h.replicaKey ?? '[]') === key) return undefined;
+    h.replicaKey = key;
+    if (specs.length === 0) {
+      const old = h.replicas;
+      h.replicas = undefined;
+      const removed = old?.statuses().map((r) => r.name) ?? [];
+      await old?.stop();
+      return { added: [], removed, size: 0 };
+    }
+    if (!h.replicas) {
+      const replicas = new ReadReplicas(h.pool.db, specs, { ...make(name), source: name });
+      await replicas.start();
+      // Remade or dropped meanwhile: these measured a pool no longer in use.
+      if (this.held.get(name) !== h || h.replicaKey !== key) {
+        await replicas.stop();
+        return undefined;
+      }
+      h.replicas = replicas;
+      return { added: replicas.statuses().map((r) => r.name), removed: [], size: replicas.size };
+    }
+    const { added, removed } = await h.replicas.update(specs);
+    return { added, removed, size: h.replicas.size };
+  }
+
+  /** The read replicas of source `name` (undefined: none). */
+  replicas(name: string): ReadReplicas | undefined {
+    return this.held.get(name)?.replicas;
+  }
+
+  /** Whether any source has read replicas (the read-your-writes headers are read then). */
+  get anyReplicas(): boolean {
+    for (const h of this.held.values()) if (h.replicas) return true;
+    return false;
+  }
+
+  /** Where a GraphQL read of source `name` runs: its read replicas (`after`: read-your-writes), else its pool; undefined: no such pool. */
+  reads(name: string, after: ReadAfter): ReadDb | undefined {
+    const h = this.held.get(name);
+    if (!h) return undefined;
+    return h.replicas ? h.replicas.reads(after) : h.pool.db;
+  }
+
   /** Why a connection failed, in one line naming the source's address (never the password). */
   describe(name: string, err: unknown): string {
     const h = this.held.get(name);
@@ -97,6 +168,7 @@ export class SourcePools {
     for (const [name, h] of this.held) {
       if (names.has(name)) continue;
       this.held.delete(name);
+      void h.replicas?.stop().catch(() => undefined);
       void h.pool.db.close().catch(() => undefined);
     }
   }
@@ -104,6 +176,9 @@ export class SourcePools {
   async close(): Promise<void> {
     const all = [...this.held.values()];
     this.held.clear();
-    await Promise.all(all.map((h) => h.pool.db.close().catch(() => undefined)));
+    await Promise.all(all.map(async (h) => {
+      await h.replicas?.stop().catch(() => undefined);
+      await h.pool.db.close().catch(() => undefined);
+    }));
   }
 }

@@ -37,7 +37,7 @@ import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger, logFormatFor } from './logger.js';
 import { listenError } from './listenError.js';
-import { ReplicaSetup } from './startReplicas.js';
+import { replicaOptions, ReplicaSetup } from './startReplicas.js';
 
 export interface StartEngineOptions {
   /** Logger to use instead of a stdout logger at `config.logLevel`. */
@@ -170,6 +170,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     // One pool per Postgres source beside `default` (made when a build first reads the source).
     const sources = new SourcePools({
       onError: (err) => logger.warn({ type: 'source', err: String(err) }, 'a source connection failed'),
+      replicaOptions: (source) => replicaOptions(config, logger, source),
     });
     undo.push(() => sources.close());
     const state = await createAppState(db, config, logger, catalog.metadataTable, sources);
@@ -190,8 +191,10 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const ctx: EngineContext = { config, db, sources, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, hasuraCompat, replicas: undefined, limitDefaults, onInstanceSilent: (fn) => heartbeat.onSilent(fn) };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
-    if (replicaSetup.followsMetadata) {
-      // The metadata's read_replicas apply on every install: this engine's changes and the schema sync's.
+    await replicaSetup.settled();
+    {
+      // The metadata's read_replicas (default's unless --read-replica-urls, every other source's) apply
+      // on every install: this engine's changes and the schema sync's.
       ctx.readReplicaSetup = replicaSetup;
       const install = state.install.bind(state);
       state.install = (cache, resourceVersion) => {

@@ -1,0 +1,92 @@
+/**
+ * One API over three Postgres servers (tests/support/threeSources.ts): `default` (the test's own
+ * database), `shop` (a PG 15 cluster behind PgBouncer in transaction mode, prepared statements off)
+ * and `archive` (a PG 15 cluster with a streaming standby registered as its read replica):
+ * - a mutation and a query on each source; `archive`'s reads served by its standby, read your
+ *   writes through `X-Svc-Commit-Lsn` (`archive=<position>`), a standby that falls behind or goes
+ *   down leaves the reads to the primary, and it gets them again when it is back;
+ * - a subscription over two sources, updated when either changes;
+ * - `shop` stopped with pg_ctl while clients query every source: the others answer throughout, its
+ *   fields error in Hasura's shape, it is reported inconsistent, and after pg_ctl start it answers
+ *   again and the inconsistency clears, without a restart of the engine.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { eventually } from '../support/eventReceiver.js';
+import { sqlOn } from '../support/standbyPostgres.js';
+import { startThreeSources, type ThreeSources } from '../support/threeSources.js';
+import { TestSocket } from './subscriptionsClient.js';
+
+let three: ThreeSources;
+before(async () => {
+  three = await startThreeSources();
+});
+after(() => three?.stop());
+
+const gql = (query: string, headers?: Record<string, string>) => three.engine.graphql(query, undefined, headers);
+const replicas = () => three.engine.engine.ctx.sources!.replicas('archive')!;
+
+test('a mutation and a query on each of the three sources', { timeout: 30_000 }, async () => {
+  const m = await gql(`mutation {
+    insert_author_one(object: {id: 3, name: "Cy"}) { id }
+    shop_insert_book_one(object: {id: 13, author_id: 3, title: "Teal"}) { id }
+    archive_insert_review_one(object: {book_id: 13, stars: 2}) { stars }
+  }`);
+  assert.deepEqual(m.body, { data: { insert_author_one: { id: 3 }, shop_insert_book_one: { id: 13 }, archive_insert_review_one: { stars: 2 } } });
+  // The commit positions of the written sources that have replicas: archive's.
+  assert.match(m.headers.get('x-svc-commit-lsn') ?? '', /^archive=[0-9A-F]+\/[0-9A-F]+$/);
+  const q = await gql('{ author(where: {id: {_eq: 3}}) { name } shop_book(where: {author_id: {_eq: 3}}) { title } }', { 'x-svc-commit-lsn': m.headers.get('x-svc-commit-lsn')! });
+  assert.deepEqual(q.body, { data: { author: [{ name: 'Cy' }], shop_book: [{ title: 'Teal' }] } });
+  const r = await gql('{ archive_review(where: {book_id: {_eq: 13}}) { stars } }', { 'x-svc-commit-lsn': m.headers.get('x-svc-commit-lsn')! });
+  assert.deepEqual(r.body, { data: { archive_review: [{ stars: 2 }] } });
+  // Through PgBouncer: the update is committed on shop's server.
+  const one = await gql('mutation { shop_update_book(where: {id: {_eq: 13}}, _set: {title: "Navy"}) { affected_rows } }');
+  assert.deepEqual(one.body, { data: { shop_update_book: { affected_rows: 1 } } });
+  assert.deepEqual(await sqlOn(three.shop.directUrl, 'SELECT title FROM book WHERE id = 13'), [{ title: 'Navy' }]);
+});
+
+test('archive reads go to its standby; read your writes; a standby that falls behind or goes down leaves the reads to the primary', { timeout: 40_000 }, async () => {
+  const standby = three.archive.servers.standby;
+  await eventually(() => replicas().statuses()[0]!, (s) => s.usable, 10_000, 'the standby usable');
+  const reads = replicas().statuses()[0]!.reads;
+  const q = await gql('{ archive_review_aggregate { aggregate { count } } }');
+  assert.equal(q.body.data?.archive_review_aggregate?.aggregate?.count >= 3, true, q.text);
+  assert.equal(replicas().statuses()[0]!.reads, reads + 1, 'the read was served by the standby');
+  // Mutations go to the primary; the answer's position lets the next read see the write.
+  await sqlOn(three.archive.standbyUrl, 'SELECT pg_wal_replay_pause()');
+  try {
+    const m = await gql('mutation { archive_insert_review_one(object: {book_id: 11, stars: 1}) { id } }');
+    const id = m.body.data?.archive_insert_review_one?.id;
+    assert.equal(typeof id, 'number', m.text);
+    const lsn = m.headers.get('x-svc-commit-lsn')!;
+    assert.match(lsn, /^archive=/);
+    const mine = await gql(`{ archive_review_by_pk(id: ${id}) { stars } }`, { 'x-svc-commit-lsn': lsn });
+    assert.deepEqual(mine.body, { data: { archive_review_by_pk: { stars: 1 } } }, 'read your writes while the standby is paused');
+    // A position of another source does not hold archive's reads back (positions are per server).
+    const other = await gql('{ archive_review_aggregate { aggregate { count } } }', { 'x-svc-commit-lsn': '0/1, shop=FFFFFFFF/0' });
+    assert.ok(other.body.data, other.text);
+    // Paused, the standby falls behind: once its lag is over the maximum, reads go to the primary.
+    await eventually(() => replicas().statuses()[0]!, (s) => !s.usable, 10_000, 'the standby too far behind');
+    const seen = await gql(`{ archive_review_by_pk(id: ${id}) { stars } }`);
+    assert.deepEqual(seen.body, { data: { archive_review_by_pk: { stars: 1 } } });
+  } finally {
+    await sqlOn(three.archive.standbyUrl, 'SELECT pg_wal_replay_resume()');
+  }
+  await eventually(() => replicas().statuses()[0]!, (s) => s.usable, 10_000, 'the standby caught up');
+
+  // The standby goes down: every read still answers (retried on the primary), then it is back.
+  standby.stop();
+  try {
+    for (let i = 0; i < 5; i++) {
+      const r = await gql('{ archive_review(where: {book_id: {_eq: 10}}, order_by: {stars: desc}) { stars } }');
+      assert.deepEqual(r.body, { data: { archive_review: [{ stars: 5 }, { stars: 4 }] } });
+    }
+    await eventually(() => replicas().statuses()[0]!, (s) => !s.usable, 10_000, 'the standby marked down');
+  } finally {
+    standby.start();
+  }
+  await eventually(() => replicas().statuses()[0]!, (s) => s.usable, 15_000, 'the standby usable again');
+  const before = replicas().statuses()[0]!.reads;
+  await gql('{ archive_review(limit: 1) { id } }');
+  assert.equal(replicas().statuses()[0]!.reads, before + 1);
+});
