@@ -90,3 +90,62 @@ test('archive reads go to its standby; read your writes; a standby that falls be
   await gql('{ archive_review(limit: 1) { id } }');
   assert.equal(replicas().statuses()[0]!.reads, before + 1);
 });
+
+test('read replicas of a source that are not standbys of its database, or cannot be reached, are refused whole', { timeout: 30_000 }, async () => {
+  const before = await three.exportMetadata();
+  const archive = before.sources.find((s: any) => s.name === 'archive');
+  const update = (read_replicas: unknown[]) => three.metadata({ type: 'pg_update_source', args: { name: 'archive', configuration: { ...archive.configuration, read_replicas } } });
+  const other = await update([{ database_url: three.shop.directUrl }]);
+  assert.equal(other.status, 400, other.text);
+  assert.equal(other.body.code, 'invalid-configuration');
+  assert.match(other.body.error, /^Inconsistent object: source "archive": read replica 127\.0\.0\.1:\d+\/postgres is another database cluster/);
+  const away = await update([{ database_url: 'postgres://postgres@127.0.0.1:1/postgres' }]);
+  assert.equal(away.status, 400, away.text);
+  assert.match(away.body.error, /^Inconsistent object: source "archive": read replica 127\.0\.0\.1:1\/postgres: /);
+  const unset = await update([{ database_url: { from_env: 'SVC_TEST_NO_SUCH_REPLICA' } }]);
+  assert.equal(unset.status, 400, unset.text);
+  assert.match(unset.body.error, /SVC_TEST_NO_SUCH_REPLICA is not set/);
+  assert.deepEqual(await three.exportMetadata(), before);
+  assert.equal(replicas().size, 1);
+});
+
+test('adding a source that cannot be reached is refused whole, from a URL, an env var or connection parameters', { timeout: 30_000 }, async () => {
+  const before = await three.exportMetadata();
+  process.env.SVC_TEST_NOWHERE_URL = 'postgres://postgres@127.0.0.1:1/postgres';
+  try {
+    for (const database_url of ['postgres://postgres@127.0.0.1:1/postgres', { from_env: 'SVC_TEST_NOWHERE_URL' }, { connection_parameters: { host: '127.0.0.1', port: 1, username: 'postgres', database: 'postgres' } }]) {
+      const r = await three.metadata({ type: 'pg_add_source', args: { name: 'nowhere', configuration: { connection_info: { database_url } } } });
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.path, '$.args', r.text);
+      assert.match(r.body.error, /127\.0\.0\.1:1/, r.text);
+    }
+  } finally {
+    delete process.env.SVC_TEST_NOWHERE_URL;
+  }
+  assert.deepEqual(await three.exportMetadata(), before);
+});
+
+test('live queries on two sources over one connection: each is updated when its source changes', { timeout: 30_000 }, async () => {
+  const ws = await TestSocket.open(three.engine.url, 'graphql-transport-ws');
+  try {
+    ws.send({ type: 'connection_init', payload: {} });
+    assert.equal((await ws.next()).type, 'connection_ack');
+    ws.send({ id: 'a', type: 'subscribe', payload: { query: 'subscription { author(where: {id: {_lte: 2}}, order_by: {id: asc}) { name } }' } });
+    ws.send({ id: 'b', type: 'subscribe', payload: { query: 'subscription { shop_book(where: {author_id: {_eq: 2}}, order_by: {id: asc}) { title } }' } });
+    const firsts = new Map<string, unknown>();
+    for (let i = 0; i < 2; i++) {
+      const m = await ws.next(10_000);
+      firsts.set(m.id, m.payload);
+    }
+    assert.deepEqual(Object.fromEntries(firsts), { a: { data: { author: [{ name: 'Ann' }, { name: 'Bo' }] } }, b: { data: { shop_book: [{ title: 'Green' }] } } });
+    await gql('mutation { update_author_by_pk(pk_columns: {id: 2}, _set: {name: "Bea"}) { id } }');
+    assert.deepEqual(await ws.next(10_000), { id: 'a', type: 'next', payload: { data: { author: [{ name: 'Ann' }, { name: 'Bea' }] } } });
+    // Written on shop's server straight (not through the engine or PgBouncer): seen too.
+    await sqlOn(three.shop.directUrl, "INSERT INTO book VALUES (14, 2, 'Grey')");
+    assert.deepEqual(await ws.next(10_000), { id: 'b', type: 'next', payload: { data: { shop_book: [{ title: 'Green' }, { title: 'Grey' }] } } });
+    await gql('mutation { shop_update_book_by_pk(pk_columns: {id: 14}, _set: {title: "Gold"}) { id } }');
+    assert.deepEqual(await ws.next(10_000), { id: 'b', type: 'next', payload: { data: { shop_book: [{ title: 'Green' }, { title: 'Gold' }] } } });
+  } finally {
+    ws.ws.close();
+  }
+});
