@@ -17,4 +17,4 @@ export type { CommitPoints, ReadAfter, ReadDb, ReplicaSpec, ReplicaStatus, Fallb
 export { checkReadReplicas } from './checkReplica.js';
 export { databaseIdentity, type DatabaseIdentity } from './databaseIdentity.js';
 export { commitPointsHeader, readAfterOf, COMMIT_LSN_HEADER, READ_PRIMARY_HEADER } from './readRouting.js';
-export { SourcePools, sourceUrl, type SourceConnection, type SourcePool } from './sourcePools.js';
+export { SourcePools, sourceUrl, type SourceConnection, type SourceOutage, type SourcePool } from './sourcePools.js';

@@ -11,7 +11,15 @@
  * one (kept, added, drained); `reads(name, after)` is where its GraphQL queries read. A pool
  * remade for a new connection drops its replicas until the next `follow` (they measured the old
  * primary).
+ *
+ * Whether each source answers is probed on a fresh connection (`probe`: a busy pool is never taken
+ * for a dead server) by server/sourceWatch.ts, which marks a source away (`markAway`) and back.
+ * While a source is away its pool is not handed out (`get`, `reads`, `pool` throw Hasura's
+ * `database connection error`): its requests fail at once instead of waiting on a server that is
+ * gone (behind PgBouncer a query would wait for the pooler's `query_wait_timeout`), and
+ * `get_inconsistent_metadata` reports it (`outages()`).
  */
+import pg from 'pg';
 import { ApiError } from '../core/index.js';
 import { createDb, type CreateDbOptions } from './createDb.js';
 import { connectionTarget, describeConnectionFailure } from './connectionFailure.js';
@@ -63,8 +71,15 @@ interface Held {
 
 const replicaKeyOf = (specs: readonly ReplicaSpec[]): string => JSON.stringify(specs.map((s) => [s.url, s.poolSize]));
 
+/** A source that did not answer its last probe: why, and since when (ms since the epoch). */
+export interface SourceOutage {
+  reason: string;
+  since: number;
+}
+
 export class SourcePools {
   private readonly held = new Map<string, Held>();
+  private readonly down = new Map<string, SourceOutage>();
 
   constructor(private readonly options: CreateDbOptions & {
     env?: NodeJS.ProcessEnv;
@@ -77,8 +92,9 @@ export class SourcePools {
     const url = sourceUrl(connection, this.options.env);
     const key = JSON.stringify([url, connection.pool_settings ?? null, connection.isolation_level ?? null, connection.use_prepared_statements ?? null]);
     const have = this.held.get(name);
-    if (have && have.key === key) return have.pool;
+    if (have && have.key === key) return this.handOut(name, have).pool;
     if (have) {
+      this.down.delete(name);
       void have.replicas?.stop().catch(() => undefined);
       void have.pool.db.close().catch(() => undefined);
     }
@@ -100,9 +116,17 @@ export class SourcePools {
     return pool;
   }
 
-  /** The pool of a source already made, or undefined. */
+  /** The pool of a source already made, or undefined; a source away is an error. */
   get(name: string): SourcePool | undefined {
-    return this.held.get(name)?.pool;
+    const h = this.held.get(name);
+    return h && this.handOut(name, h).pool;
+  }
+
+  /** `h`, unless its source is away: then the error a client gets for a database it cannot reach. */
+  private handOut(name: string, h: Held): Held {
+    const away = this.down.get(name);
+    if (away) throw new ApiError('database-error', 'database connection error', { status: 500, internal: { error: away.reason } });
+    return h;
   }
 
   /**
@@ -154,7 +178,40 @@ export class SourcePools {
   reads(name: string, after: ReadAfter): ReadDb | undefined {
     const h = this.held.get(name);
     if (!h) return undefined;
+    this.handOut(name, h);
     return h.replicas ? h.replicas.reads(after) : h.pool.db;
+  }
+
+  /**
+   * Connects to source `name` afresh and runs `SELECT 1` (at most `timeoutMs`): undefined when it
+   * answered (or is no longer there), else why not (one line naming its address).
+   */
+  async probe(name: string, timeoutMs: number): Promise<string | undefined> {
+    const h = this.held.get(name);
+    if (!h) return undefined;
+    const client = new pg.Client({ connectionString: h.url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    client.on('error', () => undefined);
+    let reason: string | undefined;
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+    } catch (e) {
+      reason = describeConnectionFailure(e, h.url);
+    } finally {
+      void client.end().catch(() => undefined);
+    }
+    return this.held.get(name) === h ? reason : undefined;
+  }
+
+  /** Source `name` is away (`reason`: the probe's line) or, with undefined, back. */
+  markAway(name: string, reason: string | undefined): void {
+    if (reason === undefined) this.down.delete(name);
+    else if (this.held.has(name)) this.down.set(name, { reason, since: this.down.get(name)?.since ?? Date.now() });
+  }
+
+  /** The sources whose last probe failed (dropped ones left out). */
+  outages(): ReadonlyMap<string, SourceOutage> {
+    return this.down;
   }
 
   /** Why a connection failed, in one line naming the source's address (never the password). */
@@ -168,6 +225,7 @@ export class SourcePools {
     for (const [name, h] of this.held) {
       if (names.has(name)) continue;
       this.held.delete(name);
+      this.down.delete(name);
       void h.replicas?.stop().catch(() => undefined);
       void h.pool.db.close().catch(() => undefined);
     }
@@ -176,6 +234,7 @@ export class SourcePools {
   async close(): Promise<void> {
     const all = [...this.held.values()];
     this.held.clear();
+    this.down.clear();
     await Promise.all(all.map(async (h) => {
       await h.replicas?.stop().catch(() => undefined);
       await h.pool.db.close().catch(() => undefined);

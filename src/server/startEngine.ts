@@ -38,6 +38,7 @@ import { createEngineServer } from './httpServer.js';
 import { createLogger, logFormatFor } from './logger.js';
 import { listenError } from './listenError.js';
 import { replicaOptions, ReplicaSetup } from './startReplicas.js';
+import { SOURCE_WATCH, startSourceWatch, type SourceWatchOptions } from './sourceWatch.js';
 
 export interface StartEngineOptions {
   /** Logger to use instead of a stdout logger at `config.logLevel`. */
@@ -46,6 +47,8 @@ export interface StartEngineOptions {
   embeddedPostgresFlags?: string[];
   /** Schema-sync settings over the config's (tests shorten the listener's reconnect delays). */
   schemaSync?: SchemaSyncOptions;
+  /** How often the sources beside `default` are probed (sourceWatch.ts; tests shorten it). */
+  sourceWatch?: Partial<SourceWatchOptions>;
   /** Called after a metadata change made through this engine is live, with its resource version (cluster workers relay it). */
   onLocalSchemaChange?: (resourceVersion: number | undefined) => void;
   /** The database URL is an embedded Postgres another process started (a cluster worker's primary). */
@@ -192,6 +195,9 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
     await replicaSetup.settled();
+    // A source that stops answering is reported, and one the schema was built without is built in when back.
+    const sourceWatch = startSourceWatch(state, sources, logger, { ...SOURCE_WATCH, ...options.sourceWatch });
+    undo.push(() => sourceWatch.stop());
     {
       // The metadata's read_replicas (default's unless --read-replica-urls, every other source's) apply
       // on every install: this engine's changes and the schema sync's.

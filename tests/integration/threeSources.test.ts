@@ -149,3 +149,75 @@ test('live queries on two sources over one connection: each is updated when its 
     ws.ws.close();
   }
 });
+
+/** Clients querying one source back to back until `stop()`: every answer that is not data is kept. */
+function load(query: string, clients = 2) {
+  let running = true;
+  const failures: string[] = [];
+  let answered = 0;
+  const loops = Array.from({ length: clients }, async () => {
+    while (running) {
+      const r = await gql(query).catch((e: Error) => ({ body: undefined, text: `request failed: ${e.message}` }));
+      if (r.body?.data !== undefined && r.body.errors === undefined) answered++;
+      else failures.push(r.text);
+    }
+  });
+  return {
+    get answered() {
+      return answered;
+    },
+    failures,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
+test('shop stopped with pg_ctl under load: the other sources answer throughout, shop errors and is reported, then comes back without a restart', { timeout: 60_000 }, async (t) => {
+  const server = three.shop.server;
+  const others = [load('{ author(limit: 2) { name } }'), load('{ archive_review(limit: 2) { stars } }')];
+  const shopLoad = load('{ shop_book(limit: 2) { title } }', 1);
+  const inconsistent = async () => (await three.metadata({ type: 'get_inconsistent_metadata', args: {} })).body;
+  try {
+    await eventually(() => [...others, shopLoad].map((l) => l.answered), (n) => n.every((x) => x >= 5), 10_000, 'every source answering');
+    assert.deepEqual(await inconsistent(), { is_consistent: true, inconsistent_objects: [] });
+
+    server.halt();
+    const atHalt = others.map((l) => l.answered);
+    // Reported by get_inconsistent_metadata without a reload.
+    const away = await eventually(inconsistent, (b) => b?.is_consistent === false, 20_000, 'shop reported');
+    assert.deepEqual(away.inconsistent_objects.map((o: any) => [o.type, o.definition.name]), [['source', 'shop']]);
+    assert.match(away.inconsistent_objects[0].reason, /^Inconsistent object: cannot connect to Postgres at 127\.0\.0\.1:\d+/);
+    // Its requests fail at once (not held by PgBouncer), in Hasura's shape: one error with a message, a code and a path.
+    const down = await gql('{ shop_book(limit: 1) { title } }');
+    assert.equal(down.status, 200);
+    assert.deepEqual(Object.keys(down.body), ['errors'], down.text);
+    assert.equal(down.body.errors.length, 1, down.text);
+    assert.equal(down.body.errors[0].message, 'database connection error');
+    assert.deepEqual(Object.keys(down.body.errors[0].extensions).sort(), ['code', 'path'], down.text);
+    const write = await gql('mutation { shop_insert_book_one(object: {id: 99, author_id: 1, title: "x"}) { id } }');
+    assert.equal(write.body.errors?.[0]?.message, 'database connection error', write.text);
+    // A reload while it is away builds the schema without it: its field is gone, the others stay.
+    const reload = await three.metadata({ type: 'reload_metadata', args: {} });
+    assert.equal(reload.status, 200, reload.text);
+    const gone = await gql('{ shop_book(limit: 1) { title } }');
+    assert.equal(gone.body.errors?.[0]?.extensions?.code, 'validation-failed', gone.text);
+    assert.deepEqual((await inconsistent()).inconsistent_objects.map((o: any) => o.type), ['source']);
+    // Meanwhile the other sources kept answering.
+    await eventually(() => others.map((l, i) => l.answered - atHalt[i]!), (n) => n.every((x) => x >= 10), 10_000, 'the others answering during the outage');
+  } finally {
+    server.start();
+  }
+  // Back: built in again by itself (no reload, no restart), and the report clears.
+  const answered = shopLoad.answered;
+  await eventually(() => shopLoad.answered, (n) => n > answered + 3, 20_000, 'shop answering again');
+  t.diagnostic(`shop's requests while it was away: ${shopLoad.failures.length} failed; ${JSON.stringify([...new Set(shopLoad.failures)])}`);
+  assert.deepEqual(await eventually(inconsistent, (b) => b?.is_consistent === true, 10_000, 'the report cleared'), { is_consistent: true, inconsistent_objects: [] });
+  const back = await gql('{ shop_book(where: {id: {_eq: 10}}) { title } }');
+  assert.deepEqual(back.body, { data: { shop_book: [{ title: 'Blue' }] } });
+  await Promise.all([...others, shopLoad].map((l) => l.stop()));
+  // The other sources never failed a request, and kept answering through the outage.
+  assert.deepEqual(others.map((l) => l.failures), [[], []]);
+  t.diagnostic(`answered during the test: default ${others[0]!.answered}, archive ${others[1]!.answered}, shop ${shopLoad.answered} (${shopLoad.failures.length} failed while it was away)`);
+});

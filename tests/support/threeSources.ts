@@ -52,7 +52,7 @@ export const SEED = {
 };
 
 export interface ThreeSourcesOptions {
-  /** Settings of the engine (the read-replica checks are quick by default: 200 ms, 1 s of lag at most). */
+  /** Settings of the engine (the read-replica checks and the sources' probes are quick by default: 200 ms, 1 s of lag at most; 500 ms). */
   engine?: TestEngineOptions;
   /** The `archive` source registers its standby as read replica (default true). */
   archiveReplica?: boolean;
@@ -85,6 +85,7 @@ export async function startThreeSources(o: ThreeSourcesOptions = {}): Promise<Th
       readReplicaMaxLagMs: 1000,
       readReplicaWaitForLsnMs: 500,
       ...o.engine,
+      startOptions: { sourceWatch: { everyMs: 500, downEveryMs: 250, timeoutMs: 2000 }, ...o.engine?.startOptions },
     });
     undo.push(() => engine.stop());
     await engine.runSql(SEED.default);
