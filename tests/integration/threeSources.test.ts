@@ -43,6 +43,14 @@ test('a mutation and a query on each of the three sources', { timeout: 30_000 },
   const one = await gql('mutation { shop_update_book(where: {id: {_eq: 13}}, _set: {title: "Navy"}) { affected_rows } }');
   assert.deepEqual(one.body, { data: { shop_update_book: { affected_rows: 1 } } });
   assert.deepEqual(await sqlOn(three.shop.directUrl, 'SELECT title FROM book WHERE id = 13'), [{ title: 'Navy' }]);
+  // run_sql on shop through PgBouncer: in one transaction held for the request, read again by the build.
+  const sql = await three.engine.request('POST', '/v2/query', { type: 'bulk', args: [
+    { type: 'run_sql', args: { source: 'shop', sql: 'ALTER TABLE book ADD COLUMN pages int NOT NULL DEFAULT 100' } },
+    { type: 'run_sql', args: { source: 'shop', sql: 'SELECT sum(pages)::int AS pages FROM book WHERE id = 13' } },
+  ] });
+  assert.equal(sql.status, 200, sql.text);
+  assert.deepEqual(sql.body[1].result, [['pages'], ['100']]);
+  assert.deepEqual((await gql('{ shop_book_by_pk(id: 13) { pages } }')).body, { data: { shop_book_by_pk: { pages: 100 } } });
 });
 
 test('archive reads go to its standby; read your writes; a standby that falls behind or goes down leaves the reads to the primary', { timeout: 40_000 }, async () => {
