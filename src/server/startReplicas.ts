@@ -59,10 +59,7 @@ export function replicaOptions(config: ServerConfig, logger: Logger, source?: st
   if (source !== undefined) {
     const of = `source ${JSON.stringify(source)}`;
     return {
-      maxLagMs: config.readReplicaMaxLagMs,
-      checkIntervalMs: config.readReplicaCheckIntervalMs,
-      waitForLsnMs: config.readReplicaWaitForLsnMs,
-      drainMs: config.shutdownTimeoutMs,
+      ...replicaOptions(config, logger),
       onChange: (e) => {
         if (e.replica === undefined) {
           if (e.usable) logger.info({ type, source }, `${of}: reads go to its read replicas again`);
