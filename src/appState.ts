@@ -6,7 +6,7 @@
  */
 import type { ServerConfig } from './config/index.js';
 import { ApiError, type NamingConvention } from './core/index.js';
-import type { DatabaseWatch, Db, ReadReplicas, SourcePool, SourcePools } from './execution/index.js';
+import type { DatabaseWatch, Db, ReadAfter, ReadDb, ReadReplicas, SourcePool, SourcePools } from './execution/index.js';
 import type { BuildOptions, CacheCheck, Metadata, MetadataTable, SchemaCache, SourceDbs } from './metadata/index.js';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from './metrics/index.js';
@@ -155,3 +155,15 @@ export function sourceDb(ctx: EngineContext, source: string | undefined): { db: 
   if (!pool) throw new ApiError('unexpected', `source ${JSON.stringify(source)} is not available`);
   return { db: pool.db, prepare: pool.prepare, isolation: pool.isolation };
 }
+
+/**
+ * Where a GraphQL query's root fields of `source` read: that source's read replicas when it has any
+ * (`after`: the request's read-your-writes headers), else its pool (`default`: `ctx.db`).
+ */
+export function sourceReads(ctx: EngineContext, source: string | undefined, after: ReadAfter): ReadDb {
+  if (source === undefined || source === 'default') return ctx.replicas === undefined ? ctx.db : ctx.replicas.reads(after);
+  return ctx.sources?.reads(source, after) ?? sourceDb(ctx, source).db;
+}
+
+/** Whether any source (`default` or another) reads from read replicas: the read-your-writes headers are read then. */
+export const hasReadReplicas = (ctx: EngineContext): boolean => ctx.replicas !== undefined || ctx.sources?.anyReplicas === true;

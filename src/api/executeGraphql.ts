@@ -12,7 +12,7 @@
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
-import { ENGINE_PARTS, sourceDb, type ApiParts, type EngineContext } from '../appState.js';
+import { ENGINE_PARTS, sourceDb, sourceReads, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
 import { assertQueryAllowed, getRoleSchema, introspectionText, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -108,16 +108,16 @@ export async function executeGraphql(
     if (compiled.kind === 'subscription' && transport === 'http') {
       throw new ApiError('unexpected-payload', 'subscriptions are not supported over HTTP, use websockets instead');
     }
-    // Queries read from a replica when there are any (no cost without: one property read); an operation
-    // whose root fields are all of another source runs on that source's pool.
-    const db: ReadDb = compiled.source !== undefined ? sourceDb(ctx, compiled.source).db
-      : ctx.replicas === undefined || compiled.kind !== 'query' ? ctx.db : ctx.replicas.reads(opts.readAfter);
+    // Queries read from their source's replicas when it has any (no cost without: one property read);
+    // an operation whose root fields are all of another source runs on that source's pool.
+    const db: ReadDb = compiled.kind === 'query' ? sourceReads(ctx, compiled.source, opts.readAfter)
+      : compiled.source !== undefined ? sourceDb(ctx, compiled.source).db : ctx.db;
     if (compiled.cached && transport === 'http' && ctx.responseCache && resourceVersion !== undefined && cacheable(compiled)) {
       const cacheCtx = ctx as EngineContext & { responseCache: ResponseCache };
       const api = parts === ENGINE_PARTS ? 'graphql' : 'relay';
-      return await cachedAnswer(cacheCtx, session, request, api, resourceVersion, compiled.cached, compiled, variables, () => runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras));
+      return await cachedAnswer(cacheCtx, session, request, api, resourceVersion, compiled.cached, compiled, variables, () => runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras, opts.readAfter));
     }
-    return await runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras);
+    return await runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras, opts.readAfter);
   } catch (e) {
     return errorResult(ctx, e, phase.inDb);
   }
@@ -126,7 +126,7 @@ export async function executeGraphql(
 /** Runs a compiled operation: one statement when it can, else each root field by its kind. */
 async function runCompiled(
   ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
-  transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined,
+  transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined, readAfter?: ReadAfter,
 ): Promise<GraphqlResult> {
   const { prepare } = sourceDb(ctx, compiled.source);
   const one = transport === 'http' ? oneStatement(compiled) : null;
@@ -143,7 +143,7 @@ async function runCompiled(
   }
   const errors: unknown[] = [];
   const responseHeaders: Record<string, string> = {};
-  const values = await runOperation(ctx, db, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras });
+  const values = await runOperation(ctx, db, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras, readAfter });
   const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
   const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200, kind: compiled.kind };
   for (const _ in responseHeaders) {
@@ -156,7 +156,7 @@ async function runCompiled(
 async function runOperation(
   ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
   phase: { inDb: boolean },
-  extra: { clientHeaders?: GraphqlRequest['clientHeaders']; errors: unknown[]; responseHeaders?: Record<string, string>; extras?: RequestExtras } = { errors: [] },
+  extra: { clientHeaders?: GraphqlRequest['clientHeaders']; errors: unknown[]; responseHeaders?: Record<string, string>; extras?: RequestExtras; readAfter?: ReadAfter } = { errors: [] },
 ): Promise<Map<string, string>> {
   const extFields = compiled.fields.filter((f) => f.kind.startsWith('ext:'));
   const byKind = new Map<QueryFieldsExecutor, CompiledRootField[]>();
@@ -185,8 +185,9 @@ async function runOperation(
     sqlFields.forEach((f, i) => bySource.set(f.source ?? 'default', [...(bySource.get(f.source ?? 'default') ?? []), i]));
     await Promise.all([...bySource].map(([source, indexes]) => {
       const on = sourceDb(ctx, source);
-      // default's fields read where the operation reads (a replica when there are any)
-      return runSqlFields(source === 'default' ? db : on.db, sqlFields, params, indexes, on.prepare, out);
+      // default's fields read where the operation reads; another source's query fields on its replicas when it has any
+      const where = source === 'default' ? db : compiled.kind === 'query' ? sourceReads(ctx, source, extra.readAfter) : on.db;
+      return runSqlFields(where, sqlFields, params, indexes, on.prepare, out);
     }));
   } else {
     const { prepare } = sourceDb(ctx, compiled.source);

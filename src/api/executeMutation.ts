@@ -6,15 +6,15 @@
  * `__typename` root fields answer the root type's name. Other mutation root fields (actions, remote
  * fields) run by the field executors of their kind, given by the table, after the table mutations
  * have committed. With read replicas, the response carries the commit's WAL position
- * (`X-Svc-Commit-Lsn`, execution/readRouting.ts).
+ * (`X-Svc-Commit-Lsn`, execution/readRouting.ts): one per source written that has replicas.
  */
 import { ApiError } from '../core/index.js';
 import { executeMutations, isMutationFieldPlan, type MutationFieldPlan } from '../planner/index.js';
 import type { CompiledRootField } from '../planner/index.js';
 import { eventsWritten } from '../events/index.js';
 import type { MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
-import { COMMIT_LSN_HEADER } from '../execution/index.js';
-import { sourceDb } from '../appState.js';
+import { COMMIT_LSN_HEADER, commitPointsHeader } from '../execution/index.js';
+import { hasReadReplicas, sourceDb, type EngineContext } from '../appState.js';
 
 /** The mutation executor that runs other root fields by `fieldExecutors[kind]`. */
 export const mutationExecutor = (fieldExecutors: Readonly<Record<string, MutationFieldExecutor>>): OperationExecutor => async (args) => {
@@ -37,11 +37,7 @@ export const mutationExecutor = (fieldExecutors: Readonly<Record<string, Mutatio
     const { db, prepare, isolation } = sourceDb(args.ctx, plans[0].source);
     const results = await executeMutations(db, plans.map((p) => p.plan), args.session, args.variables, { prepare, isolation, alwaysSetSession });
     eventsWritten(args.ctx); // committed: wake the event workers (no NOTIFY inside the user's transaction)
-    // With read replicas: the token that lets the client's next reads see this commit (execution/readRouting.ts).
-    if (args.ctx.replicas && args.responseHeaders && sources.has('default')) {
-      const lsn = await args.ctx.replicas.commitLsn().catch(() => undefined);
-      if (lsn !== undefined) args.responseHeaders[COMMIT_LSN_HEADER] = lsn;
-    }
+    if (args.responseHeaders && hasReadReplicas(args.ctx)) await commitPoints(args.ctx, sources, args.responseHeaders);
     plans.forEach((p, i) => out.set(p.alias, results[i] ?? 'null'));
   } else if (sources.size > 1) {
     // Root fields of several sources: as Hasura, each runs on its own, in order, in its own
@@ -52,7 +48,23 @@ export const mutationExecutor = (fieldExecutors: Readonly<Record<string, Mutatio
       out.set(p.alias, result ?? 'null');
     }
     eventsWritten(args.ctx);
+    if (args.responseHeaders && hasReadReplicas(args.ctx)) await commitPoints(args.ctx, sources, args.responseHeaders);
   }
   for (const o of others) out.set(o.field.alias, await o.run(o.field, args));
   return out;
 };
+
+/**
+ * With read replicas: the token that lets the client's next reads see these commits
+ * (execution/readRouting.ts), the position of each written source that has replicas.
+ */
+async function commitPoints(ctx: EngineContext, sources: ReadonlySet<string>, headers: Record<string, string>): Promise<void> {
+  const points: Array<[string, string]> = [];
+  for (const source of sources) {
+    const replicas = source === 'default' ? ctx.replicas : ctx.sources?.replicas(source);
+    if (!replicas) continue;
+    const lsn = await replicas.commitLsn().catch(() => undefined);
+    if (lsn !== undefined) points.push([source, lsn]);
+  }
+  if (points.length > 0) headers[COMMIT_LSN_HEADER] = commitPointsHeader(points);
+}

@@ -11,7 +11,7 @@ import { ApiError, inHasuraMode, type Session } from '../core/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { checkNonAdminBody, graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
-import { ENGINE_PARTS, RELAY_PARTS, type ApiParts } from '../appState.js';
+import { ENGINE_PARTS, hasReadReplicas, RELAY_PARTS, type ApiParts } from '../appState.js';
 import type { Handler, HttpResponse } from './handlerTypes.js';
 import { errorResult, executeGraphql, type GraphqlResult, type RequestExtras } from './executeGraphql.js';
 import { GRAPHQL_RESPONSE_JSON, negotiateMediaType, requestFromUrl } from './graphqlOverHttp.js';
@@ -79,7 +79,7 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
   const log: NonNullable<HttpResponse['log']> = { role: session.role };
   // With read replicas: where this request may read (read-your-writes headers, execution/readRouting.ts).
   let readAfter: ReadAfter;
-  if (ctx.replicas !== undefined) {
+  if (hasReadReplicas(ctx)) {
     try {
       readAfter = readAfterOf(req.headers);
     } catch (e) {

@@ -19,7 +19,7 @@
 import { parseJsonExact } from '../lib/index.js';
 import { ApiError, inHasuraMode, roleSession, splitSessionHeadersCompat, ADMIN_ROLE, type Session } from '../core/index.js';
 import { resolveSession } from '../auth/index.js';
-import { ENGINE_PARTS, sourceDb, type EngineContext } from '../appState.js';
+import { ENGINE_PARTS, hasReadReplicas, sourceDb, type EngineContext } from '../appState.js';
 import { escapeLiteral, readAfterOf, type Db } from '../execution/index.js';
 import { getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledRootField } from '../planner/index.js';
@@ -79,16 +79,18 @@ export const v1GraphqlExplain: Handler = async (req, ctx) => {
       if (f.kind === 'sql' || f.kind === 'typename' || f.kind === 'introspection') return f;
       throw new ApiError('not-supported', `the root field "${f.alias}" is not a database query and cannot be explained`);
     });
-    // Each field on its source's pool (`default`'s read on a replica when there are).
+    // Each field on its source's pool (read on one of that source's replicas when it has any).
+    const after = hasReadReplicas(ctx) ? readAfterOf(req.headers) : undefined;
     const sourceOf = (f: CompiledRootField) => (f.kind === 'sql' ? f.source : undefined) ?? 'default';
     const bySource = new Map<string, CompiledRootField[]>();
     for (const f of targets) bySource.set(sourceOf(f), [...(bySource.get(sourceOf(f)) ?? []), f]);
     const explained = new Map<string, FieldPlan>();
     for (const [source, fields] of bySource) {
-      const db = source === 'default' ? server?.db ?? ctx.db : sourceDb(ctx, source).db;
+      const on = source === 'default' ? server : ctx.sources?.replicas(source)?.choose(after, false);
+      const db = on?.db ?? (source === 'default' ? ctx.db : sourceDb(ctx, source).db);
       const got = await explainFields(db, session, fields, variables, analyze);
       fields.forEach((f, i) => explained.set(f.alias, got[i]!));
-      if (server && source === 'default') for (const p of got) p.server = server.name;
+      if (on) for (const p of got) p.server = on.name;
     }
     const plans = targets.map((f) => explained.get(f.alias)!);
     const res = jsonResponse(200, plans);

@@ -13,8 +13,8 @@ export type { ChannelListener, ChannelListenerOptions } from './listenChannel.js
 export type { JsonFrame } from './dataRowBytes.js';
 export { checkConnection, describeConnectionFailure, DatabaseConnectionError } from './connectionFailure.js';
 export { ReadReplicas, replicaName, formatLsn, parseLsn } from './readReplicas.js';
-export type { ReadAfter, ReadDb, ReplicaSpec, ReplicaStatus, FallbackReason, ReadReplicasOptions } from './readReplicas.js';
+export type { CommitPoints, ReadAfter, ReadDb, ReplicaSpec, ReplicaStatus, FallbackReason, ReadReplicasOptions } from './readReplicas.js';
 export { checkReadReplicas } from './checkReplica.js';
 export { databaseIdentity, sameDatabase, sameDatabaseOf, type DatabaseIdentity } from './databaseIdentity.js';
-export { readAfterOf, COMMIT_LSN_HEADER, READ_PRIMARY_HEADER } from './readRouting.js';
-export { SourcePools, sourceUrl, type SourceConnection, type SourcePool } from './sourcePools.js';
+export { commitPointsHeader, readAfterOf, COMMIT_LSN_HEADER, READ_PRIMARY_HEADER } from './readRouting.js';
+export { SourcePools, sourceUrl, type SourceConnection, type SourceOutage, type SourcePool } from './sourcePools.js';

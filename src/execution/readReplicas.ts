@@ -29,8 +29,15 @@ import { connectionTarget } from './connectionFailure.js';
 import { formatLsn, parseLsn, PrimaryHistory } from './walPosition.js';
 import { ReplayWait } from './replayWait.js';
 
-/** Where a read may go: anywhere usable (undefined), a server that has replayed this LSN, or the primary. */
-export type ReadAfter = bigint | 'primary' | undefined;
+/**
+ * Where a read may go: anywhere usable (undefined), a server that has replayed this LSN, or the
+ * primary. A bare LSN is `default`'s; `CommitPoints` holds one LSN per source (each source's
+ * replicas look up their own, readRouting.ts).
+ */
+export type ReadAfter = bigint | 'primary' | undefined | CommitPoints;
+
+/** Commit positions by source name (positions of different servers are not comparable). */
+export type CommitPoints = ReadonlyMap<string, bigint>;
 
 /** The part of a `Db` a GraphQL read uses. */
 export type ReadDb = Pick<Db, 'query' | 'queryJsonText' | 'queryJsonFramed' | 'transaction'>;
@@ -47,6 +54,8 @@ export interface ReadReplicasOptions {
   waitForLsnMs?: number;
   /** How long a removed replica's reads in flight may take before its pool is closed anyway (default 30 s). */
   drainMs?: number;
+  /** The source whose replicas these are (default `default`): which entry of a `CommitPoints` applies. */
+  source?: string;
   /** Told when a replica becomes usable or unusable, and when reads start or stop falling back to the primary. */
   onChange?: (event: { replica?: string; usable: boolean; reason?: string; again?: boolean }) => void;
 }
@@ -141,6 +150,14 @@ export class ReadReplicas {
     };
   }
 
+  /** This source's part of `after`: a bare LSN is `default`'s, a `CommitPoints` gives each source its own. */
+  private own(after: ReadAfter): bigint | 'primary' | undefined {
+    const source = this.opts.source ?? 'default';
+    if (typeof after === 'bigint') return source === 'default' ? after : undefined;
+    if (after === undefined || after === 'primary') return after;
+    return after.get(source);
+  }
+
   /** How many replicas are in the set (usable or not). */
   get size(): number {
     return this.replicas.length;
@@ -199,14 +216,14 @@ export class ReadReplicas {
    * `count: false` (explain) leaves the round robin and the fallback counts as they are.
    */
   choose(after: ReadAfter, count = true): { name: string; db: Db; replica?: Replica } {
-    const picked = this.pick(after, count);
+    const picked = this.pick(this.own(after), count);
     if (picked.replica) return { name: picked.replica.name, db: picked.replica.db, replica: picked.replica };
     if (count) this.fallbacks[picked.reason]++;
     return { name: 'primary', db: this.primary };
   }
 
   /** The next usable replica that has replayed `after` by its last measurement, else why not. */
-  private pick(after: ReadAfter, count: boolean): { replica: Replica; reason?: undefined } | { replica?: undefined; reason: FallbackReason } {
+  private pick(after: bigint | 'primary' | undefined, count: boolean): { replica: Replica; reason?: undefined } | { replica?: undefined; reason: FallbackReason } {
     if (after === 'primary') return { reason: 'requested' };
     let usable = false;
     const n = this.replicas.length;
@@ -245,7 +262,8 @@ export class ReadReplicas {
   }
 
   /** Runs `fn` on the chosen server; when a replica is lost mid-read, again on the next choice (the primary last). */
-  async read<T>(after: ReadAfter, fn: (db: ReadDb) => Promise<T>): Promise<T> {
+  async read<T>(readAfter: ReadAfter, fn: (db: ReadDb) => Promise<T>): Promise<T> {
+    const after = this.own(readAfter);
     for (let attempt = 0; ; attempt++) {
       let db: Db = this.primary;
       let replica: Replica | undefined;

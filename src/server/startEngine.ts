@@ -37,7 +37,8 @@ import { liveQueryStats } from '../subscriptions/index.js';
 import { createEngineServer } from './httpServer.js';
 import { createLogger, logFormatFor } from './logger.js';
 import { listenError } from './listenError.js';
-import { ReplicaSetup } from './startReplicas.js';
+import { replicaOptions, ReplicaSetup } from './startReplicas.js';
+import { SOURCE_WATCH, startSourceWatch, type SourceWatchOptions } from './sourceWatch.js';
 
 export interface StartEngineOptions {
   /** Logger to use instead of a stdout logger at `config.logLevel`. */
@@ -46,6 +47,8 @@ export interface StartEngineOptions {
   embeddedPostgresFlags?: string[];
   /** Schema-sync settings over the config's (tests shorten the listener's reconnect delays). */
   schemaSync?: SchemaSyncOptions;
+  /** How often the sources beside `default` are probed (sourceWatch.ts; tests shorten it). */
+  sourceWatch?: Partial<SourceWatchOptions>;
   /** Called after a metadata change made through this engine is live, with its resource version (cluster workers relay it). */
   onLocalSchemaChange?: (resourceVersion: number | undefined) => void;
   /** The database URL is an embedded Postgres another process started (a cluster worker's primary). */
@@ -170,6 +173,7 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     // One pool per Postgres source beside `default` (made when a build first reads the source).
     const sources = new SourcePools({
       onError: (err) => logger.warn({ type: 'source', err: String(err) }, 'a source connection failed'),
+      replicaOptions: (source) => replicaOptions(config, logger, source),
     });
     undo.push(() => sources.close());
     const state = await createAppState(db, config, logger, catalog.metadataTable, sources);
@@ -193,8 +197,13 @@ export async function startEngine(config: ServerConfig, options: StartEngineOpti
     const ctx: EngineContext = { config, db, sources, dbWatch, logger, state, version, databaseUrl, listenDatabaseUrl, consoleEnabled: config.enableConsole ?? embedded !== undefined, responseCache, hasuraSession, hasuraCompat, replicas: undefined, limitDefaults, onInstanceSilent: (fn) => heartbeat.onSilent(fn) };
     if (config.enableMetrics) ctx.metrics = engineMetrics(ctx);
     replicaSetup.attach(ctx);
-    if (replicaSetup.followsMetadata) {
-      // The metadata's read_replicas apply on every install: this engine's changes and the schema sync's.
+    await replicaSetup.settled();
+    // A source that stops answering is reported, and one the schema was built without is built in when back.
+    const sourceWatch = startSourceWatch(state, sources, logger, { ...SOURCE_WATCH, ...options.sourceWatch });
+    undo.push(() => sourceWatch.stop());
+    {
+      // The metadata's read_replicas (default's unless --read-replica-urls, every other source's) apply
+      // on every install: this engine's changes and the schema sync's.
       ctx.readReplicaSetup = replicaSetup;
       const install = state.install.bind(state);
       state.install = (cache, resourceVersion) => {

@@ -12,22 +12,33 @@
  * made the change and the others through the schema sync, then follows the installed metadata
  * (`follow`): new pools opened and measured, removed ones drained then closed. With no replica
  * left, `ctx.replicas` is unset again, so reads take the single-server path.
+ *
+ * The sources beside `default` have their own `configuration.read_replicas` (followed whether or
+ * not the flag is given): checked the same way against the source's primary when a metadata
+ * operation changes them (or the source's connection), then followed by every engine on install
+ * (`SourcePools.follow`: kept, added, drained). At start a source's replicas are only measured: one
+ * that does not answer gets no reads (the source's primary serves them), the engine starts.
  */
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/index.js';
 import { ApiError } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { checkReadReplicas, DatabaseConnectionError, ReadReplicas, replicaName, type Db, type ReadReplicasOptions, type ReplicaSpec } from '../execution/index.js';
-import type { Metadata } from '../metadata/index.js';
+import { checkReadReplicas, DatabaseConnectionError, ReadReplicas, replicaName, sourceUrl, type Db, type ReadReplicasOptions, type ReplicaSpec } from '../execution/index.js';
+import type { Metadata, ReadReplicaMetadata, SourceMetadata } from '../metadata/index.js';
 import type { EngineMetrics } from '../metrics/index.js';
 
 /** The metadata's replicas (env references resolved now; an unset variable is an error naming the replica). */
 function metadataSpecs(config: ServerConfig, metadata: Metadata, env: NodeJS.ProcessEnv): ReplicaSpec[] {
-  return (metadata.read_replicas ?? []).map((r, i) => {
+  return listSpecs(config, metadata.read_replicas, env, 'the metadata');
+}
+
+/** A `read_replicas` list as specs (`of`: whose, for the message naming an unset variable). */
+function listSpecs(config: ServerConfig, list: readonly ReadReplicaMetadata[] | undefined, env: NodeJS.ProcessEnv, of: string): ReplicaSpec[] {
+  return (list ?? []).map((r, i) => {
     let url = r.database_url;
     if (typeof url !== 'string') {
       const value = env[url.from_env];
-      if (value === undefined || value === '') throw new DatabaseConnectionError(`read replica ${i + 1} of the metadata: environment variable ${url.from_env} is not set`);
+      if (value === undefined || value === '') throw new DatabaseConnectionError(`read replica ${i + 1} of ${of}: environment variable ${url.from_env} is not set`);
       url = value;
     }
     return { url, poolSize: r.pool_settings?.max_connections ?? config.readReplicaPoolSize };
@@ -42,9 +53,22 @@ export function replicaSpecs(config: ServerConfig, metadata: Metadata, env: Node
 
 const keyOf = (specs: readonly ReplicaSpec[]): string => JSON.stringify(specs.map((s) => [s.url, s.poolSize]));
 
-/** The replicas' settings and their log lines. */
-function replicaOptions(config: ServerConfig, logger: Logger): ReadReplicasOptions {
+/** The replicas' settings and their log lines (`source`: a source beside `default`, named in each line). */
+export function replicaOptions(config: ServerConfig, logger: Logger, source?: string): ReadReplicasOptions {
   const type = 'read-replica';
+  if (source !== undefined) {
+    const of = `source ${JSON.stringify(source)}`;
+    return {
+      ...replicaOptions(config, logger),
+      onChange: (e) => {
+        if (e.replica === undefined) {
+          if (e.usable) logger.info({ type, source }, `${of}: reads go to its read replicas again`);
+          else logger.warn({ type, source }, `${of}: no read replica is usable: reads go to its primary`);
+        } else if (e.usable) logger.info({ type, source, replica: e.replica }, `${of}: read replica ${e.replica} is usable${e.again ? ' again' : ': reads go to it'}`);
+        else logger.warn({ type, source, replica: e.replica, reason: e.reason }, `${of}: read replica ${e.replica} gets no reads: ${e.reason}`);
+      },
+    };
+  }
   return {
     maxLagMs: config.readReplicaMaxLagMs,
     checkIntervalMs: config.readReplicaCheckIntervalMs,
@@ -102,6 +126,8 @@ export class ReplicaSetup {
     this.ctx = ctx;
     this.metrics = ctx.metrics;
     this.expose();
+    // The sources' replicas of the first build (`settled()` resolves once they are measured).
+    this.follow(ctx.state.current.metadata);
   }
 
   /** Whether the metadata's `read_replicas` are followed (not with --read-replica-urls). */
@@ -114,6 +140,7 @@ export class ReplicaSetup {
    * database that answer, or the operation is refused (`invalid-configuration`, nothing applied).
    */
   async check(md: Metadata): Promise<void> {
+    await this.checkSources(md);
     if (!this.followsMetadata) return;
     if (JSON.stringify(md.read_replicas ?? []) === JSON.stringify(this.ctx?.state.current.metadata.read_replicas ?? [])) return;
     let specs: ReplicaSpec[];
@@ -132,12 +159,65 @@ export class ReplicaSetup {
     }
   }
 
-  /** After a schema cache was installed (here or by the schema sync): applies its `read_replicas` when they changed. */
+  /**
+   * The sources' part of `check`: each source whose replicas (or connection) `md` changes must have
+   * replicas that answer and are standbys of its database (`invalid-configuration` otherwise).
+   */
+  private async checkSources(md: Metadata): Promise<void> {
+    const before = new Map((this.ctx?.state.current.metadata.sources ?? []).map((s) => [s.name, s]));
+    for (const s of md.sources ?? []) {
+      const list = s.configuration.read_replicas ?? [];
+      if (list.length === 0) continue;
+      const was = before.get(s.name);
+      if (was && JSON.stringify(was.configuration) === JSON.stringify(s.configuration)) continue;
+      const refuse = (message: string) => new ApiError('invalid-configuration', `Inconsistent object: source ${JSON.stringify(s.name)}: ${message}`, { path: '$.args' });
+      let specs: ReplicaSpec[];
+      let primary: string;
+      try {
+        specs = listSpecs(this.config, list, process.env, `source ${JSON.stringify(s.name)}`);
+        primary = sourceUrl(s.configuration.connection_info);
+      } catch (e) {
+        throw refuse((e as Error).message);
+      }
+      try {
+        await checkReadReplicas(primary, specs.map((r) => r.url), 5000);
+      } catch (e) {
+        throw refuse((e as Error).message);
+      }
+    }
+  }
+
+  /** After a schema cache was installed (here or by the schema sync): applies its `read_replicas` (and each source's) when they changed. */
   follow(md: Metadata): void {
-    if (!this.followsMetadata) return;
-    this.chain = this.chain.then(() => this.apply(md)).catch((e: unknown) => {
+    this.chain = this.chain.then(async () => {
+      if (this.followsMetadata) await this.apply(md);
+    }).catch((e: unknown) => {
       this.logger.error({ type: 'read-replica', err: e }, `applying the metadata's read replicas failed: ${(e as Error).message}`);
-    });
+    }).then(() => this.applySources(md.sources ?? []));
+  }
+
+  /** Each source's read replicas as `sources` give them (one whose variable is unset: none, with a line saying so). */
+  private async applySources(sources: readonly SourceMetadata[]): Promise<void> {
+    const pools = this.ctx?.sources;
+    if (!pools) return;
+    const type = 'read-replica';
+    for (const s of sources) {
+      let specs: ReplicaSpec[];
+      try {
+        specs = listSpecs(this.config, s.configuration.read_replicas, process.env, `source ${JSON.stringify(s.name)}`);
+      } catch (e) {
+        this.logger.error({ type, source: s.name }, `source ${JSON.stringify(s.name)}: its read replicas are not used: ${(e as Error).message}`);
+        specs = [];
+      }
+      try {
+        const changed = await pools.follow(s.name, specs);
+        if (changed) {
+          this.logger.info({ type, source: s.name, added: changed.added, removed: changed.removed }, `source ${JSON.stringify(s.name)}: ${changed.size} read replica(s) in use (${changed.added.length} added, ${changed.removed.length} removed)`);
+        }
+      } catch (e) {
+        this.logger.error({ type, source: s.name, err: e }, `source ${JSON.stringify(s.name)}: applying its read replicas failed: ${(e as Error).message}`);
+      }
+    }
   }
 
   /** Resolves once every change followed so far is applied. */

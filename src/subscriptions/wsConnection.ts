@@ -33,7 +33,7 @@ import { ApiError, errors, inHasuraMode, isStackOverflow, type Session } from '.
 import { readAfterOf, type ReadAfter } from '../execution/index.js';
 import { parseJsonExact } from '../lib/index.js';
 import { authenticate, checkNonAdminBody, connectionInitHeaders } from '../auth/index.js';
-import type { ApiParts, EngineContext } from '../appState.js';
+import { hasReadReplicas, type ApiParts, type EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
 import { getCompiledOperation, type StreamPlan } from '../planner/index.js';
 import type { LiveRootField } from './multiplexedQuery.js';
@@ -230,7 +230,7 @@ class GraphqlSocket {
     let readAfter: ReadAfter;
     try {
       // X-Svc-Commit-Lsn / X-Svc-Read-Primary of the upgrade request or connection_init (a malformed LSN fails the init).
-      readAfter = this.ctx.replicas === undefined ? undefined : readAfterOf(headers);
+      readAfter = hasReadReplicas(this.ctx) ? readAfterOf(headers) : undefined;
       auth = await authenticate(headers, this.ctx.config);
     } catch (e) {
       if (this.closed) return;

@@ -94,9 +94,7 @@ export function decodeSourceConfiguration(v: unknown, path: string): SourceMetad
   rejectUnknownKeys(o, ['connection_info', 'read_replicas', 'extensions_schema'], 'a source configuration', path);
   const out: SourceMetadata['configuration'] = { connection_info: required(o, 'connection_info', path, decodeConnectionInfo) };
   const replicas = optional(o, 'read_replicas', path, decodeReadReplicas);
-  if (replicas && replicas.length > 0) {
-    throw new ApiError('not-supported', 'read replicas of a source other than "default" are not supported: its reads go to its primary', { path: pathKey(path, 'read_replicas') });
-  }
+  if (replicas && replicas.length > 0) out.read_replicas = replicas;
   return out;
 }
 

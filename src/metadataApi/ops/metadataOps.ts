@@ -10,6 +10,7 @@ import { arrayOf, assertInheritedRoles, assertNoDuplicates, assertQueryCollectio
 import type { InconsistentObject } from '../../metadata/index.js';
 import { decodeCronTrigger, deleteCronTriggersInMetadata, encodeCronTrigger, listCronTriggers, upsertCronTrigger, type CronTriggerDef } from '../../scheduled/index.js';
 import { op, SUCCESS } from '../types.js';
+import type { EngineContext } from '../../appState.js';
 
 const anyArgs = (args: unknown) => args;
 
@@ -101,13 +102,28 @@ function withSource(o: InconsistentObject): InconsistentObject {
   return o;
 }
 
+/**
+ * The sources that stopped answering after the schema was built (server/sourceWatch.ts), in the
+ * shape of a source the build could not read; those the build already reports are not repeated.
+ */
+function sourcesAway(engine: EngineContext, reported: readonly InconsistentObject[]): InconsistentObject[] {
+  const away = engine.sources?.outages();
+  if (!away || away.size === 0) return [];
+  const known = new Set(reported.filter((o) => o.type === 'source').map((o) => (o.definition as { name?: unknown } | undefined)?.name));
+  const sources = engine.state.current.metadata.sources ?? [];
+  return sources.filter((s) => away.has(s.name) && !known.has(s.name)).map((s) => ({
+    type: 'source', name: `source ${s.name}`, definition: { name: s.name, kind: s.kind }, reason: `Inconsistent object: ${away.get(s.name)!.reason}`,
+  }));
+}
+
 export const get_inconsistent_metadata = op({
   adminOnly: true,
   mutates: false,
   decode: anyArgs,
   async run(ctx) {
     const cache = await ctx.work.cache();
-    return { is_consistent: cache.inconsistentObjects.length === 0, inconsistent_objects: cache.inconsistentObjects.map(withSource) };
+    const objects = [...cache.inconsistentObjects, ...sourcesAway(ctx.engine, cache.inconsistentObjects)];
+    return { is_consistent: objects.length === 0, inconsistent_objects: objects.map(withSource) };
   },
 });
 

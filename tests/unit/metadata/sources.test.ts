@@ -46,8 +46,12 @@ test('sources decode in every connection form; bad ones are refused at their pat
   assert.equal(refused({ tables: [], sources: [{ name: 'a', kind: 'mssql', configuration: conn('postgres://h/d'), tables: [] }] })?.path, '$.args.sources[0].kind');
   assert.equal(refused({ tables: [], sources: [{ name: 'a', configuration: { connection_info: { database_url: 'postgres://h/d', isolation_level: 'chaos' } }, tables: [] }] })?.path, '$.args.sources[0].configuration.connection_info.isolation_level');
   assert.equal(refused({ tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [] }, { name: 'a', configuration: conn('postgres://h/e'), tables: [] }] })?.code, 'parse-failed');
-  const replicas = refused({ tables: [], sources: [{ name: 'a', configuration: { ...conn('postgres://h/d'), read_replicas: [{ database_url: 'postgres://r/d' }] }, tables: [] }] });
-  assert.deepEqual([replicas?.code, replicas?.path], ['not-supported', '$.args.sources[0].configuration.read_replicas']);
+  // Read replicas of a source: kept as given (a round trip keeps them); a bad one refused at its path.
+  const withReplicas = decodeMetadata({ version: 2, tables: [], sources: [{ name: 'a', configuration: { ...conn('postgres://h/d'), read_replicas: [{ database_url: 'postgres://r/d', pool_settings: { max_connections: 4 } }, { database_url: { from_env: 'R2' } }] }, tables: [] }] });
+  assert.deepEqual(withReplicas.sources?.[0]?.configuration.read_replicas, [{ database_url: 'postgres://r/d', pool_settings: { max_connections: 4 } }, { database_url: { from_env: 'R2' } }]);
+  assert.deepEqual(decodeMetadata(encodeMetadata(withReplicas)), withReplicas);
+  const badReplica = refused({ tables: [], sources: [{ name: 'a', configuration: { ...conn('postgres://h/d'), read_replicas: [{ database_url: 'mysql://r/d' }] }, tables: [] }] });
+  assert.deepEqual([badReplica?.code, badReplica?.path], ['parse-failed', '$.args.sources[0].configuration.read_replicas[0].database_url']);
   // Event triggers on a source are served (in that source's database): decoded and kept.
   const withTrigger = { tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [{ table: 't', event_triggers: [{ name: 'e', definition: { enable_manual: true }, retry_conf: { num_retries: 0, interval_sec: 10, timeout_sec: 60 }, webhook: 'http://h/x' }] }] }] };
   assert.equal(refused(withTrigger), undefined);
