@@ -5,6 +5,8 @@
  * - a mutation and a query on each source; `archive`'s reads served by its standby, read your
  *   writes through `X-Svc-Commit-Lsn` (`archive=<position>`), a standby that falls behind or goes
  *   down leaves the reads to the primary, and it gets them again when it is back;
+ * - a query joining all three (author → books → reviews: remote-source relationships, one statement
+ *   per source per level) and an event trigger on each source delivered to a real webhook receiver;
  * - a subscription over two sources, updated when either changes;
  * - `shop` stopped with pg_ctl while clients query every source: the others answer throughout, its
  *   fields error in Hasura's shape, it is reported inconsistent, and after pg_ctl start it answers
@@ -12,7 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eventually } from '../support/eventReceiver.js';
+import { eventually, startEventReceiver } from '../support/eventReceiver.js';
 import { sqlOn } from '../support/standbyPostgres.js';
 import { startThreeSources, type ThreeSources } from '../support/threeSources.js';
 import { TestSocket } from './subscriptionsClient.js';
@@ -51,6 +53,65 @@ test('a mutation and a query on each of the three sources', { timeout: 30_000 },
   assert.equal(sql.status, 200, sql.text);
   assert.deepEqual(sql.body[1].result, [['pages'], ['100']]);
   assert.deepEqual((await gql('{ shop_book_by_pk(id: 13) { pages } }')).body, { data: { shop_book_by_pk: { pages: 100 } } });
+});
+
+test('a query joining all three sources, and an event trigger on each delivered to a webhook', { timeout: 40_000 }, async () => {
+  const ok = async (body: unknown) => {
+    const r = await three.metadata(body);
+    assert.equal(r.status, 200, r.text);
+  };
+  // author (default) → books (shop, behind PgBouncer) → reviews (archive, read from its standby).
+  await ok({ type: 'pg_create_remote_relationship', args: { source: 'default', table: 'author', name: 'books',
+    definition: { to_source: { source: 'shop', table: 'book', relationship_type: 'array', field_mapping: { id: 'author_id' } } } } });
+  await ok({ type: 'pg_create_remote_relationship', args: { source: 'shop', table: 'book', name: 'reviews',
+    definition: { to_source: { source: 'archive', table: 'review', relationship_type: 'array', field_mapping: { id: 'book_id' } } } } });
+  await ok({ type: 'pg_create_remote_relationship', args: { source: 'archive', table: 'review', name: 'book',
+    definition: { to_source: { source: 'shop', table: 'book', relationship_type: 'object', field_mapping: { book_id: 'id' } } } } });
+  const joined = await gql(`{
+    author(where: {id: {_in: [1, 2]}}, order_by: {id: asc}) {
+      name
+      books(order_by: {id: asc}) { title reviews(order_by: {stars: desc}) { stars } }
+    }
+    archive_review(where: {book_id: {_eq: 12}}) { stars book { title } }
+  }`);
+  assert.deepEqual(joined.body, { data: {
+    author: [
+      { name: 'Ann', books: [{ title: 'Blue', reviews: [{ stars: 5 }, { stars: 4 }] }, { title: 'Red', reviews: [] }] },
+      { name: 'Bo', books: [{ title: 'Green', reviews: [{ stars: 3 }] }] },
+    ],
+    archive_review: [{ stars: 3, book: { title: 'Green' } }],
+  } });
+
+  // One event trigger per source, each capturing in its own database, all delivered to one receiver.
+  const rx = await startEventReceiver();
+  try {
+    for (const [source, table] of [['default', 'author'], ['shop', 'book'], ['archive', 'review']] as const) {
+      await ok({ type: 'pg_create_event_trigger', args: { source, name: `${source}_insert`, table: { schema: 'public', name: table }, webhook: `${rx.url}/${source}`, insert: { columns: '*' } } });
+    }
+    const m = await gql(`mutation {
+      insert_author_one(object: {id: 7, name: "Eve"}) { id }
+      shop_insert_book_one(object: {id: 17, author_id: 7, title: "Gold"}) { id }
+      archive_insert_review_one(object: {book_id: 17, stars: 1}) { stars }
+    }`);
+    assert.equal(m.body.errors, undefined, JSON.stringify(m.body));
+    await eventually(() => rx.deliveries.length, (n) => n >= 3, 20_000, 'three deliveries');
+    const got = rx.deliveries.map((d) => [d.path, d.body.trigger.name, d.body.table.name, d.body.event.op, d.body.event.data.new]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    assert.deepEqual(got, [
+      ['/archive', 'archive_insert', 'review', 'INSERT', { id: got[0]![4].id, book_id: 17, stars: 1 }],
+      ['/default', 'default_insert', 'author', 'INSERT', { id: 7, name: 'Eve' }],
+      ['/shop', 'shop_insert', 'book', 'INSERT', { id: 17, author_id: 7, title: 'Gold', pages: 100 }], // pages: the column the first test added
+    ]);
+    // Each source's event log is in its own database.
+    const delivered = (url: string) => sqlOn(url, 'SELECT trigger_name FROM hdb_catalog.event_log WHERE delivered') as Promise<Array<{ trigger_name: string }>>;
+    await eventually(() => delivered(three.shop.directUrl), (rows) => rows.length === 1 && rows[0]!.trigger_name === 'shop_insert', 10_000, "shop's event log");
+    await eventually(() => delivered(three.archive.url), (rows) => rows.length === 1 && rows[0]!.trigger_name === 'archive_insert', 10_000, "archive's event log");
+  } finally {
+    for (const source of ['default', 'shop', 'archive']) await three.metadata({ type: 'pg_delete_event_trigger', args: { source, name: `${source}_insert` } });
+    for (const [source, table, name] of [['default', 'author', 'books'], ['shop', 'book', 'reviews'], ['archive', 'review', 'book']]) {
+      await three.metadata({ type: 'pg_delete_remote_relationship', args: { source, table, name } });
+    }
+    await rx.stop();
+  }
 });
 
 test('archive reads go to its standby; read your writes; a standby that falls behind or goes down leaves the reads to the primary', { timeout: 40_000 }, async () => {
