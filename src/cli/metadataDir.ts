@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { actionsToSdl, actionsYaml, joinActions, parseActionsSdl } from './actionsSdl.js';
-import { parseBlockYaml } from './blockYamlParse.js';
+import { parseCoreYaml } from './coreYaml.js';
 import { blockYamlText } from './blockYamlText.js';
 import { CliError } from './cliError.js';
 
@@ -92,9 +92,9 @@ export function metadataToFiles(md: J): Map<string, string> {
   return new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-/** `YAML.parse(text)`: block YAML read by blockYamlParse, anything else (and any error) by the `yaml` package. */
+/** `YAML.parse(text)`'s value: read by js-yaml (coreYaml.ts), what it refuses (and any error) by the `yaml` package. */
 function parseYaml(text: string, file: string): unknown {
-  const fast = parseBlockYaml(text);
+  const fast = parseCoreYaml(text);
   if (fast !== undefined) return fast;
   try {
     return YAML.parse(text);

@@ -10,7 +10,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
 import YAML from 'yaml';
-import { parseBlockYaml } from './blockYamlParse.js';
+import { parseCoreYaml } from './coreYaml.js';
 import { CliError } from './cliError.js';
 import { toV3 } from './hasuraImport.js';
 import { filesToMetadata, metadataToFiles, readMetadataDir, yamlText } from './metadataDir.js';
@@ -54,7 +54,7 @@ async function readYaml(root: string, rel: string, from: { file: string; target:
   if (seen.includes(rel)) throw new CliError(`${rel}: !include cycle (${[...seen, rel].join(' → ')})`);
   let v: unknown;
   try {
-    v = parseBlockYaml(text) ?? YAML.parse(text, { customTags: [includeTag] });
+    v = parseCoreYaml(text) ?? YAML.parse(text, { customTags: [includeTag] });
   } catch (e) {
     const pos = (e as { linePos?: { line: number; col: number }[] }).linePos?.[0];
     throw new CliError(`${rel}${pos ? `:${pos.line}:${pos.col}` : ''}: ${(e as Error).message.split('\n')[0]}`);
