@@ -31,7 +31,7 @@ Commands:
 
 Flags:
   --dir DIR                 metadata directory (default: metadata); a Hasura CLI v2 or v3 layout
-  --format v2|v3            (export) the layout to write (default: the directory's, else v2)
+  --format v2|v3            (export) the layout to write (default: the directory's, else v2; v3 when the metadata has several databases)
   --file FILE               (apply) a JSON export instead of a directory (Hasura v1.3/v2, version 2 or 3)
   --project DIR             a Hasura CLI project folder (default: the current one): its config.yaml
                             gives endpoint, admin_secret and the *_directory folders
@@ -90,7 +90,15 @@ async function layoutOf(p: Parsed, dir: string): Promise<(md: J) => Map<string, 
 async function layoutFor(f: string | undefined, dir: string): Promise<(md: J) => Map<string, string>> {
   if (f !== undefined && f !== 'v2' && f !== 'v3') throw new CliError(`--format: expected v2 or v3, got ${JSON.stringify(f)}`);
   const v3 = f === undefined ? await isV3Dir(dir) : f === 'v3';
-  return v3 ? metadataToV3Files : metadataToFiles;
+  if (v3) return metadataToV3Files;
+  // The v2 layout holds one database: metadata with further sources is written in the v3 layout
+  // (as Hasura's CLI needs config v3 for several databases), or refused when v2 was asked for.
+  return (md: J) => {
+    const others = Array.isArray(md.sources) ? (md.sources as J[]).filter((s) => s?.name !== 'default') : [];
+    if (others.length === 0) return metadataToFiles(md);
+    if (f === 'v2') throw new CliError(`--format v2 holds the "default" database only, and the metadata has ${others.length === 1 ? 'the source' : 'the sources'} ${others.map((s) => JSON.stringify(s.name)).join(', ')}: use --format v3 (metadata/databases/<name>/…)`);
+    return metadataToV3Files(md);
+  };
 }
 
 async function exportMetadata(client: EngineClient): Promise<J> {

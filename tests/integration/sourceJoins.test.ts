@@ -303,8 +303,14 @@ test('the CLI: metadata export writes the relationships with each source\'s tabl
   const dir = await mkdtemp(join(tmpdir(), 'svc-srcjoins-'));
   try {
     const env = { SVC_GRAPHQL_ADMIN_SECRET: 'secret' };
-    // Hasura v2's project layout: a folder per database, a file per table.
-    const exported = await cliAgainst(e.url, 'metadata', ['export', '--dir', dir, '--format', 'v3'], env);
+    // The v2 layout holds one database: asked for, it is refused, and nothing is written.
+    const v2 = await cliAgainst(e.url, 'metadata', ['export', '--dir', dir, '--format', 'v2'], env);
+    assert.equal(v2.code, 1);
+    assert.match(v2.err, /--format v2 holds the "default" database only, and the metadata has the source "music": use --format v3/);
+    assert.deepEqual(await dirContents(dir), {});
+    // With no --format, metadata of several databases is written in Hasura v2's config-v3 layout: a
+    // folder per database, a file per table.
+    const exported = await cliAgainst(e.url, 'metadata', ['export', '--dir', dir], env);
     assert.equal(exported.code, 0, exported.err);
     const files = await dirContents(dir);
     const tableFile = (db: string, name: string) => Object.entries(files).find(([path]) => path.startsWith(`databases/${db}/tables/`) && path.endsWith(`_${name}.yaml`))?.[1] ?? '';
