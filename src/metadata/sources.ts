@@ -111,6 +111,7 @@ export function attachSources(
   const list = md.sources ?? [];
   if (list.length === 0 && !hasSourceRelationships(md)) return result;
   const sources = new Map<string, SchemaCache>();
+  const builds = new Map<string, BuildResult>();
   // Inherited roles are global: their parents may be roles of any source.
   const roles = md.inherited_roles && md.inherited_roles.length > 0 ? knownRoles(md) : undefined;
   const inconsistent = [...result.inconsistent];
@@ -131,7 +132,7 @@ export function attachSources(
     if (s.customization?.root_fields) built.cache.sourceRootFields = s.customization.root_fields;
     if (s.customization?.type_names) built.cache.sourceTypeNames = s.customization.type_names;
     sources.set(s.name, built.cache);
-    sourceBuilds.set(built.cache, built);
+    builds.set(s.name, built);
     for (const i of built.inconsistent) {
       const def = i.object.definition;
       const object: InconsistentObject = { ...i.object, definition: typeof def === 'object' && def !== null && !Array.isArray(def) ? { source: s.name, ...def } : def };
@@ -144,6 +145,11 @@ export function attachSources(
   for (const i of linked.inconsistent) {
     inconsistent.push(i);
     objects.push(i.object);
+  }
+  // Each source's build is found by the cache that is served (the linked one: a new object when linked).
+  for (const [name, c] of linked.caches) {
+    const built = builds.get(name);
+    if (built) sourceBuilds.set(c, c === built.cache ? built : { ...built, cache: c });
   }
   const cache = linked.caches.get(DEFAULT_SOURCE)!;
   cache.inconsistentObjects = objects;
