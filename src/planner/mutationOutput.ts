@@ -5,7 +5,7 @@
  */
 import type { ColumnInfo, TableInfo } from '../metadata/index.js';
 import { columnCastType, columnParamValue, inputField, inputMeta, outputMeta, vf, type AnnValue, type NField } from '../graphql/index.js';
-import type { IrValue, MutationOutputIR, MutationResponseField } from '../ir/index.js';
+import type { IrValue, MaskedRow, MutationOutputIR, MutationResponseField, SelectField } from '../ir/index.js';
 import { irValue, type PlanContext } from './context.js';
 import { planFields } from './select.js';
 
@@ -15,7 +15,7 @@ export function planResponse(ctx: PlanContext, table: TableInfo, field: NField):
     if (f.name === '__typename') return { alias: f.alias, kind: 'typename', name: f.parentType.name };
     const meta = outputMeta(f.def);
     if (meta?.kind === 'ext:affected_rows') return { alias: f.alias, kind: 'affected_rows' };
-    if (meta?.kind === 'ext:returning') return { alias: f.alias, kind: 'returning', fields: planFields(ctx, table, f.selection ?? []) };
+    if (meta?.kind === 'ext:returning') return { alias: f.alias, kind: 'returning', fields: typedRows(table, planFields(ctx, table, f.selection ?? [])) };
     throw vf(`unexpected field ${f.name}`, f.path);
   });
   return { kind: 'response', fields };
@@ -23,7 +23,21 @@ export function planResponse(ctx: PlanContext, table: TableInfo, field: NField):
 
 /** The table object of `insert_<t>_one` / `update_<t>_by_pk` / `delete_<t>_by_pk`. */
 export function planSingle(ctx: PlanContext, table: TableInfo, field: NField): MutationOutputIR {
-  return { kind: 'single', fields: planFields(ctx, table, field.selection ?? []) };
+  return { kind: 'single', fields: typedRows(table, planFields(ctx, table, field.selection ?? [])) };
+}
+
+/**
+ * The mutated rows are the mutation CTE's (the table's columns plus its check column), not rows of the
+ * table's type: a computed field's function receives them rebuilt as the table's row,
+ * `ROW(r."a", r."b", …)::"schema"."table"` (an inherited role's masked row already is one).
+ */
+function typedRows(table: TableInfo, fields: SelectField[]): SelectField[] {
+  let row: MaskedRow | undefined;
+  return fields.map((f) => {
+    if ((f.kind !== 'computed_scalar' && f.kind !== 'computed_table') || f.maskedRow) return f;
+    row ??= { table: table.name, columns: [...table.columns].sort((a, b) => a.position - b.position).map((c) => ({ column: c.name })) };
+    return { ...f, maskedRow: row };
+  });
 }
 
 /**

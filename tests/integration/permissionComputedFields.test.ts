@@ -88,3 +88,18 @@ test('exported and restored by replace_metadata; a v1 DML where keeps the v1.3 r
   assert.equal(dml.status, 400, dml.text);
   assert.match(dml.body.error, /Computed columns can not be part of the where clause/);
 });
+
+test('computed fields in a mutation\'s answer receive the mutated row as a row of the table', async () => {
+  const inserted = await e.graphql('mutation { insert_article_one(object: {id: 10, author_id: 3, body: "x y z w", published: true}) { id words has_word(args: {w: "z"}) } }');
+  assert.deepEqual(inserted.body, { data: { insert_article_one: { id: 10, words: 4, has_word: true } } });
+  const updated = await e.graphql(`mutation {
+    update_article(where: {id: {_eq: 10}}, _set: {body: "x y"}) { returning { words mine: has_word(args: {w: "q"}) } }
+    update_author_by_pk(pk_columns: {id: 3}, _set: {name: "cy"}) { name published_articles { id words } }
+  }`);
+  assert.deepEqual(updated.body, { data: {
+    update_article: { returning: [{ words: 2, mine: false }] },
+    update_author_by_pk: { name: 'cy', published_articles: [{ id: 10, words: 2 }] },
+  } });
+  const deleted = await e.graphql('mutation { delete_article_by_pk(id: 10) { id words } }');
+  assert.deepEqual(deleted.body, { data: { delete_article_by_pk: { id: 10, words: 2 } } });
+});
