@@ -13,6 +13,7 @@ import { ApiError, pathKey } from '../../core/index.js';
 import {
   asObject, decodeReadReplicas, decodeSourceConfiguration, decodeSourceCustomization, encodeSourceCustomization, findSource,
   type ReadReplicaMetadata, type SourceCustomization, type SourceMetadata,
+  refuseOwnNamingConvention,
 } from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
@@ -54,6 +55,7 @@ function decodeUpdateSource(args: unknown, path: string): UpdateSourceArgs {
     const other: UpdateSourceArgs = { other: { name: o.name } };
     if (o.configuration !== undefined && o.configuration !== null) other.other!.configuration = decodeSourceConfiguration(o.configuration, `${path}.configuration`);
     if (o.customization !== undefined && o.customization !== null) other.customization = decodeSourceCustomization(o.customization, `${path}.customization`);
+    refuseOwnNamingConvention(o.name, other.customization, `${path}.customization`);
     return other;
   }
   const out: UpdateSourceArgs = {};
