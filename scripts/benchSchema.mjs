@@ -34,7 +34,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { stallProbe } from './lib/stallProbe.mjs';
 import { getIntrospectionQuery } from 'graphql';
 import pg from 'pg';
 
@@ -176,34 +176,16 @@ async function firstAnswer(t0, role) {
  * Another client: a worker thread sends an ordinary query every 20 ms (the next one 20 ms after the last
  * answer) while `fn` runs, and reports the slowest answer and the median.
  */
-const PROBE = `
-const { parentPort, workerData } = require('node:worker_threads');
-let on = false, times = [];
-parentPort.on('message', async (m) => {
-  if (m === 'stop') { on = false; return; }
-  on = true; times = [];
-  while (on) {
-    const t0 = performance.now();
-    const r = await fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': workerData.secret }, body: '{"query":"{ t0000(limit: 1) { id } }"}' });
-    await r.text();
-    times.push(performance.now() - t0);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  times.sort((a, b) => a - b);
-  parentPort.postMessage({ max: times.at(-1) ?? 0, p50: times[Math.floor(times.length / 2)] ?? 0, n: times.length });
-});`;
 async function withProbe(fn) {
-  const w = new Worker(PROBE, { eval: true, workerData: { url: `${BASE}/v1/graphql`, secret: SECRET } });
-  const done = new Promise((r) => w.once('message', r));
-  w.postMessage('start');
+  const probe = stallProbe(`${BASE}/v1/graphql`, SECRET);
+  await probe.start();
   await new Promise((r) => setTimeout(r, 60));
   try {
     const dt = await fn();
-    w.postMessage('stop');
-    const p = await done;
+    const p = await probe.stop();
     return { dt, stall: p.max, p50: p.p50 };
   } finally {
-    await w.terminate();
+    await probe.terminate();
   }
 }
 

@@ -25,7 +25,7 @@ import { readFileSync, mkdirSync, writeFileSync, mkdtempSync, existsSync, rmSync
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { stallProbe } from './lib/stallProbe.mjs';
 import { getIntrospectionQuery } from 'graphql';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,25 +59,7 @@ async function post(body, headers = {}) {
 const rh = (r) => ({ 'x-svc-role': r, 'x-svc-user-id': '1' });
 for (;;) { try { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }); if (t.includes('"t0000"')) break; } catch {} await new Promise((r) => setTimeout(r, 5)); }
 const out = [];
-const PROBE = `
-const { parentPort, workerData } = require('node:worker_threads');
-let on = false, times = [];
-parentPort.on('message', async (m) => {
-  if (m === 'stop') { on = false; return; }
-  on = true; times = [];
-  parentPort.postMessage('started');
-  while (on) {
-    const t0 = performance.now();
-    const r = await fetch(workerData.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': workerData.secret }, body: '{"query":"{ t0000(limit: 1) { id } }"}' });
-    await r.text();
-    times.push(performance.now() - t0);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  times.sort((a, b) => a - b);
-  parentPort.postMessage({ max: times.at(-1) ?? 0, p50: times[Math.floor(times.length / 2)] ?? 0, n: times.length });
-});`;
-const probe = new Worker(PROBE, { eval: true, workerData: { url: BASE + '/v1/graphql', secret: SECRET } });
-const probeSay = () => new Promise((r) => probe.once('message', r));
+const probe = stallProbe(BASE + '/v1/graphql', SECRET);
 /** The engine's event-loop delay since the last call (it writes and resets its histogram on SIGUSR2). */
 async function loopDelay() {
   rmSync(monFile, { force: true });
@@ -88,12 +70,12 @@ async function loopDelay() {
   }
 }
 const step = async (name, fn) => {
-  let started = probeSay(); probe.postMessage('start'); await started;
+  await probe.start();
   await new Promise((r) => setTimeout(r, 30));
   await loopDelay();
   const c = proc().cpu, t = performance.now(); const r = await fn(); const wall = performance.now() - t, cpu = proc().cpu - c;
   const eld = await loopDelay();
-  const done = probeSay(); probe.postMessage('stop'); const s = await done;
+  const s = await probe.stop();
   out.push(`${name}: ${Math.round(wall)} ms wall, ${cpu} ms CPU, stall p50/max ${Math.round(s.p50)}/${Math.round(s.max)} ms (${s.n}), loop max ${Math.round(eld.max)} ms${r ? ' ' + r : ''}`);
 };
 out.push(`cold start: ${Math.round(performance.now() - t0)} ms wall, ${proc().cpu} ms CPU`);
