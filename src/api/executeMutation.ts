@@ -36,7 +36,7 @@ export const mutationExecutor = (fieldExecutors: Readonly<Record<string, Mutatio
     // Every table mutation on one source: one transaction there.
     const { db, prepare, isolation } = sourceDb(args.ctx, plans[0].source);
     const results = await executeMutations(db, plans.map((p) => p.plan), args.session, args.variables, { prepare, isolation, alwaysSetSession });
-    eventsWritten(args.ctx); // committed: wake the event workers (no NOTIFY inside the user's transaction)
+    eventsWritten(args.ctx, sources); // committed: wake the written sources' event workers (no NOTIFY inside the user's transaction)
     if (args.responseHeaders && hasReadReplicas(args.ctx)) await commitPoints(args.ctx, sources, args.responseHeaders);
     plans.forEach((p, i) => out.set(p.alias, results[i] ?? 'null'));
   } else if (sources.size > 1) {
@@ -47,7 +47,7 @@ export const mutationExecutor = (fieldExecutors: Readonly<Record<string, Mutatio
       const [result] = await executeMutations(db, [p.plan], args.session, args.variables, { prepare, isolation, alwaysSetSession });
       out.set(p.alias, result ?? 'null');
     }
-    eventsWritten(args.ctx);
+    eventsWritten(args.ctx, sources);
     if (args.responseHeaders && hasReadReplicas(args.ctx)) await commitPoints(args.ctx, sources, args.responseHeaders);
   }
   for (const o of others) out.set(o.field.alias, await o.run(o.field, args));
