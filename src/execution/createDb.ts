@@ -160,11 +160,23 @@ const SET_SESSION = "SELECT set_config('svc.user', $1, true)";
 /** The same, with Hasura's `hasura.user` (keys `x-hasura-*`) beside it (Hasura-compatible mode). */
 const SET_SESSION_HASURA = "SELECT set_config('svc.user', $1, true), set_config('hasura.user', $2, true)";
 
+/** The statement that sets the session variables (text and values). */
+function sessionStatement(session: Session): { text: string; values: string[] } {
+  const vars = JSON.stringify(session.vars);
+  if (!session.hasura) return { text: SET_SESSION, values: [vars] };
+  return { text: SET_SESSION_HASURA, values: [vars, JSON.stringify(hasuraSessionVars(session.vars))] };
+}
+
 /** The statement that sets the session variables of a pipeline. */
 function setSessionStatement(session: Session, named: (text: string) => string): PipelineStatement {
-  const vars = JSON.stringify(session.vars);
-  if (!session.hasura) return { name: named(SET_SESSION), text: SET_SESSION, values: [vars] };
-  return { name: named(SET_SESSION_HASURA), text: SET_SESSION_HASURA, values: [vars, JSON.stringify(hasuraSessionVars(session.vars))] };
+  const { text, values } = sessionStatement(session);
+  return { name: named(text), text, values };
+}
+
+/** Sets the session variables for the rest of `client`'s transaction (as a pipeline's first statement does). */
+export async function setSessionVariables(client: DbClient, session: Session): Promise<void> {
+  const { text, values } = sessionStatement(session);
+  await client.query(text, values);
 }
 
 function runPipeline(q: Queryable, statements: PipelineStatement[]): Promise<PipelineOutcome> {

@@ -1,5 +1,5 @@
 export type { Db, DbClient, PipelinedStatement, PipelineResult, QueryResultRows } from './db.js';
-export { createDb, statementName, escapeLiteral, beginStatement } from './createDb.js';
+export { createDb, statementName, escapeLiteral, beginStatement, setSessionVariables } from './createDb.js';
 export type { CreateDbOptions } from './createDb.js';
 export { pgErrorToApiError, pgErrorInternal, isPgServerError } from './pgError.js';
 export type { PgErrorMode, PgErrorOptions, PgServerError } from './pgError.js';

@@ -9,17 +9,15 @@
  *   live in the source's database; remote relationships, which reach other sources' caches).
  * - `global`: the operation is not about a source's objects (metadata as a whole, inherited roles,
  *   actions, remote schemas…, and run_sql, which takes its own `source`): it runs as it is.
- * - a string: the operation is not served on another source yet; refused by name with that reason.
  */
-import { ApiError, hasuraSessionVars } from '../core/index.js';
-import type { Session } from '../core/index.js';
-import type { DbClient } from '../execution/index.js';
+import { ApiError } from '../core/index.js';
+import { setSessionVariables } from '../execution/index.js';
 import { findSource } from '../metadata/index.js';
 import type { OpType } from './operations.js';
 import { SourceWork } from './sourceWork.js';
 import type { OpContext } from './types.js';
 
-type Scope = 'source' | 'named' | 'global' | { refused: string };
+type Scope = 'source' | 'named' | 'global';
 
 
 export const SOURCE_SCOPE: Readonly<Record<OpType, Scope>> = {
@@ -122,15 +120,8 @@ export async function scopeToSource(ctx: OpContext, type: OpType, source: string
   if (!entry) throw new ApiError('not-exists', `source with name ${JSON.stringify(source)} does not exist`, { path: ctx.path });
   if (scope === 'global') return ctx;
   if (scope === 'named') return { ...ctx, source };
-  if (scope !== 'source') throw new ApiError('not-supported', `source ${JSON.stringify(source)}: ${scope.refused}`, { path: ctx.path });
   const client = await ctx.work.sourceClient(source, entry.configuration.connection_info);
-  await setSession(client, ctx.session);
+  // The request's session variables in the source's transaction, as the request's own transaction has them.
+  await setSessionVariables(client, ctx.session);
   return { ...ctx, work: new SourceWork(ctx.work, source), client, source };
-}
-
-/** The request's session variables in the source's transaction, as the request's own transaction has them. */
-async function setSession(client: DbClient, session: Session): Promise<void> {
-  const vars = JSON.stringify(session.vars);
-  if (session.hasura) await client.query("SELECT set_config('svc.user', $1, true), set_config('hasura.user', $2, true)", [vars, JSON.stringify(hasuraSessionVars(session.vars))]);
-  else await client.query("SELECT set_config('svc.user', $1, true)", [vars]);
 }
