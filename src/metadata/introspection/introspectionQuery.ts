@@ -17,37 +17,37 @@ const SESSION_READING_CALL = (tree: string) => `EXISTS (
           WHERE fn.nspname <> 'pg_catalog' OR fp.proname IN ('current_setting', 'set_config') OR fp.proname LIKE '%xml%')`;
 
 /**
- * Whether a write to the relation `r` runs nothing that could read the session variables
- * (`set_config('svc.user', …)`): an ordinary table without inheritance children, row security,
- * rules or triggers (the engine's own change-counter triggers aside: they read no setting), no
- * foreign key of another table that cascades into it, and no default, generated column, CHECK or
- * domain constraint calling a function that could read it. The planner skips setting the session
- * for a mutation that only writes such tables (planner/sessionFree.ts).
+ * The relations a write to which could run something that reads the session variables
+ * (`set_config('svc.user', …)`), each catalog read in one pass: those with inheritance children,
+ * with triggers (the engine's own change-counter triggers aside: they read no setting), with a
+ * foreign key of another table that cascades into them, or with a default, generated column, CHECK
+ * or domain constraint calling a function that could read it. For a query's `WITH session_readers AS (…)`.
+ */
+export const SESSION_READERS = `SELECT i.inhparent AS oid FROM pg_catalog.pg_inherits i
+  UNION SELECT tg.tgrelid FROM pg_catalog.pg_trigger tg
+    JOIN pg_catalog.pg_proc tp ON tp.oid = tg.tgfoid
+    JOIN pg_catalog.pg_namespace tn ON tn.oid = tp.pronamespace
+    WHERE NOT tg.tgisinternal AND NOT (tn.nspname = 'hdb_catalog' AND tp.proname IN ('svc_live_change', 'svc_live_rows'))
+  UNION SELECT fk.confrelid FROM pg_catalog.pg_constraint fk
+    WHERE fk.contype = 'f' AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r'))
+  UNION SELECT d.adrelid FROM pg_catalog.pg_attrdef d WHERE ${SESSION_READING_CALL('d.adbin::text')}
+  UNION SELECT ck.conrelid FROM pg_catalog.pg_constraint ck WHERE ck.contype = 'c' AND ${SESSION_READING_CALL('ck.conbin::text')}
+  UNION SELECT a.attrelid FROM pg_catalog.pg_attribute a
+    JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+    LEFT JOIN pg_catalog.pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
+    WHERE a.attnum > 0 AND NOT a.attisdropped
+      AND (et.typtype = 'd' OR (t.typtype = 'd' AND (
+        EXISTS (SELECT 1 FROM pg_catalog.pg_type bt WHERE bt.oid = t.typbasetype AND bt.typtype = 'd')
+        OR EXISTS (SELECT 1 FROM pg_catalog.pg_constraint dc WHERE dc.contypid = t.oid AND dc.conbin IS NOT NULL
+                   AND ${SESSION_READING_CALL('dc.conbin::text')}))))`;
+
+/**
+ * Whether a write to the relation `r` runs nothing that could read the session variables: an
+ * ordinary table without row security or rules, not among `session_readers` (SESSION_READERS). The
+ * planner skips setting the session for a mutation that only writes such tables (planner/sessionFree.ts).
  */
 export const SESSION_FREE_WRITES = `(r.relkind = 'r' AND NOT r.relrowsecurity AND NOT r.relhasrules
-        AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = r.oid)
-        AND NOT EXISTS (
-          SELECT 1 FROM pg_catalog.pg_trigger tg
-          JOIN pg_catalog.pg_proc tp ON tp.oid = tg.tgfoid
-          JOIN pg_catalog.pg_namespace tn ON tn.oid = tp.pronamespace
-          WHERE tg.tgrelid = r.oid AND NOT tg.tgisinternal
-            AND NOT (tn.nspname = 'hdb_catalog' AND tp.proname IN ('svc_live_change', 'svc_live_rows')))
-        AND NOT EXISTS (
-          SELECT 1 FROM pg_catalog.pg_constraint fk
-          WHERE fk.confrelid = r.oid AND fk.contype = 'f' AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r')))
-        AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef d WHERE d.adrelid = r.oid AND ${SESSION_READING_CALL('d.adbin::text')})
-        AND NOT EXISTS (
-          SELECT 1 FROM pg_catalog.pg_constraint ck
-          WHERE ck.conrelid = r.oid AND ck.contype = 'c' AND ${SESSION_READING_CALL('ck.conbin::text')})
-        AND NOT EXISTS (
-          SELECT 1 FROM pg_catalog.pg_attribute a
-          JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
-          LEFT JOIN pg_catalog.pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
-          WHERE a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
-            AND (et.typtype = 'd' OR (t.typtype = 'd' AND (
-              EXISTS (SELECT 1 FROM pg_catalog.pg_type bt WHERE bt.oid = t.typbasetype AND bt.typtype = 'd')
-              OR EXISTS (SELECT 1 FROM pg_catalog.pg_constraint dc WHERE dc.contypid = t.oid AND dc.conbin IS NOT NULL
-                         AND ${SESSION_READING_CALL('dc.conbin::text')}))))))`;
+        AND NOT EXISTS (SELECT 1 FROM session_readers sr WHERE sr.oid = r.oid))`;
 
 const USER_SCHEMA = (alias: string) => `${alias}.nspname NOT IN ('pg_catalog', 'information_schema', 'hdb_catalog', 'hdb_views')
     AND ${alias}.nspname NOT LIKE 'pg\\_toast%' AND ${alias}.nspname NOT LIKE 'pg\\_temp\\_%'`;
@@ -64,7 +64,8 @@ const DESCRIPTION = (alias: string, objoid: string, subid: string) => `LEFT JOIN
  * introspect.ts), not an object with its keys repeated: half the text to send and parse.
  */
 export const INTROSPECTION_QUERY = `
-WITH rels AS (
+WITH session_readers AS MATERIALIZED (${SESSION_READERS}),
+rels AS (
   SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind, c.relrowsecurity, c.relhasrules
   FROM pg_catalog.pg_class c
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace

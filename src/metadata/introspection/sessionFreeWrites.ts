@@ -6,9 +6,10 @@
  */
 import type { QualifiedTable } from '../../core/index.js';
 import type { DbClient } from '../../execution/index.js';
-import { SESSION_FREE_WRITES } from './introspectionQuery.js';
+import { SESSION_FREE_WRITES, SESSION_READERS } from './introspectionQuery.js';
 
-const LOST_QUERY = `SELECT count(*)::int AS lost
+const LOST_QUERY = `WITH session_readers AS (${SESSION_READERS})
+SELECT count(*)::int AS lost
   FROM unnest($1::text[], $2::text[]) AS t(schema, name)
   JOIN pg_catalog.pg_namespace n ON n.nspname = t.schema
   JOIN pg_catalog.pg_class r ON r.relnamespace = n.oid AND r.relname = t.name
