@@ -11,7 +11,7 @@ import type { Db } from '../execution/index.js';
 import { introspectDatabase, type DbSnapshot } from './introspection/index.js';
 import type { Metadata, SourceMetadata } from './model/metadata.js';
 import type { InconsistentObject, RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
-import { buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
+import { buildRecordOf, buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
 import { hasSourceRelationships, resolveSourceRelationships } from './sourceRelationships.js';
 import { knownRoles } from './schemaCache/buildInheritedRoles.js';
 
@@ -154,5 +154,11 @@ export function attachSources(
   const cache = linked.caches.get(DEFAULT_SOURCE)!;
   cache.inconsistentObjects = objects;
   if (list.length > 0) cache.sources = new Map([...linked.caches].filter(([name]) => name !== DEFAULT_SOURCE));
+  // The build's check of the finished cache (the stored queries of REST endpoints, over every source's fields).
+  const check = list.length > 0 ? buildRecordOf(result.cache)?.check : undefined;
+  for (const i of check?.(cache) ?? []) {
+    inconsistent.push(i);
+    objects.push(i.object);
+  }
   return { ...result, cache, inconsistent };
 }

@@ -212,6 +212,10 @@ test('metadata round trip: export → replace_metadata gives the same document a
 
 test('a namespace that clashes with a root field, a bad namespace, a namespace on default: refused, nothing changed', async () => {
   const configuration = { connection_info: { database_url: db.url, pool_settings: { max_connections: 4 } } };
+  // The REST endpoint's stored query asks for the namespace: a customization without it is refused while it is there.
+  await refused({ type: 'pg_update_source', args: { name: 'archive', configuration, customization: { root_fields: { prefix: 'arc_' } } } },
+    'unexpected', 'cannot continue due to new inconsistent metadata');
+  await ok({ type: 'drop_rest_endpoint', args: { name: 'album' } });
   await refused({ type: 'pg_update_source', args: { name: 'archive', configuration, customization: { root_fields: { namespace: 'author' } } } },
     'unexpected', 'following query root fields are duplicated: "author"');
   await refused({ type: 'pg_update_source', args: { name: 'archive', configuration, customization: { root_fields: { namespace: '1st' } } } },
