@@ -302,12 +302,15 @@ test('isolation_level: the source\'s mutations run at that level (read in the tr
 
 test('a naming_convention of a source\'s own is stored and exported (pg_update_source, the version-3 document); a bad one is refused', async () => {
   const configuration = { connection_info: { database_url: archive.url, pool_settings: { max_connections: 4 } } };
-  await refused({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { naming_convention: 'camel' } } }, 'parse-failed', 'naming_convention can either be "hasura-default" or "graphql-default"');
-  await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { naming_convention: 'graphql-default' } } });
+  const was = (await exportV3()).sources[1].customization;
+  await refused({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { ...was, naming_convention: 'camel' } } }, 'parse-failed', 'naming_convention can either be "hasura-default" or "graphql-default"');
+  // Without its prefix the source's `author` would clash with default's: refused, as every root-field clash.
+  await refused({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { naming_convention: 'graphql-default' } } }, 'unexpected', 'following query root fields are duplicated: "author"');
+  await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { ...was, naming_convention: 'graphql-default' } } });
   const doc = await exportV3();
-  assert.deepEqual(doc.sources[1].customization, { naming_convention: 'graphql-default' });
+  assert.deepEqual(doc.sources[1].customization, { ...was, naming_convention: 'graphql-default' });
   await ok({ type: 'replace_metadata', version: 2, args: { metadata: doc } });
   assert.deepEqual(await exportV3(), doc);
-  await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: {} } });
-  assert.equal((await exportV3()).sources[1].customization, undefined);
+  await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: was } });
+  assert.deepEqual((await exportV3()).sources[1].customization, was);
 });
