@@ -130,3 +130,24 @@ test('the reverse: graphql-default on default, the source\'s own hasura-default 
     await ok({ type: 'pg_update_source', args: { name: 'shop', configuration: configuration(), customization: GRAPHQL_SHOP } });
   }
 });
+
+test('--default-naming-convention graphql-default: default and a source without their own follow it, a source with its own hasura-default keeps it', async (t) => {
+  const g = await startTestEngine({ defaultNamingConvention: 'graphql-default' });
+  t.after(() => g.stop());
+  const post = async (body: unknown) => {
+    const r = await g.request('POST', '/v1/metadata', body);
+    assert.equal(r.status, 200, `${JSON.stringify(body)} → ${r.text}`);
+  };
+  await g.runSql("CREATE TABLE author_info (author_id int PRIMARY KEY, full_name text NOT NULL); INSERT INTO author_info VALUES (1, 'Ann');");
+  await post({ type: 'pg_add_source', args: { name: 'shop', configuration: configuration() } });
+  await post({ type: 'pg_add_source', args: { name: 'plain', configuration: configuration(), customization: { naming_convention: 'hasura-default', root_fields: { prefix: 'plain_' }, type_names: { prefix: 'plain_' } } } });
+  await post({ type: 'bulk', args: [
+    { type: 'pg_track_table', args: { source: 'default', table: 'author_info' } },
+    { type: 'pg_track_table', args: { source: 'shop', table: 'store_item' } },
+    { type: 'pg_track_table', args: { source: 'plain', table: 'store_item' } },
+  ] });
+  const r = await g.graphql('{ authorInfo(orderBy: {authorId: ASC}) { fullName } storeItemByPk(itemId: 1) { itemName __typename } plain_store_item_by_pk(item_id: 1) { item_name __typename } }');
+  assert.deepEqual(r.body, { data: { authorInfo: [{ fullName: 'Ann' }], storeItemByPk: { itemName: 'pen', __typename: 'StoreItem' }, plain_store_item_by_pk: { item_name: 'pen', __typename: 'plain_store_item' } } }, r.text);
+  const types = await g.graphql('{ a: __type(name: "OrderBy") { name } b: __type(name: "plain_order_by") { name } }');
+  assert.deepEqual(types.body, { data: { a: { name: 'OrderBy' }, b: { name: 'plain_order_by' } } });
+});
