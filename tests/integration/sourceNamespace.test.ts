@@ -12,6 +12,8 @@ import { after, before, test } from 'node:test';
 import { sqlOn } from '../support/standbyPostgres.js';
 import { createTestDatabase, startTestEngine, type TestEngine } from './harness.js';
 import { TestSocket } from './subscriptionsClient.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const SECRET = 'ns-secret';
 let e: TestEngine;
@@ -195,6 +197,35 @@ test('roles, the allow-list, inherited roles, a REST endpoint and @cached on a n
     assert.deepEqual(cached.body, { data: { archive: { album_by_pk: { title: 'Blue' } } } }, 'answered from the cache');
   } finally {
     await sqlOn(db.url, "UPDATE album SET title = 'Blue' WHERE id = 1");
+  }
+});
+
+test('an action joined to the namespaced source\'s table, in one request with the namespace\'s fields', async () => {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify((body.input.ids as number[]).map((id) => ({ author_id: id }))));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const handler = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pick`;
+    await ok({
+      type: 'bulk',
+      args: [
+        { type: 'set_custom_types', args: { objects: [{ name: 'Pick', fields: [{ name: 'author_id', type: 'Int!' }], relationships: [{ name: 'albums', type: 'array', source: 'archive', remote_table: 'album', field_mapping: { author_id: 'author_id' } }] }] } },
+        { type: 'create_action', args: { name: 'pick', definition: { kind: 'synchronous', type: 'query', arguments: [{ name: 'ids', type: '[Int!]!' }], output_type: '[Pick!]!', handler } } },
+      ],
+    });
+    const r = await gql('{ pick(ids: [2, 1]) { author_id albums(order_by: {id: asc}) { title } } archive { album_by_pk(id: 3) { title } } }');
+    assert.deepEqual(r.body, { data: { pick: [{ author_id: 2, albums: [{ title: 'Red' }] }, { author_id: 1, albums: [{ title: 'Blue' }, { title: 'Green' }] }], archive: { album_by_pk: { title: 'Green' } } } }, r.text);
+    await ok({ type: 'bulk', args: [{ type: 'drop_action', args: { name: 'pick' } }, { type: 'set_custom_types', args: {} }] });
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
   }
 });
 
