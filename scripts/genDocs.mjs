@@ -107,7 +107,7 @@ export const ARGS = {
   set_graphql_schema_introspection_options: '`disabled_for_roles` (a list of roles whose query root has no `__schema`/`__type`)',
   add_inherited_role: '`role_name`, `role_set` (roles whose permissions it combines; see docs/roles.md)',
   drop_inherited_role: '`role_name`',
-  update_source: '`name`, `configuration?` (another source: `connection_info`, `read_replicas`; `default`: `read_replicas`), `customization?` (`{naming_convention, root_fields: {prefix, suffix}, type_names: {prefix, suffix}}`; replaced whole) ([sources](sources.md))',
+  update_source: '`name`, `configuration?` (another source: `connection_info`, `read_replicas`; `default`: `read_replicas`), `customization?` (`{naming_convention, root_fields: {namespace, prefix, suffix}, type_names: {prefix, suffix}}`; replaced whole) ([sources](sources.md))',
   add_source: '`name`, `configuration` (`{connection_info: {database_url, pool_settings?, isolation_level?, use_prepared_statements?}}`), `customization?`, `replace_configuration?`; an unreachable database is refused ([sources](sources.md))',
   drop_source: '`name`, `cascade?`',
   rename_source: '`name`, `new_name`',

@@ -12,7 +12,7 @@ import {
   runActionField, type ActionFieldPlan, type ActionRunContext,
 } from '../actions/index.js';
 import { checkRemoteJoins, runRemoteJoins } from '../remoteSchemas/index.js';
-import { ENGINE_PARTS, type EngineContext } from '../appState.js';
+import { ENGINE_PARTS, sourceDb, type EngineContext } from '../appState.js';
 import type { ExecutorArgs, MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
 import { remoteJoinRequests, sourceJoinStatements, sourceQuery } from './executeRemote.js';
 
@@ -62,9 +62,12 @@ export const actionQueryExecutor: OperationExecutor = async (args) => {
   let hasIntrospection = false;
   for (const f of args.compiled.fields) {
     switch (f.kind) {
-      case 'sql':
-        out.set(f.alias, (await args.ctx.db.queryJsonText(f.text, resolveParams(f.params, args.variables, args.session), { prepare })) ?? 'null');
+      case 'sql': {
+        // A root field of another source (beside the action) runs on that source's pool.
+        const on = f.source === undefined ? { db: args.ctx.db, prepare } : sourceDb(args.ctx, f.source);
+        out.set(f.alias, (await on.db.queryJsonText(f.text, resolveParams(f.params, args.variables, args.session), { prepare: on.prepare })) ?? 'null');
         break;
+      }
       case 'typename':
         out.set(f.alias, JSON.stringify(f.value));
         break;

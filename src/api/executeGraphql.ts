@@ -14,7 +14,7 @@ import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, sourceDb, sourceReads, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
-import { assertQueryAllowed, getRoleSchema, introspectionText, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
+import { assertQueryAllowed, dataObject, getRoleSchema, introspectionText, responseKeys, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
 import { EXECUTORS } from './executors.js';
@@ -56,7 +56,8 @@ function oneStatement(compiled: CompiledOperation): { text: string; params: Para
     const only = compiled.fields.length === 1 ? compiled.fields[0] : undefined;
     if (compiled.combined && !compiled.fields.some((f) => f.kind.startsWith('ext:'))) one = { ...compiled.combined, frame: COMBINED_FRAME };
     else if (only?.kind === 'sql' && !compiled.introspection) {
-      one = { text: only.text, params: only.params, frame: { prefix: Buffer.from(`{"data":{${JSON.stringify(only.alias)}:`), suffix: FIELD_SUFFIX } };
+      const keys = responseKeys([only.alias]);
+      one = { text: only.text, params: only.params, frame: { prefix: Buffer.from(`{"data":${keys.before[0]}`), suffix: keys.after === '}' ? FIELD_SUFFIX : Buffer.from(`${keys.after}}`) } };
     } else one = null;
     oneStatements.set(compiled, one);
   }
@@ -144,7 +145,7 @@ async function runCompiled(
   const errors: unknown[] = [];
   const responseHeaders: Record<string, string> = {};
   const values = await runOperation(ctx, db, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras, readAfter });
-  const data = `{"data":{${compiled.fields.map((f) => `${JSON.stringify(f.alias)}:${values.get(f.alias) ?? 'null'}`).join(',')}}`;
+  const data = `{"data":${dataObject(compiled.fields.map((f) => f.alias), (alias) => values.get(alias) ?? 'null')}`;
   const result: GraphqlResult = { body: errors.length > 0 ? `${data},"errors":${JSON.stringify(errors)}}` : `${data}}`, status: 200, kind: compiled.kind };
   for (const _ in responseHeaders) {
     result.headers = responseHeaders;

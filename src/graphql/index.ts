@@ -33,6 +33,9 @@ export { CACHED_DIRECTIVE, DEFAULT_CACHE_TTL, resolveCached, type CachedSpec } f
 export { assertQueryAllowed, isQueryAllowed } from './request/allowlist.js';
 export { collectionQueryInconsistencies } from './request/collectionQueries.js';
 export { chosenPath } from './request/chosenPath.js';
+export { dataObject, namespacedAlias, responseKeys } from './request/responseKeys.js';
+export { isNamespaceField } from './schema/namespaceFields.js';
+export { anyGraphqlCase } from './schema/graphqlCase.js';
 export { measureOperation, type DocumentCost } from './request/documentCost.js';
 export {
   HARD_BOUNDS, limitsForRole, checkOperationCost, checkBatchSize, type RoleLimits, type LimitDefaults,

@@ -118,4 +118,4 @@ export {
 } from './schemaCache/buildRemoteSchemas.js';
 export { DEFAULT_SOURCE, attachSources, findSource, readSources, sourceBuildOf, sourceView, withSourcePart } from './sources.js';
 export type { SourceDbs, SourceInput } from './sources.js';
-export { decodeConnectionInfo, decodeDatabaseUrl, decodeSource, decodeSourceConfiguration, decodeSourceName, refuseOwnNamingConvention } from './model/decodeSources.js';
+export { decodeConnectionInfo, decodeDatabaseUrl, decodeSource, decodeSourceConfiguration, decodeSourceName } from './model/decodeSources.js';

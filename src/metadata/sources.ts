@@ -152,19 +152,13 @@ export function attachSources(
     if (built) sourceBuilds.set(c, c === built.cache ? built : { ...built, cache: c });
   }
   const cache = linked.caches.get(DEFAULT_SOURCE)!;
-  if (list.length > 0) cache.sources = new Map([...linked.caches].filter(([name]) => name !== DEFAULT_SOURCE));
-  // The build's check of the whole cache (the stored queries REST endpoints serve) saw default's fields
-  // only: it runs again over the cache every source is attached to, in place of what it found then.
-  const check = buildRecordOf(result.cache)?.check;
-  if (check && list.length > 0) {
-    const stale = new Set(result.inconsistent.filter((i) => i.id.kind === 'query_collection_query').map((i) => i.object));
-    const kept = inconsistent.filter((i) => !stale.has(i.object));
-    const keptObjects = objects.filter((o) => !stale.has(o));
-    cache.inconsistentObjects = keptObjects;
-    const extra = check(cache);
-    cache.inconsistentObjects = [...keptObjects, ...extra.map((i) => i.object)];
-    return { ...result, cache, inconsistent: [...kept, ...extra] };
-  }
   cache.inconsistentObjects = objects;
+  if (list.length > 0) cache.sources = new Map([...linked.caches].filter(([name]) => name !== DEFAULT_SOURCE));
+  // The build's check of the finished cache (the stored queries of REST endpoints, over every source's fields).
+  const check = list.length > 0 ? buildRecordOf(result.cache)?.check : undefined;
+  for (const i of check?.(cache) ?? []) {
+    inconsistent.push(i);
+    objects.push(i.object);
+  }
   return { ...result, cache, inconsistent };
 }

@@ -9,7 +9,7 @@ import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode }
 import { Lru } from '../lib/index.js';
 import { compile, compileAggregate, compileSelect, sql, type Param, type SqlFragment } from '../sql/index.js';
 import {
-  checkVariables, quickVariables, limitsForRole, normalizeOperation, parseQuery, prepareOperation,
+  checkVariables, quickVariables, limitsForRole, normalizeOperation, parseQuery, prepareOperation, responseKeys,
   type CachedSpec, type GraphqlRequest, type LimitDefaults, type NField, type PreparedOperation, type RoleSchema,
 } from '../graphql/index.js';
 import type { SchemaCache } from '../metadata/index.js';
@@ -166,15 +166,19 @@ export function compileOperation(
   return compiled;
 }
 
-/** `SELECT '{"a":' || coalesce((<a>)::text, 'null') || ',"b":' || ... || '}'`: the data object in one statement. */
+/**
+ * `SELECT '{"a":' || coalesce((<a>)::text, 'null') || ',"b":' || ... || '}'`: the data object in one statement
+ * (the fields of a namespace nested under its key: graphql/request/responseKeys.ts).
+ */
 function combinedStatement(parts: Array<{ alias: string; frag: SqlFragment } | { alias: string; constant: string }>): SqlFragment {
   const pieces: SqlFragment[] = [];
+  const { before, after } = responseKeys(parts.map((p) => p.alias));
   parts.forEach((p, i) => {
-    const key = `${i === 0 ? '{' : ','}${JSON.stringify(p.alias)}:`;
+    const key = before[i]!;
     if ('frag' in p) pieces.push(sql.literal(key), sql`coalesce((${p.frag})::text, 'null')`);
     else pieces.push(sql.literal(key + p.constant));
   });
-  pieces.push(sql.literal('}'));
+  pieces.push(sql.literal(after));
   return sql`SELECT ${sql.join(pieces, ' || ')} AS "root"`;
 }
 

@@ -6,7 +6,7 @@
  */
 import { isApiError } from '../core/index.js';
 import { andAll, type AggregateIR, type BoolExp, type SelectField, type SelectIR } from '../ir/index.js';
-import { chosenPath, outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
+import { anyGraphqlCase, chosenPath, isNamespaceField, namespacedAlias, outputMeta, vf, type NField, type NormalizedOperation, type OutputFieldMeta } from '../graphql/index.js';
 import type { SchemaCache, TableInfo } from '../metadata/index.js';
 import type { SqlFragment } from '../sql/index.js';
 import { PlanContext, columnValueType, irValue, type RuntimeCheck } from './context.js';
@@ -75,7 +75,7 @@ export interface PlanOptions {
 }
 
 export function planOperation(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
-  if (opts.cache.namingConvention !== 'graphql-default') return planWith(op, opts);
+  if (!anyGraphqlCase(opts.cache)) return planWith(op, opts);
   try {
     return planWith(op, opts);
   } catch (e) {
@@ -87,8 +87,27 @@ export function planOperation(op: NormalizedOperation, opts: PlanOptions): Opera
 
 function planWith(op: NormalizedOperation, opts: PlanOptions): OperationPlan {
   const ctx = new PlanContext(opts.cache, opts.role, opts.stringifyNumericTypes, opts.backendOnly);
-  const fields = op.fields.map((f) => withRemoteJoins(ctx, op, planRootField(ctx, op, f, opts.planners)));
+  const fields = rootFields(op.fields).map(({ f, nested }) => withRemoteJoins(ctx, op, nested ? planNested(ctx, op, f, opts.planners) : planRootField(ctx, op, f, opts.planners)));
   return { kind: op.kind, fields, staticVars: [...ctx.staticVars], checks: ctx.checks };
+}
+
+/**
+ * The root fields to plan: a source's namespace field (graphql/schema/namespaceFields.ts) gives the fields
+ * chosen under it, each aliased `<namespace alias>.<alias>` (their paths stay those under the namespace).
+ */
+function rootFields(fields: readonly NField[]): Array<{ f: NField; nested: boolean }> {
+  const out: Array<{ f: NField; nested: boolean }> = [];
+  for (const f of fields) {
+    if (f.selection && isNamespaceField(f.def)) for (const c of f.selection) out.push({ f: { ...c, alias: namespacedAlias(f.alias, c.alias) }, nested: true });
+    else out.push({ f, nested: false });
+  }
+  return out;
+}
+
+/** A field chosen under a namespace field: `__typename` is the namespace type's name, others plan as root fields. */
+function planNested(ctx: PlanContext, op: NormalizedOperation, f: NField, planners: RootFieldPlanners): RootFieldPlan {
+  if (f.name === '__typename') return { alias: f.alias, kind: 'typename', value: f.parentType.name };
+  return planRootField(ctx, op, f, planners);
 }
 
 /** A select root field with remote relationships becomes an `ext:remote_join` (see RemoteJoinPlan). */

@@ -17,6 +17,7 @@
  */
 import type { Session } from '../core/index.js';
 import type { LiveKey } from '../planner/index.js';
+import { responseKeys } from '../graphql/index.js';
 import { compile, mapParamRefs, resolveParams, sql, type Param } from '../sql/index.js';
 import { pgText, quoteElement } from './pgText.js';
 
@@ -46,7 +47,9 @@ export function multiplexedStatement(field: LiveRootField, extra: readonly strin
     const vars = sql.param({ kind: 'value', value: null }, '_json');
     const cursorColumn = sql.join(extra.map((c) => sql`, ${sql.ident('_fld', c)}`), '');
     const fldColumns = sql.join(['root', ...extra].map((c) => sql.ident(c)), ', ');
-    text = compile(sql`SELECT ${sql.ident('_subs', 'result_id')}, ${sql.literal(`{${JSON.stringify(field.alias)}:`)} || coalesce(${sql.ident('_fld', 'root')}::text, 'null') || '}' AS ${sql.ident('result')}${cursorColumn}
+    // `{"<alias>":…}`, or `{"<namespace>":{"<alias>":…}}` for a field chosen under a source's namespace.
+    const keys = responseKeys([field.alias]);
+    text = compile(sql`SELECT ${sql.ident('_subs', 'result_id')}, ${sql.literal(keys.before[0]!)} || coalesce(${sql.ident('_fld', 'root')}::text, 'null') || ${sql.literal(keys.after)} AS ${sql.ident('result')}${cursorColumn}
 FROM unnest(${ids}, ${vars}) AS ${sql.ident('_subs')}(${sql.ident('result_id')}, ${sql.ident('result_vars')})
 LEFT OUTER JOIN LATERAL (${sql.unsafeRaw(inner)}) AS ${sql.ident('_fld')}(${fldColumns}) ON true`).text;
     statements.set(field, text);

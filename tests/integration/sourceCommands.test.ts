@@ -300,15 +300,17 @@ test('isolation_level: the source\'s mutations run at that level (read in the tr
   await refused({ type: 'pg_update_source', args: { name: SRC, configuration: { connection_info: { database_url: archive.url, isolation_level: 'snapshot' } } } }, 'parse-failed');
 });
 
-test('a naming_convention of a source\'s own is refused whole (the schema follows default\'s), in every command that could set it', async () => {
+test('a naming_convention of a source\'s own is stored and exported (pg_update_source, the version-3 document); a bad one is refused', async () => {
   const configuration = { connection_info: { database_url: archive.url, pool_settings: { max_connections: 4 } } };
-  const msg = /source "archive": a naming_convention of its own is not supported; the whole schema follows the "default" source's/;
-  const body = await refused({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { naming_convention: 'graphql-default' } } }, 'not-supported', msg);
-  assert.match(body.path, /customization\.naming_convention$/);
-  await refused({ type: 'pg_add_source', args: { name: 'another', configuration, customization: { naming_convention: 'graphql-default' } } }, 'not-supported', /source "another": a naming_convention of its own is not supported/);
+  const was = (await exportV3()).sources[1].customization;
+  await refused({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { ...was, naming_convention: 'camel' } } }, 'parse-failed', 'naming_convention can either be "hasura-default" or "graphql-default"');
+  // Without its prefix the source's `author` would clash with default's: refused, as every root-field clash.
+  await refused({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { naming_convention: 'graphql-default' } } }, 'unexpected', 'following query root fields are duplicated: "author"');
+  await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: { ...was, naming_convention: 'graphql-default' } } });
   const doc = await exportV3();
-  doc.sources[1].customization = { naming_convention: 'graphql-default' };
-  await refused({ type: 'replace_metadata', version: 2, args: { metadata: doc } }, 'not-supported', msg);
-  // default's own is the whole schema's convention and stays accepted.
-  await ok({ type: 'pg_update_source', args: { name: 'default', customization: { naming_convention: 'hasura-default' } } });
+  assert.deepEqual(doc.sources[1].customization, { ...was, naming_convention: 'graphql-default' });
+  await ok({ type: 'replace_metadata', version: 2, args: { metadata: doc } });
+  assert.deepEqual(await exportV3(), doc);
+  await ok({ type: 'pg_update_source', args: { name: SRC, configuration, customization: was } });
+  assert.deepEqual((await exportV3()).sources[1].customization, was);
 });

@@ -12,6 +12,8 @@ import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
 import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
 import { pgScalarName } from '../../core/index.js';
 import { enumTypeName } from './names.js';
+import { snakeToPascal, withPrefixSuffix } from './namingCase.js';
+import { foreignTypeNames } from './foreignTypes.js';
 import { selectView, type SelectView } from './roleView.js';
 
 /** A field of an object type being built: `[name, config]`. */
@@ -62,13 +64,31 @@ export class SchemaContext {
   constructor(
     public sc: SchemaCache, readonly role: string, readonly parts: SchemaParts, readonly backendOnly = false,
     private readonly types = new Map<string, GraphQLNamedType>(),
+    /** The names of the types made over a source under `graphql-default` (their fields and values are renamed by graphqlCase.ts). */
+    readonly graphqlCaseTypes = new Set<string>(),
   ) {
     this.isAdmin = role === ADMIN_ROLE;
   }
 
   /** A context over another source's cache for the same schema (same role, parts and named types). */
   forSource(sc: SchemaCache): SchemaContext {
-    return new SchemaContext(sc, this.role, this.parts, this.backendOnly, this.types);
+    return new SchemaContext(sc, this.role, this.parts, this.backendOnly, this.types, this.graphqlCaseTypes);
+  }
+
+  /** Whether the names made over this context's source follow `graphql-default` (its own convention, else the server's). */
+  get graphqlCase(): boolean {
+    return this.sc.namingConvention === 'graphql-default';
+  }
+
+  private foreign?: ReadonlySet<string>;
+
+  /** The final name of a type generated as `name` (see `memo`); `keepCase`: a scalar's, whose case no convention changes. */
+  private typeNameOf(name: string, keepCase: boolean): { key: string; renamed: boolean } {
+    if (!this.graphqlCase) return { key: this.sourceTypeName(name), renamed: false };
+    // Remote schemas' and actions' types (made over `default`) keep the names they were given.
+    this.foreign ??= foreignTypeNames(this.sc);
+    if (keepCase || this.foreign.has(name) || this.sc.customTypes?.pgScalars.has(name)) return { key: this.sourceTypeName(name), renamed: false };
+    return { key: this.sourceTypeName(snakeToPascal(name)), renamed: true };
   }
 
   /**
@@ -85,20 +105,36 @@ export class SchemaContext {
   }
 
   /**
-   * The named type `name`, made by `make` the first time it is asked for. Over a source with
-   * `customization.type_names`, the type is named with that prefix and suffix (its own type, not
-   * shared with another source's type of the same table name).
+   * The named type `name` (its `hasura-default` name), made by `make` the first time it is asked for.
+   * Over a source under `graphql-default` it is named in PascalCase (`author_bool_exp` → `AuthorBoolExp`;
+   * scalars, remote schemas' and actions' types keep their names) and its fields are renamed with the
+   * schema (graphqlCase.ts). Over a source with `customization.type_names`, the type is named with that
+   * prefix and suffix (its own type, not shared with another source's type of the same table name); a
+   * type two sources of different conventions both use (`order_by`, `OrderBy`) is two types.
    */
-  memo<T extends GraphQLNamedType>(name: string, make: () => T): T {
-    const tn = this.sc.sourceTypeNames;
-    const key = tn ? `${tn.prefix ?? ''}${name}${tn.suffix ?? ''}` : name;
+  memo<T extends GraphQLNamedType>(name: string, make: () => T, keepCase = false): T {
+    const { key, renamed } = this.typeNameOf(name, keepCase);
     const have = this.types.get(key);
     if (have) return have as T;
     const made = make();
     // graphql-js keeps the name as a plain property: the type made under its generated name is renamed.
     if (key !== name) (made as { name: string }).name = key;
     this.types.set(key, made);
+    if (renamed) this.graphqlCaseTypes.add(key);
     return made;
+  }
+
+  /** The final name of a type generated as `name` that is made without `memo` (a Relay connection's edge type). */
+  typeName(name: string): string {
+    return this.typeNameOf(name, false).key;
+  }
+
+  /**
+   * `name` with the source's `customization.type_names` prefix and suffix (as Hasura joins them under the
+   * source's convention: withPrefixSuffix), as given when it has none.
+   */
+  sourceTypeName(name: string): string {
+    return withPrefixSuffix(name, this.sc.sourceTypeNames, this.graphqlCase);
   }
 
   /** Every named type made so far (graphql-js also finds them by walking the roots). */
@@ -125,7 +161,7 @@ export class SchemaContext {
     return this.memo(name, () => {
       const labels = this.pgEnumLabels().get(pgType);
       return new GraphQLScalarType({ name, extensions: labels ? { svc: { pgEnumLabels: [...labels] } } : undefined });
-    });
+    }, true);
   }
 
   private enumLabels?: Map<string, readonly string[]>;

@@ -42,6 +42,8 @@ export type OutputFieldMeta =
   | { kind: 'agg_op'; table: TableInfo; op: AggregateOpName }
   /** Fields of `<t>_<op>_fields`. */
   | { kind: 'agg_op_column'; table: TableInfo; op: AggregateOpName; column: ColumnInfo }
+  /** A source's root-field namespace (namespaceFields.ts): the root fields chosen under it are planned as root fields. */
+  | { kind: 'source_namespace'; source?: string }
   /** Kinds planned by a planner of `RootFieldPlanners` (mutations, actions, remote fields...). */
   | { kind: `ext:${string}`; [key: string]: unknown };
 

@@ -1,10 +1,11 @@
 /**
  * A role schema under Hasura v2's `graphql-default` naming convention, made once per schema build
- * from the `hasura-default` one (roleSchema.ts): the names generated from the database change
- * case, what the user named does not.
+ * from the `hasura-default` one (roleSchema.ts), for the sources that follow it (each source its own
+ * convention, else the server's): the names generated from their databases change case, what the user
+ * named does not, and a `hasura-default` source's names stay as they are.
  *
- * - types: PascalCase (`author_bool_exp` → `AuthorBoolExp`, `order_by` → `OrderBy`); scalars, the
- *   root types, remote schemas' types and actions' custom types keep their names;
+ * - types: PascalCase (`author_bool_exp` → `AuthorBoolExp`, `order_by` → `OrderBy`), named so when made
+ *   (SchemaContext.memo); scalars, the root types, remote schemas' types and actions' custom types keep their names;
  * - fields and arguments: camelCase (`author_by_pk` → `authorByPk`, `distinct_on` → `distinctOn`,
  *   `affected_rows` → `affectedRows`, `_is_null` → `_isNull`); a custom root field name, a custom
  *   column name, relationship and computed field names are kept (`<rel>_aggregate` → `<rel>Aggregate`);
@@ -21,33 +22,24 @@ import {
   GraphQLSchema, GraphQLUnionType,
   type GraphQLArgumentConfig, type GraphQLFieldConfig, type GraphQLInputFieldConfig, type GraphQLNamedType, type GraphQLType,
 } from 'graphql';
-import { customizedRemote, type ColumnInfo, type SchemaCache, type TableInfo } from '../../metadata/index.js';
+import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js';
 import type { EnumMeta, InputFieldMeta, OutputFieldMeta, SvcExtensions } from './fieldMeta.js';
-import { customThenCamel, snakeToCamel, snakeToPascal, upperEnumValue } from './namingCase.js';
+import { customThenCamel, snakeToCamel, upperEnumValue } from './namingCase.js';
 import { rootFieldNames } from './names.js';
 
 const ROOT_TYPES = new Set(['query_root', 'mutation_root', 'subscription_root']);
 
+/** A root type, or a source's namespace type (`<namespace>_query`...: named as the source customization says, its fields root fields). */
+const isRootLike = (t: GraphQLNamedType): boolean =>
+  ROOT_TYPES.has(t.name) || (t.extensions as { svc?: { kind?: unknown } } | null | undefined)?.svc?.kind === 'source_namespace';
+
 /** A column's field name: the custom column name as given, else the column name in camelCase. */
 const columnName = (c: ColumnInfo): string => (c.gqlName !== c.name ? c.gqlName : snakeToCamel(c.name));
-
-/** Type names the user (remote schemas, actions' custom types) chose. */
-function foreignTypeNames(cache: SchemaCache): Set<string> {
-  const out = new Set<string>();
-  for (const r of cache.remoteSchemas?.values() ?? []) for (const name of customizedRemote(r).types.keys()) out.add(name);
-  const ct = cache.customTypes;
-  if (ct) {
-    for (const name of ct.objects.keys()) out.add(name);
-    for (const name of ct.inputNames) if (!ct.pgScalars.has(name)) out.add(name);
-  }
-  for (const a of cache.actions?.values() ?? []) out.add(a.name);
-  return out;
-}
 
 function outputName(name: string, meta: OutputFieldMeta | undefined, isRoot: boolean): string {
   const kind = meta?.kind;
   if (kind === undefined) return snakeToCamel(name);
-  if (kind.startsWith('ext:remote') || kind.startsWith('ext:action')) return name;
+  if (kind.startsWith('ext:remote') || kind.startsWith('ext:action') || kind === 'source_namespace') return name;
   const m = meta as Record<string, any>;
   switch (kind) {
     case 'column': case 'agg_op_column': return columnName(m.column);
@@ -82,9 +74,29 @@ function argName(name: string, meta: OutputFieldMeta | undefined): string {
 const withName = <T extends { extensions?: unknown }>(config: T, from: string, to: string): T =>
   from === to ? config : { ...config, extensions: { ...(config.extensions as object | undefined), svcName: from } };
 
-/** The `graphql-default` schema of a `hasura-default` one. */
-export function toGraphqlCase(schema: GraphQLSchema, cache: SchemaCache): GraphQLSchema {
-  const foreign = foreignTypeNames(cache);
+/**
+ * A root field's name under `graphql-default` (roleSchema.ts names the root fields of a source under that
+ * convention before its `root_fields` prefix and suffix join them).
+ */
+export const rootFieldName = (name: string, config: GraphQLFieldConfig<unknown, unknown>): string =>
+  outputName(name, (config.extensions as SvcExtensions<OutputFieldMeta> | undefined)?.svc, true);
+
+/** Whether any source (`default` included) follows `graphql-default`: the schema is then renamed (`toGraphqlCase`). */
+export function anyGraphqlCase(cache: SchemaCache): boolean {
+  if (cache.namingConvention === 'graphql-default') return true;
+  for (const sc of cache.sources?.values() ?? []) if (sc.namingConvention === 'graphql-default') return true;
+  return false;
+}
+
+/**
+ * The schema with the fields, arguments and enum values of the types made over a `graphql-default` source
+ * (`owned`: named already by SchemaContext.memo) renamed, and the arguments of that source's root fields
+ * (named already by roleSchema.ts); every other type keeps its names (a `hasura-default` source's, remote
+ * schemas', actions').
+ */
+export function toGraphqlCase(schema: GraphQLSchema, cache: SchemaCache, owned: ReadonlySet<string>): GraphQLSchema {
+  const sourceCase = (source: string | undefined): boolean =>
+    (source === undefined ? cache : cache.sources?.get(source))?.namingConvention === 'graphql-default';
   const made = new Map<string, GraphQLNamedType>();
   const named = <T extends GraphQLNamedType>(t: T): T => (made.get(t.name) as T | undefined) ?? t;
   const wrap = <T extends GraphQLType>(t: T): T => {
@@ -93,24 +105,26 @@ export function toGraphqlCase(schema: GraphQLSchema, cache: SchemaCache): GraphQ
     return named(t as GraphQLNamedType) as T;
   };
   const fieldsOf = (t: GraphQLObjectType | GraphQLInterfaceType, keep: boolean) => () => {
-    const isRoot = ROOT_TYPES.has(t.name);
+    const isRoot = isRootLike(t);
     const out: Record<string, GraphQLFieldConfig<unknown, unknown>> = {};
     for (const [name, f] of Object.entries(t.toConfig().fields)) {
       const meta = (f.extensions as SvcExtensions<OutputFieldMeta> | undefined)?.svc;
-      const keepField = keep || (meta?.kind.startsWith('ext:remote') ?? false) || (meta?.kind.startsWith('ext:action') ?? false);
+      const foreignField = (meta?.kind.startsWith('ext:remote') ?? false) || (meta?.kind.startsWith('ext:action') ?? false);
+      // A root field's arguments follow its source's convention.
+      const keepArgs = foreignField || (isRoot ? !sourceCase((meta as { table?: TableInfo } | undefined)?.table?.source) : keep);
       const args: Record<string, GraphQLArgumentConfig> = {};
       for (const [a, config] of Object.entries(f.args ?? {})) {
-        const to = keepField ? a : argName(a, meta);
+        const to = keepArgs ? a : argName(a, meta);
         args[to] = withName({ ...config, type: wrap(config.type) }, a, to);
       }
-      out[keep ? name : outputName(name, meta, isRoot)] = { ...f, type: wrap(f.type), args };
+      out[keep || isRoot ? name : outputName(name, meta, false)] = { ...f, type: wrap(f.type), args };
     }
     return out;
   };
   for (const t of Object.values(schema.getTypeMap())) {
     if (t.name.startsWith('__') || t instanceof GraphQLScalarType) continue;
-    const keep = foreign.has(t.name);
-    const name = keep || ROOT_TYPES.has(t.name) ? t.name : snakeToPascal(t.name);
+    const keep = !owned.has(t.name);
+    const name = t.name;
     if (t instanceof GraphQLObjectType) {
       made.set(t.name, new GraphQLObjectType({ ...t.toConfig(), name, interfaces: () => t.getInterfaces().map(named), fields: fieldsOf(t, keep) }));
     } else if (t instanceof GraphQLInterfaceType) {

@@ -35,3 +35,15 @@ export const upperEnumValue = (name: string): string => orSelf(name, name.toUppe
 
 /** A user-given name followed by generated words, as Hasura joins them: `articles` + `_aggregate` → `articlesAggregate`. */
 export const customThenCamel = (custom: string, suffix: string): string => orSelf(custom + suffix, custom + words(suffix.replace(/^_/, '')).map(upperFirst).join(''));
+
+/**
+ * A source's `root_fields` or `type_names` prefix and suffix around a name, as Hasura joins them: as given
+ * under `hasura-default`; under `graphql-default` the name after a prefix and the suffix begin upper case
+ * (`archive_` + `albumByPk` → `archive_AlbumByPk`, `AlbumBoolExp` + `_t` → `AlbumBoolExp_t`, `Old` + `Album` → `OldAlbum`).
+ */
+export function withPrefixSuffix(name: string, parts: { prefix?: string; suffix?: string } | undefined, graphqlCase: boolean): string {
+  if (!parts || (parts.prefix === undefined && parts.suffix === undefined)) return name;
+  if (!graphqlCase) return `${parts.prefix ?? ''}${name}${parts.suffix ?? ''}`;
+  const head = parts.prefix !== undefined ? parts.prefix + upperFirst(name) : name;
+  return head + (parts.suffix !== undefined ? upperFirst(parts.suffix) : '');
+}

@@ -60,7 +60,7 @@ function connectionObject(ctx: SchemaContext, table: TableInfo): GraphQLObjectTy
   const name = `${table.gqlName}Connection`;
   return ctx.memo(name, () => {
     const edge = new GraphQLObjectType({
-      name: `${table.gqlName}Edge`,
+      name: ctx.typeName(`${table.gqlName}Edge`),
       fields: () => ({
         cursor: outField(new GraphQLNonNull(GraphQLString), { kind: 'ext:relay_cursor', table }),
         node: outField(nonNull(tableObject(ctx, table)), { kind: 'ext:relay_edge_node', table }),

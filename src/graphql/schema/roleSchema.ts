@@ -10,7 +10,9 @@
  * fields of `parts.subscription`: the streaming fields). The builders come in as
  * `SchemaParts` (context.ts): each gets the build context (shared types: `tableObject`,
  * `boolExp`...) and returns field entries whose `extensions.svc` tags a planner understands.
- * Under the `graphql-default` naming convention the built schema is renamed once (graphqlCase.ts).
+ * When a source (`default` or another) follows the `graphql-default` naming convention, its types and root
+ * fields are named so when made and the built schema is renamed once (graphqlCase.ts).
+ * A source with a root-field namespace has its root fields under one field per root (namespaceFields.ts).
  * Otherwise the schema is a `LazySchema` (lazySchema.ts): the roots' fields are made at once, every
  * other type's fields when first reached, and the whole type map only when something asks for it
  * (introspection of `__schema`), so a role's first query costs what its roots and the types it
@@ -21,10 +23,12 @@ import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
 import type { SchemaCache } from '../../metadata/index.js';
 import { SchemaContext, type FieldEntry, type RootFieldsBuilder, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
-import { toGraphqlCase } from './graphqlCase.js';
+import { anyGraphqlCase, rootFieldName, toGraphqlCase } from './graphqlCase.js';
+import { withPrefixSuffix } from './namingCase.js';
 import { roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
+import { isNamespaceField, namespaceField } from './namespaceFields.js';
 
 export interface RoleSchema {
   role: string;
@@ -137,22 +141,33 @@ export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaPar
 /** Builds (without memoising) the schema of `role` (with its `backend_only` mutations when `backendOnly`). */
 export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly = false): RoleSchema {
   const ctx = new SchemaContext(cache, role, parts, backendOnly);
-  const queryEntries = parts.query.flatMap((b) => b(ctx));
+  const queryEntries = rootNames(ctx)(parts.query.flatMap((b) => b(ctx)));
   // Every further source's tables and functions, built the same way over its own cache (read from the
   // context's cache when the fields are made: a kept schema's context is rebound to the newer cache).
-  const sourceEntries = (pick: (p: NonNullable<SchemaParts['sources']>) => readonly RootFieldsBuilder[] | undefined): FieldEntry[] => {
-    const srcParts = parts.sources;
-    const sources = ctx.sc.sources;
-    if (!srcParts || !sources) return [];
-    return [...sources.values()].flatMap((sc) => sourceRootNames(sc)((pick(srcParts) ?? []).flatMap((b) => b(ctx.forSource(sc)))));
-  };
-  queryEntries.push(...sourceEntries((p) => p.query));
+  const sourceList = (): SchemaCache[] => (parts.sources && ctx.sc.sources ? [...ctx.sc.sources.values()] : []);
+  const ofSource = (sc: SchemaCache, pick: (p: NonNullable<SchemaParts['sources']>) => readonly RootFieldsBuilder[] | undefined): FieldEntry[] =>
+    rootNames(ctx.forSource(sc))((pick(parts.sources!) ?? []).flatMap((b) => b(ctx.forSource(sc))));
+  // A source with a root-field namespace: its fields under one root field (namespaceFields.ts); its query
+  // fields are kept apart for its `<namespace>_subscription` type.
+  const namespacedQuery = new Map<SchemaCache, FieldEntry[]>();
+  for (const sc of sourceList()) {
+    const entries = ofSource(sc, (p) => p.query);
+    if (sc.sourceRootFields?.namespace === undefined) queryEntries.push(...entries);
+    else {
+      namespacedQuery.set(sc, entries);
+      queryEntries.push(...namespaceField(ctx.forSource(sc), 'query', entries));
+    }
+  }
   const queryFields = sortEntries(queryEntries);
   const queryRoot = new GraphQLObjectType({ name: 'query_root', description: 'query root', fields: queryFields });
   let mutationRoot: GraphQLObjectType | null | undefined;
   const mutation = (): GraphQLObjectType | null => {
     if (mutationRoot !== undefined) return mutationRoot;
-    const entries = [...parts.mutation.flatMap((b) => b(ctx)), ...sourceEntries((p) => p.mutation)];
+    const entries = rootNames(ctx)(parts.mutation.flatMap((b) => b(ctx)));
+    for (const sc of sourceList()) {
+      const fields = ofSource(sc, (p) => p.mutation);
+      entries.push(...(sc.sourceRootFields?.namespace === undefined ? fields : namespaceField(ctx.forSource(sc), 'mutation', fields)));
+    }
     // Each field made when first read (a role's first mutation makes the fields it names, not all of them).
     return (mutationRoot = entries.length === 0 ? null : new LazyRootType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(entries) }));
   };
@@ -160,11 +175,21 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     : new GraphQLObjectType({
       name: 'subscription_root',
       description: 'subscription root',
-      fields: () => sortEntries([...Object.entries(copyFields(queryFields)), ...(parts.subscription ?? []).flatMap((b) => b(ctx)), ...sourceEntries((p) => p.subscription)]),
+      fields: () => {
+        // The query fields (a namespace's `<namespace>_query` field is not one: its source's fields go to `<namespace>_subscription`).
+        const entries = Object.entries(copyFields(queryFields)).filter(([, f]) => !isNamespaceField(f));
+        entries.push(...rootNames(ctx)((parts.subscription ?? []).flatMap((b) => b(ctx))));
+        for (const sc of sourceList()) {
+          const fields = ofSource(sc, (p) => p.subscription);
+          const queried = namespacedQuery.get(sc);
+          entries.push(...(queried === undefined ? fields : namespaceField(ctx.forSource(sc), 'subscription', [...Object.entries(copyFields(Object.fromEntries(queried))), ...fields])));
+        }
+        return sortEntries(entries);
+      },
     });
   const directives = [...specifiedDirectives, CACHED_DIRECTIVE];
   const key = backendOnly ? `${role}\u0000backend_only` : role;
-  if (cache.namingConvention === 'graphql-default') {
+  if (anyGraphqlCase(cache)) {
     // Types named after the first build of each (the eager order of before: query, mutation, subscription fields).
     const mutationType = mutation();
     subscriptionRoot?.getFields();
@@ -173,7 +198,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
       // An empty query_root is legal here (Hasura answers it); skip graphql-js's schema checks.
       assumeValid: true,
     });
-    const renamed = toGraphqlCase(schema, cache);
+    const renamed = toGraphqlCase(schema, cache, ctx.graphqlCaseTypes);
     return { role, backendOnly, key, cache, schema: renamed, queryRoot: renamed.getQueryType()!, mutationRoot: renamed.getMutationType() ?? null, subscriptionRoot: renamed.getSubscriptionType() ?? null };
   }
   const schema = new LazySchema({
@@ -195,11 +220,15 @@ function roleSchemaOf(rs: Omit<RoleSchema, 'mutationRoot'>): RoleSchema {
   return Object.defineProperty(rs, 'mutationRoot', { get: () => rs.schema.getMutationType() ?? null, enumerable: true }) as RoleSchema;
 }
 
-/** A source's `customization.root_fields` prefix and suffix applied to its root-field entries. */
-function sourceRootNames(sc: SchemaCache): (entries: FieldEntry[]) => FieldEntry[] {
-  const rf = sc.sourceRootFields;
-  if (!rf || (!rf.prefix && !rf.suffix)) return (entries) => entries;
-  return (entries) => entries.map(([name, field]) => [`${rf.prefix ?? ''}${name}${rf.suffix ?? ''}`, field]);
+/**
+ * The root-field entries made over `ctx`'s source, named as its convention says (`graphql-default`: camelCase,
+ * what the user named kept) and then with its `customization.root_fields` prefix and suffix (withPrefixSuffix).
+ */
+function rootNames(ctx: SchemaContext): (entries: FieldEntry[]) => FieldEntry[] {
+  const rf = ctx.sc.sourceRootFields;
+  const camel = ctx.graphqlCase;
+  if (!camel && (!rf || (rf.prefix === undefined && rf.suffix === undefined))) return (entries) => entries;
+  return (entries) => entries.map(([name, field]) => [withPrefixSuffix(camel ? rootFieldName(name, field) : name, rf, camel), field]);
 }
 
 function copyFields(fields: Record<string, GraphQLFieldConfig<unknown, unknown>>): Record<string, GraphQLFieldConfig<unknown, unknown>> {

@@ -12,12 +12,16 @@
  * `user_account` and `userAccount` both give the type `UserAccount` — which Hasura does not report;
  * here they are refused the same way (`following fields of table "t" are duplicated: "userId"`,
  * `following types are duplicated: "UserAccount"`), so that no field or type silently hides another.
+ *
+ * The further sources' root fields are compared too, as their customization names them (their own
+ * convention, prefix and suffix), or their root-field namespace as one root field (the fields under it
+ * compared with each other).
  */
 import { ApiError } from '../../core/index.js';
 import { customizedRootFieldNames, type SchemaCache, type TableInfo } from '../../metadata/index.js';
 import { isGraphqlName, rootFieldNames } from './names.js';
 import { mutationFieldNames } from './mutationRoot.js';
-import { snakeToCamel, snakeToPascal } from './namingCase.js';
+import { snakeToCamel, snakeToPascal, withPrefixSuffix } from './namingCase.js';
 
 function duplicates(names: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -64,12 +68,42 @@ function findClashes(cache: SchemaCache): NameClashes {
   const remote = remoteRootFields(cache);
   const db = databaseRootFields(cache);
   const camel = cache.namingConvention === 'graphql-default';
+  const src = sourceClashes(cache);
   return {
-    query: duplicates([...db.query, ...remote.query]),
-    mutation: duplicates([...db.mutation, ...remote.mutation]),
-    fields: camel ? tableFieldClashes(cache) : [],
-    types: typeClashes(cache, camel),
+    query: [...duplicates([...db.query, ...remote.query, ...src.query]), ...src.nestedQuery],
+    mutation: [...duplicates([...db.mutation, ...remote.mutation, ...src.mutation]), ...src.nestedMutation],
+    fields: [...(camel ? tableFieldClashes(cache) : []), ...src.fields],
+    types: [...typeClashes(cache, camel), ...src.types],
   };
+}
+
+/**
+ * What the further sources put at the root: their root fields as their customization names them (convention,
+ * prefix, suffix: withPrefixSuffix), or their namespace field; the names duplicated inside one namespace
+ * (`ns.name`); and the fields and types each source's own `graphql-default` merges.
+ */
+function sourceClashes(cache: SchemaCache): { query: string[]; mutation: string[]; nestedQuery: string[]; nestedMutation: string[]; fields: NameClashes['fields']; types: string[] } {
+  const out = { query: [] as string[], mutation: [] as string[], nestedQuery: [] as string[], nestedMutation: [] as string[], fields: [] as NameClashes['fields'], types: [] as string[] };
+  for (const sc of cache.sources?.values() ?? []) {
+    const rf = sc.sourceRootFields;
+    const camel = sc.namingConvention === 'graphql-default';
+    const names = databaseRootFields(sc);
+    const query = names.query.map((n) => withPrefixSuffix(n, rf, camel));
+    const mutation = names.mutation.map((n) => withPrefixSuffix(n, rf, camel));
+    const ns = rf?.namespace;
+    if (ns === undefined) {
+      out.query.push(...query);
+      out.mutation.push(...mutation);
+    } else {
+      if (query.length > 0) out.query.push(ns);
+      if (mutation.length > 0) out.mutation.push(ns);
+      out.nestedQuery.push(...duplicates(query).map((n) => `${ns}.${n}`));
+      out.nestedMutation.push(...duplicates(mutation).map((n) => `${ns}.${n}`));
+    }
+    if (camel) out.fields.push(...tableFieldClashes(sc));
+    out.types.push(...typeClashes(sc, camel));
+  }
+  return out;
 }
 
 /** Table type names the convention merges, and logical models (or native queries with relationships) named like a table's type (or like each other's under the convention). */

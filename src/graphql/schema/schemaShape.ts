@@ -60,7 +60,7 @@ export function structureKey(cache: SchemaCache): string {
   h.update(`\0${cache.namingConvention ?? ''}`);
   // Every further source's tables and functions as its database has them (absent when unreadable).
   for (const [name, sc] of cache.sources ?? []) {
-    h.update(`\0source:${name}\0`);
+    h.update(`\0source:${name}\0${sc.namingConvention ?? ''}\0`);
     for (const [k, t] of sc.tables) h.update(k).update('\0').update(tableDigest(t)).update('\0');
     h.update(JSON.stringify([...sc.functions], replacer));
     h.update(JSON.stringify(sc.sourceRelationships ?? null, replacer));

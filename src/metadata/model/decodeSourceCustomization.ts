@@ -2,10 +2,11 @@
  * The source's `customization` (Hasura v2's `sources[].customization`, kept in this engine's
  * document as `source_customization`): `naming_convention` (`hasura-default` / `graphql-default`)
  * decides the case of the GraphQL names generated from the database; `root_fields` `prefix` /
- * `suffix` rename the source's root fields, `type_names` `prefix` / `suffix` every type generated for its
- * tables (not for `default`). Hasura's root-field `namespace` is refused when set (never dropped silently).
+ * `suffix` rename the source's root fields, `namespace` puts them under one root field of that name
+ * (`<namespace>_query`, `_mutation_frontend`, `_subscription` typed), `type_names` `prefix` / `suffix` every
+ * type generated for its tables (none of these for `default`).
  */
-import { ApiError, NAMING_CONVENTION_ERROR, isNamingConvention } from '../../core/index.js';
+import { NAMING_CONVENTION_ERROR, isNamingConvention } from '../../core/index.js';
 import type { SourceCustomization } from './metadata.js';
 import { asObject, parseError, rejectUnknownKeys } from './json.js';
 
@@ -21,17 +22,23 @@ export function decodeSourceCustomization(v: unknown, path: string): SourceCusto
   const rf = o.root_fields;
   if (rf !== undefined && rf !== null) {
     const r = asObject(rf, `${path}.root_fields`);
-    if (r.namespace !== undefined && r.namespace !== null) {
-      throw new ApiError('not-supported', 'the root fields "namespace" of a source customization is not supported; use "prefix" or "suffix"', { path: `${path}.root_fields.namespace` });
+    const names: NonNullable<SourceCustomization['root_fields']> = nameParts(rf, `${path}.root_fields`, 'root fields customization', ['namespace']) ?? {};
+    const ns = r.namespace;
+    if (ns !== undefined && ns !== null) {
+      if (typeof ns !== 'string' || !GRAPHQL_NAME.test(ns) || ns.startsWith('__')) {
+        throw parseError(`expected a GraphQL name, encountered ${JSON.stringify(ns)}`, `${path}.root_fields.namespace`);
+      }
+      names.namespace = ns;
     }
-    const names = nameParts(rf, `${path}.root_fields`, 'root fields customization', ['namespace']);
-    if (names) out.root_fields = names;
+    if (names.namespace !== undefined || names.prefix !== undefined || names.suffix !== undefined) out.root_fields = names;
   }
   const nc = o.naming_convention;
   if (nc === undefined || nc === null) return out;
   if (!isNamingConvention(nc)) throw parseError(NAMING_CONVENTION_ERROR, `${path}.naming_convention`);
   return { naming_convention: nc, ...out };
 }
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** `{prefix?, suffix?}` of GraphQL name parts (empty ones left out); undefined when neither is set. */
 function nameParts(v: unknown, path: string, what: string, others: string[] = []): { prefix?: string; suffix?: string } | undefined {
@@ -54,7 +61,10 @@ export function encodeSourceCustomization(c: SourceCustomization | undefined): S
   if (!c?.naming_convention && !c?.root_fields && !c?.type_names) return undefined;
   const out: SourceCustomization = {};
   if (c.naming_convention) out.naming_convention = c.naming_convention;
-  if (c.root_fields) out.root_fields = { ...c.root_fields };
+  if (c.root_fields) {
+    const { namespace, prefix, suffix } = c.root_fields;
+    out.root_fields = { ...(namespace !== undefined ? { namespace } : {}), ...(prefix !== undefined ? { prefix } : {}), ...(suffix !== undefined ? { suffix } : {}) };
+  }
   if (c.type_names) out.type_names = { ...c.type_names };
   return out;
 }

@@ -7,7 +7,7 @@
  */
 import { ApiError, pathKey } from '../../core/index.js';
 import { duplicateValues } from '../../lib/index.js';
-import type { DatabaseUrlConf, SourceConnectionInfo, SourceCustomization, SourceMetadata } from './metadata.js';
+import type { DatabaseUrlConf, SourceConnectionInfo, SourceMetadata } from './metadata.js';
 import { arrayOf, asObject, asString, cloneJson, isObject, optional, parseError, rejectUnknownKeys, required } from './json.js';
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
 import { decodeReadReplicas } from './decodeReadReplicas.js';
@@ -126,7 +126,6 @@ export function decodeSource(v: unknown, path: string): SourceMetadata {
   const nativeQueries = optional(o, 'native_queries', path, arrayOf(decodeNativeQuery));
   if (nativeQueries && nativeQueries.length > 0) out.native_queries = nativeQueries;
   const customization = optional(o, 'customization', path, decodeSourceCustomization);
-  refuseOwnNamingConvention(name, customization, `${path}.customization`);
   if (customization && (customization.naming_convention || customization.root_fields || customization.type_names)) out.customization = customization;
   return out;
 }
@@ -140,13 +139,4 @@ export function decodeSources(v: unknown, path: string): SourceMetadata[] {
   const dups = duplicateValues(list.map((s) => s.name));
   if (dups.length > 0) throw parseError(`multiple declarations exist for the following sources: ${dups.join(', ')}`, path);
   return list;
-}
-
-/**
- * The naming convention is the whole schema's (`default`'s customization or --default-naming-convention):
- * a further source's own `graphql-default` would be ignored, so it is refused.
- */
-export function refuseOwnNamingConvention(name: string, customization: SourceCustomization | undefined, path: string): void {
-  if (customization?.naming_convention !== 'graphql-default') return;
-  throw new ApiError('not-supported', `source ${JSON.stringify(name)}: a naming_convention of its own is not supported; the whole schema follows the "default" source's (its customization, or --default-naming-convention)`, { path: `${path}.naming_convention` });
 }

@@ -131,11 +131,12 @@ export interface InheritedRole {
 
 /**
  * `customization` of a Hasura v2 source; absent `naming_convention` → the server's default.
- * `root_fields` / `type_names` (prefix, suffix) rename the source's root fields / table types.
+ * `root_fields` / `type_names` (prefix, suffix) rename the source's root fields / table types;
+ * `root_fields.namespace` puts the source's root fields under one root field of that name.
  */
 export interface SourceCustomization {
   naming_convention?: NamingConvention;
-  root_fields?: { prefix?: string; suffix?: string };
+  root_fields?: { namespace?: string; prefix?: string; suffix?: string };
   type_names?: { prefix?: string; suffix?: string };
 }
 

@@ -66,8 +66,11 @@ export interface SchemaCache {
   sources?: ReadonlyMap<string, SchemaCache>;
   /** The source this cache resolves (absent: `default`): root fields of its tables run on that source's pool. */
   source?: string;
-  /** A further source's `customization.root_fields`: the prefix and suffix of its root-field names. */
-  sourceRootFields?: { prefix?: string; suffix?: string };
+  /**
+   * A further source's `customization.root_fields`: the prefix and suffix of its root-field names, and the
+   * `namespace` root field they are put under (one per root type: `<namespace>_query`, `_mutation_frontend`, `_subscription`).
+   */
+  sourceRootFields?: { namespace?: string; prefix?: string; suffix?: string };
   /**
    * Every consistent source's cache by name, `default` included, on each of them (set when the
    * metadata has further sources or relationships to a source's table): where a relationship to

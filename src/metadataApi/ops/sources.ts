@@ -9,7 +9,6 @@ import { ApiError } from '../../core/index.js';
 import {
   asBool, asObject, decodeSourceConfiguration, decodeSourceCustomization, decodeSourceName, DEFAULT_SOURCE, findSource, optional, rejectUnknownKeys, required,
   type SourceCustomization, type SourceMetadata,
-  refuseOwnNamingConvention,
 } from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
@@ -36,7 +35,6 @@ export const add_source = op({
       replaceConfiguration: optional(o, 'replace_configuration', path, asBool) ?? false,
     };
     const customization = optional(o, 'customization', path, decodeSourceCustomization);
-    refuseOwnNamingConvention(name, customization, `${path}.customization`);
     if (customization && (customization.naming_convention || customization.root_fields || customization.type_names)) out.customization = customization;
     return out;
   },

@@ -13,7 +13,6 @@ import { ApiError, pathKey } from '../../core/index.js';
 import {
   asObject, decodeReadReplicas, decodeSourceConfiguration, decodeSourceCustomization, encodeSourceCustomization, findSource,
   type ReadReplicaMetadata, type SourceCustomization, type SourceMetadata,
-  refuseOwnNamingConvention,
 } from '../../metadata/index.js';
 import { op, SUCCESS } from '../types.js';
 
@@ -55,7 +54,6 @@ function decodeUpdateSource(args: unknown, path: string): UpdateSourceArgs {
     const other: UpdateSourceArgs = { other: { name: o.name } };
     if (o.configuration !== undefined && o.configuration !== null) other.other!.configuration = decodeSourceConfiguration(o.configuration, `${path}.configuration`);
     if (o.customization !== undefined && o.customization !== null) other.customization = decodeSourceCustomization(o.customization, `${path}.customization`);
-    refuseOwnNamingConvention(o.name, other.customization, `${path}.customization`);
     return other;
   }
   const out: UpdateSourceArgs = {};

@@ -56,8 +56,14 @@ test('sources decode in every connection form; bad ones are refused at their pat
   const withTrigger = { tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [{ table: 't', event_triggers: [{ name: 'e', definition: { enable_manual: true }, retry_conf: { num_retries: 0, interval_sec: 10, timeout_sec: 60 }, webhook: 'http://h/x' }] }] }] };
   assert.equal(refused(withTrigger), undefined);
   assert.deepEqual(decodeMetadata({ version: 2, ...withTrigger }).sources?.[0]?.tables[0]?.event_triggers?.map((t) => t.name), ['e']);
-  const namespace = refused({ tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [], customization: { root_fields: { namespace: 'a' } } }] });
-  assert.deepEqual([namespace?.code, namespace?.path], ['not-supported', '$.args.sources[0].customization.root_fields.namespace']);
+  // A root-field namespace and a naming convention of the source's own: kept (a round trip keeps them); a bad name refused at its path.
+  const customized = { tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [], customization: { root_fields: { namespace: 'a', prefix: 'p_' }, naming_convention: 'graphql-default' } }] };
+  assert.equal(refused(customized), undefined);
+  const withNamespace = decodeMetadata({ version: 2, ...customized });
+  assert.deepEqual(withNamespace.sources?.[0]?.customization, { naming_convention: 'graphql-default', root_fields: { namespace: 'a', prefix: 'p_' } });
+  assert.deepEqual(decodeMetadata(encodeMetadata(withNamespace)), withNamespace);
+  const namespace = refused({ tables: [], sources: [{ name: 'a', configuration: conn('postgres://h/d'), tables: [], customization: { root_fields: { namespace: 'a b' } } }] });
+  assert.deepEqual([namespace?.code, namespace?.path], ['parse-failed', '$.args.sources[0].customization.root_fields.namespace']);
 });
 
 test('version 3: every Postgres source kept, default first', () => {
