@@ -53,9 +53,9 @@ const workerModules = sources(src).flatMap((file) => {
  * every start, many files each (graphql alone ~100). The others are imported from node_modules at run
  * time: pg (the engine reaches into its modules by path: execution/pgSubmittable.ts, dataRowBytes.ts,
  * api/pgDumpBridge.ts, so there must be one copy), the embedded Postgres and pg_dump packages (binaries
- * and wasm beside their code), and what is loaded only when used (OpenTelemetry, redis).
+ * and wasm beside their code), and what is loaded only when used (OpenTelemetry, redis, pino-pretty).
  */
-const BUNDLED = new Set(['graphql', 'pino', 'pino-pretty', 'ws', 'jose', 'prom-client', 'yaml', 'js-yaml', 'cron-parser']);
+const BUNDLED = new Set(['graphql', 'pino', 'ws', 'jose', 'prom-client', 'yaml', 'js-yaml', 'cron-parser']);
 
 /** Imports of packages from src/ stay outside the bundle unless the package is in `bundled`. */
 function dependenciesOutside(bundled) {
