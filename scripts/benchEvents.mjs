@@ -3,7 +3,7 @@
  * `npm run bench:events`: event-trigger delivery figures (docs/benchmarks.md).
  *
  *   build → Postgres (SVC_GRAPHQL_DATABASE_URL as a maintenance URL, else a throwaway embedded one) →
- *   engine(s) `node --max-semi-space-size=4 dist/src/main.js` on a fresh database → table `bench_item`
+ *   engine(s) `node --max-semi-space-size=4 dist/bin/svc-graphql-engine.js` on a fresh database → table `bench_item`
  *   with an insert trigger → webhook on 127.0.0.1 answering 200 (in this process), then four phases:
  *
  *   1. throughput: 20,000 rows inserted by 8 concurrent clients (GraphQL mutations, 25 rows each),

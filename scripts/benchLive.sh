@@ -48,7 +48,7 @@ fi
 PORT=$(free_port)
 (cd "$ROOT" && NODE_ENV=production SVC_GRAPHQL_DATABASE_URL="$DB_URL" SVC_GRAPHQL_SERVER_PORT="$PORT" SVC_GRAPHQL_SERVER_HOST=127.0.0.1 \
    SVC_GRAPHQL_ADMIN_SECRET="$ADMIN" SVC_GRAPHQL_WORKERS="$WORKERS" SVC_GRAPHQL_LOG_LEVEL=warn \
-   exec node dist/src/main.js serve >"$ROOT/.tmp/bench/live-engine.log" 2>&1) &
+   exec node dist/bin/svc-graphql-engine.js serve >"$ROOT/.tmp/bench/live-engine.log" 2>&1) &
 ENGINE_PID=$!
 BASE="http://127.0.0.1:$PORT"
 for _ in $(seq 1 200); do curl -fs -o /dev/null "$BASE/healthz" && break; sleep 0.2; done

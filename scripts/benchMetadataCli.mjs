@@ -3,7 +3,7 @@
  * Times the metadata CLI on the 500-table schema of scripts/benchSchema.mjs (same DDL and metadata:
  * 500 tables, 998 object + 998 array relationships, a select permission on each table):
  * `metadata export`, `metadata apply`, `metadata diff` (no change, exit 0) and `metadata diff` after one
- * changed permission (exit 1), each as a real `node dist/src/main.js …` process against a running
+ * changed permission (exit 1), each as a real `node dist/bin/svc-graphql-engine.js …` process against a running
  * engine (process start included). Medians of REPEAT (3) runs. Needs `npm run build` and the bench
  * Postgres (BENCH_SCHEMA_PG, default postgres://postgres@127.0.0.1:55432).
  *
@@ -22,6 +22,8 @@ const REPEAT = Number(process.env.REPEAT ?? 3);
 const PG_BASE = process.env.BENCH_SCHEMA_PG ?? 'postgres://postgres@127.0.0.1:55432';
 const DB = 'bench_metadata_cli';
 const DB_URL = `${PG_BASE}/${DB}`;
+// The engine as users start it; BENCH_ENGINE=dist/src/main.js runs the per-file build instead (module loading compared).
+const ENGINE = process.env.BENCH_ENGINE ?? 'dist/bin/svc-graphql-engine.js';
 const PORT = Number(process.env.BENCH_CLI_PORT ?? 18731);
 const URL_ = `http://127.0.0.1:${PORT}`;
 const SECRET = 'bench-cli-secret';
@@ -65,12 +67,12 @@ function metadataDocument() {
 
 function cli(args) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['dist/src/main.js', ...args, '--endpoint', URL_, '--admin-secret', SECRET, '--no-color'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [ENGINE, ...args, '--endpoint', URL_, '--admin-secret', SECRET, '--no-color'], { cwd: ROOT, encoding: 'utf8' });
   return { ms: performance.now() - t0, status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
 await createDatabase();
-const engine = spawn(process.execPath, ['dist/src/main.js', 'serve'], {
+const engine = spawn(process.execPath, [ENGINE, 'serve'], {
   cwd: ROOT,
   env: { ...process.env, SVC_GRAPHQL_DATABASE_URL: DB_URL, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'ignore', 'inherit'],

@@ -67,7 +67,7 @@ for (let i = 0; (await psql(STANDBY_URL, "select count(*) from pg_tables where t
 
 async function startEngine(port, extra) {
   const log = openSync(join(root, '.tmp/bench', `replica-engine-${port}.log`), 'w');
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/src/main.js', 'serve'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'dist/bin/svc-graphql-engine.js', 'serve'], {
     cwd: root, stdio: ['ignore', log, log],
     env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: DB_URL, SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_PG_CONNECTIONS: args.pool, ...extra },
   });

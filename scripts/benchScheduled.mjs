@@ -3,7 +3,7 @@
  * `npm run bench:scheduled`: scheduled-trigger delivery figures (docs/benchmarks.md).
  *
  *   build → Postgres (SVC_GRAPHQL_DATABASE_URL as a maintenance URL, else a throwaway embedded one) →
- *   engine(s) `dist/src/main.js` on a fresh database → webhook on 127.0.0.1 answering 200 (in this
+ *   engine(s) `dist/bin/svc-graphql-engine.js` on a fresh database → webhook on 127.0.0.1 answering 200 (in this
  *   process), then, with one engine and again with two engines on the same database:
  *
  *   A. BURST one-off events (5,000) all scheduled for the same second (created ahead by bulk requests):

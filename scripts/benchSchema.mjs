@@ -10,7 +10,7 @@
  * BENCH_SCHEMA_PG (default the bench Postgres, postgres://postgres@127.0.0.1:55432) with N tables `t0000…`:
  * each has a primary key, three columns and foreign keys to the previous table (t_i.parent_id → t_{i-1})
  * and to t_{i/2} (t_i.half_id): 2(N-1) foreign keys, 4(N-1) relationships counting both directions. It
- * starts `node dist/src/main.js serve` on BENCH_SCHEMA_PORT (18624), sets the metadata with one
+ * starts `node dist/bin/svc-graphql-engine.js serve` on BENCH_SCHEMA_PORT (18624), sets the metadata with one
  * `replace_metadata` (every relationship; select, insert and update permissions for 5 roles r1…r5 on
  * every table) and measures, over the HTTP API:
  *   - `replace_metadata`, `reload_metadata`;
@@ -39,6 +39,8 @@ import { getIntrospectionQuery } from 'graphql';
 import pg from 'pg';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The engine as users start it; BENCH_ENGINE=dist/src/main.js runs the per-file build instead (module loading compared).
+const ENGINE = process.env.BENCH_ENGINE ?? 'dist/bin/svc-graphql-engine.js';
 const SIZES = (process.env.SIZES ?? '500,2000,5000').split(',').map(Number);
 const REPEAT = Number(process.env.REPEAT ?? 3);
 const PG_BASE = process.env.BENCH_SCHEMA_PG ?? 'postgres://postgres@127.0.0.1:55432';
@@ -133,7 +135,7 @@ function startEngine(tag) {
     mkdirSync(PROFILE, { recursive: true });
     flags.push('--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${tag}.cpuprofile`, '--heap-prof', `--heap-prof-dir=${PROFILE}`, `--heap-prof-name=${tag}.heapprofile`);
   }
-  const child = spawn(process.execPath, [...flags, 'dist/src/main.js', 'serve'], {
+  const child = spawn(process.execPath, [...flags, ENGINE, 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: DB_URL, SVC_GRAPHQL_SERVER_PORT: String(PORT),
@@ -191,7 +193,7 @@ async function withProbe(fn) {
 
 function cli(args) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['dist/src/main.js', ...args, '--endpoint', BASE, '--admin-secret', SECRET, '--no-color'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [ENGINE, ...args, '--endpoint', BASE, '--admin-secret', SECRET, '--no-color'], { cwd: ROOT, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr}`);
   return performance.now() - t0;
 }

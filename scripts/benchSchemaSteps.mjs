@@ -31,6 +31,8 @@ import { getIntrospectionQuery } from 'graphql';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [db = process.env.BENCH_SCHEMA_DB ?? 'bench_schema', prof] = process.argv.slice(2);
 const PG_BASE = process.env.BENCH_SCHEMA_PG ?? 'postgres://postgres@127.0.0.1:55432';
+// The engine as users start it; BENCH_ENGINE=dist/src/main.js runs the per-file build instead (module loading compared).
+const ENGINE = process.env.BENCH_ENGINE ?? 'dist/bin/svc-graphql-engine.js';
 const PORT = Number(process.env.BENCH_SCHEMA_PORT ?? 18625), BASE = `http://127.0.0.1:${PORT}`, SECRET = 'x';
 const monDir = mkdtempSync(path.join(tmpdir(), 'bench-eld-'));
 const monFile = path.join(monDir, 'eld.json');
@@ -43,7 +45,7 @@ process.on('SIGUSR2', () => { writeFileSync(${JSON.stringify(monFile)}, JSON.str
 const flags = ['--max-semi-space-size=4', '--import', path.join(monDir, 'monitor.mjs')];
 if (prof) { mkdirSync(prof, { recursive: true }); flags.push('--cpu-prof', `--cpu-prof-dir=${prof}`, '--heap-prof', `--heap-prof-dir=${prof}`); }
 const t0 = performance.now();
-const child = spawn(process.execPath, [...flags, 'dist/src/main.js', 'serve'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: `${PG_BASE}/${db}`, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+const child = spawn(process.execPath, [...flags, ENGINE, 'serve'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: `${PG_BASE}/${db}`, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
 child.once('exit', (code) => { if (!stopping) { console.error(`the engine exited (${code})`); process.exit(1); } });
 let stopping = false;
 function proc() {
@@ -99,7 +101,7 @@ if (process.env.OPS) {
 }
 if (process.env.CLI) {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-cli-'));
-  const cli = (...args) => { const r = spawnSync(process.execPath, ['dist/src/main.js', 'metadata', ...args, '--dir', dir, '--endpoint', BASE, '--admin-secret', SECRET], { cwd: ROOT, encoding: 'utf8' }); if (r.status !== 0) throw new Error(r.stderr); return r.stderr.trim().split('\n').at(-1); };
+  const cli = (...args) => { const r = spawnSync(process.execPath, [ENGINE, 'metadata', ...args, '--dir', dir, '--endpoint', BASE, '--admin-secret', SECRET], { cwd: ROOT, encoding: 'utf8' }); if (r.status !== 0) throw new Error(r.stderr); return r.stderr.trim().split('\n').at(-1); };
   try {
     await step('CLI metadata export (engine CPU)', async () => cli('export'));
     await step('CLI metadata apply (engine CPU)', async () => cli('apply'));

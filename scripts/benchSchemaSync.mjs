@@ -6,7 +6,7 @@
  * pooler hears nothing).
  *
  *   build → Postgres (SVC_GRAPHQL_DATABASE_URL as a maintenance URL, else a throwaway embedded one) →
- *   PgBouncer on a free port → ENGINES engines (`dist/src/main.js`, default sync interval unless
+ *   PgBouncer on a free port → ENGINES engines (`dist/bin/svc-graphql-engine.js`, default sync interval unless
  *   SVC_GRAPHQL_SCHEMA_SYNC_INTERVAL is set) → CHANGES times: a table created through engine 1
  *   (run_sql, not timed), then `track_table` through engine 1; from its answer, every other engine is
  *   queried every 10 ms for the new root field until it answers with data. Between changes a random

@@ -73,7 +73,7 @@ try {
 
   async function startEngine(port, databaseUrl) {
     const log = openSync(join(tmp, `source-join-${port}.log`), 'w');
-    const child = spawn(process.execPath, ['dist/src/main.js', 'serve'], {
+    const child = spawn(process.execPath, ['dist/bin/svc-graphql-engine.js', 'serve'], {
       cwd: root, stdio: ['ignore', log, log],
       env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: databaseUrl, SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_PG_CONNECTIONS: args.pool },
     });

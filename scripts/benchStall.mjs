@@ -41,7 +41,7 @@ const hook = createServer((req, res) => {
 await new Promise((r) => hook.listen(0, '127.0.0.1', r));
 
 const port = 18700 + Math.floor(Math.random() * 200);
-const child = spawn(process.execPath, ['dist/src/main.js', 'serve'], {
+const child = spawn(process.execPath, ['dist/bin/svc-graphql-engine.js', 'serve'], {
   cwd: engineDir, stdio: 'ignore',
   env: {
     ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: DB, SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1',

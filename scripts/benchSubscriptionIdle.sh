@@ -37,7 +37,7 @@ stop_engine() { if [ -n "$ENGINE_PID" ]; then kill "$ENGINE_PID" 2>/dev/null || 
 trap stop_engine EXIT
 start_engine() {
   SVC_GRAPHQL_DATABASE_URL="$DB" SVC_GRAPHQL_SERVER_PORT="$ENGINE_PORT" SVC_GRAPHQL_LOG_LEVEL=warn \
-    node --max-old-space-size=8192 dist/src/main.js serve >>"$PGBASE/engine.log" 2>&1 &
+    node --max-old-space-size=8192 dist/bin/svc-graphql-engine.js serve >>"$PGBASE/engine.log" 2>&1 &
   ENGINE_PID=$!
   for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$ENGINE_PORT/healthz" >/dev/null 2>&1 && return 0; sleep 0.2; done
   echo "engine did not start (see $PGBASE/engine.log)" >&2; exit 1

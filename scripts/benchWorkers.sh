@@ -2,7 +2,7 @@
 # `npm run bench:workers`: req/s and engine CPU per request of a few shapes with --workers 1 and 2,
 # on the shared bench database (bench/: pg-up.sh, dataset, track.sh, queries/).
 #
-#   for each W in $WORKERS: start `node dist/src/main.js serve --workers W` on the bench database,
+#   for each W in $WORKERS: start `node dist/bin/svc-graphql-engine.js serve --workers W` on the bench database,
 #   clear_metadata + track.sh, then per shape: a warm-up, then a measured wrk run
 #   (1 thread, $CONNS connections, $DURATION s, bench/load/post.lua); the engine's CPU is the
 #   user+system time of the primary and all its workers (from /proc, before and after the run).
@@ -46,7 +46,7 @@ for W in $WORKERS; do
   PORT=$(free_port)
   (cd "$ROOT" && NODE_ENV=production SVC_GRAPHQL_DATABASE_URL="$DB_URL" SVC_GRAPHQL_SERVER_PORT="$PORT" SVC_GRAPHQL_SERVER_HOST=127.0.0.1 \
      SVC_GRAPHQL_ADMIN_SECRET="$BENCH_ADMIN_SECRET" SVC_GRAPHQL_PG_CONNECTIONS="$POOL" SVC_GRAPHQL_WORKERS="$W" SVC_GRAPHQL_LOG_LEVEL=warn \
-     exec node --max-semi-space-size=4 dist/src/main.js serve >"$ROOT/.tmp/bench/workers-engine.log" 2>&1) &
+     exec node --max-semi-space-size=4 dist/bin/svc-graphql-engine.js serve >"$ROOT/.tmp/bench/workers-engine.log" 2>&1) &
   ENGINE_PID=$!
   BASE="http://127.0.0.1:$PORT"
   for _ in $(seq 1 200); do curl -fs -o /dev/null "$BASE/healthz" && break; sleep 0.2; done

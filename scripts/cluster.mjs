@@ -12,7 +12,7 @@
  * HAProxy (`haproxy`) with health checks on GET /healthz every second; both are Debian packages: as root
  * they are installed when missing (apt-get install -y pgbouncer haproxy), otherwise that command is
  * printed. As root Postgres and PgBouncer run as the `postgres` user (they refuse root).
- * The engines (node dist/src/main.js serve, built first) get SVC_GRAPHQL_DATABASE_URL pointing at
+ * The engines (node dist/bin/svc-graphql-engine.js serve, built first) get SVC_GRAPHQL_DATABASE_URL pointing at
  * PgBouncer, SVC_GRAPHQL_USE_PREPARED_STATEMENTS=false, SVC_GRAPHQL_STRICT_SCHEMA_SYNC=true (unless set:
  * a metadata change through one engine is seen by the next request on every engine), and otherwise the caller's environment
  * (admin secret, webhook variables, …). The first engine is started alone (it migrates the catalog),
@@ -155,7 +155,7 @@ async function start() {
   const startEngine = async (i) => {
     const port = await freePort();
     const log = openSync(join(dir, `engine${i}.log`), 'a');
-    const child = spawn(process.execPath, ['--max-semi-space-size=4', join(root, 'dist', 'src', 'main.js'), 'serve'], {
+    const child = spawn(process.execPath, ['--max-semi-space-size=4', join(root, 'dist', 'bin', 'svc-graphql-engine.js'), 'serve'], {
       cwd: root,
       detached: true,
       stdio: ['ignore', log, log],

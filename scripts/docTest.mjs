@@ -14,7 +14,7 @@
  * Any other ```sh block fails the run, so every command in the docs is either run or says why not;
  * so does a relative link to a file that does not exist.
  *
- * Each file gets a fresh engine (`node dist/src/main.js serve`, no admin secret, console on) on its own database of
+ * Each file gets a fresh engine (`node dist/bin/svc-graphql-engine.js serve`, the bundle, no admin secret, console on) on its own database of
  * one embedded Postgres, on a free port: `localhost:8080` in a block is rewritten to that port, or to
  * the port of the latest server block (each gets a free port of its own). Blocks run in order from the repository root with
  * DATABASE_URL set to another fresh, empty database ("your database") and SVC_GRAPHQL_DATA_DIR to a
@@ -176,7 +176,7 @@ async function main() {
         // NPM_CONFIG_PREFIX: drop them, so `npm link` / `npm install -g` in a block use the temporary prefix.
         for (const k of Object.keys(base)) if (/^npm_config_(global_)?prefix$/i.test(k) && k !== 'NPM_CONFIG_PREFIX') delete base[k];
         const engineEnv = { ...base, SVC_GRAPHQL_DATABASE_URL: dbUrl(`doc_${n}`), SVC_GRAPHQL_SERVER_PORT: String(port), SVC_GRAPHQL_LOG_LEVEL: 'warn', SVC_GRAPHQL_ENABLE_CONSOLE: 'true' };
-        const engine = await startServer('exec node --max-semi-space-size=4 dist/src/main.js serve', port, engineEnv);
+        const engine = await startServer('exec node --max-semi-space-size=4 dist/bin/svc-graphql-engine.js serve', port, engineEnv);
         if (!engine.ok) {
           problems.push(`${file}: its engine did not start:\n${engine.out()}`);
           await stop(engine.child);

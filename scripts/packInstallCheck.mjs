@@ -5,6 +5,7 @@
  * `npm pack` (or the given tarball), then `npm install -g --prefix <empty temp folder> <tarball>` with
  * nothing of this repository on the way: the command must come from the prefix's `bin/` and run from
  * other folders. Then, with that `svc-graphql-engine`:
+ *   - the command is the engine's bundle (dist/bin, with its worker modules and source maps);
  *   - `--version` prints the package's version; `--help` lists serve's options and the seed command;
  *   - `serve` with the embedded Postgres (a temp data dir, a free port, an admin secret) answers
  *     /healthz, serves the built console at /console and its assets, and answers a GraphQL query;
@@ -105,6 +106,9 @@ async function main() {
   check(existsSync(bin), `${bin} exists (${Math.round((Date.now() - t0) / 1000)} s to install)`);
   const installed = join(prefix, 'lib', 'node_modules', 'svc-graphql-engine');
   check(realpathSync(bin).startsWith(realpathSync(installed)), 'the command is the installed package, not this clone', realpathSync(bin));
+  check(realpathSync(bin) === join(realpathSync(installed), 'dist', 'bin', 'svc-graphql-engine.js'), 'the command is the bundle (dist/bin/svc-graphql-engine.js)', realpathSync(bin));
+  const bundle = readdirSync(join(installed, 'dist', 'bin'));
+  check(['main.js', 'main.js.map', 'decodeBodyWorker.js', 'storedDocumentWorker.js', 'pgDumpWasmWorker.js'].every((f) => bundle.includes(f)), 'the bundle, its worker modules and source maps are in the package', bundle.join(' '));
   check(existsSync(join(installed, 'dist', 'console', 'index.html')), 'the built console is in the package');
   check(!existsSync(join(installed, 'src')) && !existsSync(join(installed, 'scripts')), 'no sources or build scripts in the package');
   const which = run('bash', ['-c', 'command -v svc-graphql-engine']);

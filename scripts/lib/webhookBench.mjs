@@ -2,7 +2,7 @@
  * What the webhook benchmarks (benchEvents.mjs, benchScheduled.mjs) share: a fresh database on a
  * Postgres server (SVC_GRAPHQL_DATABASE_URL as a maintenance URL, else a throwaway embedded one), a
  * webhook on 127.0.0.1 answering 200 that hands each JSON body and its arrival time to the caller,
- * engines run as `npm start` runs them (`dist/src/main.js`, `NODE_ENV=production`) on that database,
+ * engines run as `npm start` runs them (`dist/bin/svc-graphql-engine.js`, `NODE_ENV=production`) on that database,
  * an admin POST function and percentiles. `close()` stops all of it.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -68,7 +68,7 @@ export async function startWebhookBench({ prefix, admin: ADMIN, engineEnv = {}, 
   /** Starts an engine on `port`; resolves to its URL once /healthz answers. */
   async function startEngine(port) {
     const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, ['--max-semi-space-size=4', ...nodeFlags, 'dist/src/main.js', 'serve'], {
+    const child = spawn(process.execPath, ['--max-semi-space-size=4', ...nodeFlags, 'dist/bin/svc-graphql-engine.js', 'serve'], {
       cwd: root,
       env: {
         ...process.env,

@@ -12,7 +12,7 @@ import type { Db, DbClient } from '../execution/index.js';
 import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
-import { introspectDatabase } from './introspection/index.js';
+import { introspectDatabase, loadEnumValues } from './introspection/index.js';
 import { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFullSliced, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 import { attachSources, readSources, type SourceDbs } from './sources.js';
 
@@ -59,15 +59,20 @@ export const storedVersionOf = (cache: SchemaCache): number | undefined => store
 export async function loadSchemaCache(
   c: DbClient, fetchRemotes?: RemoteFetcher, known?: ReadonlyMap<string, RemoteIntrospection>, table: MetadataTable = 'hdb_metadata',
 ): Promise<SchemaCache> {
-  const loaded = await loadState(c, table);
+  const loaded = await loadState(c, table, false);
   const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
   return buildSchemaCache(loaded.metadata, loaded.snapshot, undefined, remotes);
 }
 
-/** The stored metadata, its `resource_version` and the database snapshot, read through `c`. */
-async function loadState(c: DbClient, table: MetadataTable) {
-  const { metadata, resourceVersion } = await loadMetadata(c, table);
-  const snapshot = await introspectDatabase(c, enumTablesOf(metadata));
+/**
+ * The stored document and the database's snapshot, read in one transaction. Both statements are
+ * written at once (the pool pipelines them): Postgres runs the introspection while the document
+ * arrives and is decoded; the enum tables' values, which the document names, are read after.
+ * `starting`: the engine's first build, the document decoded on this thread (see loadMetadata).
+ */
+async function loadState(c: DbClient, table: MetadataTable, starting: boolean) {
+  const [{ metadata, resourceVersion }, snapshot] = await Promise.all([loadMetadata(c, table, { onThisThread: starting }), introspectDatabase(c)]);
+  await loadEnumValues(c, snapshot, enumTablesOf(metadata));
   return { metadata, resourceVersion, snapshot };
 }
 
@@ -86,7 +91,7 @@ export async function createAppState(
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
   // A rebuild (reload, another engine's change) is built in slices: the engine serves requests meanwhile.
   const build = async (known?: ReadonlyMap<string, RemoteIntrospection>, sliced = false): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
-    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable));
+    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable, !sliced));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
     // The further sources' databases are read after the transaction too, each through its own pool.
     const inputs = sourceDbs && loaded.metadata.sources ? await readSources(loaded.metadata, sourceDbs) : new Map();

@@ -5,10 +5,11 @@
  *   least every 100 ms), instead of one write syscall per request log line; what is left is written
  *   synchronously when the process exits.
  * - pretty: pino-pretty, one coloured line per entry (time, level, message, then the fields), written
- *   synchronously; for a person at a terminal, the default when stdout is one.
+ *   synchronously; for a person at a terminal, the default when stdout is one. pino-pretty (and its
+ *   dependencies) is loaded only then: an engine logging JSON starts without it.
  */
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import { registerFastLogger } from './httpLog.js';
 import { LineBatch } from './lineBatch.js';
 
@@ -20,6 +21,7 @@ export const logFormatFor = (configured: LogFormat | undefined, isTTY = process.
 
 export function createLogger(level: string, destination: number | string = 1, format: LogFormat = 'json'): Logger {
   if (format === 'pretty') {
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
     const stream = pretty({
       destination,
       sync: true,

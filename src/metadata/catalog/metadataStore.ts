@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DbClient } from '../../execution/index.js';
 import type { Metadata } from '../model/metadata.js';
 import { emptyMetadata } from '../model/metadata.js';
-import { decodeStoredMetadata, encodeStoredMetadata } from './storedDocument.js';
+import { decodeStoredInline, decodeStoredMetadata, encodeStoredMetadata } from './storedDocument.js';
 import { METADATA_LOCK_KEY } from './locks.js';
 
 /** This process's id in schema-update notifications (each engine's AppState has its own). */
@@ -26,12 +26,17 @@ export interface StoredMetadata {
   resourceVersion: number;
 }
 
-/** Reads the stored document (empty metadata when the row is missing). */
-export async function loadMetadata(c: DbClient, table: MetadataTable = 'hdb_metadata'): Promise<StoredMetadata> {
+/**
+ * Reads the stored document (empty metadata when the row is missing). `onThisThread`: decoded here
+ * whatever its size (an engine starting serves no one its decoding could stall, and it saves
+ * starting the thread and handing the decoded document back).
+ */
+export async function loadMetadata(c: DbClient, table: MetadataTable = 'hdb_metadata', opts: { onThisThread?: boolean } = {}): Promise<StoredMetadata> {
   const r = await c.query(`SELECT metadata::text AS metadata, resource_version FROM ${qualified(table)} WHERE id = 1`);
   if (r.rows.length === 0) return { metadata: emptyMetadata(), resourceVersion: 0 };
   const row = r.rows[0] as { metadata: string; resource_version: number };
-  return { metadata: await decodeStoredMetadata(row.metadata), resourceVersion: Number(row.resource_version) };
+  const metadata = opts.onThisThread === true ? decodeStoredInline(row.metadata) : await decodeStoredMetadata(row.metadata);
+  return { metadata, resourceVersion: Number(row.resource_version) };
 }
 
 /**
