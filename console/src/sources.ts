@@ -75,6 +75,40 @@ export function dataHref(source: string, schema?: string, table?: string, tab?: 
   return h;
 }
 
+/** Pages of a source that are not a table's. */
+const SOURCE_PAGES = new Set(['create-table', 'create-view', 'erd']);
+
+/** A route part as typed; a malformed %-escape is kept as it is rather than thrown. */
+function decode(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
+}
+
+export type DataRoute =
+  | { kind: 'manage' }
+  | { kind: 'source'; source: string; schema?: string }
+  | { kind: 'page'; source: string; page: string }
+  | { kind: 'table'; source: string; schema: string; table: string; tab: string };
+
+/** What the parts of the address after `#/data/` name. */
+export function dataRoute(rest: string[]): DataRoute {
+  const p = rest.map(decode);
+  if (p.length === 0) return { kind: 'source', source: DEFAULT_SOURCE };
+  if (p.length === 1 && p[0] === 'manage') return { kind: 'manage' };
+  if (p.length === 1 && SOURCE_PAGES.has(p[0])) return { kind: 'page', source: DEFAULT_SOURCE, page: p[0] };
+  if (p.length === 1) return { kind: 'source', source: p[0] };
+  if (p[1] === 'schema') {
+    if (p.length >= 5 && p[3] === 'tables') return { kind: 'table', source: p[0], schema: p[2], table: p[4], tab: p[5] === 'browse' ? '' : (p[5] ?? '') };
+    return { kind: 'source', source: p[0], ...(p[2] !== undefined ? { schema: p[2] } : {}) };
+  }
+  if (p.length === 2 && SOURCE_PAGES.has(p[1])) return { kind: 'page', source: p[0], page: p[1] };
+  // The older address of a table of `default`: `#/data/<schema>/<table>[/<tab>]`.
+  return { kind: 'table', source: DEFAULT_SOURCE, schema: p[0], table: p[1], tab: p[2] === 'browse' ? '' : (p[2] ?? '') };
+}
+
 /** The Permissions page of a table of `source`: `#/permissions/<source>/<schema>/<table>`. */
 export const permissionsHref = (source: string, schema: string, table: string): string => `#/permissions/${enc(source)}/${enc(schema)}/${enc(table)}`;
 

@@ -115,9 +115,9 @@ test('Manage databases: an unreachable database is refused in the engine\'s word
 test('the tree lists both databases; on the second one a table is tracked, its rows browsed and one edited', async () => {
   await go(e.url, 'data');
   const tree = page.getByRole('tree', { name: 'Databases, schemas and tables' });
-  await tree.getByRole('treeitem', { name: 'default', exact: true }).waitFor();
+  await tree.getByRole('treeitem', { name: 'database default', exact: true }).waitFor();
   await tree.getByRole('treeitem', { name: 'table default.public.artist' }).waitFor();
-  await tree.getByRole('treeitem', { name: 'archive', exact: true }).click();
+  await tree.getByRole('treeitem', { name: 'database archive', exact: true }).click();
   await page.waitForURL(/#\/data\/archive$/);
   await tree.getByRole('treeitem', { name: 'table archive.public.album (not tracked)' }).waitFor();
   await page.getByRole('button', { name: 'Track public.album' }).click();

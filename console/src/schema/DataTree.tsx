@@ -49,7 +49,7 @@ export function DataTree({ source, schema, table, version }: { source: string; s
           const openSchema = schema ?? (schemas.includes('public') ? 'public' : schemas[0]);
           return (
             <li key={s.name} role="none">
-              <a role="treeitem" aria-expanded={open} aria-current={open && schema === undefined && table === undefined ? 'page' : undefined} href={dataHref(s.name)} className="tree-source">{s.name}</a>
+              <a role="treeitem" aria-expanded={open} aria-label={`database ${s.name}`} aria-current={open && schema === undefined && table === undefined ? 'page' : undefined} href={dataHref(s.name)} className="tree-source">{s.name}</a>
               {open ? (
                 <ul role="group">
                   {s.error ? <li role="none"><ErrorBox error={s.error} /></li> : null}
