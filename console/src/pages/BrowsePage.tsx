@@ -91,7 +91,7 @@ export function BrowsePage({ schema, table }: { schema: string; table: string })
   const count = rows.data?.count ?? 0;
   return (
     <div>
-      <h1>{schema}.{table}</h1>
+      <h1>{schema}.{table}{source !== 'default' ? <>{' '}<span className="tag">{source}</span></> : null}</h1>
       <p><a href={dataHref(source)}>← all tables</a> · <a href={permissionsHref(source, schema, table)}>permissions</a></p>
       <ErrorBox error={meta.error ?? rows.error} />
       <Section title="Filter and sort">

@@ -225,9 +225,10 @@ export function ManageDatabasesPage() {
   };
   const settings = (s: SourceInfo): string => {
     const info = s.configuration?.connection_info;
-    if (!info) return '';
-    const pool = info.pool_settings?.max_connections !== undefined ? `pool ${info.pool_settings.max_connections}` : 'pool 50';
-    return `${pool}, ${info.isolation_level ?? 'read-committed'}, prepared statements ${info.use_prepared_statements ? 'on' : 'off'}`;
+    const replicas = s.configuration?.read_replicas?.length ?? 0;
+    const parts = replicas > 0 ? [`${replicas} read replica${replicas === 1 ? '' : 's'}`] : [];
+    if (info) parts.unshift(`pool ${info.pool_settings?.max_connections ?? 50}`, info.isolation_level ?? 'read-committed', `prepared statements ${info.use_prepared_statements ? 'on' : 'off'}`);
+    return parts.join(', ');
   };
   const customization = (s: SourceInfo): string => {
     const c = s.customization ?? {};
@@ -242,11 +243,11 @@ export function ManageDatabasesPage() {
       <ErrorBox error={act.error} />
       <Section title="Databases" actions={<button type="button" onClick={() => setConnecting(true)}>Connect database</button>}>
         <DataTable
-          columns={['database', 'kind', 'connection', 'read replicas', 'settings', 'customization', 'tables', 'health']}
+          columns={['database', 'connection', 'settings', 'customization', 'tables', 'health']}
           rows={sources.map((s) => {
             const problem = data.data!.health.get(s.name);
             return [
-              <a key="n" href={dataHref(s.name)}>{s.name}</a>, s.kind, connectionKind(s), String(s.configuration?.read_replicas?.length ?? 0), settings(s), customization(s), String(s.tables.length),
+              <a key="n" href={dataHref(s.name)}>{s.name}</a>, `${s.kind}: ${connectionKind(s)}`, settings(s), customization(s), String(s.tables.length),
               problem ? <span key="h" className="error" aria-label={`health of ${s.name}`}>{problem}</span> : <span key="h" className="ok" aria-label={`health of ${s.name}`}>ok</span>,
             ];
           })}
