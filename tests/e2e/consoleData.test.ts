@@ -283,13 +283,13 @@ test('the diagram: both tables and their edge; clicking a table opens it', async
   await page.getByRole('button', { name: 'Reset' }).click();
   await shot('data-erd');
   await author.click();
-  await page.waitForFunction(() => window.location.hash === '#/data/public/author');
+  await page.waitForFunction(() => window.location.hash === '#/data/default/schema/public/tables/author');
   await page.getByText('rows 1–2 of 2').waitFor();
   // From the keyboard: focus a table and press Enter.
   await page.goBack();
   await page.getByRole('link', { name: 'Open table public.article', exact: true }).focus();
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => window.location.hash === '#/data/public/article');
+  await page.waitForFunction(() => window.location.hash === '#/data/default/schema/public/tables/article');
 });
 
 test('dropping a table: previewed as not reversible, sent without a down header, gone from the database and the metadata', async () => {
