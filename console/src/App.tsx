@@ -38,7 +38,12 @@ export const ROUTES: Route[] = [
   { path: 'graphiql', label: 'GraphiQL', render: () => <GraphiqlPage /> },
   { path: 'data', label: 'Data', render: (rest) => <DataRoutes rest={rest} /> },
   { path: 'sql', label: 'SQL', render: () => <SqlPage /> },
-  { path: 'permissions', label: 'Permissions', render: (rest) => <PermissionsPage initial={rest.length >= 2 ? { schema: decodeURIComponent(rest[0]), name: decodeURIComponent(rest[1]) } : undefined} /> },
+  // `#/permissions/<source>[/<schema>/<table>]` (or a table of `default`: `#/permissions/<schema>/<table>`).
+  { path: 'permissions', label: 'Permissions', render: (rest) => {
+    const p = rest.map((x) => decodeURIComponent(x));
+    if (p.length === 1) return <PermissionsPage key={p[0]} source={p[0]} />;
+    return p.length >= 3 ? <PermissionsPage key={p.join('/')} source={p[0]} initial={{ schema: p[1], name: p[2] }} /> : <PermissionsPage initial={p.length === 2 ? { schema: p[0], name: p[1] } : undefined} />;
+  } },
   { path: 'events', label: 'Events', render: () => <EventsPage /> },
   { path: 'scheduled', label: 'Scheduled', render: () => <ScheduledPage /> },
   { path: 'actions', label: 'Actions', render: () => <ActionsPage /> },

@@ -60,6 +60,9 @@ async function postOnce(url: string, body: unknown, headers: Record<string, stri
 /** One /v1/query operation (or `bulk`); `headers` e.g. project.ts's migrationHeaders. */
 export const query = (type: string, args: unknown, headers?: Record<string, string>): Promise<any> => post('/v1/query', { type, args }, headers);
 
+/** One operation on the objects of `source` (a table, a function, an event trigger…): `source` beside `type` and `args`. */
+export const sourceQuery = (source: string, type: string, args: unknown, headers?: Record<string, string>): Promise<any> => post('/v1/query', { type, args, source }, headers);
+
 export const bulk = (ops: Array<{ type: string; args: unknown }>, headers?: Record<string, string>): Promise<any> => post('/v1/query', { type: 'bulk', args: ops }, headers);
 
 /** A GraphQL request; GraphQL errors are thrown as EngineError with the first error's code. */
@@ -77,9 +80,9 @@ export interface SqlResult {
   rows: Array<Array<string | null>>;
 }
 
-/** run_sql; a statement that returns rows gives them (header row split off). */
-export async function runSql(sql: string, opts: { readOnly?: boolean } = {}): Promise<SqlResult> {
-  const r = await query('run_sql', { sql, read_only: opts.readOnly ?? false });
+/** run_sql (on `source` when given); a statement that returns rows gives them (header row split off). */
+export async function runSql(sql: string, opts: { readOnly?: boolean; source?: string } = {}): Promise<SqlResult> {
+  const r = await query('run_sql', { sql, read_only: opts.readOnly ?? false, ...(opts.source !== undefined ? { source: opts.source } : {}) });
   if (r.result_type !== 'TuplesOk') return { columns: [], rows: [] };
   const [head, ...rows] = r.result as Array<Array<string | null>>;
   return { columns: head as string[], rows };

@@ -22,9 +22,10 @@ const invocationsSql = (table: LogTable, eventId: string) => `SELECT l.id, l.sta
  FROM hdb_catalog.${table} l WHERE l.event_id = ${lit(eventId)} ORDER BY l.created_at DESC LIMIT 20`;
 
 /** `version` changes when the event was tried again: the log is read again. */
-export function InvocationLog({ title, table, eventId, version = '' }: { title: string; table: LogTable; eventId: string; version?: string }) {
+export function InvocationLog({ title, table, eventId, version = '', source }: { title: string; table: LogTable; eventId: string; version?: string; source?: string }) {
   const sql = invocationsSql(table, eventId);
-  const inv = useLoad(() => runSql(sql, { readOnly: true }), [sql, version]);
+  // An event trigger's log is in the database of its table (`source`); the scheduled events' in the engine's.
+  const inv = useLoad(() => runSql(sql, { readOnly: true, ...(source !== undefined ? { source } : {}) }), [sql, version, source]);
   const rows = inv.data?.rows ?? [];
   return (
     <Section title={title} actions={<><Spinner on={inv.loading} /><button type="button" onClick={inv.reload}>Refresh invocations</button></>}>

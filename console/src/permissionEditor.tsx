@@ -12,11 +12,12 @@ import { bulk, EngineError, type TableRef } from './api';
 import { BoolExpBuilder, typedValue } from './boolExpBuilder';
 import { ErrorBox, Field, JsonEditor, Section, TextField, useAction } from './components';
 import type { Catalog } from './tableCatalog';
+import { DEFAULT_SOURCE, onSource } from './sources';
 
 export const ACTIONS = ['insert', 'select', 'update', 'delete'] as const;
 export type Action = (typeof ACTIONS)[number];
 
-type Op = { type: string; args: unknown };
+type Op = { type: string; args: unknown; source?: string };
 type Perm = Record<string, unknown>;
 
 /**
@@ -112,9 +113,11 @@ export interface EditorProps {
   perms: (a: Action) => Array<{ role: string; permission: Perm }>;
   roles: string[];
   onDone: () => void;
+  /** The database of the table (its operations carry it). */
+  source?: string;
 }
 
-export function PermissionEditor({ table, catalog, role, action, perms, roles, onDone }: EditorProps) {
+export function PermissionEditor({ table, catalog, role, action, perms, roles, onDone, source = DEFAULT_SOURCE }: EditorProps) {
   const existing = perms(action).find((p) => p.role === role);
   const p: any = existing?.permission ?? {};
   const info = catalog.tables.get(`${table.schema}.${table.name}`);
@@ -167,13 +170,13 @@ export function PermissionEditor({ table, catalog, role, action, perms, roles, o
   }
   if (action !== 'select' && backendOnly) permission.backend_only = true;
 
-  const ops = saveOps(table, [{ role, action, exists: Boolean(existing), permission }]);
-  const dropOps: Op[] = [{ type: `drop_${action}_permission`, args: { table, role } }];
+  const ops = saveOps(table, [{ role, action, exists: Boolean(existing), permission }]).map((o) => onSource(o, source));
+  const dropOps: Op[] = [onSource({ type: `drop_${action}_permission`, args: { table, role } }, source)];
   const allCloneRoles = [...new Set([...cloneRoles, ...(cloneNewRole.trim() ? [cloneNewRole.trim()] : [])])];
   const cloneOps = saveOps(
     table,
     allCloneRoles.flatMap((r) => cloneActions.filter((a) => r !== role || a !== action).map((a) => ({ role: r, action: a, exists: perms(a).some((x) => x.role === r), permission: mapPermission(permission, action, a, columns) }))),
-  );
+  ).map((o) => onSource(o, source));
 
   const save = () => act.run(async () => {
     if (problem) throw new EngineError('invalid-json', problem, undefined, 0);

@@ -5,11 +5,13 @@
  * shows its problem in the preview instead, and the form cannot be sent.
  */
 import type { ReactNode } from 'react';
-import { bulk, query } from './api';
+import { bulk, query, sourceQuery } from './api';
 
 export interface Op {
   type: string;
   args: unknown;
+  /** The source of the objects the operation is about (Data, Permissions, Events pages). */
+  source?: string;
 }
 
 /** One operation, or several as one atomic `bulk` (a single one stays itself). */
@@ -25,7 +27,7 @@ export function buildOp(build: () => Op): { op?: Op; problem?: string } {
   }
 }
 
-export const sendOp = (op: Op): Promise<any> => (op.type === 'bulk' ? bulk(op.args as Op[]) : query(op.type, op.args));
+export const sendOp = (op: Op): Promise<any> => (op.type === 'bulk' ? bulk(op.args as Op[]) : op.source !== undefined ? sourceQuery(op.source, op.type, op.args) : query(op.type, op.args));
 
 /** The JSON a form will send (or why it cannot be sent yet). */
 export function OpPreview({ built, label = 'Metadata to send' }: { built: { op?: Op; problem?: string }; label?: string }) {

@@ -64,8 +64,8 @@ function collectSessionVariables(v: unknown, out: Set<string>): void {
   }
 }
 
-/** The builder's catalog from exported metadata and one read of Postgres' catalog. */
-export async function loadCatalog(metadata: any): Promise<Catalog> {
+/** The builder's catalog from exported metadata (its `tables`: those of `source`) and reads of that source's catalog. */
+export async function loadCatalog(metadata: any, source?: string): Promise<Catalog> {
   const entries: any[] = metadata?.tables ?? [];
   const refs = entries.map((t) => refOf(t.table));
   const schemas = [...new Set(refs.map((r) => r.schema))];
@@ -74,14 +74,14 @@ export async function loadCatalog(metadata: any): Promise<Catalog> {
   const inSchemas = schemas.map(lit).join(', ');
   const cols = await runSql(
     `SELECT c.table_schema, c.table_name, c.column_name, c.udt_name FROM information_schema.columns c WHERE c.table_schema IN (${inSchemas}) ORDER BY c.table_schema, c.table_name, c.ordinal_position`,
-    { readOnly: true },
+    { readOnly: true, ...(source !== undefined ? { source } : {}) },
   );
   const fkRows = await runSql(
     `SELECT sn.nspname, st.relname, tn.nspname, tt.relname, (SELECT json_agg(a.attname ORDER BY k.n) FROM unnest(con.conkey) WITH ORDINALITY k(attnum, n) JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum)::text
      FROM pg_constraint con JOIN pg_class st ON st.oid = con.conrelid JOIN pg_namespace sn ON sn.oid = st.relnamespace
      JOIN pg_class tt ON tt.oid = con.confrelid JOIN pg_namespace tn ON tn.oid = tt.relnamespace
      WHERE con.contype = 'f' AND sn.nspname IN (${inSchemas})`,
-    { readOnly: true },
+    { readOnly: true, ...(source !== undefined ? { source } : {}) },
   );
   const fks: ForeignKey[] = fkRows.rows.map((r) => ({ from: { schema: r[0]!, name: r[1]! }, to: { schema: r[2]!, name: r[3]! }, columns: JSON.parse(r[4] ?? '[]') as string[] }));
   const byTable = new Map<string, CatalogColumn[]>();

@@ -14,7 +14,7 @@
  *   `get_*`, `select`, DML, read-only `run_sql`): after it succeeds the metadata folder is exported again.
  */
 import { splitSql } from './sqlStatements.js';
-import { recordMigrationSql } from './schemaMigrations.js';
+import { ENSURE_MIGRATIONS_TABLE, recordMigrationSql } from './schemaMigrations.js';
 
 type J = Record<string, any>;
 
@@ -116,7 +116,9 @@ export function planRequest(path: string, body: unknown, headers: Record<string,
     up,
     down: decodeDown(headers['x-svc-migration-down']) ?? irreversibleDown(up),
   };
-  const record = { type: 'run_sql', args: { sql: recordMigrationSql(migration.version, 'up'), ...(source !== undefined ? { source } : {}) } };
+  // Another database records its versions in its own hdb_catalog.schema_migrations, made there on its first migration.
+  const recordSql = source !== undefined && source !== 'default' ? `CREATE SCHEMA IF NOT EXISTS hdb_catalog; ${ENSURE_MIGRATIONS_TABLE}; ${recordMigrationSql(migration.version, 'up')}` : recordMigrationSql(migration.version, 'up');
+  const record = { type: 'run_sql', args: { sql: recordSql, ...(source !== undefined ? { source } : {}) } };
   const b = body as J;
   if (b.type === 'bulk') {
     return { body: { ...b, args: [...b.args, record] }, migration, metadata: true, answer: (s, r) => (s < 300 && Array.isArray(r) ? r.slice(0, -1) : r) };

@@ -91,7 +91,7 @@ test('create a table through the form, then one with a foreign key: SQL, down an
   assert.match(preview, /FOREIGN KEY \("author_id"\) REFERENCES "public"\."author" \("id"\) ON UPDATE RESTRICT ON DELETE CASCADE/);
   assert.match(preview, /COMMENT ON TABLE "public"\."article" IS 'Articles'' table';/);
   assert.equal(await form.getByLabel('Down SQL').innerText(), 'DROP TABLE "public"."article";');
-  assert.deepEqual(JSON.parse(await form.getByLabel('Metadata to send').innerText()), { type: 'track_table', args: { table: { schema: 'public', name: 'article' } } });
+  assert.deepEqual(JSON.parse(await form.getByLabel('Metadata to send').innerText()), { type: 'track_table', args: { table: { schema: 'public', name: 'article' } }, source: 'default' });
   await shot('data-create-table', true);
   await form.getByRole('button', { name: 'Create table' }).click();
   await page.getByRole('heading', { name: /public\.article/ }).waitFor();
@@ -198,6 +198,7 @@ test('relationships: the suggested one, a manual one and a remote one', async ()
   assert.deepEqual(JSON.parse(await manual.getByLabel('Metadata to send').innerText()), {
     type: 'create_array_relationship',
     args: { table: { schema: 'public', name: 'author' }, name: 'titles', using: { manual_configuration: { remote_table: { schema: 'public', name: 'article_titles' }, column_mapping: { id: 'author_id' } } } },
+    source: 'default',
   });
   await manual.getByRole('button', { name: 'Add relationship' }).click();
   await page.getByRole('button', { name: 'Drop relationship titles' }).waitFor();
@@ -230,7 +231,7 @@ test('a computed field, an enum table, custom root field and column names, a tra
   const fn = cf.getByLabel('Function');
   await fn.selectOption((await fn.locator('option', { hasText: 'author_shout' }).getAttribute('value'))!);
   assert.deepEqual(JSON.parse(await cf.getByLabel('Metadata to send').innerText()), {
-    type: 'add_computed_field', args: { table: { schema: 'public', name: 'author' }, name: 'shout', definition: { function: { schema: 'public', name: 'author_shout' } } },
+    type: 'add_computed_field', args: { table: { schema: 'public', name: 'author' }, name: 'shout', definition: { function: { schema: 'public', name: 'author_shout' } } }, source: 'default',
   });
   await cf.getByRole('button', { name: 'Add computed field' }).click();
   await page.getByRole('button', { name: 'Drop computed field shout' }).waitFor();
@@ -255,7 +256,7 @@ test('a computed field, an enum table, custom root field and column names, a tra
   await names.getByLabel('Root field select', { exact: true }).fill('articles');
   await names.getByLabel('GraphQL name of title').fill('headline');
   assert.deepEqual(JSON.parse(await names.getByLabel('Metadata to send').innerText()), {
-    type: 'set_table_custom_fields', args: { table: { schema: 'public', name: 'article' }, custom_root_fields: { select: 'articles' }, custom_column_names: { title: 'headline' } },
+    type: 'set_table_custom_fields', args: { table: { schema: 'public', name: 'article' }, custom_root_fields: { select: 'articles' }, custom_column_names: { title: 'headline' } }, source: 'default',
   });
   const saved = page.waitForResponse((res) => res.url().endsWith('/v1/query') && (res.request().postData() ?? '').includes('set_table_custom_fields'));
   await names.getByRole('button', { name: 'Save custom names' }).click();
@@ -282,13 +283,13 @@ test('the diagram: both tables and their edge; clicking a table opens it', async
   await page.getByRole('button', { name: 'Reset' }).click();
   await shot('data-erd');
   await author.click();
-  await page.waitForFunction(() => window.location.hash === '#/data/public/author');
+  await page.waitForFunction(() => window.location.hash === '#/data/default/schema/public/tables/author');
   await page.getByText('rows 1–2 of 2').waitFor();
   // From the keyboard: focus a table and press Enter.
   await page.goBack();
   await page.getByRole('link', { name: 'Open table public.article', exact: true }).focus();
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => window.location.hash === '#/data/public/article');
+  await page.waitForFunction(() => window.location.hash === '#/data/default/schema/public/tables/article');
 });
 
 test('dropping a table: previewed as not reversible, sent without a down header, gone from the database and the metadata', async () => {

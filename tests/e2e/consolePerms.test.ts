@@ -96,7 +96,7 @@ test('Permissions: a select filter built with the builder (a relationship path, 
   assert.deepEqual(JSON.parse(await raw.inputValue()), FILTER);
 
   const preview = form.getByLabel('Metadata JSON to send', { exact: true });
-  assert.deepEqual(await json(preview), { type: 'bulk', args: [{ type: 'create_select_permission', args: { table: TABLE, role: 'user', permission: SELECT } }] });
+  assert.deepEqual(await json(preview), { type: 'bulk', args: [{ type: 'create_select_permission', args: { table: TABLE, role: 'user', permission: SELECT }, source: 'default' }] });
   await shot('permissions-editor', page.getByRole('region', { name: 'select permission for role user' }));
   await form.getByRole('button', { name: 'Save permission' }).click();
   await page.getByRole('button', { name: 'select permission of user: partial' }).waitFor();
@@ -186,8 +186,8 @@ test('Permissions: clone the select permission to another role and as a delete p
   await clone.getByLabel('as delete').check();
   const preview = clone.getByLabel('Metadata JSON to send for the clone');
   assert.deepEqual(await json(preview), { type: 'bulk', args: [
-    { type: 'create_select_permission', args: { table: TABLE, role: 'editor', permission: SELECT } },
-    { type: 'create_delete_permission', args: { table: TABLE, role: 'editor', permission: { filter: FILTER } } },
+    { type: 'create_select_permission', args: { table: TABLE, role: 'editor', permission: SELECT }, source: 'default' },
+    { type: 'create_delete_permission', args: { table: TABLE, role: 'editor', permission: { filter: FILTER } }, source: 'default' },
   ] });
   await clone.getByRole('button', { name: 'Clone permission' }).click();
   await page.getByRole('button', { name: 'delete permission of editor: partial' }).waitFor();
@@ -199,7 +199,7 @@ test('Permissions: clone the select permission to another role and as a delete p
   await page.getByRole('button', { name: 'delete permission of editor: partial' }).click();
   const form = page.getByRole('form', { name: 'delete permission for editor' });
   await form.getByRole('button', { name: 'Delete permission' }).click();
-  assert.deepEqual(await json(form.getByLabel('Metadata JSON to send for the delete')), { type: 'bulk', args: [{ type: 'drop_delete_permission', args: { table: TABLE, role: 'editor' } }] });
+  assert.deepEqual(await json(form.getByLabel('Metadata JSON to send for the delete')), { type: 'bulk', args: [{ type: 'drop_delete_permission', args: { table: TABLE, role: 'editor' }, source: 'default' }] });
   await form.getByRole('button', { name: 'Confirm delete' }).click();
   await page.getByRole('button', { name: 'delete permission of editor: none' }).waitFor();
   assert.equal((await tableMd('article')).delete_permissions, undefined);
@@ -222,7 +222,7 @@ test('Permissions: an insert permission with a check and presets (a session vari
   await form.getByLabel('Preset 2 kind').selectOption('static');
   await form.getByLabel('Preset 2 value').fill('writer');
   const permission = { columns: ['name'], check: { owner_id: { _eq: 'X-Svc-User-Id' } }, set: { owner_id: 'X-Svc-User-Id', kind: 'writer' } };
-  assert.deepEqual(await json(form.getByLabel('Metadata JSON to send', { exact: true })), { type: 'bulk', args: [{ type: 'create_insert_permission', args: { table: { schema: 'public', name: 'author' }, role: 'user', permission } }] });
+  assert.deepEqual(await json(form.getByLabel('Metadata JSON to send', { exact: true })), { type: 'bulk', args: [{ type: 'create_insert_permission', args: { table: { schema: 'public', name: 'author' }, role: 'user', permission }, source: 'default' }] });
   await form.getByRole('button', { name: 'Save permission' }).click();
   await page.getByRole('button', { name: 'insert permission of user: partial' }).waitFor();
   assert.deepEqual((await tableMd('author')).insert_permissions, [{ role: 'user', permission }]);
@@ -250,7 +250,7 @@ test('Permissions: an update permission with an _or group, a check and backend-o
   await form.getByLabel('Check', { exact: true }).fill('{"title": {"_neq": ""}}');
   await form.getByLabel(/backend only/).check();
   const permission = { columns: ['title'], filter: { _or: [{ author_id: { _in: [1, 2] } }, { title: { _ilike: '%draft%' } }] }, check: { title: { _neq: '' } }, backend_only: true };
-  assert.deepEqual(await json(form.getByLabel('Metadata JSON to send', { exact: true })), { type: 'bulk', args: [{ type: 'create_update_permission', args: { table: TABLE, role: 'user', permission } }] });
+  assert.deepEqual(await json(form.getByLabel('Metadata JSON to send', { exact: true })), { type: 'bulk', args: [{ type: 'create_update_permission', args: { table: TABLE, role: 'user', permission }, source: 'default' }] });
   await form.getByRole('button', { name: 'Save permission' }).click();
   await page.getByRole('button', { name: 'update permission of user: partial' }).waitFor();
   assert.deepEqual((await tableMd('article')).update_permissions, [{ role: 'user', permission }]);

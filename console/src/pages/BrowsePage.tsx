@@ -4,7 +4,8 @@
  * Values typed in the forms are converted by the column's type (numbers, booleans, JSON; empty → NULL).
  */
 import { useState } from 'react';
-import { lit, query, runSql } from '../api';
+import { lit, runSql, sourceQuery } from '../api';
+import { dataHref, permissionsHref, useSource } from '../sources';
 import { DataTable, ErrorBox, Section, TextField, useAction, useLoad } from '../components';
 
 interface Col {
@@ -25,10 +26,10 @@ function convert(c: Col, text: string): unknown {
 }
 const show = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-async function columnsOf(schema: string, table: string): Promise<{ cols: Col[]; pk: string[] }> {
+async function columnsOf(source: string, schema: string, table: string): Promise<{ cols: Col[]; pk: string[] }> {
   const [cols, pk] = await Promise.all([
-    runSql(`SELECT column_name, data_type, column_default IS NOT NULL OR is_identity = 'YES' FROM information_schema.columns WHERE table_schema = ${lit(schema)} AND table_name = ${lit(table)} ORDER BY ordinal_position`, { readOnly: true }),
-    runSql(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = (quote_ident(${lit(schema)}) || '.' || quote_ident(${lit(table)}))::regclass`, { readOnly: true }),
+    runSql(`SELECT column_name, data_type, column_default IS NOT NULL OR is_identity = 'YES' FROM information_schema.columns WHERE table_schema = ${lit(schema)} AND table_name = ${lit(table)} ORDER BY ordinal_position`, { readOnly: true, source }),
+    runSql(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND i.indrelid = (quote_ident(${lit(schema)}) || '.' || quote_ident(${lit(table)}))::regclass`, { readOnly: true, source }),
   ]);
   return { cols: cols.rows.map((r) => ({ name: r[0]!, type: r[1]!, hasDefault: r[2] === 't' })), pk: pk.rows.map((r) => r[0]!) };
 }
@@ -64,7 +65,9 @@ function RowForm({ cols, initial, onSubmit, onCancel, submitLabel }: { cols: Col
 }
 
 export function BrowsePage({ schema, table }: { schema: string; table: string }) {
-  const meta = useLoad(() => columnsOf(schema, table), [schema, table]);
+  const source = useSource();
+  const meta = useLoad(() => columnsOf(source, schema, table), [source, schema, table]);
+  const query = (type: string, args: unknown) => sourceQuery(source, type, args);
   const [filter, setFilter] = useState({ column: '', op: '_eq', value: '' });
   const [applied, setApplied] = useState<typeof filter | null>(null);
   const [sort, setSort] = useState({ column: '', dir: 'asc' });
@@ -88,8 +91,8 @@ export function BrowsePage({ schema, table }: { schema: string; table: string })
   const count = rows.data?.count ?? 0;
   return (
     <div>
-      <h1>{schema}.{table}</h1>
-      <p><a href="#/data">← all tables</a> · <a href={`#/permissions/${encodeURIComponent(schema)}/${encodeURIComponent(table)}`}>permissions</a></p>
+      <h1>{schema}.{table}{source !== 'default' ? <>{' '}<span className="tag">{source}</span></> : null}</h1>
+      <p><a href={dataHref(source)}>← all tables</a> · <a href={permissionsHref(source, schema, table)}>permissions</a></p>
       <ErrorBox error={meta.error ?? rows.error} />
       <Section title="Filter and sort">
         <form className="row" aria-label="Filter" onSubmit={(e) => { e.preventDefault(); setOffset(0); setApplied({ ...filter }); }}>

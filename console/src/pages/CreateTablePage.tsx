@@ -10,6 +10,7 @@ import { relations, schemas } from '../schema/catalog';
 import { ColumnFields, columnSpec, emptyColumn, splitNames, TypeList, type ColumnDraft } from '../schema/columnFields';
 import { createTable, FK_ACTIONS, SqlGenError, type FkAction } from '../sqlGen';
 import type { Change } from '../schema/change';
+import { dataHref, useSource } from '../sources';
 
 interface FkDraft {
   columns: string;
@@ -20,7 +21,8 @@ interface FkDraft {
 }
 
 export function CreateTablePage() {
-  const cat = useLoad(async () => ({ schemas: await schemas(), relations: (await relations()).filter((r) => r.kind === 'table') }));
+  const source = useSource();
+  const cat = useLoad(async () => ({ schemas: await schemas(source), relations: (await relations(source)).filter((r) => r.kind === 'table') }), [source]);
   const [schema, setSchema] = useState('public');
   const [name, setName] = useState('');
   const [comment, setComment] = useState('');
@@ -50,12 +52,12 @@ export function CreateTablePage() {
   const setFk = (i: number, p: Partial<FkDraft>) => setFks(fks.map((f, j) => (j === i ? { ...f, ...p } : f)));
   return (
     <div>
-      <h1>Create a table</h1>
-      <p><a href="#/data">← all tables</a></p>
+      <h1>Create a table{source !== 'default' ? ` in ${source}` : ''}</h1>
+      <p><a href={dataHref(source)}>← all tables</a></p>
       <ErrorBox error={cat.error} />
       <TypeList />
       <Section title="New table">
-        <ChangeForm label="Create a table" submitLabel="Create table" build={build} onDone={() => { window.location.hash = `#/data/${encodeURIComponent(schema.trim())}/${encodeURIComponent(name.trim())}/modify`; }}>
+        <ChangeForm label="Create a table" submitLabel="Create table" build={build} onDone={() => { window.location.hash = dataHref(source, schema.trim(), name.trim(), 'modify'); }}>
           <div className="row">
             <div className="field">
               <label htmlFor="ct-schema">Schema</label>

@@ -6,18 +6,20 @@ import { useState } from 'react';
 import { Field, Section, TextField } from '../components';
 import { ChangeForm } from '../schema/ChangeForm';
 import { createView, SqlGenError } from '../sqlGen';
+import { dataHref, useSource } from '../sources';
 
 export function CreateViewPage() {
   const [schema, setSchema] = useState('public');
   const [name, setName] = useState('');
   const [sql, setSql] = useState('');
   const [track, setTrack] = useState(true);
+  const source = useSource();
   return (
     <div>
-      <h1>Create a view</h1>
-      <p><a href="#/data">← all tables</a></p>
+      <h1>Create a view{source !== 'default' ? ` in ${source}` : ''}</h1>
+      <p><a href={dataHref(source)}>← all tables</a></p>
       <Section title="New view">
-        <ChangeForm label="Create a view" submitLabel="Create view" onDone={() => { window.location.hash = '#/data'; }}
+        <ChangeForm label="Create a view" submitLabel="Create view" onDone={() => { window.location.hash = dataHref(source); }}
           build={() => {
             if (!name.trim()) throw new SqlGenError('name the view', 'name');
             const v = { schema: schema.trim(), name: name.trim() };

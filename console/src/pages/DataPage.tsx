@@ -1,15 +1,17 @@
 /**
- * Data: every schema's tables and views, tracked or not (track / untrack in one click), and the
+ * Data, on one source (the database chosen in the tree or the Database list; its name is in the
+ * address and in every request): every schema's tables and views, tracked or not (track / untrack in one click), and the
  * foreign keys between tracked tables offered as relationships, each tracked with one click (an
  * object relationship on the referencing table, an array relationship on the referenced one); the
  * functions, tracked or not; links to create a table or a view and to the diagram.
  */
 import { useState } from 'react';
-import { bulk, exportMetadata, query, refOf, runSql, tableKey, type TableRef } from '../api';
+import { bulk, exportMetadata, refOf, runSql, sourceQuery, tableKey, type TableRef } from '../api';
 import { DataTable, ErrorBox, Section, useAction, useLoad } from '../components';
 import { FunctionsSection } from '../schema/FunctionsSection';
 import { usePaged } from '../paging';
 import { Spinner } from '../spinner';
+import { dataHref, onSource, permissionsHref, sourcesOf, sourceView, useSource } from '../sources';
 
 interface Fk {
   from: TableRef;
@@ -31,8 +33,9 @@ const FKS_SQL = `SELECT c.conname, sn.nspname, s.relname, tn.nspname, t.relname,
 
 const plural = (n: string): string => (n.endsWith('s') ? `${n}_list` : `${n}s`);
 
-async function load() {
-  const [tables, md, fks] = await Promise.all([runSql(TABLES_SQL, { readOnly: true }), exportMetadata(), runSql(FKS_SQL, { readOnly: true })]);
+async function load(source: string) {
+  const [tables, full, fks] = await Promise.all([runSql(TABLES_SQL, { readOnly: true, source }), exportMetadata(), runSql(FKS_SQL, { readOnly: true, source })]);
+  const md = sourceView(full, source);
   const tracked = new Map<string, any>((md.tables ?? []).map((t: any) => [tableKey(refOf(t.table)), t]));
   const all: Fk[] = fks.rows.map((r) => ({ constraint: r[0]!, from: { schema: r[1]!, name: r[2]! }, to: { schema: r[3]!, name: r[4]! }, columns: JSON.parse(r[5]!), refColumns: JSON.parse(r[6]!) }));
   // Suggestions: FKs between tracked tables not yet used by a relationship.
@@ -52,13 +55,15 @@ async function load() {
       suggestions.push({ kind: 'array', table: fk.to, name, using: { foreign_key_constraint_on: { table: fk.from, column: col } }, label: `${tableKey(fk.to)}.${name} → [${tableKey(fk.from)}]` });
     }
   }
-  return { tables: tables.rows.map((r) => ({ schema: r[0]!, name: r[1]!, type: r[2]! })), tracked, suggestions };
+  return { tables: tables.rows.map((r) => ({ schema: r[0]!, name: r[1]!, type: r[2]! })), tracked, suggestions, sources: sourcesOf(full).map((s) => s.name) };
 }
 
-export function DataPage() {
-  const { data, error, loading, reload } = useLoad(load);
+export function DataPage({ schema: initialSchema }: { schema?: string }) {
+  const source = useSource();
+  const { data, error, loading, reload } = useLoad(() => load(source), [source]);
   const act = useAction();
-  const [schema, setSchema] = useState<string>('');
+  const query = (type: string, args: unknown) => sourceQuery(source, type, args);
+  const [schema, setSchema] = useState<string>(initialSchema ?? '');
   const schemas = [...new Set((data?.tables ?? []).map((t) => t.schema))];
   const shown = (data?.tables ?? []).filter((t) => !schema || t.schema === schema);
   const page = usePaged(shown, 'Tables and views');
@@ -68,9 +73,16 @@ export function DataPage() {
     <div>
       <h1>Data</h1>
       <p className="row">
-        <a href="#/data/create-table">Create a table</a>
-        <a href="#/data/create-view">Create a view</a>
-        <a href="#/data/erd">Diagram</a>
+        <label>
+          Database{' '}
+          <select value={source} onChange={(e) => { window.location.hash = dataHref(e.target.value); }} aria-label="Database">
+            {(data?.sources ?? [source]).map((s) => <option key={s}>{s}</option>)}
+          </select>
+        </label>
+        <a href={`${dataHref(source)}/create-table`}>Create a table</a>
+        <a href={`${dataHref(source)}/create-view`}>Create a view</a>
+        <a href={`${dataHref(source)}/erd`}>Diagram</a>
+        <a href="#/data/manage">Manage databases</a>
       </p>
       {loading ? <Spinner /> : null}
       <ErrorBox error={error} />
@@ -91,16 +103,16 @@ export function DataPage() {
           columns={['schema', 'name', 'kind', 'tracked']}
           rows={page.shown.map((t) => {
             const isTracked = data!.tracked.has(`${t.schema}.${t.name}`);
-            return [t.schema, isTracked ? <a href={`#/data/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}`}>{t.name}</a> : t.name, t.type === 'VIEW' ? 'view' : 'table', isTracked ? <span className="ok">tracked</span> : <span className="muted">no</span>];
+            return [t.schema, isTracked ? <a href={dataHref(source, t.schema, t.name)}>{t.name}</a> : t.name, t.type === 'VIEW' ? 'view' : 'table', isTracked ? <span className="ok">tracked</span> : <span className="muted">no</span>];
           })}
           actions={(i) => {
             const t = page.shown[i];
             const isTracked = data!.tracked.has(`${t.schema}.${t.name}`);
-            const modify = <a href={`#/data/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}/modify`}>modify</a>;
+            const modify = <a href={dataHref(source, t.schema, t.name, 'modify')}>modify</a>;
             return isTracked ? (
               <>
                 {modify}{' '}
-                <a href={`#/permissions/${encodeURIComponent(t.schema)}/${encodeURIComponent(t.name)}`}>permissions</a>{' '}
+                <a href={permissionsHref(source, t.schema, t.name)}>permissions</a>{' '}
                 <button type="button" className="danger" disabled={act.busy} onClick={() => confirm(`Untrack ${t.schema}.${t.name}?`) && run(() => query('untrack_table', { table: { schema: t.schema, name: t.name }, cascade: true }))}>Untrack</button>
               </>
             ) : (
@@ -110,7 +122,7 @@ export function DataPage() {
         />
         {page.pager}
         {data && shown.some((t) => !data.tracked.has(`${t.schema}.${t.name}`)) ? (
-          <button type="button" disabled={act.busy} onClick={() => run(() => bulk(shown.filter((t) => !data.tracked.has(`${t.schema}.${t.name}`)).map((t) => ({ type: 'track_table', args: { table: { schema: t.schema, name: t.name } } }))))}>Track all</button>
+          <button type="button" disabled={act.busy} onClick={() => run(() => bulk(shown.filter((t) => !data.tracked.has(`${t.schema}.${t.name}`)).map((t) => onSource({ type: 'track_table', args: { table: { schema: t.schema, name: t.name } } }, source))))}>Track all</button>
         ) : null}
       </Section>
       <Section title="Suggested relationships (foreign keys between tracked tables)">

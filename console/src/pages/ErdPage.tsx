@@ -9,6 +9,7 @@ import { exportMetadata, runSql } from '../api';
 import { ErrorBox, useLoad } from '../components';
 import { Spinner } from '../schema/ChangeForm';
 import { foreignKeys } from '../schema/catalog';
+import { dataHref, sourceView, useSource } from '../sources';
 import { buildErd, exitPoint, HEAD_H, intersects, MAX_ROWS, ROW_H, type ErdModel, type ErdTable } from '../schema/erdLayout';
 
 const COLUMNS_SQL = `SELECT coalesce(json_agg(json_build_object('k', n.nspname || '.' || c.relname, 'c',
@@ -16,23 +17,24 @@ const COLUMNS_SQL = `SELECT coalesce(json_agg(json_build_object('k', n.nspname |
  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE c.relkind IN ('r', 'p', 'v', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'hdb_catalog') AND n.nspname NOT LIKE 'pg\\_%'`;
 
-async function load(): Promise<ErdModel> {
-  const [md, cols, fks] = await Promise.all([exportMetadata(), runSql(COLUMNS_SQL, { readOnly: true }), foreignKeys()]);
+async function load(source: string): Promise<ErdModel> {
+  const [md, cols, fks] = await Promise.all([exportMetadata().then((m) => sourceView(m, source)), runSql(COLUMNS_SQL, { readOnly: true, source }), foreignKeys(source)]);
   const list = JSON.parse(cols.rows[0]?.[0] ?? '[]') as Array<{ k: string; c: Array<[string, string]> | null }>;
   const columns = new Map(list.map((t) => [t.k, (t.c ?? []).map(([name, type]) => ({ name, type }))]));
   return buildErd(md.tables ?? [], columns, fks);
 }
 
-const open = (t: ErdTable) => {
-  window.location.hash = `#/data/${encodeURIComponent(t.ref.schema)}/${encodeURIComponent(t.ref.name)}`;
+const open = (source: string, t: ErdTable) => {
+  window.location.hash = dataHref(source, t.ref.schema, t.ref.name);
 };
 
 export function ErdPage() {
-  const { data, error, loading } = useLoad(load);
+  const source = useSource();
+  const { data, error, loading } = useLoad(() => load(source), [source]);
   return (
     <div>
       <h1>Entity-relationship diagram</h1>
-      <p><a href="#/data">← all tables</a>{data ? <span className="muted"> · {data.tables.length} tables, {data.edges.length} relationships</span> : null}</p>
+      <p><a href={dataHref(source)}>← all tables</a>{data ? <span className="muted"> · {data.tables.length} tables, {data.edges.length} relationships</span> : null}</p>
       <ErrorBox error={error} />
       {loading && !data ? <Spinner label="loading the schema…" /> : null}
       {data ? data.tables.length === 0 ? <p className="muted">No tracked table yet.</p> : <Diagram model={data} /> : null}
@@ -41,6 +43,7 @@ export function ErdPage() {
 }
 
 function Diagram({ model }: { model: ErdModel }) {
+  const source = useSource();
   const wrap = useRef<HTMLDivElement>(null);
   const svg = useRef<SVGSVGElement>(null);
   const [view, setView] = useState({ tx: 20, ty: 20, k: 1 });
@@ -140,7 +143,7 @@ function Diagram({ model }: { model: ErdModel }) {
             // A click without a drag: open the table under the pointer, if any.
             const el = (e.target as Element).closest('[data-table]');
             const t = el ? model.byKey.get(el.getAttribute('data-table')!) : undefined;
-            if (t) open(t);
+            if (t) open(source, t);
           }
         }}
       >
@@ -179,6 +182,7 @@ const fit = (s: string, room: number): string => (s.length <= room ? s : `${s.sl
 const ROOM = 29;
 
 function TableBox({ t, detailed }: { t: ErdTable; detailed: boolean }) {
+  const source = useSource();
   const shown = t.columns.slice(0, MAX_ROWS);
   return (
     <g
@@ -190,7 +194,7 @@ function TableBox({ t, detailed }: { t: ErdTable; detailed: boolean }) {
       onKeyDown={(e) => {
         if (e.key === 'Enter' || e.key === ' ') {
           e.preventDefault();
-          open(t);
+          open(source, t);
         }
       }}
       style={{ cursor: 'pointer' }}

@@ -1,23 +1,25 @@
 /**
- * Event triggers: list, create, edit (`create_event_trigger` with `replace`) and delete; the form
+ * Event triggers of every database (source): list, create on a table of any database (its operations
+ * carry the `source`; the trigger's capture and event log live in that database), edit (`create_event_trigger` with `replace`) and delete; the form
  * covers the table, the operations and their columns, the webhook (URL or environment variable),
  * headers, the retry configuration and a request transform (JSON). Per trigger: its event log
- * (pending, delivered, failed, from hdb_catalog.event_log) with redeliver, each event's invocation
+ * (pending, delivered, failed, from that database's hdb_catalog.event_log) with redeliver, each event's invocation
  * log with the request sent and the response received, and — when the trigger allows it — a manual
  * invocation from a row of its table or from a payload typed by hand.
  */
 import { useState } from 'react';
-import { exportMetadata, lit, query, refOf, runSql, tableKey, type TableRef } from '../api';
+import { exportMetadata, lit, refOf, runSql, sourceQuery, tableKey, type TableRef } from '../api';
 import { DataTable, ErrorBox, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
 import { buildOp, confirmOp, jsonField, opOf, OpPreview, sendOp, Spinner } from '../preview';
 import { InvocationLog } from '../invocationLog';
+import { DEFAULT_SOURCE, onSource, sourcesOf } from '../sources';
 
 const eventsSql = (trigger: string) => `SELECT e.id, CASE WHEN e.delivered THEN 'delivered' WHEN e.error THEN 'failed' ELSE 'pending' END, e.tries, e.created_at::text,
    (SELECT l.status::text FROM hdb_catalog.event_invocation_logs l WHERE l.event_id = e.id ORDER BY l.created_at DESC LIMIT 1), e.payload->>'op'
  FROM hdb_catalog.event_log e WHERE e.trigger_name = ${lit(trigger)} ORDER BY e.created_at DESC LIMIT 50`;
 
-function RowInvoke({ trigger, table, onDone }: { trigger: string; table: TableRef; onDone: () => void }) {
-  const data = useLoad(() => query('select', { table, columns: ['*'], limit: 10 }) as Promise<Array<Record<string, unknown>>>, [tableKey(table)]);
+function RowInvoke({ trigger, table, source, onDone }: { trigger: string; table: TableRef; source: string; onDone: () => void }) {
+  const data = useLoad(() => sourceQuery(source, 'select', { table, columns: ['*'], limit: 10 }) as Promise<Array<Record<string, unknown>>>, [source, tableKey(table)]);
   const act = useAction();
   const rows = data.data ?? [];
   const cols = rows.length ? Object.keys(rows[0]) : [];
@@ -29,7 +31,7 @@ function RowInvoke({ trigger, table, onDone }: { trigger: string; table: TableRe
         columns={cols}
         rows={rows.map((r) => cols.map((c) => (r[c] === null ? null : typeof r[c] === 'object' ? JSON.stringify(r[c]) : String(r[c]))))}
         actions={(i) => {
-          const op = opOf('invoke_event_trigger', { name: trigger, payload: rows[i] });
+          const op = onSource(opOf('invoke_event_trigger', { name: trigger, payload: rows[i] }), source);
           return <button type="button" aria-label={`Invoke ${trigger} on row ${i + 1}`} disabled={act.busy} onClick={() => confirmOp(`Invoke ${trigger} with this row?`, op) && void act.run(() => sendOp(op)).then(onDone)}>Invoke</button>;
         }}
       />
@@ -37,22 +39,22 @@ function RowInvoke({ trigger, table, onDone }: { trigger: string; table: TableRe
   );
 }
 
-function Events({ trigger, manual, table }: { trigger: string; manual: boolean; table: TableRef }) {
-  const ev = useLoad(() => runSql(eventsSql(trigger), { readOnly: true }), [trigger]);
+function Events({ trigger, manual, table, source }: { trigger: string; manual: boolean; table: TableRef; source: string }) {
+  const ev = useLoad(() => runSql(eventsSql(trigger), { readOnly: true, source }), [source, trigger]);
   const act = useAction();
   const [payload, setPayload] = useState('{}');
   const [event, setEvent] = useState<string | null>(null);
-  const invoke = buildOp(() => opOf('invoke_event_trigger', { name: trigger, payload: jsonField('Manual payload', payload, {}) }));
+  const invoke = buildOp(() => onSource(opOf('invoke_event_trigger', { name: trigger, payload: jsonField('Manual payload', payload, {}) }), source));
   return (
     <>
-      <Section title={`Events of ${trigger}`} actions={<><Spinner on={ev.loading || act.busy} /><button type="button" onClick={ev.reload}>Refresh</button></>}>
+      <Section title={`Events of ${trigger}${source !== DEFAULT_SOURCE ? ` (${source})` : ''}`} actions={<><Spinner on={ev.loading || act.busy} /><button type="button" onClick={ev.reload}>Refresh</button></>}>
         <ErrorBox error={ev.error ?? act.error} />
         <DataTable
           columns={['id', 'status', 'tries', 'created at', 'last HTTP status', 'op']}
           rows={ev.data?.rows ?? []}
           actions={(i) => {
             const id = ev.data!.rows[i][0]!;
-            const op = opOf('redeliver_event', { event_id: id });
+            const op = onSource(opOf('redeliver_event', { event_id: id }), source);
             return (
               <>
                 <button type="button" aria-label={`Invocations of ${id}`} onClick={() => setEvent(id)}>Invocations</button>
@@ -63,7 +65,7 @@ function Events({ trigger, manual, table }: { trigger: string; manual: boolean; 
         />
         {manual ? (
           <>
-            <RowInvoke trigger={trigger} table={table} onDone={ev.reload} />
+            <RowInvoke trigger={trigger} table={table} source={source} onDone={ev.reload} />
             <form aria-label={`Invoke ${trigger}`} onSubmit={(e) => { e.preventDefault(); if (invoke.op) void act.run(() => sendOp(invoke.op!)).then(ev.reload); }}>
               <JsonEditor label="Manual payload" value={payload} onChange={setPayload} rows={3} />
               <OpPreview built={invoke} />
@@ -72,14 +74,14 @@ function Events({ trigger, manual, table }: { trigger: string; manual: boolean; 
           </>
         ) : null}
       </Section>
-      {event ? <InvocationLog key={event} version={String(ev.data?.rows.find((r) => r[0] === event)?.[2] ?? '')} title={`Invocations of event ${event}`} table="event_invocation_logs" eventId={event} /> : null}
+      {event ? <InvocationLog key={event} version={String(ev.data?.rows.find((r) => r[0] === event)?.[2] ?? '')} title={`Invocations of event ${event}`} table="event_invocation_logs" eventId={event} source={source} /> : null}
     </>
   );
 }
 
 const OPS = ['insert', 'update', 'delete'] as const;
 const EMPTY = {
-  name: '', table: '', webhookKind: 'url', webhook: '', insert: true, update: false, delete: false, insertCols: '*', updateCols: '*', deleteCols: '*',
+  source: DEFAULT_SOURCE, name: '', table: '', webhookKind: 'url', webhook: '', insert: true, update: false, delete: false, insertCols: '*', updateCols: '*', deleteCols: '*',
   manual: false, retries: '0', interval: '10', timeout: '60', headers: '[]', transform: '', comment: '',
 };
 type Form = typeof EMPTY;
@@ -90,7 +92,7 @@ const colsText = (c: unknown): string => (Array.isArray(c) ? c.join(', ') : '*')
 function formOf(t: any): Form {
   const d = t.definition ?? {};
   return {
-    name: t.name, table: tableKey(t.table), webhookKind: t.webhook_from_env ? 'env' : 'url', webhook: t.webhook_from_env ?? t.webhook ?? '',
+    source: t.source, name: t.name, table: tableKey(t.table), webhookKind: t.webhook_from_env ? 'env' : 'url', webhook: t.webhook_from_env ?? t.webhook ?? '',
     insert: Boolean(d.insert), update: Boolean(d.update), delete: Boolean(d.delete),
     insertCols: colsText(d.insert?.columns), updateCols: colsText(d.update?.columns), deleteCols: colsText(d.delete?.columns),
     manual: Boolean(d.enable_manual), retries: String(t.retry_conf?.num_retries ?? 0), interval: String(t.retry_conf?.interval_sec ?? 10), timeout: String(t.retry_conf?.timeout_sec ?? 60),
@@ -101,17 +103,19 @@ function formOf(t: any): Form {
 export function EventsPage() {
   const md = useLoad(exportMetadata);
   const act = useAction();
-  const tables: any[] = md.data?.tables ?? [];
-  const triggers = tables.flatMap((t) => (t.event_triggers ?? []).map((et: any) => ({ ...et, table: refOf(t.table) })));
+  const sources = sourcesOf(md.data);
+  const triggers = sources.flatMap((s) => s.tables.flatMap((t) => (t.event_triggers ?? []).map((et: any) => ({ ...et, table: refOf(t.table), source: s.name }))));
   const [form, setForm] = useState<Form>(EMPTY);
   const [editing, setEditing] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const set = (k: keyof Form, v: unknown) => setForm({ ...form, [k]: v });
+  // The tables of the database the form is on.
+  const tables: any[] = sources.find((s) => s.name === form.source)?.tables ?? [];
   const built = buildOp(() => {
     const table = tables.map((t) => refOf(t.table)).find((t) => tableKey(t) === form.table);
     if (!table) throw new Error('choose a table');
     const transform = jsonField('Request transform', form.transform);
-    return opOf('create_event_trigger', {
+    return onSource(opOf('create_event_trigger', {
       name: form.name, table,
       ...(form.webhookKind === 'env' ? { webhook_from_env: form.webhook } : { webhook: form.webhook }),
       ...Object.fromEntries(OPS.filter((o) => form[o]).map((o) => [o, { columns: colsOf(form[`${o}Cols`]) }])),
@@ -121,32 +125,34 @@ export function EventsPage() {
       ...(transform ? { request_transform: transform } : {}),
       ...(form.comment ? { comment: form.comment } : {}),
       ...(editing ? { replace: true } : {}),
-    });
+    }), form.source);
   });
   const reset = () => { setEditing(null); setForm(EMPTY); };
-  const openTrigger = triggers.find((t) => t.name === open);
+  // A trigger is known by its database and name (`<source>/<name>`).
+  const keyOf = (t: { source: string; name: string }) => `${t.source}/${t.name}`;
+  const openTrigger = triggers.find((t) => keyOf(t) === open);
   return (
     <div>
       <h1>Event triggers <Spinner on={md.loading} /></h1>
       <ErrorBox error={md.error} />
       <Section title="Triggers">
         <DataTable
-          columns={['name', 'table', 'operations', 'webhook']}
-          rows={triggers.map((t) => [t.name, tableKey(t.table), OPS.filter((o) => t.definition?.[o]).concat(t.definition?.enable_manual ? ['manual' as never] : []).join(', '), t.webhook ?? (t.webhook_from_env ? `env: ${t.webhook_from_env}` : '')])}
+          columns={['name', 'database', 'table', 'operations', 'webhook']}
+          rows={triggers.map((t) => [t.name, t.source, tableKey(t.table), OPS.filter((o) => t.definition?.[o]).concat(t.definition?.enable_manual ? ['manual' as never] : []).join(', '), t.webhook ?? (t.webhook_from_env ? `env: ${t.webhook_from_env}` : '')])}
           actions={(i) => {
             const t = triggers[i];
-            const del = opOf('delete_event_trigger', { name: t.name });
+            const del = onSource(opOf('delete_event_trigger', { name: t.name }), t.source);
             return (
               <>
-                <button type="button" aria-label={`Events of ${t.name}`} onClick={() => setOpen(t.name)}>Events</button>
+                <button type="button" aria-label={`Events of ${t.name}`} onClick={() => setOpen(keyOf(t))}>Events</button>
                 <button type="button" aria-label={`Edit ${t.name}`} onClick={() => { setEditing(t.name); setForm(formOf(t)); }}>Edit</button>
-                <button type="button" className="danger" aria-label={`Delete ${t.name}`} onClick={() => confirmOp(`Delete trigger ${t.name}?`, del) && void act.run(() => sendOp(del)).then(() => { if (open === t.name) setOpen(null); md.reload(); })}>Delete</button>
+                <button type="button" className="danger" aria-label={`Delete ${t.name}`} onClick={() => confirmOp(`Delete trigger ${t.name}?`, del) && void act.run(() => sendOp(del)).then(() => { if (open === keyOf(t)) setOpen(null); md.reload(); })}>Delete</button>
               </>
             );
           }}
         />
       </Section>
-      {openTrigger ? <Events key={open} trigger={openTrigger.name} manual={Boolean(openTrigger.definition?.enable_manual)} table={openTrigger.table} /> : null}
+      {openTrigger ? <Events key={open} trigger={openTrigger.name} manual={Boolean(openTrigger.definition?.enable_manual)} table={openTrigger.table} source={openTrigger.source} /> : null}
       <Section title={editing ? `Edit trigger ${editing}` : 'Create a trigger'}>
         <form aria-label={editing ? 'Edit an event trigger' : 'Create an event trigger'} onSubmit={(e) => {
           e.preventDefault();
@@ -154,6 +160,7 @@ export function EventsPage() {
         }}>
           <div className="row">
             <TextField label="Name" value={form.name} onChange={(v) => set('name', v)} />
+            <label className="field">Database<select value={form.source} disabled={Boolean(editing)} onChange={(e) => setForm({ ...form, source: e.target.value, table: '' })}>{sources.map((s) => <option key={s.name}>{s.name}</option>)}</select></label>
             <label className="field">Table<select value={form.table} disabled={Boolean(editing)} onChange={(e) => set('table', e.target.value)}><option value="">(choose)</option>{tables.map((t) => <option key={tableKey(refOf(t.table))}>{tableKey(refOf(t.table))}</option>)}</select></label>
             <label className="field">Webhook from<select value={form.webhookKind} onChange={(e) => set('webhookKind', e.target.value)}><option value="url">URL</option><option value="env">environment variable</option></select></label>
             {form.webhookKind === 'env'

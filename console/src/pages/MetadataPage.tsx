@@ -8,9 +8,16 @@ import { useState } from 'react';
 import { EngineError, exportMetadata, query } from '../api';
 import { DataTable, ErrorBox, Field, Section, useAction, useLoad } from '../components';
 import { confirmOp, opOf, OpPreview, sendOp, Spinner, type Op } from '../preview';
+import { onSource } from '../sources';
 
-/** The operation that drops one inconsistent object, where its type has one. */
+/** The operation that drops one inconsistent object, where its type has one: on the object's database (`definition.source`). */
 function dropOpOf(o: { type: string; definition: any; name?: string }): Op | undefined {
+  const op = dropOpOfObject(o);
+  const source = o.definition?.source;
+  return op && typeof source === 'string' ? onSource(op, source) : op;
+}
+
+function dropOpOfObject(o: { type: string; definition: any; name?: string }): Op | undefined {
   const d = o.definition ?? {};
   const table = d.table;
   switch (o.type) {
@@ -31,6 +38,7 @@ function dropOpOf(o: { type: string; definition: any; name?: string }): Op | und
     case 'cron_trigger': return opOf('delete_cron_trigger', { name: d.name });
     case 'rest_endpoint': return opOf('drop_rest_endpoint', { name: d.name });
     case 'inherited_role': return opOf('drop_inherited_role', { role_name: d.role_name });
+    case 'source': return d.name === 'default' ? undefined : opOf('drop_source', { name: d.name, cascade: true });
     default: return undefined;
   }
 }

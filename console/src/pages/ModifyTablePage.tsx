@@ -9,10 +9,12 @@ import { ChangeForm, Spinner } from '../schema/ChangeForm';
 import { relations, tableInfo, type TableInfo } from '../schema/catalog';
 import { ColumnsSection } from '../schema/ColumnsSection';
 import { ConstraintsSection } from '../schema/ConstraintsSection';
+import { dataHref, useSource } from '../sources';
 import { dropTable, dropView, renameTable, replaceView, setTableComment, SqlGenError } from '../sqlGen';
 
 export function ModifyTablePage({ schema, table }: { schema: string; table: string }) {
-  const info = useLoad(async () => ({ info: await tableInfo(schema, table), tables: (await relations()).filter((r) => r.kind === 'table') }), [schema, table]);
+  const source = useSource();
+  const info = useLoad(async () => ({ info: await tableInfo(schema, table, source), tables: (await relations(source)).filter((r) => r.kind === 'table') }), [source, schema, table]);
   const t = { schema, name: table };
   if (info.loading && !info.data) return <Spinner label="loading the table…" />;
   if (info.error) return <ErrorBox error={info.error} />;
@@ -36,6 +38,7 @@ function TableSection({ info, schema, table, onChanged }: { info: TableInfo; sch
   const [dropping, setDropping] = useState(false);
   const [cascade, setCascade] = useState(false);
   const kind = info.kind === 'view' ? 'view' : 'table';
+  const source = useSource();
   return (
     <Section title={kind === 'view' ? 'View' : 'Table'}>
       <ChangeForm label={`Comment of the ${kind}`} submitLabel="Save comment" onDone={onChanged}
@@ -47,7 +50,7 @@ function TableSection({ info, schema, table, onChanged }: { info: TableInfo; sch
         <TextField label={`${kind === 'view' ? 'View' : 'Table'} comment`} value={comment} onChange={setComment} />
       </ChangeForm>
       {kind === 'table' ? (
-        <ChangeForm label="Rename the table" submitLabel="Rename table" onDone={() => { window.location.hash = `#/data/${encodeURIComponent(schema)}/${encodeURIComponent(name.trim())}/modify`; }}
+        <ChangeForm label="Rename the table" submitLabel="Rename table" onDone={() => { window.location.hash = dataHref(source, schema, name.trim(), 'modify'); }}
           build={() => {
             if (name.trim() === table) throw new SqlGenError('type the new name', 'name');
             return { migration: `rename_table_${schema}_${table}`, sql: renameTable(t, name.trim()) };
@@ -58,7 +61,7 @@ function TableSection({ info, schema, table, onChanged }: { info: TableInfo; sch
       {!dropping ? (
         <button type="button" className="danger" onClick={() => setDropping(true)}>Drop this {kind}…</button>
       ) : (
-        <ChangeForm label={`Drop ${kind}`} submitLabel={`Drop ${kind} ${schema}.${table}`} danger onCancel={() => setDropping(false)} onDone={() => { window.location.hash = '#/data'; }}
+        <ChangeForm label={`Drop ${kind}`} submitLabel={`Drop ${kind} ${schema}.${table}`} danger onCancel={() => setDropping(false)} onDone={() => { window.location.hash = dataHref(source); }}
           build={() => ({
             migration: `drop_${kind}_${schema}_${table}`,
             cascade,

@@ -1,5 +1,6 @@
 /**
- * Permissions: for a tracked table, the role × action (insert / select / update / delete) matrix;
+ * Permissions, on one database (the Database list; `#/permissions/<source>/<schema>/<table>`): for a
+ * tracked table of it, the role × action (insert / select / update / delete) matrix;
  * a cell opens the permission editor (permissionEditor.tsx: columns, the row filter and check built
  * with the boolean-expression builder or as raw JSON, presets, limit, aggregations, backend-only,
  * clone, delete). Below, the inherited roles (inheritedRoles.tsx) and "Try it", a query run as a role.
@@ -10,14 +11,15 @@ import { ErrorBox, Field, Section, TextField, useAction, useLoad } from '../comp
 import { InheritedRoles } from '../inheritedRoles';
 import { ACTIONS, PermissionEditor, type Action } from '../permissionEditor';
 import { loadCatalog, rolesOf } from '../tableCatalog';
+import { DEFAULT_SOURCE, sourcesOf, sourceView } from '../sources';
 
 interface Editing {
   role: string;
   action: Action;
 }
 
-function TryIt({ table, columns, roles }: { table: TableRef; columns: string[]; roles: string[] }) {
-  const field = table.schema === 'public' ? table.name : `${table.schema}_${table.name}`;
+function TryIt({ table, columns, roles, prefix }: { table: TableRef; columns: string[]; roles: string[]; prefix: string }) {
+  const field = `${prefix}${table.schema === 'public' ? table.name : `${table.schema}_${table.name}`}`;
   const [role, setRole] = useState(roles[0] ?? 'user');
   const [userId, setUserId] = useState('1');
   const [text, setText] = useState(`{ ${field} { ${columns.join(' ')} } }`);
@@ -40,15 +42,19 @@ function TryIt({ table, columns, roles }: { table: TableRef; columns: string[]; 
   );
 }
 
-export function PermissionsPage({ initial }: { initial?: TableRef }) {
-  const md = useLoad(exportMetadata);
+export function PermissionsPage({ initial, source = DEFAULT_SOURCE }: { initial?: TableRef; source?: string }) {
+  const full = useLoad(exportMetadata);
+  // The pages below read the chosen database's tables as `tables` (roles and inherited roles are global).
+  const md = { ...full, data: full.data ? sourceView(full.data, source) : undefined };
+  const sourceNames = full.data ? sourcesOf(full.data).map((s) => s.name) : [source];
+  const prefix: string = sourcesOf(full.data).find((s) => s.name === source)?.customization?.root_fields?.prefix ?? '';
   const tables: TableRef[] = (md.data?.tables ?? []).map((t: any) => refOf(t.table));
   const [sel, setSel] = useState<string>(initial ? tableKey(initial) : '');
   const key = sel || (tables[0] ? tableKey(tables[0]) : '');
   const table = tables.find((t) => tableKey(t) === key);
   const entry = (md.data?.tables ?? []).find((t: any) => tableKey(refOf(t.table)) === key);
   // Columns with types, relationships resolved to their tables, session variables in use: for the builder.
-  const catalog = useLoad(async () => (md.data ? loadCatalog(md.data) : undefined), [md.data]);
+  const catalog = useLoad(async () => (md.data ? loadCatalog(md.data, source) : undefined), [full.data]);
   const columns = catalog.data?.tables.get(key)?.columns.map((c) => c.name) ?? [];
   const [newRole, setNewRole] = useState('');
   const [extraRoles, setExtraRoles] = useState<string[]>([]);
@@ -69,6 +75,7 @@ export function PermissionsPage({ initial }: { initial?: TableRef }) {
       <h1>Permissions</h1>
       {busy ? <p className="muted" role="status"><span className="spinner" aria-hidden="true" />loading…</p> : null}
       <ErrorBox error={md.error ?? catalog.error} />
+      <Field label="Database">{(id) => <select id={id} value={source} onChange={(e) => { window.location.hash = e.target.value === DEFAULT_SOURCE ? '#/permissions' : `#/permissions/${encodeURIComponent(e.target.value)}`; }}>{sourceNames.map((s) => <option key={s}>{s}</option>)}</select>}</Field>
       <Field label="Table">{(id) => <select id={id} value={key} onChange={(e) => { setSel(e.target.value); setEditing(null); }}>{tables.map((t) => <option key={tableKey(t)} value={tableKey(t)}>{tableKey(t)}</option>)}</select>}</Field>
       {table ? (
         <>
@@ -92,6 +99,7 @@ export function PermissionsPage({ initial }: { initial?: TableRef }) {
             <PermissionEditor
               key={`${key}/${editing.role}/${editing.action}`}
               table={table}
+              source={source}
               catalog={catalog.data}
               role={editing.role}
               action={editing.action}
@@ -100,7 +108,7 @@ export function PermissionsPage({ initial }: { initial?: TableRef }) {
               onDone={() => { setEditing(null); md.reload(); }}
             />
           ) : null}
-          <TryIt table={table} columns={columns} roles={roles} />
+          <TryIt table={table} columns={columns} roles={roles} prefix={prefix} />
         </>
       ) : <p className="muted">Track a table first (Data).</p>}
       {md.data ? <InheritedRoles inherited={inherited} roles={allRoles.filter((r) => !inheritedNames.has(r))} onChange={md.reload} /> : null}

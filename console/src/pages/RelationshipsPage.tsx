@@ -1,20 +1,24 @@
 /**
  * A table's relationships: the ones it has (object, array, remote) with drop; the ones its foreign
  * keys suggest, each added with one click (name editable, the metadata shown in the row); a manual
- * object or array relationship (remote table and column mapping); a remote relationship to a remote
- * schema (the table's fields that feed it and the remote field with its `$column` arguments).
+ * object or array relationship (remote table and column mapping); a relationship to a table of any
+ * database (Hasura v2's remote-source relationship: `create_remote_relationship` with
+ * `definition.to_source`, its field mapping chosen from both tables' columns); a remote relationship
+ * to a remote schema (the table's fields that feed it and the remote field with its `$column` arguments).
  */
 import { useState } from 'react';
-import { exportMetadata, query, refOf, tableKey, type TableRef } from '../api';
+import { exportMetadata, refOf, sourceQuery, tableKey, type TableRef } from '../api';
 import { DataTable, ErrorBox, JsonEditor, Section, TextField, useAction, useLoad } from '../components';
 import { ChangeForm, Spinner } from '../schema/ChangeForm';
 import { foreignKeys, tableInfo } from '../schema/catalog';
 import { suggestRelationships } from '../schema/relationshipSuggestions';
 import { SqlGenError } from '../sqlGen';
+import { dataHref, sourcesOf, sourceView, useSource } from '../sources';
 
-async function load(schema: string, table: string) {
+async function load(source: string, schema: string, table: string) {
   const t = { schema, name: table };
-  const [md, fks, info] = await Promise.all([exportMetadata(), foreignKeys(), tableInfo(schema, table)]);
+  const [full, fks, info] = await Promise.all([exportMetadata(), foreignKeys(source), tableInfo(schema, table, source)]);
+  const md = sourceView(full, source);
   const entry = (md.tables ?? []).find((x: any) => tableKey(refOf(x.table)) === tableKey(t));
   const trackedTables: TableRef[] = (md.tables ?? []).map((x: any) => refOf(x.table));
   const tracked = new Set(trackedTables.map(tableKey));
@@ -24,6 +28,8 @@ async function load(schema: string, table: string) {
     trackedTables,
     columns,
     remoteSchemas: (md.remote_schemas ?? []).map((r: any) => r.name as string),
+    // Every database's tracked tables: the targets of a relationship to another database.
+    sourceTables: sourcesOf(full).map((s) => ({ source: s.name, tables: s.tables.map((x: any) => refOf(x.table)) as TableRef[] })),
     suggestions: entry ? suggestRelationships(t, entry, fks, tracked, columns) : [],
   };
 }
@@ -32,14 +38,15 @@ type Existing = { kind: 'object' | 'array' | 'remote'; name: string; definition:
 
 export function RelationshipsPage({ schema, table }: { schema: string; table: string }) {
   const t = { schema, name: table };
-  const data = useLoad(() => load(schema, table), [schema, table]);
+  const source = useSource();
+  const data = useLoad(() => load(source, schema, table), [source, schema, table]);
   const act = useAction();
   const [names, setNames] = useState<Record<string, string>>({});
   const [dropping, setDropping] = useState<Existing | null>(null);
   if (data.loading && !data.data) return <Spinner label="loading relationships…" />;
   if (data.error) return <ErrorBox error={data.error} />;
   const d = data.data!;
-  if (!d.entry) return <p className="muted">{schema}.{table} is not tracked: track it on the <a href="#/data">Data</a> page first.</p>;
+  if (!d.entry) return <p className="muted">{schema}.{table} is not tracked: track it on the <a href={dataHref(source)}>Data</a> page first.</p>;
   const existing: Existing[] = [
     ...(d.entry.object_relationships ?? []).map((r: any) => ({ kind: 'object' as const, name: r.name, definition: r.using })),
     ...(d.entry.array_relationships ?? []).map((r: any) => ({ kind: 'array' as const, name: r.name, definition: r.using })),
@@ -75,12 +82,13 @@ export function RelationshipsPage({ schema, table }: { schema: string; table: st
           actions={(i) => {
             const s = d.suggestions[i];
             const name = names[`${s.kind}:${s.constraint}`] ?? s.name;
-            return <button type="button" disabled={act.busy} aria-label={`Add ${s.kind} relationship to ${tableKey(s.target)}`} onClick={() => act.run(() => query(`create_${s.kind}_relationship`, { table: t, name, using: s.using })).then((ok) => ok && data.reload())}>Add</button>;
+            return <button type="button" disabled={act.busy} aria-label={`Add ${s.kind} relationship to ${tableKey(s.target)}`} onClick={() => act.run(() => sourceQuery(source, `create_${s.kind}_relationship`, { table: t, name, using: s.using })).then((ok) => ok && data.reload())}>Add</button>;
           }}
         />
         {act.busy ? <Spinner label="adding…" /> : null}
       </Section>
       <ManualRelationship table={t} columns={d.columns} tables={d.trackedTables} onDone={data.reload} />
+      <SourceRelationship table={t} columns={d.columns} targets={d.sourceTables} onDone={data.reload} />
       <RemoteRelationship table={t} columns={d.columns} remoteSchemas={d.remoteSchemas} onDone={data.reload} />
     </div>
   );
@@ -124,6 +132,53 @@ function ManualRelationship({ table, columns, tables, onDone }: { table: TableRe
           </div>
         ))}
         <button type="button" onClick={() => setPairs([...pairs, { from: '', to: '' }])}>Add a column pair</button>
+      </ChangeForm>
+    </Section>
+  );
+}
+
+/** A relationship to a table of any database (the same one or another): `to_source`, mapping picked from both tables' columns. */
+function SourceRelationship({ table, columns, targets, onDone }: { table: TableRef; columns: string[]; targets: Array<{ source: string; tables: TableRef[] }>; onDone: () => void }) {
+  const [name, setName] = useState('');
+  const [kind, setKind] = useState<'object' | 'array'>('object');
+  const [target, setTarget] = useState('');
+  const [pairs, setPairs] = useState<Array<{ from: string; to: string }>>([{ from: '', to: '' }]);
+  // `["<source>", "<schema>.<table>"]`: a table of a database.
+  const [toSource, toKey] = target ? (JSON.parse(target) as [string, string]) : ['', ''];
+  const toTable = targets.find((x) => x.source === toSource)?.tables.find((x) => tableKey(x) === toKey);
+  const toColumns = useLoad(async () => (toTable ? ((await tableInfo(toTable.schema, toTable.name, toSource))?.columns ?? []).map((c) => c.name) : []), [target]);
+  return (
+    <Section title="Add a relationship to a table of another database">
+      <ChangeForm label="Add a relationship to another database" submitLabel="Add database relationship" onDone={() => { setName(''); setPairs([{ from: '', to: '' }]); onDone(); }}
+        build={() => {
+          if (!name.trim()) throw new SqlGenError('name the relationship', 'name');
+          if (!toTable) throw new SqlGenError('choose the database and table to join', 'target table');
+          const mapping = pairs.filter((p) => p.from && p.to);
+          if (mapping.length === 0) throw new SqlGenError('map at least one column', 'field mapping');
+          return { migration: '', metadata: [{ type: 'create_remote_relationship', args: { table, name: name.trim(), definition: { to_source: { source: toSource, table: toTable, relationship_type: kind, field_mapping: Object.fromEntries(mapping.map((p) => [p.from, p.to])) } } } }] };
+        }}>
+        <div className="row">
+          <TextField label="Database relationship name" value={name} onChange={setName} />
+          <label className="field">Database relationship kind<select value={kind} onChange={(e) => setKind(e.target.value as 'object' | 'array')}><option value="object">object</option><option value="array">array</option></select></label>
+          <label className="field">Target database and table
+            <select value={target} onChange={(e) => { setTarget(e.target.value); setPairs(pairs.map((p) => ({ ...p, to: '' }))); }}>
+              <option value="">(choose a table)</option>
+              {targets.map((x) => (
+                <optgroup key={x.source} label={x.source}>
+                  {x.tables.map((r) => <option key={tableKey(r)} value={JSON.stringify([x.source, tableKey(r)])}>{x.source}: {tableKey(r)}</option>)}
+                </optgroup>
+              ))}
+            </select>
+          </label>
+        </div>
+        {pairs.map((p, i) => (
+          <div className="row" key={i} role="group" aria-label={`Field mapping ${i + 1}`}>
+            <label className="field">Source column<select aria-label={`Field mapping ${i + 1} from`} value={p.from} onChange={(e) => setPairs(pairs.map((x, j) => (j === i ? { ...x, from: e.target.value } : x)))}><option value="">(column)</option>{columns.map((c) => <option key={c}>{c}</option>)}</select></label>
+            <label className="field">Target column<select aria-label={`Field mapping ${i + 1} to`} value={p.to} onChange={(e) => setPairs(pairs.map((x, j) => (j === i ? { ...x, to: e.target.value } : x)))}><option value="">(column)</option>{(toColumns.data ?? []).map((c) => <option key={c}>{c}</option>)}</select></label>
+          </div>
+        ))}
+        <ErrorBox error={toColumns.error} />
+        <button type="button" onClick={() => setPairs([...pairs, { from: '', to: '' }])}>Add a field mapping</button>
       </ChangeForm>
     </Section>
   );

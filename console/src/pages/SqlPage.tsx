@@ -1,13 +1,14 @@
 /**
- * SQL: run_sql with the result as a table (or the command's status), errors from Postgres shown. In
+ * SQL: run_sql on the database chosen in the Database list (`source`) with the result as a table (or the command's status), errors from Postgres shown. In
  * migrations mode (project.ts) "This is a migration" (ticked by itself for SQL that changes the schema,
- * as in Hasura's console) with its name and an optional down SQL makes the run a migration of the project.
+ * as in Hasura's console) with its name and an optional down SQL makes the run a migration of the project, written to that database's migrations folder.
  */
 import { useState } from 'react';
-import { query } from '../api';
-import { DataTable, ErrorBox, Field, Section, TextField, useAction } from '../components';
+import { exportMetadata, query } from '../api';
+import { DataTable, ErrorBox, Field, Section, TextField, useAction, useLoad } from '../components';
 import { consoleProject, looksLikeSchemaChange, migrationHeaders, snakeName } from '../project';
 import { Spinner } from '../spinner';
+import { DEFAULT_SOURCE, sourcesOf } from '../sources';
 
 export function SqlPage() {
   const [sql, setSql] = useState('SELECT now();');
@@ -15,6 +16,11 @@ export function SqlPage() {
   const [readOnly, setReadOnly] = useState(false);
   const [result, setResult] = useState<{ columns: string[]; rows: Array<Array<string | null>> } | { status: string } | null>(null);
   const project = consoleProject();
+  const md = useLoad(exportMetadata);
+  const sources = md.data ? sourcesOf(md.data).map((s) => s.name) : [DEFAULT_SOURCE];
+  // The project's database when it is a source, else `default`.
+  const [source, setSource] = useState(project?.database ?? DEFAULT_SOURCE);
+  const database = sources.includes(source) ? source : DEFAULT_SOURCE;
   // undefined: follow the SQL (ticked when it changes the schema) until the user ticks or unticks it.
   const [migrationChoice, setMigrationChoice] = useState<boolean | undefined>(undefined);
   const isMigration = !readOnly && (migrationChoice ?? looksLikeSchemaChange(sql));
@@ -24,7 +30,7 @@ export function SqlPage() {
   const run = () => act.run(async () => {
     setResult(null);
     const headers = project && !readOnly ? migrationHeaders(isMigration ? { name: snakeName(migrationName) || 'run_sql_migration', down } : false) : undefined;
-    const r = await query('run_sql', { sql, cascade, read_only: readOnly }, headers);
+    const r = await query('run_sql', { source: database, sql, cascade, read_only: readOnly }, headers);
     if (r.result_type === 'TuplesOk') {
       const [head, ...rows] = r.result;
       setResult({ columns: head, rows });
@@ -35,6 +41,7 @@ export function SqlPage() {
       <h1>SQL</h1>
       <Section title="Run SQL">
         <form aria-label="Run SQL" onSubmit={(e) => { e.preventDefault(); void run(); }}>
+          <Field label="Database">{(id) => <select id={id} value={database} onChange={(e) => setSource(e.target.value)}>{sources.map((s) => <option key={s}>{s}</option>)}</select>}</Field>
           <Field label="SQL">{(id) => <textarea id={id} className="code" rows={10} value={sql} spellCheck={false} onChange={(e) => setSql(e.target.value)} onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); void run(); } }} />}</Field>
           <div className="row">
             <label><input type="checkbox" checked={cascade} onChange={(e) => setCascade(e.target.checked)} /> cascade metadata</label>
@@ -47,7 +54,7 @@ export function SqlPage() {
           {project && isMigration ? (
             <div className="row">
               <TextField label="Migration name" value={migrationName} onChange={setMigrationName} />
-              <Field label="Down SQL (optional)" hint={`written to migrations/${project.database}/<version>_${snakeName(migrationName) || 'run_sql_migration'}/down.sql; without it, a note that the migration is not reversible`}>
+              <Field label="Down SQL (optional)" hint={`written to migrations/${database}/<version>_${snakeName(migrationName) || 'run_sql_migration'}/down.sql; without it, a note that the migration is not reversible`}>
                 {(id) => <textarea id={id} className="code" rows={2} cols={60} value={down} spellCheck={false} onChange={(e) => setDown(e.target.value)} />}
               </Field>
             </div>

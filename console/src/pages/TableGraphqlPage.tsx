@@ -10,19 +10,21 @@ import { DataTable, ErrorBox, Section, TextField, useLoad } from '../components'
 import { ChangeForm, Spinner } from '../schema/ChangeForm';
 import { functions, tableInfo, type FunctionInfo } from '../schema/catalog';
 import { SqlGenError } from '../sqlGen';
+import { sourceView, useSource } from '../sources';
 
 const ROOT_FIELDS = ['select', 'select_by_pk', 'select_aggregate', 'insert', 'insert_one', 'update', 'update_by_pk', 'delete', 'delete_by_pk'] as const;
 
-async function load(schema: string, table: string) {
+async function load(source: string, schema: string, table: string) {
   const t = { schema, name: table };
-  const [md, info, fns] = await Promise.all([exportMetadata(), tableInfo(schema, table), functions()]);
+  const [md, info, fns] = await Promise.all([exportMetadata().then((m) => sourceView(m, source)), tableInfo(schema, table, source), functions(source)]);
   const entry = (md.tables ?? []).find((x: any) => tableKey(refOf(x.table)) === tableKey(t));
   return { entry, columns: (info?.columns ?? []).map((c) => c.name), functions: fns };
 }
 
 export function TableGraphqlPage({ schema, table }: { schema: string; table: string }) {
   const t = { schema, name: table };
-  const data = useLoad(() => load(schema, table), [schema, table]);
+  const source = useSource();
+  const data = useLoad(() => load(source, schema, table), [source, schema, table]);
   if (data.loading && !data.data) return <Spinner label="loading…" />;
   if (data.error) return <ErrorBox error={data.error} />;
   const d = data.data!;

@@ -7,7 +7,8 @@
 import { useState, type ReactNode } from 'react';
 import { ErrorBox } from '../components';
 import { SqlGenError } from '../sqlGen';
-import { applyChange, type Change } from './change';
+import { useSource } from '../sources';
+import { applyChange, metadataOn, type Change } from './change';
 import './schema.css';
 
 export function Spinner({ label }: { label: string }) {
@@ -15,6 +16,7 @@ export function Spinner({ label }: { label: string }) {
 }
 
 export function ChangePreview({ change }: { change: Change }) {
+  const ops = metadataOn(change, useSource());
   return (
     <div className="preview">
       {change.sql ? (
@@ -25,10 +27,10 @@ export function ChangePreview({ change }: { change: Change }) {
           {change.sql.down === null ? <p className="muted" aria-label="Down SQL">not reversible</p> : <pre className="code" aria-label="Down SQL">{change.sql.down}</pre>}
         </>
       ) : null}
-      {change.metadata?.length ? (
+      {ops.length ? (
         <>
           <div className="preview-label">Metadata</div>
-          <pre className="code" aria-label="Metadata to send">{JSON.stringify(change.metadata.length === 1 ? change.metadata[0] : change.metadata, null, 2)}</pre>
+          <pre className="code" aria-label="Metadata to send">{JSON.stringify(ops.length === 1 ? ops[0] : ops, null, 2)}</pre>
         </>
       ) : null}
     </div>
@@ -46,6 +48,7 @@ export function ChangeForm({ label, submitLabel, build, onDone, onCancel, childr
 }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  const source = useSource();
   let change: Change | undefined;
   let problem: string | undefined;
   try {
@@ -63,7 +66,7 @@ export function ChangeForm({ label, submitLabel, build, onDone, onCancel, childr
         if (!change || busy) return;
         setBusy(true);
         setError(undefined);
-        applyChange(change).then(
+        applyChange(change, source).then(
           () => {
             setBusy(false);
             onDone?.();

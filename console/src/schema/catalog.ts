@@ -35,13 +35,14 @@ export interface TableInfo {
   viewDefinition: string | null;
 }
 
-const one = async (sql: string): Promise<any> => {
-  const r = await runSql(sql, { readOnly: true });
+/** One read-only statement on `source` (each function below reads the database of the source it is given). */
+const one = async (sql: string, source: string): Promise<any> => {
+  const r = await runSql(sql, { readOnly: true, source });
   return r.rows.length ? JSON.parse(r.rows[0][0] ?? 'null') : null;
 };
 
 /** The table or view, or null when it does not exist. */
-export async function tableInfo(schema: string, name: string): Promise<TableInfo | null> {
+export async function tableInfo(schema: string, name: string, source: string): Promise<TableInfo | null> {
   const rel = `(SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${literal(schema)} AND c.relname = ${literal(name)})`;
   return one(`SELECT json_build_object(
     'kind', CASE (SELECT relkind FROM pg_class WHERE oid = r.oid) WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'v' THEN 'view' ELSE 'other' END,
@@ -57,7 +58,7 @@ export async function tableInfo(schema: string, name: string): Promise<TableInfo
     'indexes', coalesce((SELECT json_agg(json_build_object('name', ic.relname, 'definition', pg_get_indexdef(i.indexrelid),
         'constraint', (SELECT conname FROM pg_constraint WHERE conindid = i.indexrelid AND conrelid = r.oid LIMIT 1)) ORDER BY ic.relname)
       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = r.oid), '[]')
-  )::text FROM (SELECT ${rel} AS oid) r WHERE r.oid IS NOT NULL`);
+  )::text FROM (SELECT ${rel} AS oid) r WHERE r.oid IS NOT NULL`, source);
 }
 
 export interface Relation {
@@ -68,13 +69,13 @@ export interface Relation {
 
 const USER_SCHEMAS = `NOT IN ('pg_catalog', 'information_schema', 'hdb_catalog', 'hdb_views', 'pg_toast') AND n.nspname NOT LIKE 'pg\\_%'`;
 
-export async function schemas(): Promise<string[]> {
-  return (await one(`SELECT coalesce(json_agg(nspname ORDER BY nspname), '[]')::text FROM pg_namespace n WHERE n.nspname ${USER_SCHEMAS}`)) ?? [];
+export async function schemas(source: string): Promise<string[]> {
+  return (await one(`SELECT coalesce(json_agg(nspname ORDER BY nspname), '[]')::text FROM pg_namespace n WHERE n.nspname ${USER_SCHEMAS}`, source)) ?? [];
 }
 
-export async function relations(): Promise<Relation[]> {
+export async function relations(source: string): Promise<Relation[]> {
   return (await one(`SELECT coalesce(json_agg(json_build_object('schema', n.nspname, 'name', c.relname, 'kind', CASE c.relkind WHEN 'v' THEN 'view' ELSE 'table' END) ORDER BY n.nspname, c.relname), '[]')::text
-    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm') AND n.nspname ${USER_SCHEMAS}`)) ?? [];
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p', 'v', 'm') AND n.nspname ${USER_SCHEMAS}`, source)) ?? [];
 }
 
 export interface FunctionInfo {
@@ -86,21 +87,21 @@ export interface FunctionInfo {
   volatility: 'i' | 's' | 'v';
 }
 
-export async function functions(): Promise<FunctionInfo[]> {
+export async function functions(source: string): Promise<FunctionInfo[]> {
   return (await one(`SELECT coalesce(json_agg(json_build_object('schema', n.nspname, 'name', p.proname, 'args', pg_get_function_arguments(p.oid),
       'returns', pg_get_function_result(p.oid), 'volatility', p.provolatile) ORDER BY n.nspname, p.proname), '[]')::text
     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.prokind = 'f' AND n.nspname ${USER_SCHEMAS}
-      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`)) ?? [];
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`, source)) ?? [];
 }
 
 export type { ForeignKey } from './names.js';
 
 /** Every foreign key between user tables. */
-export async function foreignKeys(): Promise<ForeignKey[]> {
+export async function foreignKeys(source: string): Promise<ForeignKey[]> {
   return (await one(`SELECT coalesce(json_agg(json_build_object('constraint', c.conname, 'from', json_build_object('schema', sn.nspname, 'name', s.relname),
       'to', json_build_object('schema', tn.nspname, 'name', t.relname),
       'columns', (SELECT json_agg(a.attname ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY k(n, i) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n),
       'refColumns', (SELECT json_agg(a.attname ORDER BY k.i) FROM unnest(c.confkey) WITH ORDINALITY k(n, i) JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n)) ORDER BY c.conname), '[]')::text
     FROM pg_constraint c JOIN pg_class s ON s.oid = c.conrelid JOIN pg_namespace sn ON sn.oid = s.relnamespace
-    JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace WHERE c.contype = 'f' AND sn.nspname ${USER_SCHEMAS.replace(/n\.nspname/g, 'sn.nspname')}`)) ?? [];
+    JOIN pg_class t ON t.oid = c.confrelid JOIN pg_namespace tn ON tn.oid = t.relnamespace WHERE c.contype = 'f' AND sn.nspname ${USER_SCHEMAS.replace(/n\.nspname/g, 'sn.nspname')}`, source)) ?? [];
 }

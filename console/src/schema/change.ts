@@ -7,10 +7,12 @@
  */
 import { post } from '../api';
 import { migrationHeaders, type SqlChange } from '../sqlGen';
+import { DEFAULT_SOURCE, onSource } from '../sources';
 
 export interface MetadataOp {
   type: string;
   args: unknown;
+  source?: string;
 }
 
 export interface Change {
@@ -22,16 +24,19 @@ export interface Change {
   metadata?: MetadataOp[];
 }
 
-/** The /v1/query body and headers of a change. */
-export function requestOf(c: Change): { body: MetadataOp; headers: Record<string, string> } {
+/** The metadata operations of a change on `source`, as they are sent (and previewed). */
+export const metadataOn = (c: Change, source: string): MetadataOp[] => (c.metadata ?? []).map((op) => onSource(op, source));
+
+/** The /v1/query body and headers of a change on `source` (its run_sql runs there, its operations are about its objects). */
+export function requestOf(c: Change, source: string = DEFAULT_SOURCE): { body: MetadataOp; headers: Record<string, string> } {
   const ops: MetadataOp[] = [];
-  if (c.sql) ops.push({ type: 'run_sql', args: { sql: c.sql.up, cascade: c.cascade ?? false } });
-  ops.push(...(c.metadata ?? []));
+  if (c.sql) ops.push({ type: 'run_sql', args: { sql: c.sql.up, cascade: c.cascade ?? false, source } });
+  ops.push(...metadataOn(c, source));
   if (ops.length === 0) throw new Error('nothing to send');
   return { body: ops.length === 1 ? ops[0] : { type: 'bulk', args: ops }, headers: c.sql ? migrationHeaders(c.migration, c.sql.down) : {} };
 }
 
-export async function applyChange(c: Change): Promise<unknown> {
-  const { body, headers } = requestOf(c);
+export async function applyChange(c: Change, source: string = DEFAULT_SOURCE): Promise<unknown> {
+  const { body, headers } = requestOf(c, source);
   return post('/v1/query', body, headers);
 }

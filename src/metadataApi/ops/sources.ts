@@ -73,8 +73,24 @@ export const drop_source = op({
     }
     const md = await ctx.work.draft();
     if (!findSource(md, args.name)) throw new ApiError('not-exists', `source with name ${quote(args.name)} does not exist`, { path: ctx.path });
-    // Nothing in another source can depend on this one's tables (no remote-source relationships): its own
-    // tables, relationships, permissions and functions go with it, with or without `cascade`.
+    // Its own tables, relationships, permissions and functions go with it. The relationships of other
+    // sources' tables that join to it (`to_source`) depend on it: refused without `cascade`, dropped with it.
+    const joining = (r: unknown): boolean => {
+      const to = (r as { definition?: { to_source?: { source?: unknown } } } | null)?.definition?.to_source;
+      return to !== undefined && to !== null && to.source === args.name;
+    };
+    const others = [{ name: DEFAULT_SOURCE, tables: md.tables }, ...md.sources!.filter((s) => s.name !== args.name)];
+    const dependents = others.flatMap((s) => s.tables.flatMap((t) => (t.remote_relationships ?? []).filter(joining).map((r) => `remote_relationship ${(r as { name: string }).name} in table ${t.table.schema}.${t.table.name} of source ${s.name}`)));
+    if (dependents.length > 0 && !args.cascade) {
+      throw new ApiError('dependency-error', `cannot drop due to the following dependent objects: ${dependents.join(', ')}`, { path: ctx.path });
+    }
+    for (const s of others) {
+      for (const t of s.tables) {
+        if (!(t.remote_relationships ?? []).some(joining)) continue;
+        t.remote_relationships = t.remote_relationships!.filter((r) => !joining(r));
+        if (t.remote_relationships.length === 0) delete t.remote_relationships;
+      }
+    }
     md.sources = md.sources!.filter((s) => s.name !== args.name);
     if (md.sources.length === 0) delete md.sources;
     await ctx.work.change(md);

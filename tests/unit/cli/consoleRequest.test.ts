@@ -39,6 +39,11 @@ test('headers: the name (made folder-safe), the base64 down, and x-svc-migration
   assert.equal(p.migration?.down, 'DELETE FROM a\n');
   assert.equal(p.migration?.database, 'other');
   assert.equal((p.body as any).args[1].args.source, 'other');
+  // Another database gets its own hdb_catalog.schema_migrations with its first migration.
+  assert.match((p.body as any).args[1].args.sql, /^CREATE SCHEMA IF NOT EXISTS hdb_catalog; CREATE TABLE IF NOT EXISTS hdb_catalog\.schema_migrations .*; INSERT INTO hdb_catalog\.schema_migrations/);
+  const onDefault = planRequest('/v1/query', runSql('CREATE TABLE a (id int)', { source: 'default' }), {}, opts);
+  assert.equal(onDefault.migration?.database, 'default');
+  assert.match((onDefault.body as any).args[1].args.sql, /^INSERT INTO hdb_catalog\.schema_migrations/);
   const refused = planRequest('/v1/query', runSql('CREATE TABLE a ()'), { 'x-svc-migration': 'false' }, opts);
   assert.equal(refused.migration, undefined);
   assert.equal(refused.metadata, true);
