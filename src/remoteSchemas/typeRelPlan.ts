@@ -9,7 +9,7 @@
  */
 import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionNode, type SelectionSetNode } from 'graphql';
 import { qualifiedKey } from '../core/index.js';
-import { outputMeta, type NField, type NormalizedOperation } from '../graphql/index.js';
+import { outputMeta, vf, type NField, type NormalizedOperation } from '../graphql/index.js';
 import type { RemoteSchemaInfo, RemoteTypeRelInfo } from '../metadata/index.js';
 import { planSelect, sourceJoin, type PlanContext, type SourceJoinField } from '../planner/index.js';
 import type { SourceJoinNode } from '../sql/index.js';
@@ -44,7 +44,7 @@ export function planTypeRels(field: NField, ctx: PlanContext, op: NormalizedOper
     const rel = (outputMeta(f.def) as unknown as { rel: RemoteTypeRelInfo }).rel;
     const target = ctx.onSource(rel.source, f.path);
     const table = target.cache.tables.get(qualifiedKey(rel.target));
-    if (!table) throw new Error(`table ${qualifiedKey(rel.target)} of source ${rel.source} is not available`);
+    if (!table) throw vf(`table ${JSON.stringify(rel.target.name)} of source ${JSON.stringify(rel.source)} is not available`, f.path);
     const select = planSelect(target, table, f, { noArgs: rel.type === 'object' });
     const joinNode: SourceJoinNode = rel.type === 'object' ? { kind: 'object', ir: { ...select, limit: 1 } } : { kind: 'array', ir: select };
     // The join fields in the names the client's document uses (a customized remote's, translated when sent).

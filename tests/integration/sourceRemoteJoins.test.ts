@@ -401,3 +401,15 @@ test('the CLI: remote_schemas.yaml carries the types\' relationships; apply puts
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a target table a remote type\'s relationship uses: untracking it is refused and changes nothing', async () => {
+  const before = await exportV3();
+  const r = await metadata({ type: 'pg_untrack_table', args: { source: 'music', table: 'album' } });
+  assert.equal(r.status, 400, r.text);
+  // Hasura's withNewInconsistentObjsCheck: the relationship would become inconsistent.
+  assert.equal(r.body.code, 'unexpected');
+  assert.match(r.body.error, /cannot continue due to new inconsistent metadata/);
+  assert.deepEqual(await exportV3(), before);
+  const still = await e.graphql('{ label(id: 8) { albums { title } } }');
+  assert.deepEqual(still.body, { data: { label: { albums: { title: 'Red' } } } });
+});
