@@ -10,7 +10,7 @@ import type { AnnValue, NField } from '../graphql/index.js';
 import { outputMeta } from '../graphql/index.js';
 import type { ActionInfo, SourceRelInfo } from '../metadata/index.js';
 import { qualifiedKey } from '../core/index.js';
-import { PlanContext, planSelect, sourceJoin, type RemoteJoinShape, type RootFieldPlanner } from '../planner/index.js';
+import { PlanContext, planSelect, sourceJoin, type RemoteJoinShape, type RootFieldPlanner, type RowShapeField } from '../planner/index.js';
 import { compile, type Param } from '../sql/index.js';
 import type { ActionFieldMeta } from './actionSchema.js';
 import type { OutputField, OutputSelection } from './outputSelection.js';
@@ -68,6 +68,18 @@ export function planOutput(ctx: PlanContext, selection: NField[] | null): Output
   return { typename, fields };
 }
 
+/** Where the joins of an output sit: its relationships, and those inside its nested objects (any depth). */
+function joinShape(sel: OutputSelection): RowShapeField[] {
+  return sel.fields.flatMap((o): RowShapeField[] => {
+    if (o.kind === 'rel') return [relSelectField(o)];
+    if (o.kind === 'object') {
+      const fields = joinShape(o.selection);
+      return fields.length > 0 ? [{ alias: o.alias, kind: 'nested', fields }] : [];
+    }
+    return [];
+  });
+}
+
 const hasRels = (o: OutputSelection | null): boolean => !!o?.fields.some((f) => f.kind === 'rel' || (f.kind === 'object' && hasRels(f.selection)));
 
 /** Plans `ext:action` root fields. */
@@ -79,7 +91,7 @@ export const planActionField: RootFieldPlanner = (f, meta, ctx, op) => {
   if (output && ctx.remoteJoins > 0) {
     // Remote relationships of the tables the output reaches: joined here, not by the select path.
     ctx.remoteJoins = 0;
-    plan.remoteJoin = { shape: { kind: 'rows', fields: output.fields.flatMap((o) => (o.kind === 'rel' ? [relSelectField(o)] : [])) }, op };
+    plan.remoteJoin = { shape: { kind: 'rows', fields: joinShape(output) }, op };
   }
   return { alias: f.alias, kind: 'ext:action', plan };
 };

@@ -7,7 +7,9 @@
 import { ApiError } from '../core/index.js';
 import type { CompiledOperation, CompiledRootField, RemoteJoinPlan } from '../planner/index.js';
 import { resolveParams } from '../sql/index.js';
-import { checkRemoteJoins, executeRemoteFields, runRemoteJoins, type RemoteFieldPlan, type SourceQuery } from '../remoteSchemas/index.js';
+import {
+  checkRemoteJoins, checkTypeRelJoins, executeRemoteFields, runRemoteJoins, runTypeRelJoins, type RemoteFieldPlan, type SourceQuery,
+} from '../remoteSchemas/index.js';
 import { sourceDb, type EngineContext } from '../appState.js';
 import type { ExecutorArgs as Args, MutationFieldExecutor, QueryFieldsExecutor } from './executorTypes.js';
 
@@ -23,11 +25,29 @@ export const sourceQuery = (ctx: EngineContext): SourceQuery => (source, text, p
   return on.db.queryJsonText(text, params, { prepare: on.prepare });
 };
 
-/** `ext:remote` query root fields: one request per remote. */
-export const remoteQueryFields = (fields: CompiledRootField[], args: Args) =>
-  executeRemoteFields(fields.map((f) => (f as { plan: RemoteFieldPlan }).plan), {
-    cache: args.ctx.state.current, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, key: args.compiled,
+/**
+ * `ext:remote` query root fields: one request per remote; then the relationships of the remote's
+ * types to tables selected in them (one statement per target source per level).
+ */
+export const remoteQueryFields = async (fields: CompiledRootField[], args: Args) => {
+  const plans = fields.map((f) => (f as { plan: RemoteFieldPlan }).plan);
+  const cache = args.ctx.state.current;
+  // What the client asked of the target rows' own remote relationships is checked before any call.
+  for (const p of plans) if (p.typeRels) checkTypeRelJoins(p.typeRels, p.op, cache, args.variables, args.session.role);
+  const out = await executeRemoteFields(plans, {
+    cache, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, key: args.compiled,
   }, args.errors ?? [], args.responseHeaders);
+  await Promise.all(plans.map(async (p) => {
+    const text = p.typeRels ? out.get(p.alias) : undefined;
+    if (text === undefined) return;
+    const joined = await runTypeRelJoins(JSON.parse(text), p.typeRels!, p.op, {
+      cache, session: args.session, variables: args.variables, clientHeaders: args.clientHeaders, requests: remoteJoinRequests,
+      sourceQuery: sourceQuery(args.ctx), statements: sourceJoinStatements,
+    });
+    out.set(p.alias, JSON.stringify(joined));
+  }));
+  return out;
+};
 
 /** `ext:remote_join` select root fields: the statement, then the joins. */
 export const remoteJoinFields: QueryFieldsExecutor = async (fields, args) => {

@@ -106,13 +106,14 @@ export { parseTypeRef, baseName } from './schemaCache/buildActions.js';
 export type { TypeRef, ActionInfo, ActionOutputScalar, CustomTypesInfo, CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
 export {
   decodeRemoteSchema, decodeRemoteSchemaDef, decodeRemoteRelationshipDef, remoteSchemasOf, remoteRelationshipsOf, toRemoteSchema, toSource,
+  decodeTypeRelationship, remoteSchemaRelationshipsOf,
 } from './model/decodeRemoteSchema.js';
 export { customizedRemote, customizeField, customizeTypeRef, customizedRootFieldNames } from './schemaCache/remoteCustomization.js';
 export { resolveRemotePermission, remoteViewFor, remoteAsSeen, mergeRemoteViews, typeRefString } from './schemaCache/remotePermissions.js';
 export { decodeRemoteSchemaPermission } from './model/decodeRemoteSchema.js';
 export type { RemoteSchemaPermissionMetadata } from './model/decodeRemoteSchema.js';
 export type { RemoteSchemaCustomization, RemoteTypeCustomization, RemoteFieldCustomization } from './model/decodeRemoteSchema.js';
-export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata, RemoteFieldTree, RemoteHeaderConf, ToSourceDef } from './model/decodeRemoteSchema.js';
+export type { RemoteSchemaMetadata, RemoteSchemaDef, RemoteRelationshipMetadata, RemoteFieldTree, RemoteHeaderConf, ToSourceDef, RemoteSchemaTypeRelationships } from './model/decodeRemoteSchema.js';
 export {
   resolveRemoteSchema, remoteConflict, remoteRootFieldNames, remoteSchemaUrl, DEFAULT_REMOTE_TIMEOUT_SECONDS,
 } from './schemaCache/buildRemoteSchemas.js';

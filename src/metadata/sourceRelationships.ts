@@ -5,13 +5,17 @@
  * and the name is free on the table. Each source's cache gets its consistent ones
  * (`SchemaCache.sourceRelationships`) and every source's cache by name (`sourceCaches`); an
  * invalid one is the inconsistent object `remote_relationship` (named with its source beside `default`).
+ * The relationships of remote schemas' object types to tables (Hasura v2's remote schema remote
+ * relationships) are resolved here too, on default's cache (`remoteTypeRelationships`).
  */
 import { qualifiedKey } from '../core/index.js';
 import type { Metadata, TableMetadata } from './model/metadata.js';
-import { remoteRelationshipsOf, toSource } from './model/decodeRemoteSchema.js';
+import {
+  decodeTypeRelationship, remoteRelationshipsOf, remoteSchemaRelationshipsOf, remoteSchemasOf, toSource, type RemoteRelationshipMetadata,
+} from './model/decodeRemoteSchema.js';
 import { customTypesOf } from './model/decodeActions.js';
 import type { MetadataObjectId } from './schemaCache/objects.js';
-import type { InconsistentObject, SchemaCache, SourceRelInfo, TableInfo } from './schemaCache/types.js';
+import type { InconsistentObject, RemoteSchemaInfo, RemoteTypeRelInfo, SchemaCache, SourceRelInfo, TableInfo } from './schemaCache/types.js';
 import type { CustomObjectInfo, CustomRelInfo } from './schemaCache/actionTypes.js';
 
 const DEFAULT = 'default';
@@ -83,7 +87,7 @@ export function resolveSourceRelationships(md: Metadata, caches: ReadonlyMap<str
   }
   for (const [name, cache] of caches) {
     const rels = resolved.get(name);
-    const withActions = name === DEFAULT ? actionRelationships(cache, caches, inconsistent) : cache;
+    const withActions = name === DEFAULT ? remoteTypeRelationships(md, actionRelationships(cache, caches, inconsistent), caches, inconsistent) : cache;
     out.set(name, rels ? { ...withActions, sourceRelationships: rels } : { ...withActions });
   }
   for (const c of out.values()) (c as { sourceCaches?: ReadonlyMap<string, SchemaCache> }).sourceCaches = out;
@@ -126,7 +130,92 @@ function actionRelationships(cache: SchemaCache, caches: ReadonlyMap<string, Sch
   return { ...cache, customTypes: { ...ct, objects }, ...(actions ? { actions } : {}) };
 }
 
-/** Whether `md` has any relationship to a source's table (from a table, or from an action's output type to another source). */
+/** Why a relationship of remote type `typeName` cannot be served, or undefined when it can. */
+function typeRelProblem(
+  rs: RemoteSchemaInfo | undefined, typeName: string, rel: RemoteRelationshipMetadata, seen: ReadonlySet<string>, caches: ReadonlyMap<string, SchemaCache>,
+): string | undefined {
+  if (!rs) return 'the remote schema is inconsistent';
+  const type = rs.types.get(typeName);
+  if (!type || type.kind !== 'OBJECT') return `object type ${quoted(typeName)} does not exist in the remote schema`;
+  if (type.fields.some((f) => f.name === rel.name) || seen.has(rel.name)) return `field with name ${quoted(rel.name)} already exists in type ${quoted(typeName)}`;
+  const def = toSource(rel);
+  if (!def) return 'relationships from a remote schema\'s type to another remote schema (to_remote_schema) are not supported: relate the type to a table (to_source)';
+  const target = caches.get(def.source);
+  if (!target) return `source with name ${quoted(def.source)} does not exist or is inconsistent`;
+  const info = target.tables.get(qualifiedKey(def.table));
+  if (!info) return `table ${quoted(dotted(def.table))} does not exist in source ${quoted(def.source)}`;
+  for (const [local, column] of Object.entries(def.field_mapping)) {
+    const field = type.fields.find((f) => f.name === local);
+    if (!field) return `field ${quoted(local)} does not exist in type ${quoted(typeName)}`;
+    let t = field.type;
+    while (t.kind === 'NON_NULL' || t.kind === 'LIST') {
+      if (t.kind === 'LIST') return `field ${quoted(local)} of type ${quoted(typeName)} is a list: a join field must be a scalar`;
+      t = t.ofType;
+    }
+    const named = rs.types.get(t.name);
+    if (named && named.kind !== 'SCALAR' && named.kind !== 'ENUM') return `field ${quoted(local)} of type ${quoted(typeName)} is not a scalar`;
+    if (field.args.some((a) => a.type.kind === 'NON_NULL' && a.defaultValue == null)) return `field ${quoted(local)} of type ${quoted(typeName)} has required arguments`;
+    if (!info.columnsByName.has(column)) return `column ${quoted(column)} does not exist in table ${quoted(dotted(def.table))} of source ${quoted(def.source)}`;
+  }
+  return undefined;
+}
+
+/**
+ * `cache` (default's) with the relationships of the remote schemas' types to tables resolved
+ * (`remoteTypeRelationships`): the remote consistent, the type an object type of it, the name free
+ * on it, the join fields scalar fields of it, the target table tracked and its columns there. An
+ * invalid one is left out and reported (`remote_schema_remote_relationship`).
+ */
+function remoteTypeRelationships(
+  md: Metadata, cache: SchemaCache, caches: ReadonlyMap<string, SchemaCache>, inconsistent: Array<{ id: MetadataObjectId; object: InconsistentObject }>,
+): SchemaCache {
+  const out = new Map<string, Map<string, RemoteTypeRelInfo[]>>();
+  for (const rsm of remoteSchemasOf(md)) {
+    const rs = cache.remoteSchemas?.get(rsm.name);
+    const seen = new Map<string, Set<string>>();
+    for (const { typeName, rel: raw } of remoteSchemaRelationshipsOf(rsm)) {
+      let rel: RemoteRelationshipMetadata | undefined;
+      let reason: string | undefined;
+      try {
+        rel = decodeTypeRelationship(raw, '$');
+      } catch (e) {
+        reason = (e as Error).message;
+      }
+      const names = seen.get(typeName) ?? new Set<string>();
+      seen.set(typeName, names);
+      if (rel) reason = typeRelProblem(rs, typeName, rel, names, caches);
+      const name = rel?.name ?? String((raw as { name?: unknown } | null)?.name ?? '');
+      names.add(name);
+      if (reason !== undefined || !rel) {
+        inconsistent.push({
+          id: { kind: 'remote_schema_remote_relationship', remote_schema: rsm.name, type_name: typeName, name },
+          object: {
+            type: 'remote_schema_remote_relationship',
+            definition: { remote_schema: rsm.name, type_name: typeName, name, definition: (raw as { definition?: unknown } | null)?.definition ?? null },
+            reason: `Inconsistent object: in remote schema ${quoted(rsm.name)}: in type ${quoted(typeName)}: in remote relationship ${quoted(name)}: ${reason}`,
+          },
+        });
+        continue;
+      }
+      const def = toSource(rel)!;
+      let byType = out.get(rsm.name);
+      if (!byType) out.set(rsm.name, (byType = new Map()));
+      const list = byType.get(typeName) ?? [];
+      list.push({
+        name: rel.name, remoteSchema: rsm.name, typeName, source: def.source, target: def.table, type: def.relationship_type,
+        mapping: Object.entries(def.field_mapping).map(([local, remote]) => ({ local, remote })),
+      });
+      byType.set(typeName, list);
+    }
+  }
+  return out.size > 0 ? { ...cache, remoteTypeRelationships: out } : cache;
+}
+
+/**
+ * Whether `md` has any relationship to a source's table (from a table, from an action's output type
+ * to another source, or from a remote schema's type).
+ */
 export const hasSourceRelationships = (md: Metadata): boolean =>
   [md.tables, ...(md.sources ?? []).map((s) => s.tables)].some((tables) => tables.some((t) => remoteRelationshipsOf(t).some((r) => toSource(r) !== undefined)))
-  || (customTypesOf(md).objects ?? []).some((o) => (o.relationships ?? []).some((r) => r.source !== undefined && r.source !== DEFAULT));
+  || (customTypesOf(md).objects ?? []).some((o) => (o.relationships ?? []).some((r) => r.source !== undefined && r.source !== DEFAULT))
+  || remoteSchemasOf(md).some((rs) => remoteSchemaRelationshipsOf(rs).length > 0);

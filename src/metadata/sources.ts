@@ -134,6 +134,8 @@ export function attachSources(
     sources.set(s.name, built.cache);
     builds.set(s.name, built);
     for (const i of built.inconsistent) {
+      // Remote schemas and their permissions are global: `default`'s build reports them once.
+      if (i.id.kind === 'remote_schema' || i.id.kind === 'remote_schema_permission') continue;
       const def = i.object.definition;
       const object: InconsistentObject = { ...i.object, definition: typeof def === 'object' && def !== null && !Array.isArray(def) ? { source: s.name, ...def } : def };
       inconsistent.push({ id: { kind: 'source_object', source: s.name, id: i.id }, object });

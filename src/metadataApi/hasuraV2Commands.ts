@@ -11,7 +11,6 @@ const CONSOLE_QUERY = 'Hasura\'s console asks it to browse the database; read th
 const EVENT_LOGS = 'read hdb_catalog.event_log and hdb_catalog.event_invocation_logs with run_sql on /v2/query';
 const EVENT_CLEANUP = 'automatic event log cleanup is not supported: delete old rows of hdb_catalog.event_log and hdb_catalog.event_invocation_logs with run_sql (a cron trigger can call a webhook that does)';
 const SCHEDULED_LOGS = 'read (or delete) rows of hdb_catalog.hdb_scheduled_events, hdb_catalog.hdb_cron_events and their invocation logs with run_sql on /v2/query; cron triggers are listed by export_metadata';
-const REMOTE_SOURCE_RELS = 'relationships from a remote schema\'s types are not supported: relationships from tables to remote schemas are (pg_create_remote_relationship)';
 const DATA_CONNECTORS = 'data connector agents are not supported: the engine serves Postgres only';
 const METRICS = 'metrics settings in the metadata are not supported: configure metrics with --enable-metrics and --metrics-secret (GET /v1/metrics)';
 const TLS = 'a TLS allow-list is not supported: outbound HTTPS checks certificates against Node\'s CA store (add CAs with NODE_EXTRA_CA_CERTS)';
@@ -34,9 +33,6 @@ export const HASURA_V2_NOT_SUPPORTED: Readonly<Record<string, string>> = {
   get_event_invocation_logs: `get_event_invocation_logs is not supported: ${EVENT_LOGS}`,
   get_event_by_id: `get_event_by_id is not supported: ${EVENT_LOGS}`,
   introspect_remote_schema: 'introspect_remote_schema is not supported: introspect the remote server itself, or read its root fields in the engine\'s schema (/v1/graphql as admin)',
-  create_remote_schema_remote_relationship: REMOTE_SOURCE_RELS,
-  update_remote_schema_remote_relationship: REMOTE_SOURCE_RELS,
-  delete_remote_schema_remote_relationship: REMOTE_SOURCE_RELS,
   delete_scheduled_event: `delete_scheduled_event is not supported: ${SCHEDULED_LOGS}`,
   get_scheduled_events: `get_scheduled_events is not supported: ${SCHEDULED_LOGS}`,
   get_scheduled_event_invocations: `get_scheduled_event_invocations is not supported: ${SCHEDULED_LOGS}`,

@@ -66,6 +66,9 @@ import {
   create_remote_relationship,
   update_remote_relationship,
   delete_remote_relationship,
+  create_remote_schema_remote_relationship,
+  update_remote_schema_remote_relationship,
+  delete_remote_schema_remote_relationship,
 } from './ops/remoteSchemas.js';
 import { create_cron_trigger, delete_cron_trigger, create_scheduled_event } from './ops/scheduledTriggers.js';
 import {
@@ -150,6 +153,9 @@ export const OP_TYPES = [
   'create_remote_relationship',
   'update_remote_relationship',
   'delete_remote_relationship',
+  'create_remote_schema_remote_relationship',
+  'update_remote_schema_remote_relationship',
+  'delete_remote_schema_remote_relationship',
   'create_cron_trigger',
   'delete_cron_trigger',
   'create_scheduled_event',
@@ -242,6 +248,9 @@ export const OPERATIONS: Record<OpType, OperationHandler<any>> = {
   create_remote_relationship,
   update_remote_relationship,
   delete_remote_relationship,
+  create_remote_schema_remote_relationship,
+  update_remote_schema_remote_relationship,
+  delete_remote_schema_remote_relationship,
   create_cron_trigger,
   delete_cron_trigger,
   create_scheduled_event,

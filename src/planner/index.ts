@@ -11,7 +11,7 @@ export { isSourceJoin, sourceJoin, type SourceJoinField } from './sourceRel.js';
 export { planSelect, planAggregate, planFields, functionArgs, checkLimitValue, checkOffsetValue } from './select.js';
 export {
   planOperation,
-  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type RootFieldPlanners, type PlanOptions, type RemoteJoinPlan, type RemoteJoinShape,
+  type OperationPlan, type RootFieldPlan, type RootFieldPlanner, type RootFieldPlanners, type PlanOptions, type RemoteJoinPlan, type RemoteJoinShape, type RowShapeField,
 } from './planOperation.js';
 export { variableSignature } from './signature.js';
 export type { LiveKey, LiveKeyKind } from './liveKey.js';

@@ -53,15 +53,19 @@ export interface RemoteJoinPlan extends RemoteJoinShape {
 /**
  * Where a response's remote relationships sit: a select / aggregate root field's IR, or the
  * selections of a JSON value built elsewhere (`rows`: an action's output, whose table
- * relationships carry them), with the operation's fragments for the remote requests.
+ * relationships carry them, and whose nested objects hold more of them), with the operation's
+ * fragments for the remote requests.
  */
 export interface RemoteJoinShape {
   shape:
     | { kind: 'select' | 'select_by_pk'; ir: SelectIR }
     | { kind: 'aggregate'; ir: AggregateIR }
-    | { kind: 'rows'; fields: readonly SelectField[] };
+    | { kind: 'rows'; fields: readonly RowShapeField[] };
   op: NormalizedOperation;
 }
+
+/** A field of a `rows` shape: a select field, or a nested object (or list of them) with its own fields. */
+export type RowShapeField = SelectField | { alias: string; kind: 'nested'; fields: readonly RowShapeField[] };
 /** The planners of root fields whose schema tag is an `ext:` kind (mutations, actions, remote fields). */
 export type RootFieldPlanners = Readonly<Record<`ext:${string}`, RootFieldPlanner>>;
 

@@ -23,6 +23,7 @@ import { type PlanContext, type RootFieldPlan } from '../planner/index.js';
 import { customizeAnswer, toRemoteNames } from './customizedNames.js';
 import { usedFragments, usedVariables } from './documents.js';
 import { addPresets, presetInVariable, presetValue, type PresetVariable } from './presets.js';
+import { planTypeRels, type TypeRelJoin } from './typeRelPlan.js';
 import { remoteRequestHeaders } from './remoteHeaders.js';
 import { callRemote } from './remoteRequest.js';
 
@@ -34,6 +35,11 @@ export interface RemoteFieldPlan {
   op: NormalizedOperation;
   /** The remote's root-field namespace field (customization): its selection is what the remote is asked. */
   namespace?: boolean;
+  /**
+   * The relationships of the remote's types to tables selected in it (typeRelPlan.ts): `nodes` are
+   * then the client's with those fields replaced by their join fields.
+   */
+  typeRels?: TypeRelJoin[];
 }
 
 const clientSchemas = new WeakMap<RemoteSchemaInfo, GraphQLSchema>();
@@ -46,10 +52,15 @@ export function remoteClientSchema(remote: RemoteSchemaInfo): GraphQLSchema {
 }
 
 /** Plans `ext:remote` root fields (delegated to a remote schema). */
-export function planRemoteField(field: NField, meta: OutputFieldMeta, _ctx: PlanContext, op: NormalizedOperation): RootFieldPlan {
+export function planRemoteField(field: NField, meta: OutputFieldMeta, ctx: PlanContext, op: NormalizedOperation): RootFieldPlan {
   if (op.kind === 'subscription') throw new ApiError('not-supported', 'subscription to remote server is not supported');
   const m = meta as { remote?: unknown; namespace?: unknown };
   const plan: RemoteFieldPlan = { remote: String(m.remote), alias: field.alias, nodes: field.nodes, op, ...(m.namespace === true ? { namespace: true } : {}) };
+  const rels = planTypeRels(field, ctx, op, ctx.cache.remoteSchemas?.get(plan.remote));
+  if (rels) {
+    plan.nodes = rels.nodes;
+    plan.typeRels = rels.joins;
+  }
   return { alias: field.alias, kind: 'ext:remote', plan };
 }
 

@@ -10,4 +10,5 @@ export { remoteRequestHeaders } from './remoteHeaders.js';
 export { callRemote, type RemoteAnswer, type RemoteCall } from './remoteRequest.js';
 export { executeRemoteFields, planRemoteField, remoteClientSchema, type RemoteFieldPlan, type DelegationArgs } from './delegate.js';
 export { runRemoteJoins, checkRemoteJoins, type RemoteJoinArgs } from './remoteJoin.js';
+export { checkTypeRelJoins, runTypeRelJoins } from './typeRelJoin.js';
 export type { SourceQuery } from './sourceJoin.js';

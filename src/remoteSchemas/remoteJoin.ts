@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, type Session } from '../core/index.js';
 import type { AggregateField, SelectField } from '../ir/index.js';
 import { customizedRemote, remoteAsSeen, remoteViewFor, type RemoteSchemaInfo, type SchemaCache } from '../metadata/index.js';
-import { isSourceJoin, type RemoteJoinField, type RemoteJoinShape, type SourceJoinField } from '../planner/index.js';
+import { isSourceJoin, type RemoteJoinField, type RemoteJoinShape, type RowShapeField, type SourceJoinField } from '../planner/index.js';
 import { joinSource, type SourceJoinArgs, type SourcePlaces } from './sourceJoin.js';
 import { parse, validate, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import { customizeAnswer, toRemoteNames } from './customizedNames.js';
@@ -26,7 +26,7 @@ import { callRemote } from './remoteRequest.js';
 type Json = unknown;
 
 /** Where one relationship's values sit: the objects holding them, under `alias`. */
-interface Places {
+export interface Places {
   join: RemoteJoinField | SourceJoinField;
   alias: string;
   holders: Array<Record<string, Json>>;
@@ -59,6 +59,21 @@ function collectRows(value: Json, fields: readonly SelectField[], found: Map<Sel
         break;
     }
   }
+}
+
+/** `collectRows` over a `rows` shape (an action's output): its nested objects are followed too. */
+function collectShapeRows(value: Json, fields: readonly RowShapeField[], found: Map<SelectField, Places>): void {
+  if (value === null || value === undefined) return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectShapeRows(v, fields, found);
+    return;
+  }
+  const selects: SelectField[] = [];
+  for (const f of fields) {
+    if (f.kind === 'nested') collectShapeRows((value as Record<string, Json>)[f.alias], f.fields, found);
+    else selects.push(f);
+  }
+  if (selects.length > 0) collectRows(value, selects, found);
 }
 
 function collectAggregate(value: Json, fields: readonly AggregateField[], found: Map<SelectField, Places>): void {
@@ -224,8 +239,13 @@ export function checkRemoteJoins(plan: RemoteJoinShape, cache: SchemaCache, vari
     if (problems.length > 0) throw new ApiError('validation-failed', problems[0].message, { path: join.path });
     if (seen.size < 64) seen.add(varsKey);
   };
+  const visitShape = (fields: readonly RowShapeField[]): void => {
+    for (const f of fields) if (f.kind === 'nested') visitShape(f.fields);
+    visit(fields.filter((f): f is SelectField => f.kind !== 'nested'));
+  };
   if (plan.shape.kind === 'aggregate') visitAgg(plan.shape.ir.fields);
-  else visit(plan.shape.kind === 'rows' ? plan.shape.fields : plan.shape.ir.fields);
+  else if (plan.shape.kind === 'rows') visitShape(plan.shape.fields);
+  else visit(plan.shape.ir.fields);
 }
 
 /** Runs one relationship for all its rows: one request. */
@@ -318,7 +338,8 @@ export interface RemoteJoinArgs extends SourceJoinArgs {
 export async function runRemoteJoins(root: Json, plan: RemoteJoinShape, args: RemoteJoinArgs): Promise<Json> {
   const found = new Map<SelectField, Places>();
   if (plan.shape.kind === 'aggregate') collectAggregate(root, plan.shape.ir.fields, found);
-  else collectRows(root, plan.shape.kind === 'rows' ? plan.shape.fields : plan.shape.ir.fields, found);
+  else if (plan.shape.kind === 'rows') collectShapeRows(root, plan.shape.fields, found);
+  else collectRows(root, plan.shape.ir.fields, found);
   await runFound(found, args, plan.op.fragments);
   return root;
 }
@@ -328,7 +349,7 @@ export async function runRemoteJoins(root: Json, plan: RemoteJoinShape, args: Re
  * a source's table with one statement per source; then the next level, found in the answers of
  * the latter (remote fields hold no tables: a remote's answer ends its branch).
  */
-async function runFound(found: Map<SelectField, Places>, args: RemoteJoinArgs, fragments: RemoteJoinShape['op']['fragments']): Promise<void> {
+export async function runFound(found: ReadonlyMap<unknown, Places>, args: RemoteJoinArgs, fragments: RemoteJoinShape['op']['fragments']): Promise<void> {
   const bySource = new Map<string, SourcePlaces[]>();
   const remote: Array<Places & { join: RemoteJoinField }> = [];
   for (const p of found.values()) {

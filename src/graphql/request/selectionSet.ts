@@ -15,7 +15,7 @@ import { pathKey } from '../../core/index.js';
 import { coerceLiteral, type VariableInfo } from './inputValue.js';
 import { duplicates, showGT, showName, showNames, showNamedTy, vf } from './messages.js';
 import { tooLarge } from './operationLimits.js';
-import type { AnnValue, NField } from './types.js';
+import type { AnnValue, NField, RemoteTypeRelNode } from './types.js';
 import { canonicalName, outputMeta } from '../schema/fieldMeta.js';
 
 /** Fields answered by a remote schema: their arguments and sub-selection are the remote's to check. */
@@ -132,7 +132,14 @@ function walkField(
     for (const a of node.arguments ?? []) {
       if (!def.args.some((p) => p.name === a.name.value)) throw vf(`no such argument ${showName(a.name.value)} is expected`, pathKey(`${path}.args`, a.name.value));
     }
-    return { alias: node.alias?.value ?? name, name, def, parentType, args: new Map(), selection: null, path, nodes: [node] };
+    const out: NField = { alias: node.alias?.value ?? name, name, def, parentType, args: new Map(), selection: null, path, nodes: [node] };
+    // Inside a remote root field's selection: the relationships of the remote's types to tables, walked as fields here.
+    if (outputMeta(def)?.kind === 'ext:remote' && node.selectionSet) {
+      const rels: RemoteTypeRelNode[] = [];
+      remoteTypeRels(ctx, getNamedType(def.type), node.selectionSet, path, visited, rels);
+      if (rels.length > 0) out.remoteTypeRels = rels;
+    }
+    return out;
   }
   const args = walkArguments(ctx, def.args, node.arguments ?? [], `${path}.args`);
   const named = getNamedType(def.type);
@@ -163,6 +170,39 @@ function walkField(
     nodes: [node],
     ...(byType ? { byType } : {}),
   };
+}
+
+/**
+ * The fields of `selectionSet` (a remote's selection, on `parent`) that are relationships of a
+ * remote type to a table (`ext:remote_type_rel`), each walked as a field (its arguments and
+ * selection checked against the table's types); one skipped by `@skip` / `@include` has no field.
+ */
+function remoteTypeRels(
+  ctx: WalkContext, parent: ReturnType<typeof getNamedType>, selectionSet: SelectionSetNode, path: string, visited: readonly string[], out: RemoteTypeRelNode[],
+): void {
+  const here = `${path}.selectionSet`;
+  for (const sel of selectionSet.selections) {
+    spend(ctx);
+    if (sel.kind === Kind.FIELD) {
+      const def = parent instanceof GraphQLObjectType || parent instanceof GraphQLInterfaceType ? parent.getFields()[sel.name.value] : undefined;
+      if (!def) continue; // the remote's own validation names it
+      const at = pathKey(here, sel.alias?.value ?? sel.name.value);
+      if (outputMeta(def)?.kind === 'ext:remote_type_rel') {
+        out.push({ node: sel, field: walkField(ctx, parent as GraphQLObjectType, sel, at, visited) });
+      } else if (sel.selectionSet) {
+        remoteTypeRels(ctx, getNamedType(def.type), sel.selectionSet, at, visited, out);
+      }
+    } else if (sel.kind === Kind.FRAGMENT_SPREAD) {
+      const name = sel.name.value;
+      const frag = ctx.fragments.get(name);
+      if (!frag || visited.includes(name)) continue;
+      const t = ctx.schema.getType(frag.typeCondition.name.value);
+      if (t) remoteTypeRels(ctx, t, frag.selectionSet, pathKey(here, name), [name, ...visited], out);
+    } else {
+      const t = sel.typeCondition ? ctx.schema.getType(sel.typeCondition.name.value) : parent;
+      if (t) remoteTypeRels(ctx, t, sel.selectionSet, `${here}.inlineFragment`, visited, out);
+    }
+  }
 }
 
 /** Validates arguments against the parameter list (Hasura's `parseArguments`). */

@@ -40,6 +40,14 @@ export interface NField {
   nodes: FieldNode[];
   /** On a field of interface type (the Relay `node`): the selection per possible object type. */
   byType?: ReadonlyMap<string, NField[]>;
+  /** On a remote root field: the relationships of the remote's types to tables in its selection. */
+  remoteTypeRels?: readonly RemoteTypeRelNode[];
+}
+
+/** A relationship field of a remote type (`node` as the client wrote it), walked as a field; null when skipped. */
+export interface RemoteTypeRelNode {
+  node: FieldNode;
+  field: NField | null;
 }
 
 export type OperationKind = 'query' | 'mutation' | 'subscription';

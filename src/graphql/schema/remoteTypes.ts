@@ -5,7 +5,8 @@
  * the database's, `timestamptz` or an identical `person`, is the same type), its query and mutation
  * root fields tagged `ext:remote`, and remote-relationship fields on table types tagged
  * `ext:remote_rel` (arguments fixed by the relationship are removed from the field's arguments,
- * partly fixed input objects renamed `<Type>_remote_rel_<schema>_<table><relationship>`).
+ * partly fixed input objects renamed `<Type>_remote_rel_<schema>_<table><relationship>`); the
+ * remote's object types carry their relationships to tables (`ext:remote_type_rel`).
  * The remote schemas come from the schema cache: this module never calls a remote.
  */
 import {
@@ -13,13 +14,15 @@ import {
   GraphQLObjectType, GraphQLScalarType, GraphQLUnionType, parseValue, valueFromAST,
   type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap, type GraphQLInputType,
   type GraphQLNamedType, type GraphQLOutputType, type GraphQLType, type IntrospectionField, type IntrospectionInputTypeRef,
-  type IntrospectionInputValue, type IntrospectionType, type IntrospectionTypeRef,
+  type IntrospectionInputValue, type IntrospectionObjectType, type IntrospectionType, type IntrospectionTypeRef,
 } from 'graphql';
+import { qualifiedKey } from '../../core/index.js';
 import { customizeField, customizedRemote, remoteAsSeen, remoteViewFor, type RemoteRelInfo, type RemoteSchemaInfo, type TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import type { FieldEntry } from './queryRoot.js';
 import type { SelectView } from './roleView.js';
 import type { OutputFieldMeta } from './fieldMeta.js';
+import { selectArgs, tableObject } from './tableTypes.js';
 
 const BUILTINS: Record<string, GraphQLScalarType> = { Int: GraphQLInt, Float: GraphQLFloat, String: GraphQLString, Boolean: GraphQLBoolean, ID: GraphQLID };
 
@@ -56,13 +59,41 @@ class RemoteTypes {
         return new GraphQLObjectType({
           name: t.name, description,
           interfaces: () => t.interfaces.map((i) => this.named(i.name) as GraphQLInterfaceType),
-          fields: () => this.fields(t.fields),
+          fields: () => ({ ...this.fields(t.fields), ...this.tableRelFields(t) }),
         });
       case 'INTERFACE':
         return new GraphQLInterfaceType({ name: t.name, description, fields: () => this.fields(t.fields) });
       case 'UNION':
         return new GraphQLUnionType({ name: t.name, description, types: () => t.possibleTypes.map((p) => this.named(p.name) as GraphQLObjectType) });
     }
+  }
+
+  /**
+   * The relationships of an object type to tables (Hasura v2's remote schema remote relationships):
+   * the target's object type (nullable) or a list of it with the select arguments, for a role that
+   * sees every join field of the type and may select the target table.
+   */
+  private tableRelFields(t: IntrospectionObjectType): GraphQLFieldConfigMap<unknown, unknown> {
+    // Resolved on default's cache, whichever source's types are being made (the type is one for all).
+    const sc = this.ctx.sc.sourceCaches?.get('default') ?? this.ctx.sc;
+    const c = this.remote.customizer;
+    const own = c ? ([...c.typeNames].find(([, engine]) => engine === t.name)?.[0] ?? t.name) : t.name;
+    const rels = sc.remoteTypeRelationships?.get(this.remote.name)?.get(own);
+    const out: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const rel of rels ?? []) {
+      const fieldOf = (name: string) => (c ? c.fieldNames.get(own)?.get(name) ?? name : name);
+      if (!rel.mapping.every((m) => t.fields.some((f) => f.name === fieldOf(m.local)))) continue;
+      const targetCache = sc.sourceCaches?.get(rel.source) ?? (rel.source === 'default' ? sc : undefined);
+      const table = targetCache?.tables.get(qualifiedKey(rel.target));
+      if (!targetCache || !table) continue;
+      const on = targetCache === this.ctx.sc ? this.ctx : this.ctx.forSource(targetCache);
+      if (!on.view(table)) continue;
+      const extensions = { svc: { kind: 'ext:remote_type_rel', rel, remote: table } satisfies OutputFieldMeta };
+      out[rel.name] = rel.type === 'object'
+        ? { type: tableObject(on, table), description: 'A remote relationship', extensions }
+        : { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(on, table)))), args: selectArgs(on, table), description: 'A remote relationship', extensions };
+    }
+    return out;
   }
 
   type(ref: IntrospectionTypeRef): GraphQLType {

@@ -58,6 +58,14 @@ export interface RemoteSchemaMetadata {
   definition: RemoteSchemaDef;
   comment?: string | null;
   permissions?: RemoteSchemaPermissionMetadata[];
+  /** Hasura v2's relationships from the remote's object types (by the remote's own type names). */
+  remote_relationships?: RemoteSchemaTypeRelationships[];
+}
+
+/** The relationships of one object type of a remote schema, as Hasura v2's metadata lists them. */
+export interface RemoteSchemaTypeRelationships {
+  type_name: string;
+  relationships: RemoteRelationshipMetadata[];
 }
 
 /** `{message: {arguments: {id: "$id"}, field: {...}}}`: one key per level. */
@@ -207,7 +215,36 @@ export function decodeRemoteSchema(v: unknown, path: string): RemoteSchemaMetada
   if (comment !== undefined) rs.comment = comment;
   const permissions = optional(o, 'permissions', path, arrayOf(decodeRemoteSchemaPermission));
   if (permissions && permissions.length > 0) rs.permissions = permissions;
+  const rels = optional(o, 'remote_relationships', path, arrayOf(decodeTypeRelationships));
+  if (rels && rels.length > 0) rs.remote_relationships = rels;
   return rs;
+}
+
+/**
+ * A relationship from a remote schema's type, in Hasura v2's `definition` shapes: `to_source` (a
+ * table of any source; `field_mapping` from the type's fields to the table's columns) or
+ * `to_remote_schema` (`lhs_fields` of the type). Kept as given, once checked.
+ */
+export function decodeTypeRelationship(v: unknown, path: string): RemoteRelationshipMetadata {
+  const o = asObject(v, path);
+  const name = required(o, 'name', path, asString);
+  const d = required(o, 'definition', path, asObject);
+  if ((d.to_source === undefined || d.to_source === null) === (d.to_remote_schema === undefined || d.to_remote_schema === null)) {
+    throw parseError('expecting exactly one of to_source and to_remote_schema', `${path}.definition`);
+  }
+  return { name, definition: decodeRemoteRelationshipDefinition(d, `${path}.definition`) };
+}
+
+function decodeTypeRelationships(v: unknown, path: string): RemoteSchemaTypeRelationships {
+  const o = asObject(v, path);
+  return { type_name: required(o, 'type_name', path, asString), relationships: required(o, 'relationships', path, arrayOf(decodeTypeRelationship)) };
+}
+
+/** The relationships of a remote schema's types, one entry per relationship (empty when it has none). */
+export function remoteSchemaRelationshipsOf(rs: RemoteSchemaMetadata): Array<{ typeName: string; rel: unknown }> {
+  // A document's entries are kept as given (replace_metadata): each is decoded where it is resolved.
+  const list: unknown[] = Array.isArray(rs.remote_relationships) ? rs.remote_relationships : [];
+  return list.flatMap((t) => (isObject(t) && Array.isArray(t.relationships) ? t.relationships.map((rel: unknown) => ({ typeName: String(t.type_name), rel })) : []));
 }
 
 /** One entry of a remote schema's `permissions` (and the `role` / `definition` / `comment` of add_remote_schema_permissions). */

@@ -8,7 +8,7 @@
 import { ApiError, pathKey } from '../../core/index.js';
 import { duplicateValues } from '../../lib/index.js';
 import type { DatabaseUrlConf, SourceConnectionInfo, SourceMetadata } from './metadata.js';
-import { arrayOf, asObject, asString, cloneJson, isObject, optional, parseError, rejectUnknownKeys, required } from './json.js';
+import { arrayOf, asObject, asString, cloneJson, optional, parseError, rejectUnknownKeys, required } from './json.js';
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
 import { decodeReadReplicas } from './decodeReadReplicas.js';
 import { decodeSourceCustomization } from './decodeSourceCustomization.js';
@@ -111,14 +111,6 @@ export function decodeSource(v: unknown, path: string): SourceMetadata {
     configuration: required(o, 'configuration', path, decodeSourceConfiguration),
     tables: optional(o, 'tables', path, arrayOf(decodeTableMetadata)) ?? [],
   };
-  out.tables.forEach((t, i) => {
-    // Not served on a source beside `default` yet: refused, never stored and left unapplied.
-    // Relationships to a source's table (to_source) are served from every source; to a remote schema from `default` only.
-    const toRemote = (t.remote_relationships ?? []).findIndex((r) => !(isObject(r) && isObject(r.definition) && isObject(r.definition.to_source)));
-    if (toRemote >= 0) {
-      throw new ApiError('not-supported', `source ${JSON.stringify(name)}: remote relationships to remote schemas are served on the "default" source only`, { path: `${path}.tables[${i}].remote_relationships[${toRemote}]` });
-    }
-  });
   const functions = optional(o, 'functions', path, arrayOf(decodeFunctionMetadata));
   if (functions && functions.length > 0) out.functions = functions;
   const logicalModels = optional(o, 'logical_models', path, arrayOf(decodeLogicalModel));

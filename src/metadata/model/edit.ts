@@ -27,6 +27,7 @@ export type Removable =
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string }
   | { kind: 'remote_schema_permission'; name: string; role: string }
+  | { kind: 'remote_schema_remote_relationship'; remote_schema: string; type_name: string; name: string }
   | { kind: 'inherited_role'; name: string }
   | { kind: 'query_collection_query'; collection: string; query: string }
   | { kind: 'logical_model'; name: string }
@@ -106,6 +107,19 @@ export function removeObject(md: Metadata, id: Removable): void {
       const kept = (r.permissions as unknown[]).filter((p) => !(isObject(p) && p.role === id.role));
       if (kept.length > 0) r.permissions = kept;
       else delete r.permissions;
+    }
+    return;
+  }
+  if (id.kind === 'remote_schema_remote_relationship') {
+    for (const r of md.remote_schemas ?? []) {
+      if (!isObject(r) || r.name !== id.remote_schema || !Array.isArray(r.remote_relationships)) continue;
+      const kept = (r.remote_relationships as unknown[]).flatMap((t) => {
+        if (!isObject(t) || t.type_name !== id.type_name || !Array.isArray(t.relationships)) return [t];
+        const rels = (t.relationships as unknown[]).filter((x) => !(isObject(x) && x.name === id.name));
+        return rels.length > 0 ? [{ ...t, relationships: rels }] : [];
+      });
+      if (kept.length > 0) r.remote_relationships = kept;
+      else delete r.remote_relationships;
     }
     return;
   }

@@ -19,6 +19,8 @@ export type MetadataObjectId =
   | { kind: 'remote_relationship'; table: QualifiedTable; name: string }
   | { kind: 'remote_schema'; name: string }
   | { kind: 'remote_schema_permission'; name: string; role: string }
+  /** A relationship of a remote schema's type (`remote_schemas[].remote_relationships`). */
+  | { kind: 'remote_schema_remote_relationship'; remote_schema: string; type_name: string; name: string }
   | { kind: 'inherited_role'; name: string }
   | { kind: 'query_collection_query'; collection: string; query: string }
   | { kind: 'logical_model'; name: string }
@@ -75,6 +77,8 @@ export function objectKey(id: MetadataObjectId): string {
       return `rs:${id.name}`;
     case 'remote_schema_permission':
       return `rsp:${id.name}\u0000${id.role}`;
+    case 'remote_schema_remote_relationship':
+      return `rsrel:${JSON.stringify([id.remote_schema, id.type_name, id.name])}`;
     case 'inherited_role':
       return `ir:${id.name}`;
     case 'query_collection_query':
@@ -137,6 +141,8 @@ export function reportObject(id: MetadataObjectId): string {
       return `remote_schema ${id.name}`;
     case 'remote_schema_permission':
       return `remote_schema_permission ${id.name}.${id.role}`;
+    case 'remote_schema_remote_relationship':
+      return `remote_schema_remote_relationship ${id.remote_schema}.${id.type_name}.${id.name}`;
     case 'inherited_role':
       return `inherited_role ${id.name}`;
     case 'query_collection_query':

@@ -79,6 +79,11 @@ export interface SchemaCache {
   sourceCaches?: ReadonlyMap<string, SchemaCache>;
   /** The consistent relationships to a source's table (Hasura v2's `to_source`), by table key then name. */
   sourceRelationships?: ReadonlyMap<string, ReadonlyMap<string, SourceRelInfo>>;
+  /**
+   * The consistent relationships of remote schemas' object types to a source's table (Hasura v2's
+   * remote schema remote relationships, `to_source`), by remote schema then the remote's type name.
+   */
+  remoteTypeRelationships?: ReadonlyMap<string, ReadonlyMap<string, readonly RemoteTypeRelInfo[]>>;
   /** A further source's `customization.type_names`: the prefix and suffix of every type made for it. */
   sourceTypeNames?: { prefix?: string; suffix?: string };
 }
@@ -92,6 +97,13 @@ export interface SourceRelInfo {
   type: 'object' | 'array';
   /** This table's column → the target's column, in the metadata's order. */
   mapping: Array<{ local: string; remote: string }>;
+}
+
+/** A relationship from a remote schema's object type to a table of a source: `mapping`'s `local` are the type's fields. */
+export interface RemoteTypeRelInfo extends SourceRelInfo {
+  remoteSchema: string;
+  /** The remote's own name of the type. */
+  typeName: string;
 }
 
 /** A native query: its code split at the `{{arg}}` placeholders, its arguments, the logical model it returns. */

@@ -6,7 +6,8 @@
  * (refused while a remote relationship uses it), `reload_remote_schema` (a remote that was consistent
  * and now fails → 400 unexpected "cannot continue due to new inconsistent metadata", the schema fetched
  * before stays; one that was already inconsistent stays so and the request succeeds),
- * `create_/update_/delete_remote_relationship`.
+ * `create_/update_/delete_remote_relationship`, and Hasura v2's `create_/update_/delete_remote_schema_remote_relationship`
+ * (relationships of the remote's types to tables).
  */
 import { ApiError, qualifiedKey, type QualifiedTable } from '../../core/index.js';
 import { isObjectType, isScalarType, type GraphQLSchema } from 'graphql';
@@ -14,10 +15,10 @@ import { ADMIN_ROLE } from '../../core/index.js';
 import { databaseRootFields, getRoleSchema } from '../../graphql/index.js';
 import {
   asObject, asString, customizedRemote, decodeRemoteRelationshipDef, decodeRemoteSchema, remoteConflict, remoteRootFieldNames, remoteRelationshipsOf, remoteSchemasOf, toRemoteSchema,
-  required, resolveRemoteSchema, BuildError, isObject, findSource,
+  required, resolveRemoteSchema, BuildError, isObject, findSource, decodeTypeRelationship,
 } from '../../metadata/index.js';
 import type { Metadata, MetadataObjectId } from '../../metadata/index.js';
-import type { RemoteSchemaInfo, RemoteSchemaMetadata } from '../../metadata/index.js';
+import type { RemoteRelationshipMetadata, RemoteSchemaInfo, RemoteSchemaMetadata } from '../../metadata/index.js';
 import type { IntrospectionTypeRef } from 'graphql';
 import { fetchRemoteIntrospection } from '../../remoteSchemas/index.js';
 import { ENGINE_PARTS } from '../../appState.js';
@@ -96,6 +97,9 @@ export const update_remote_schema = op({
     if (args.comment !== undefined) next.comment = args.comment;
     const permissions = args.permissions ?? current.permissions;
     if (permissions && permissions.length > 0) next.permissions = permissions;
+    // Its types' relationships stay too (checked against the new schema by the build).
+    const rels = args.remote_relationships ?? current.remote_relationships;
+    if (rels && rels.length > 0) next.remote_relationships = rels;
     md.remote_schemas = (md.remote_schemas ?? []).map((r) => (named(args.name)(r) ? next : r));
     await ctx.work.remoteInputs(md);
     await ctx.work.change(md);
@@ -112,7 +116,10 @@ export const remove_remote_schema = op({
   async run(ctx, args) {
     const md = await ctx.work.draft();
     if (!remoteSchemasOf(md).some((r) => r.name === args.name)) throw notFound(args.name);
-    const users = md.tables.flatMap((t) => remoteRelationshipsOf(t).filter((r) => toRemoteSchema(r)?.remote_schema === args.name).map((r) => `${t.table.name}.${r.name}`));
+    // Relationships of any source's tables to it (and of other remotes' types) keep it.
+    const users = [{ name: 'default', tables: md.tables }, ...(md.sources ?? [])].flatMap((s) => s.tables.flatMap((t) => remoteRelationshipsOf(t)
+      .filter((r) => toRemoteSchema(r)?.remote_schema === args.name)
+      .map((r) => `${s.name === 'default' ? '' : `${s.name}.`}${t.table.name}.${r.name}`)));
     if (users.length > 0) {
       throw new ApiError('dependency-error', `cannot drop due to the following dependent objects: ${users.map((u) => `remote_relationship ${u}`).join(', ')}`, { path: '$.args' });
     }
@@ -200,6 +207,80 @@ export const delete_remote_relationship = op({
       throw new ApiError('not-exists', `remote relationship with name ${quote(args.name)} does not exist`, { path: '$.args' });
     }
     entry.remote_relationships = (entry.remote_relationships ?? []).filter((r) => !named(args.name)(r));
+    ctx.work.adopt(md, await ctx.work.buildFor(md));
+    return SUCCESS;
+  },
+});
+
+/**
+ * Hasura v2's `create_` / `update_remote_schema_remote_relationship`: a relationship of the remote's
+ * object type `type_name` to a table of any source (`to_source`); checked by the build (the type,
+ * its join fields, the target table and columns), a new inconsistency refuses it, nothing changes.
+ */
+function decodeTypeRel(args: unknown, path: string) {
+  const o = asObject(args, path);
+  const rel = decodeTypeRelationship({ name: o.name, definition: o.definition }, path);
+  if (!isObject(rel.definition) || !('to_source' in rel.definition)) {
+    throw new ApiError('not-supported', 'relationships from a remote schema\'s type to another remote schema (to_remote_schema) are not supported: relate the type to a table (to_source)', { path: `${path}.definition.to_remote_schema` });
+  }
+  return { remote_schema: required(o, 'remote_schema', path, asString), type_name: required(o, 'type_name', path, asString), rel };
+}
+
+/** The remote's entry in `md` (the draft) and the relationships of `type_name` in it. */
+function typeRelationships(md: Metadata, remote: string, typeName: string) {
+  const entry = remoteSchemasOf(md).find((r) => r.name === remote);
+  if (!entry) throw notFound(remote, '$.args.remote_schema');
+  const list = entry.remote_relationships ?? [];
+  const forType = list.find((t) => isObject(t) && t.type_name === typeName);
+  const rels = forType && Array.isArray(forType.relationships) ? forType.relationships : [];
+  const put = (next: RemoteRelationshipMetadata[]): void => {
+    const forNext = next.length > 0 ? [{ type_name: typeName, relationships: next }] : [];
+    const updated = forType ? list.flatMap((t) => (t === forType ? forNext : [t])) : [...list, ...forNext];
+    if (updated.length > 0) entry.remote_relationships = updated;
+    else delete entry.remote_relationships;
+  };
+  return { rels, put };
+}
+
+function writeTypeRelationship(mode: 'create' | 'update') {
+  return op({
+    adminOnly: true,
+    mutates: true,
+    decode: decodeTypeRel,
+    async run(ctx, args) {
+      const md = await ctx.work.draft();
+      const { rels, put } = typeRelationships(md, args.remote_schema, args.type_name);
+      const existing = rels.some(named(args.rel.name));
+      if (mode === 'create' && existing) {
+        throw new ApiError('already-exists', `remote relationship with name ${quote(args.rel.name)} already exists on type ${quote(args.type_name)} of remote schema ${quote(args.remote_schema)}`, { path: '$.args' });
+      }
+      if (mode === 'update' && !existing) {
+        throw new ApiError('not-exists', `remote relationship with name ${quote(args.rel.name)} does not exist on type ${quote(args.type_name)} of remote schema ${quote(args.remote_schema)}`, { path: '$.args' });
+      }
+      put(mode === 'create' ? [...rels, args.rel] : rels.map((r) => (named(args.rel.name)(r) ? args.rel : r)));
+      await ctx.work.change(md, { kind: 'remote_schema_remote_relationship', remote_schema: args.remote_schema, type_name: args.type_name, name: args.rel.name });
+      return SUCCESS;
+    },
+  });
+}
+
+export const create_remote_schema_remote_relationship = writeTypeRelationship('create');
+export const update_remote_schema_remote_relationship = writeTypeRelationship('update');
+
+export const delete_remote_schema_remote_relationship = op({
+  adminOnly: true,
+  mutates: true,
+  decode(args, path) {
+    const o = asObject(args, path);
+    return { remote_schema: required(o, 'remote_schema', path, asString), type_name: required(o, 'type_name', path, asString), name: required(o, 'name', path, asString) };
+  },
+  async run(ctx, args) {
+    const md = await ctx.work.draft();
+    const { rels, put } = typeRelationships(md, args.remote_schema, args.type_name);
+    if (!rels.some(named(args.name))) {
+      throw new ApiError('not-exists', `remote relationship with name ${quote(args.name)} does not exist on type ${quote(args.type_name)} of remote schema ${quote(args.remote_schema)}`, { path: '$.args' });
+    }
+    put(rels.filter((r) => !named(args.name)(r)));
     ctx.work.adopt(md, await ctx.work.buildFor(md));
     return SUCCESS;
   },
