@@ -15,7 +15,7 @@ import { eventTriggerDefinition, resolveEventTrigger } from './buildEventTrigger
 import { remoteRelationshipsOf, remoteSchemasOf, toSource } from '../model/decodeRemoteSchema.js';
 import { resolveRemoteRelationship, resolveRemoteSchemas } from './buildRemoteSchemas.js';
 import { resolveRemotePermission } from './remotePermissions.js';
-import type { DepRef, Dependency, MetadataObjectId } from './objects.js';
+import { edgeTargets, type DepRef, type Dependency, type MetadataObjectId } from './objects.js';
 import { BuildError, type BuildState, type Inconsistency } from './buildState.js';
 import { buildTableInfo, resolveEnumReferences } from './buildTable.js';
 import { columnConflict, resolveRelationship } from './buildRelationships.js';
@@ -191,22 +191,6 @@ interface Changes {
   permissions: Set<string>;
 }
 
-/** The other tables each table's dependency edges reach (memoised per edge list: kept tables keep theirs). */
-const targetsMemo = new WeakMap<readonly Dependency[], ReadonlySet<string>>();
-function targetsOf(deps: readonly Dependency[], self: string): ReadonlySet<string> {
-  let out = targetsMemo.get(deps);
-  if (!out) {
-    const set = new Set<string>();
-    for (const d of deps) {
-      if (d.on.kind === 'function') continue;
-      const k = qualifiedKey(d.on.table);
-      if (k !== self) set.add(k);
-    }
-    targetsMemo.set(deps, (out = set));
-  }
-  return out;
-}
-
 /** What changed since `prior` (see buildSchemaCacheFrom), or undefined when a full build is needed. */
 function* changesSince(
   prior: BuildRecord, md: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
@@ -260,12 +244,12 @@ function* changesSince(
     for (const [key, deps] of prior.tableDeps) {
       if (++n % TABLES_PER_YIELD === 0) yield;
       if (rebuilt.has(key) || !seen.has(key)) continue;
-      for (const k of targetsOf(deps, key)) if (moved.has(k)) { rebuilt.add(key); break; }
+      for (const k of edgeTargets(deps, key)) if (moved.has(k)) { rebuilt.add(key); break; }
     }
     for (const [key, deps] of prior.permissionDeps) {
       if (++n % TABLES_PER_YIELD === 0) yield;
       if (rebuilt.has(key) || permissions.has(key) || !seen.has(key)) continue;
-      for (const k of targetsOf(deps, key)) if (moved.has(k)) { permissions.add(key); break; }
+      for (const k of edgeTargets(deps, key)) if (moved.has(k)) { permissions.add(key); break; }
     }
   }
   for (const k of rebuilt) permissions.delete(k);
@@ -528,7 +512,9 @@ function* build(
     cache.inconsistentObjects = state.inconsistent.map((i) => i.object);
   }
   const result: BuildResult = { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
-  builds.set(cache, { result, snapshot, remoteInputs, env, defaultNaming, check, tableDeps, permissionDeps });
+  const rec: BuildRecord = { result, snapshot, remoteInputs, env, defaultNaming, check, tableDeps, permissionDeps };
+  builds.set(cache, rec);
+  buildsByEdges.set(result.dependencies, rec);
   return result;
 }
 
@@ -546,6 +532,20 @@ export interface BuildRecord {
 }
 
 const builds = new WeakMap<SchemaCache, BuildRecord>();
+/** The same records by their edge list (a result whose cache was replaced, e.g. linked with other sources, keeps the list). */
+const buildsByEdges = new WeakMap<readonly Dependency[], BuildRecord>();
+
+/**
+ * `copy` is `cache` with more attached (every source linked to it, metadata/sources.ts): the same tables and
+ * build, so a metadata operation starting from it builds incrementally from that build.
+ */
+export function shareBuildRecord(copy: SchemaCache, cache: SchemaCache): void {
+  const rec = builds.get(cache);
+  if (rec && copy !== cache && copy.tables === cache.tables && copy.metadata === cache.metadata) builds.set(copy, rec);
+}
+
+/** The build whose dependency edges are `deps` (undefined for a list made otherwise). */
+export const buildRecordOfEdges = (deps: readonly Dependency[]): BuildRecord | undefined => buildsByEdges.get(deps);
 
 /**
  * The build `cache` came from (undefined for a cache made otherwise): a metadata operation that starts
