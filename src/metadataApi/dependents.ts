@@ -31,7 +31,7 @@ export type RootsAt = { table: QualifiedTable } | { function: QualifiedFunction 
  * the tables and functions on the way are read (`dependencyIndexOf`), never every edge of the build.
  */
 export function dependentsOf(
-  build: Pick<BuildResult, 'dependencies'>,
+  build: BuildResult,
   at: RootsAt,
   isRoot: (ref: SchemaRef, dep: Dependency) => boolean,
   exclude: (id: MetadataObjectId) => boolean = () => false,

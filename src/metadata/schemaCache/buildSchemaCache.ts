@@ -261,7 +261,9 @@ function* build(
   defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions, reuse?: Changes & { prior: BuildRecord },
 ): Generator<void, BuildResult> {
   let n = 0;
-  const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
+  /** The edges that belong to no table's lists (functions, native queries, event triggers, actions...). */
+  const rest: Dependency[] = [];
+  const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: rest, inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
     state.inconsistent.push({ id, object: { type, definition, reason } });
   };
@@ -300,12 +302,11 @@ function* build(
     if (++n % TABLES_PER_YIELD === 0) yield;
     const key = qualifiedKey(tm.table);
     if (kept) {
-      const deps = reuse!.prior.tableDeps.get(key)!;
-      for (const d of deps) state.dependencies.push(d);
-      tableDeps.set(key, deps);
+      tableDeps.set(key, reuse!.prior.tableDeps.get(key)!);
       continue;
     }
-    const from = state.dependencies.length;
+    // This table's edges go to a list of its own (the build's whole list is made from the lists when asked).
+    state.dependencies = [];
     for (const relType of ['object', 'array'] as const) {
       for (const rel of tm[`${relType}_relationships`] ?? []) {
         const id: MetadataObjectId = { kind: 'relationship', table: tm.table, name: rel.name, relType };
@@ -341,7 +342,8 @@ function* build(
         record(id, 'computed_field', computedFieldDefinition(tm.table, cf), `${inTable(tm)}in computed field ${quoted(cf.name)}: ${e.message}`);
       }
     }
-    tableDeps.set(key, state.dependencies.slice(from));
+    tableDeps.set(key, state.dependencies);
+    state.dependencies = rest;
   }
 
   // 3. permissions
@@ -352,12 +354,10 @@ function* build(
     const key = qualifiedKey(tm.table);
     const kept = keptTable && !reuse!.permissions.has(key) ? reuse!.prior.permissionDeps.get(key) : undefined;
     if (kept) {
-      for (const role of info.permissions.keys()) roles.add(role);
-      for (const d of kept) state.dependencies.push(d);
       permissionDeps.set(key, kept);
       continue;
     }
-    const from = state.dependencies.length;
+    state.dependencies = [];
     for (const permType of PERM_TYPES) {
       for (const p of (tm[`${permType}_permissions`] ?? []) as PermissionMetadata<AnyPermission>[]) {
         const id: MetadataObjectId = { kind: 'permission', table: tm.table, role: p.role, permType };
@@ -366,7 +366,6 @@ function* build(
           const rp: RolePermissions = info.permissions.get(p.role) ?? {};
           (rp as Record<PermType, unknown>)[permType] = r.info;
           info.permissions.set(p.role, rp);
-          roles.add(p.role);
           addDeps(id, r.dependencies);
         } catch (e) {
           if (!(e instanceof BuildError)) throw e;
@@ -374,7 +373,8 @@ function* build(
         }
       }
     }
-    permissionDeps.set(key, state.dependencies.slice(from));
+    permissionDeps.set(key, state.dependencies);
+    state.dependencies = rest;
   }
 
   // 3b. remote schemas, then remote relationships (they need the remote's introspection)
@@ -482,8 +482,14 @@ function* build(
   const inheritedRoles = resolveInheritedRoles(metadata, [...state.tables.values(), ...logicalModels.values()], actions, record, functions, options.documentRoles);
   for (const name of inheritedRoles.keys()) roles.add(name);
   const backendOnlyRoles = new Set<string>();
+  // The tables' roles (those with a resolved permission), per table object; most tables have the same list.
+  let last: TableRoles | undefined;
   for (const t of state.tables.values()) {
-    for (const [role, p] of t.permissions) if (p.insert?.backendOnly || p.update?.backendOnly || p.delete?.backendOnly) backendOnlyRoles.add(role);
+    const r = tableRoles(t);
+    if (r === last) continue;
+    last = r;
+    for (const role of r.roles) roles.add(role);
+    for (const role of r.backendOnly) backendOnlyRoles.add(role);
   }
 
   const cache: SchemaCache = {
@@ -511,10 +517,14 @@ function* build(
     state.inconsistent.push(...extra);
     cache.inconsistentObjects = state.inconsistent.map((i) => i.object);
   }
-  const result: BuildResult = { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
-  const rec: BuildRecord = { result, snapshot, remoteInputs, env, defaultNaming, check, tableDeps, permissionDeps };
+  const result = resultOf(cache, state.inconsistent, () => {
+    const all: Dependency[] = [];
+    for (const lists of [tableDeps.values(), permissionDeps.values(), [rest]]) for (const l of lists) for (const d of l) all.push(d);
+    return all;
+  });
+  const rec: BuildRecord = { result, snapshot, remoteInputs, env, defaultNaming, check, tableDeps, permissionDeps, restDeps: rest };
   builds.set(cache, rec);
-  buildsByEdges.set(result.dependencies, rec);
+  recordsOfResults.set(result, rec);
   return result;
 }
 
@@ -529,11 +539,58 @@ export interface BuildRecord {
   /** Each consistent table's dependency edges of steps 1–2 (relationships, computed fields) and of step 3 (permissions). */
   tableDeps: ReadonlyMap<string, Dependency[]>;
   permissionDeps: ReadonlyMap<string, Dependency[]>;
+  /** The other edges (`result.dependencies` is the tables' lists in table order, then the permissions', then these). */
+  restDeps: readonly Dependency[];
+}
+
+interface TableRoles {
+  roles: readonly string[];
+  backendOnly: readonly string[];
+}
+const tableRolesMemo = new WeakMap<TableInfo, TableRoles>();
+const internedRoles = new Map<string, TableRoles>();
+/** A table's roles and backend-only roles (of a finished table object), one object for equal lists. */
+function tableRoles(t: TableInfo): TableRoles {
+  let r = tableRolesMemo.get(t);
+  if (!r) {
+    const roles = [...t.permissions.keys()];
+    const backendOnly = [...t.permissions].filter(([, p]) => p.insert?.backendOnly || p.update?.backendOnly || p.delete?.backendOnly).map(([role]) => role);
+    const key = JSON.stringify([roles, backendOnly]);
+    r = internedRoles.get(key);
+    if (!r) {
+      r = { roles, backendOnly };
+      if (internedRoles.size < 10_000) internedRoles.set(key, r);
+    }
+    tableRolesMemo.set(t, r);
+  }
+  return r;
+}
+
+/**
+ * A build's result whose whole edge list is made when first read (what reads it: a result made otherwise, tests):
+ * metadata operations follow the per-table lists (dependencyIndex.ts), so a build does not copy every edge.
+ */
+function resultOf(cache: SchemaCache, inconsistent: Inconsistency[], edges: () => Dependency[]): BuildResult {
+  let all: Dependency[] | undefined;
+  const result = { cache, inconsistent } as BuildResult;
+  Object.defineProperty(result, 'dependencies', { enumerable: true, configurable: true, get: () => (all ??= edges()), set: (v: Dependency[]) => { all = v; } });
+  return result;
+}
+
+/**
+ * `result` with another cache and inconsistent objects (a cache linked with the other sources): its edges and
+ * build record are `result`'s, its edge list still made only when read.
+ */
+export function resultWith(result: BuildResult, cache: SchemaCache, inconsistent: Inconsistency[]): BuildResult {
+  const rec = recordsOfResults.get(result);
+  const out = resultOf(cache, inconsistent, () => result.dependencies);
+  if (rec) recordsOfResults.set(out, rec);
+  return out;
 }
 
 const builds = new WeakMap<SchemaCache, BuildRecord>();
-/** The same records by their edge list (a result whose cache was replaced, e.g. linked with other sources, keeps the list). */
-const buildsByEdges = new WeakMap<readonly Dependency[], BuildRecord>();
+/** The same records by result (and by the results `resultWith` made of one). */
+const recordsOfResults = new WeakMap<BuildResult, BuildRecord>();
 
 /**
  * `copy` is `cache` with more attached (every source linked to it, metadata/sources.ts): the same tables and
@@ -544,8 +601,8 @@ export function shareBuildRecord(copy: SchemaCache, cache: SchemaCache): void {
   if (rec && copy !== cache && copy.tables === cache.tables && copy.metadata === cache.metadata) builds.set(copy, rec);
 }
 
-/** The build whose dependency edges are `deps` (undefined for a list made otherwise). */
-export const buildRecordOfEdges = (deps: readonly Dependency[]): BuildRecord | undefined => buildsByEdges.get(deps);
+/** The build `result` came from (undefined for a result made otherwise). */
+export const buildRecordOfResult = (result: BuildResult): BuildRecord | undefined => recordsOfResults.get(result);
 
 /**
  * The build `cache` came from (undefined for a cache made otherwise): a metadata operation that starts

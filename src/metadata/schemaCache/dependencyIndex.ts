@@ -8,7 +8,7 @@
  * A result the build did not record (none in practice) is indexed in one pass over its edges.
  */
 import { qualifiedKey } from '../../core/index.js';
-import { buildRecordOfEdges, type BuildRecord, type BuildResult } from './buildSchemaCache.js';
+import { buildRecordOfResult, type BuildRecord, type BuildResult } from './buildSchemaCache.js';
 import { edgeTargets, type Dependency } from './objects.js';
 
 export interface DependencyIndex {
@@ -21,25 +21,23 @@ export interface DependencyIndex {
   onFunction(functionKey: string): Dependency[];
 }
 
-const indexes = new WeakMap<readonly Dependency[], DependencyIndex>();
+const indexes = new WeakMap<object, DependencyIndex>();
 
-/** The index of `result`'s edges (memoised per edge list). */
-export function dependencyIndexOf(result: Pick<BuildResult, 'dependencies'>): DependencyIndex {
-  let ix = indexes.get(result.dependencies);
-  if (!ix) {
-    const record = buildRecordOfEdges(result.dependencies);
-    ix = record ? perTable(record) : flat(result.dependencies);
-    indexes.set(result.dependencies, ix);
-  }
+/** The index of `result`'s edges (memoised per build, or per edge list for a result the build did not record). */
+export function dependencyIndexOf(result: BuildResult): DependencyIndex {
+  const record = buildRecordOfResult(result);
+  const key = record ?? result.dependencies;
+  let ix = indexes.get(key);
+  if (!ix) indexes.set(key, (ix = record ? perTable(record) : flat(result.dependencies)));
   return ix;
 }
 
 const targetTable = (d: Dependency): string | undefined => (d.on.kind === 'function' ? undefined : qualifiedKey(d.on.table));
 
-/** Edges on functions, by function (one pass over `deps`, made when first asked). */
-function functionEdges(deps: readonly Dependency[]): Map<string, Dependency[]> {
+/** Edges on functions, by function (one pass over the lists, made when first asked). */
+function functionEdges(lists: Iterable<readonly Dependency[]>): Map<string, Dependency[]> {
   const out = new Map<string, Dependency[]>();
-  for (const d of deps) {
+  for (const l of lists) for (const d of l) {
     if (d.on.kind !== 'function') continue;
     const k = qualifiedKey(d.on.function);
     const l = out.get(k);
@@ -61,7 +59,7 @@ function flat(deps: readonly Dependency[]): DependencyIndex {
   let fns: Map<string, Dependency[]> | undefined;
   return {
     onTable: (k) => [...(byTable.get(k) ?? [])],
-    onFunction: (k) => [...((fns ??= functionEdges(deps)).get(k) ?? [])],
+    onFunction: (k) => [...((fns ??= functionEdges([deps])).get(k) ?? [])],
   };
 }
 
@@ -71,14 +69,8 @@ function flat(deps: readonly Dependency[]): DependencyIndex {
  */
 function perTable(record: BuildRecord): DependencyIndex {
   const position = new Map<string, number>();
-  let listed = 0;
-  for (const [key, deps] of record.tableDeps) {
-    position.set(key, position.size);
-    listed += deps.length;
-  }
-  for (const deps of record.permissionDeps.values()) listed += deps.length;
-  const all = record.result.dependencies;
-  const rest = all.slice(listed);
+  for (const key of record.tableDeps.keys()) position.set(key, position.size);
+  const rest = record.restDeps;
   /** Per step: target table → the tables (in table order) whose lists of that step reach it. */
   const reaching = (lists: ReadonlyMap<string, Dependency[]>): Map<string, string[]> => {
     const out = new Map<string, string[]>();
@@ -113,6 +105,6 @@ function perTable(record: BuildRecord): DependencyIndex {
       for (const d of rest) if (targetTable(d) === k) out.push(d);
       return out;
     },
-    onFunction: (k) => [...((fns ??= functionEdges(all)).get(k) ?? [])],
+    onFunction: (k) => [...((fns ??= functionEdges([...record.tableDeps.values(), ...record.permissionDeps.values(), rest])).get(k) ?? [])],
   };
 }

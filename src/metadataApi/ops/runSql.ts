@@ -149,7 +149,7 @@ async function runOnSource(ctx: OpContext, args: RunSqlArgs, name: string): Prom
 }
 
 /** Hasura's withMetadataCheck: refuse or cascade dependents, then follow drops and renames. */
-function applyDiff(md: Metadata, diff: SchemaDiff, deps: Pick<BuildResult, 'dependencies'>, cascade: boolean, resolve: ReturnType<typeof resolverOf>): void {
+function applyDiff(md: Metadata, diff: SchemaDiff, deps: BuildResult, cascade: boolean, resolve: ReturnType<typeof resolverOf>): void {
   for (const fn of diff.overloadedFunctions) {
     const cf = computedFieldUsing(md, fn);
     const message = cf
