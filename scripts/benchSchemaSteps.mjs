@@ -11,7 +11,10 @@
  * resolution, in a module preloaded into the engine that reports on SIGUSR2; the wait of a request includes
  * the machine's load, the loop delay much less). CLI=1: before the introspections, `metadata export` to a
  * temporary directory and `metadata apply` of it through the CLI (a process each, its start included; the
- * engine's CPU beside).
+ * engine's CPU beside). MOREOPS=1: after OPS, set_table_customization, an event trigger created and deleted, a
+ * bulk of three permissions and of their drops, a second small source (database bench_schema_small, made when
+ * missing) added, a table of it tracked, a permission on default, the source updated and dropped, then
+ * export_metadata, replace_metadata of that same document, reload_metadata, a permission and its drop.
  *
  *   BENCH_SCHEMA_SETUP_ONLY=1 SIZES=5000 REPEAT=1 npm run bench:schema     (the database)
  *   OPS=1 ONLY_R1=1 node scripts/benchSchemaSteps.mjs [database] [profile-dir]
@@ -98,6 +101,41 @@ if (process.env.OPS) {
   await step('admin query after', async () => { await post({ query: '{ t0250(limit: 1) { id parent_again { id } } }' }); });
   await step('drop_relationship', () => q({ type: 'drop_relationship', args: { table: 't0250', relationship: 'parent_again' } }));
   await step('r1 query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }, rh('r1')); });
+}
+if (process.env.MOREOPS) {
+  // The other operations (a second small source: database bench_schema_small, made here when missing).
+  const qm = async (body) => { const res = await fetch(BASE + '/v1/metadata', { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': SECRET }, body: JSON.stringify(body) }); return (await res.text()).slice(0, 120); };
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
+  if ((await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'bench_schema_small'`)).rowCount === 0) {
+    await admin.query('CREATE DATABASE bench_schema_small');
+    const small = new pg.Client({ connectionString: `${PG_BASE}/bench_schema_small` });
+    await small.connect();
+    await small.query('CREATE TABLE IF NOT EXISTS small_items (id serial PRIMARY KEY, label text)');
+    await small.end();
+  }
+  await admin.end();
+  await step('set_table_customization', () => qm({ type: 'pg_set_table_customization', args: { source: 'default', table: 't0250', configuration: { custom_root_fields: { select: 'items_t0250' } } } }));
+  await step('admin query after', async () => { await post({ query: '{ items_t0250(limit: 1) { id } }' }); });
+  await step('create_event_trigger', () => q({ type: 'create_event_trigger', args: { name: 'bench_t0250', table: 't0250', insert: { columns: '*' }, webhook: 'http://127.0.0.1:9/' } }));
+  await step('delete_event_trigger', () => q({ type: 'delete_event_trigger', args: { name: 'bench_t0250' } }));
+  await step('bulk of three permissions', () => q({ type: 'bulk', args: ['t0300', 't0301', 't0302'].map((table) => ({ type: 'create_select_permission', args: { table, role: 'editor', permission: { columns: ['id'], filter: {} } } })) }));
+  await step('bulk of three drops', () => q({ type: 'bulk', args: ['t0300', 't0301', 't0302'].map((table) => ({ type: 'drop_select_permission', args: { table, role: 'editor' } })) }));
+  await step('pg_add_source (small)', () => qm({ type: 'pg_add_source', args: { name: 'small', configuration: { connection_info: { database_url: `${PG_BASE}/bench_schema_small` } } } }));
+  await step('pg_track_table (small)', () => qm({ type: 'pg_track_table', args: { source: 'small', table: 'small_items' } }));
+  await step('pg_create_select_permission (default, with a source)', () => qm({ type: 'pg_create_select_permission', args: { source: 'default', table: 't0250', role: 'editor', permission: { columns: ['id'], filter: {} } } }));
+  await step('pg_update_source (small)', () => qm({ type: 'pg_update_source', args: { name: 'small', configuration: { connection_info: { database_url: `${PG_BASE}/bench_schema_small`, pool_settings: { max_connections: 5 } } } } }));
+  await step('pg_drop_source (small)', () => qm({ type: 'pg_drop_source', args: { name: 'small', cascade: true } }));
+  await step('pg_drop_select_permission (default)', () => qm({ type: 'pg_drop_select_permission', args: { source: 'default', table: 't0250', role: 'editor' } }));
+  let doc;
+  await step('export_metadata', async () => { const res = await fetch(BASE + '/v1/query', { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': SECRET }, body: JSON.stringify({ type: 'export_metadata', args: {} }) }); doc = await res.text(); return `${(doc.length / 1e6).toFixed(1)} MB`; });
+  await step('replace_metadata (the same document)', async () => { const res = await fetch(BASE + '/v1/query', { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': SECRET }, body: `{"type":"replace_metadata","args":${doc}}` }); return (await res.text()).slice(0, 120); });
+  await step('admin query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }); });
+  await step('reload_metadata', () => q({ type: 'reload_metadata', args: {} }));
+  await step('admin query after', async () => { await post({ query: '{ t0000(limit: 1) { id } }' }); });
+  await step('create_select_permission (after reload)', () => q({ type: 'create_select_permission', args: { table: 't0250', role: 'editor', permission: { columns: ['id'], filter: {} } } }));
+  await step('drop_select_permission', () => q({ type: 'drop_select_permission', args: { table: 't0250', role: 'editor' } }));
 }
 if (process.env.CLI) {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-cli-'));

@@ -40,5 +40,5 @@ export { measureOperation, type DocumentCost } from './request/documentCost.js';
 export {
   HARD_BOUNDS, limitsForRole, checkOperationCost, checkBatchSize, type RoleLimits, type LimitDefaults,
 } from './request/operationLimits.js';
-export { duplicateRootFields, assertNoRootFieldConflicts, remoteRootFields, databaseRootFields } from './schema/rootFieldConflicts.js';
+export { duplicateRootFields, assertNoRootFieldConflicts, remoteRootFields, databaseRootFields, hasNewNameClashes } from './schema/rootFieldConflicts.js';
 export { RELAY_SCHEMA_PARTS, relayKey } from './schema/relaySchema.js';

@@ -57,7 +57,7 @@ export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/inde
 export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readyHasuraQueues, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';
 export type { ImportResult, AdoptionReport } from './hasura/index.js';
 
-export { introspectDatabase, loadEnumValues, parseSnapshot, sessionFreeWritesLost } from './introspection/index.js';
+export { introspectDatabase, loadEnumValues, parseSnapshot, sessionFreeWritesLost, catalogFingerprint, fingerprintOf, recordFingerprint } from './introspection/index.js';
 export type { DbSnapshot, DbTable, DbColumn, DbFunction, DbFunctionArg, DbForeignKey, EnumTableValues } from './introspection/index.js';
 
 export { parseBoolExp, castTypeOf } from './boolExp.js';
@@ -65,6 +65,7 @@ export type { BoolExpContext, BoolExpMode, BoolExpDependency, ParsedBoolExp } fr
 
 export type * from './schemaCache/types.js';
 export { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFrom, buildSchemaCacheFullSliced, buildSchemaCacheFromSliced, buildRecordOf, type CacheCheck, type BuildRecord } from './schemaCache/buildSchemaCache.js';
+export { dependencyIndexOf, type DependencyIndex } from './schemaCache/dependencyIndex.js';
 export type { BuildOptions, BuildResult } from './schemaCache/buildSchemaCache.js';
 export type { Inconsistency } from './schemaCache/buildState.js';
 export { BuildError } from './schemaCache/buildState.js';

@@ -12,8 +12,8 @@ import type { Db, DbClient } from '../execution/index.js';
 import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
-import { introspectDatabase, loadEnumValues } from './introspection/index.js';
-import { buildSchemaCache, buildSchemaCacheFull, buildSchemaCacheFullSliced, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
+import { catalogFingerprint, fingerprintOf, introspectDatabase, loadEnumValues, recordFingerprint, type DbSnapshot } from './introspection/index.js';
+import { buildRecordOf, buildSchemaCache, buildSchemaCacheFromSliced, buildSchemaCacheFull, buildSchemaCacheFullSliced, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 import { attachSources, readSources, type SourceDbs } from './sources.js';
 
 export interface LiveState {
@@ -65,14 +65,30 @@ export async function loadSchemaCache(
 }
 
 /**
- * The stored document and the database's snapshot, read in one transaction. Both statements are
- * written at once (the pool pipelines them): Postgres runs the introspection while the document
- * arrives and is decoded; the enum tables' values, which the document names, are read after.
- * `starting`: the engine's first build, the document decoded on this thread (see loadMetadata).
+/**
+ * The stored metadata, its `resource_version` and the database snapshot, read in one transaction, with the
+ * catalogs' fingerprint (the first metadata operation then knows the database is as this build saw it).
+ * The statements are written at once (the pool pipelines them): Postgres runs the introspection while the
+ * document arrives and is decoded; the enum tables' values, which the document names, are read after.
+ * `starting`: the engine's first build, the document decoded on this thread (see loadMetadata). When the
+ * fingerprint is the one `known` was taken at, `known`'s tables and functions are the snapshot (enum rows
+ * read again) and the database is not introspected again.
  */
-async function loadState(c: DbClient, table: MetadataTable, starting: boolean) {
-  const [{ metadata, resourceVersion }, snapshot] = await Promise.all([loadMetadata(c, table, { onThisThread: starting }), introspectDatabase(c)]);
+async function loadState(c: DbClient, table: MetadataTable, starting: boolean, known?: DbSnapshot) {
+  if (known) {
+    const [{ metadata, resourceVersion }, fingerprint] = await Promise.all([loadMetadata(c, table, { onThisThread: starting }), catalogFingerprint(c)]);
+    if (fingerprintOf(known) === fingerprint) {
+      const snapshot: DbSnapshot = { tables: known.tables, functions: known.functions, enumValues: new Map() };
+      await loadEnumValues(c, snapshot, enumTablesOf(metadata));
+      return { metadata, resourceVersion, snapshot };
+    }
+    const snapshot = await introspectDatabase(c, enumTablesOf(metadata));
+    recordFingerprint(snapshot, fingerprint);
+    return { metadata, resourceVersion, snapshot };
+  }
+  const [{ metadata, resourceVersion }, snapshot, fingerprint] = await Promise.all([loadMetadata(c, table, { onThisThread: starting }), introspectDatabase(c), catalogFingerprint(c)]);
   await loadEnumValues(c, snapshot, enumTablesOf(metadata));
+  recordFingerprint(snapshot, fingerprint);
   return { metadata, resourceVersion, snapshot };
 }
 
@@ -90,13 +106,16 @@ export async function createAppState(
   const buildOptions: BuildOptions = { inferFunctionPermissions: config.inferFunctionPermissions, remoteSchemaPermissions: config.enableRemoteSchemaPermissions };
   // Remote schemas are fetched after the transaction: no connection is held while a remote answers.
   // A rebuild (reload, another engine's change) is built in slices: the engine serves requests meanwhile.
-  const build = async (known?: ReadonlyMap<string, RemoteIntrospection>, sliced = false): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
-    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable, !sliced));
+  // A rebuild (`from`: the live cache) starts from the live build: the database read again only when its catalogs
+  // changed, and the cache built incrementally from the live one (only the tables that changed), as an operation's.
+  const build = async (known?: ReadonlyMap<string, RemoteIntrospection>, sliced = false, from?: SchemaCache): Promise<{ cache: SchemaCache; resourceVersion: number }> => {
+    const prior = from && buildRecordOf(from);
+    const loaded = await db.transaction({ readOnly: true, isolation: 'repeatable read' }, (c) => loadState(c, metadataTable, !sliced, prior?.snapshot));
     const remotes = fetchRemotes ? await fetchRemotes(loaded.metadata, known) : undefined;
     // The further sources' databases are read after the transaction too, each through its own pool.
     const inputs = sourceDbs && loaded.metadata.sources ? await readSources(loaded.metadata, sourceDbs) : new Map();
     const full = sliced
-      ? await buildSchemaCacheFullSliced(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions)
+      ? await buildSchemaCacheFromSliced(prior, loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions)
       : buildSchemaCacheFull(loaded.metadata, loaded.snapshot, undefined, remotes, config.defaultNamingConvention, cacheCheck, buildOptions);
     const cache = attachSources(full, loaded.metadata, inputs, undefined, remotes, config.defaultNamingConvention, buildOptions).cache;
     storedVersions.set(cache, loaded.resourceVersion);
@@ -120,7 +139,7 @@ export async function createAppState(
       return version;
     },
     async rebuild() {
-      const next = await build(current.remoteInputs, true);
+      const next = await build(current.remoteInputs, true, current);
       // A metadata change committed and installed while this build read an older state wins.
       if (next.resourceVersion >= version) {
         current = next.cache;

@@ -11,7 +11,7 @@ import type { Db } from '../execution/index.js';
 import { introspectDatabase, type DbSnapshot } from './introspection/index.js';
 import type { Metadata, SourceMetadata } from './model/metadata.js';
 import type { InconsistentObject, RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
-import { buildRecordOf, buildSchemaCacheFull, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
+import { buildRecordOf, buildSchemaCacheFull, resultWith, shareBuildRecord, type BuildOptions, type BuildResult } from './schemaCache/buildSchemaCache.js';
 import { hasSourceRelationships, resolveSourceRelationships } from './sourceRelationships.js';
 import { knownRoles } from './schemaCache/buildInheritedRoles.js';
 
@@ -151,9 +151,10 @@ export function attachSources(
   // Each source's build is found by the cache that is served (the linked one: a new object when linked).
   for (const [name, c] of linked.caches) {
     const built = builds.get(name);
-    if (built) sourceBuilds.set(c, c === built.cache ? built : { ...built, cache: c });
+    if (built) sourceBuilds.set(c, c === built.cache ? built : resultWith(built, c, built.inconsistent));
   }
   const cache = linked.caches.get(DEFAULT_SOURCE)!;
+  shareBuildRecord(cache, result.cache);
   cache.inconsistentObjects = objects;
   if (list.length > 0) cache.sources = new Map([...linked.caches].filter(([name]) => name !== DEFAULT_SOURCE));
   // The build's check of the finished cache (the stored queries of REST endpoints, over every source's fields).
@@ -162,5 +163,5 @@ export function attachSources(
     inconsistent.push(i);
     objects.push(i.object);
   }
-  return { ...result, cache, inconsistent };
+  return resultWith(result, cache, inconsistent);
 }

@@ -4,9 +4,9 @@
  * `run_sql` drops, with Hasura's "cannot drop due to the following dependent objects" error.
  */
 import { ApiError, qualifiedKey } from '../core/index.js';
-import type { QualifiedTable } from '../core/index.js';
-import { objectKey, refKey, reportObjects } from '../metadata/index.js';
-import type { Dependency, MetadataObjectId, SchemaRef } from '../metadata/index.js';
+import type { QualifiedFunction, QualifiedTable } from '../core/index.js';
+import { dependencyIndexOf, objectKey, refKey, reportObjects } from '../metadata/index.js';
+import type { BuildResult, Dependency, MetadataObjectId, SchemaRef } from '../metadata/index.js';
 
 /** A metadata object as something others can depend on (permissions and tables: nothing extra). */
 function asRef(id: MetadataObjectId): SchemaRef | undefined {
@@ -22,15 +22,22 @@ function asRef(id: MetadataObjectId): SchemaRef | undefined {
   }
 }
 
+/** Where the roots of a dependency query lie: on one table (itself or a part of it) or one function. */
+export type RootsAt = { table: QualifiedTable } | { function: QualifiedFunction };
+
 /**
- * Every object that depends on a ref matching `isRoot`, transitively, excluding objects for
- * which `exclude` holds (and not following edges out of them).
+ * Every object that depends on a ref matching `isRoot` (every such ref lies at `at`), transitively,
+ * excluding objects for which `exclude` holds (and not following edges out of them). Only the edges into
+ * the tables and functions on the way are read (`dependencyIndexOf`), never every edge of the build.
  */
 export function dependentsOf(
-  deps: readonly Dependency[],
+  build: BuildResult,
+  at: RootsAt,
   isRoot: (ref: SchemaRef, dep: Dependency) => boolean,
   exclude: (id: MetadataObjectId) => boolean = () => false,
 ): MetadataObjectId[] {
+  const index = dependencyIndexOf(build);
+  const edgesAt = (where: RootsAt) => ('table' in where ? index.onTable(qualifiedKey(where.table)) : index.onFunction(qualifiedKey(where.function)));
   const found = new Map<string, MetadataObjectId>();
   const queue: MetadataObjectId[] = [];
   const add = (id: MetadataObjectId) => {
@@ -39,12 +46,12 @@ export function dependentsOf(
     found.set(k, id);
     queue.push(id);
   };
-  for (const d of deps) if (isRoot(d.on, d)) add(d.dependent);
+  for (const d of edgesAt(at)) if (isRoot(d.on, d)) add(d.dependent);
   while (queue.length > 0) {
     const ref = asRef(queue.shift()!);
     if (!ref) continue;
     const key = refKey(ref);
-    for (const d of deps) if (refKey(d.on) === key) add(d.dependent);
+    for (const d of edgesAt(ref.kind === 'function' ? { function: ref.function } : { table: ref.table })) if (refKey(d.on) === key) add(d.dependent);
   }
   return [...found.values()];
 }

@@ -14,44 +14,25 @@ import { ApiError } from '../core/index.js';
 import { draftOf, finishDraft, isDraft } from '../lib/index.js';
 import type { DbClient } from '../execution/index.js';
 import type { AppState } from '../appState.js';
-import { assertNoRootFieldConflicts, duplicateRootFields } from '../graphql/index.js';
+import { assertNoRootFieldConflicts, hasNewNameClashes } from '../graphql/index.js';
 import {
   attachSources,
   readSources,
   buildRecordOf,
   buildSchemaCacheFromSliced,
-  buildSchemaCacheFullSliced,
+  catalogFingerprint,
   currentResourceVersion,
+  fingerprintOf,
   enumTablesOf,
   introspectDatabase,
   loadEnumValues,
   loadMetadata,
   objectKey,
+  recordFingerprint,
   storedVersionOf,
 } from '../metadata/index.js';
 import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache, SourceInput } from '../metadata/index.js';
 import { fetchRemoteInputs } from '../remoteSchemas/index.js';
-
-/**
- * The catalogs the introspection query reads (directly, or through `pg_relation_is_updatable`,
- * `format_type` and the comment functions). Any DDL inserts, updates or deletes rows in them.
- */
-const FINGERPRINT_CATALOGS = ['pg_class', 'pg_attribute', 'pg_attrdef', 'pg_constraint', 'pg_namespace', 'pg_proc', 'pg_type', 'pg_description', 'pg_rewrite', 'pg_trigger'];
-
-/**
- * Row count and sum of row-version xids (`xmin`) of each catalog, as this transaction sees them:
- * a row inserted, updated or deleted by DDL (committed elsewhere or in this transaction) changes
- * it, so an equal fingerprint means the same visible catalog rows and the same introspection.
- * Costs one small query (~10 ms on 500 tables) against ~100 ms for the introspection itself.
- */
-const FINGERPRINT_QUERY = `SELECT concat_ws('/', ${FINGERPRINT_CATALOGS.map(
-  (t) => `(SELECT count(*) || ':' || coalesce(sum(xmin::text::bigint), 0) FROM pg_catalog.${t})`,
-).join(', ')}) AS fingerprint`;
-
-async function catalogFingerprint(client: DbClient): Promise<string> {
-  const r = await client.query(FINGERPRINT_QUERY);
-  return String(r.rows[0].fingerprint);
-}
 
 /** The last introspection per live state, with the fingerprint it was taken at (never mutated). */
 const lastIntrospection = new WeakMap<AppState, { fingerprint: string; tables: DbSnapshot['tables']; functions: DbSnapshot['functions'] }>();
@@ -115,19 +96,25 @@ export class WorkingState {
       const md = await this.metadata();
       const fingerprint = await catalogFingerprint(this.client);
       const prev = lastIntrospection.get(this.live);
-      if (prev && prev.fingerprint === fingerprint) {
-        const snap: DbSnapshot = { tables: prev.tables, functions: prev.functions, enumValues: new Map() };
+      // The live cache's own snapshot first (start-up, reload, the last operation took its fingerprint beside it):
+      // its objects are the ones the live build was made from, so the build can be incremental.
+      const seen = buildRecordOf(this.live.current)?.snapshot;
+      const seenAt = seen && fingerprintOf(seen);
+      const known = seen && seenAt === fingerprint ? { fingerprint, tables: seen.tables, functions: seen.functions } : prev;
+      if (known && known.fingerprint === fingerprint) {
+        if (known !== prev) lastIntrospection.set(this.live, known);
+        const snap: DbSnapshot = { tables: known.tables, functions: known.functions, enumValues: new Map() };
         await loadEnumValues(this.client, snap, enumTablesOf(md));
         this.snap = snap;
       } else {
         let snap = await introspectDatabase(this.client, enumTablesOf(md));
-        // The first operation after start-up (or reload) has no fingerprint to compare: when the database
-        // is as the live cache's build saw it, its objects are kept, so the build can be incremental.
-        const seen = buildRecordOf(this.live.current)?.snapshot;
-        if (seen && !prev && isDeepStrictEqual(seen.tables, snap.tables) && isDeepStrictEqual(seen.functions, snap.functions)) {
+        // A live cache built without a fingerprint beside its snapshot: when the database is as that build saw
+        // it, its objects are kept, so the build can be incremental.
+        if (seen && !seenAt && !prev && isDeepStrictEqual(seen.tables, snap.tables) && isDeepStrictEqual(seen.functions, snap.functions)) {
           snap = { ...snap, tables: seen.tables, functions: seen.functions };
         }
         lastIntrospection.set(this.live, { fingerprint, tables: snap.tables, functions: snap.functions });
+        recordFingerprint(snap, fingerprint);
         this.snap = snap;
       }
     }
@@ -151,9 +138,11 @@ export class WorkingState {
       const md = await this.metadata();
       const snap = await this.snapshot();
       const remotes = await this.remoteInputs(md);
-      const prior = md === this.live.current.metadata ? buildRecordOf(this.live.current) : undefined;
+      const live = buildRecordOf(this.live.current);
+      const prior = md === this.live.current.metadata ? live : undefined;
+      // Else (reload_metadata: the stored document read again) built from the live build: only what differs.
       const built = prior && sameInputs(prior, snap, remotes, this.live) ? prior.result
-        : await buildSchemaCacheFullSliced(md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
+        : await buildSchemaCacheFromSliced(live, md, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
       this.built = await this.withSources(built, md, remotes);
     }
     return this.built;
@@ -352,12 +341,9 @@ export function assertNoNewInconsistencies(before: readonly Inconsistency[], aft
 /**
  * Hasura refuses a schema whose tables/functions clash on root field names (see graphql's
  * `assertNoRootFieldConflicts`; under `graphql-default`, also fields and types the convention
- * merges); clashes already present before this change are left alone.
+ * merges); clashes already present before this change are left alone. Only the names of the tables the
+ * change reached are compared (`hasNewNameClashes`), not every table's.
  */
 function assertNoNewRootFieldConflicts(before: SchemaCache, after: SchemaCache): void {
-  const old = duplicateRootFields(before);
-  const fresh = duplicateRootFields(after);
-  const isNew = (kind: 'query' | 'mutation' | 'types') => fresh[kind].some((n) => !old[kind].includes(n));
-  const newField = fresh.fields.some((f) => !old.fields.some((o) => o.table === f.table && o.field === f.field));
-  if (isNew('query') || isNew('mutation') || isNew('types') || newField) assertNoRootFieldConflicts(after);
+  if (hasNewNameClashes(before, after)) assertNoRootFieldConflicts(after);
 }

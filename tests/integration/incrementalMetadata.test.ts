@@ -39,7 +39,7 @@ function randomOperation(rnd: () => number, step: number): unknown {
   const pick = (n: number) => Math.floor(rnd() * n);
   const i = pick(N);
   const t = name(i);
-  switch (pick(10)) {
+  switch (pick(12)) {
     case 0:
       return { type: 'track_table', args: { schema: 'public', name: t } };
     case 1:
@@ -62,6 +62,15 @@ function randomOperation(rnd: () => number, step: number): unknown {
         : { type: 'drop_computed_field', args: { table: t, name: 'shout' } };
     case 8:
       return { type: 'set_table_customization', args: { table: t, configuration: { custom_column_names: { label: `label_${step % 3}` } } } };
+    case 10: {
+      // A custom root field or a custom name, often another table's: a name clash (refused) or a rename.
+      const other = name(pick(N));
+      return rnd() < 0.5
+        ? { type: 'set_table_customization', args: { table: t, configuration: { custom_root_fields: { select: rnd() < 0.5 ? other : `${other}_aggregate` } } } }
+        : { type: 'set_table_customization', args: { table: t, configuration: { custom_name: rnd() < 0.6 ? other : `renamed_${t}` } } };
+    }
+    case 11:
+      return { type: 'drop_relationship', args: { table: t, relationship: ['parent', 'children'][pick(2)], cascade: true } };
     default:
       return { type: 'create_select_permission', args: { table: t, role: 'reader', permission: { columns: '*', filter: { _exists: { _table: name(pick(N)), _where: { label: { _eq: 'a' } } } } } } };
   }

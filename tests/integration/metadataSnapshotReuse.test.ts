@@ -71,3 +71,27 @@ test('enum values changed outside the engine are read again by the next operatio
   assert.ok(r.body.data?.__type, r.text);
   assert.deepEqual(r.body.data.__type.enumValues.map((v: { name: string }) => v.name).sort(), ['blue', 'green', 'red']);
 });
+
+test('an enum label added outside the engine is seen by the first operation after start-up and by reload_metadata', async () => {
+  await outside(`CREATE TYPE mood AS ENUM ('happy'); CREATE TABLE diary (id serial PRIMARY KEY, mood mood)`);
+  await ok({ type: 'track_table', args: { schema: 'public', name: 'diary' } });
+  // A second engine: its start-up build took the catalogs' fingerprint beside its introspection.
+  const b = await startTestEngine({ adminSecret: 'adm', databaseUrl: e.databaseUrl });
+  try {
+    const insert = (label: string) => b.graphql(`mutation { insert_diary_one(object: { mood: "${label}" }) { mood } }`, undefined, { 'x-svc-admin-secret': 'adm' });
+    assert.deepEqual((await insert('happy')).body, { data: { insert_diary_one: { mood: 'happy' } } });
+    // ALTER TYPE … ADD VALUE writes pg_enum only.
+    await outside(`ALTER TYPE mood ADD VALUE 'sad'`);
+    const refused = await insert('sad');
+    assert.equal(refused.body.errors?.[0]?.extensions?.code, 'validation-failed', refused.text);
+    const r = await b.query({ type: 'create_select_permission', args: { table: 'diary', role: 'user', permission: { columns: ['id'], filter: {} } } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual((await insert('sad')).body, { data: { insert_diary_one: { mood: 'sad' } } });
+    await outside(`ALTER TYPE mood ADD VALUE 'calm'`);
+    const reload = await b.query({ type: 'reload_metadata', args: {} });
+    assert.equal(reload.status, 200, reload.text);
+    assert.deepEqual((await insert('calm')).body, { data: { insert_diary_one: { mood: 'calm' } } });
+  } finally {
+    await b.stop();
+  }
+});

@@ -173,14 +173,24 @@ export function databaseRootFields(cache: SchemaCache): { query: string[]; mutat
  */
 function tableFieldClashes(cache: SchemaCache): Array<{ table: string; field: string }> {
   const out: Array<{ table: string; field: string }> = [];
-  for (const t of cache.tables.values()) {
+  for (const t of cache.tables.values()) for (const field of fieldClashesOf(t)) out.push({ table: displayName(t), field });
+  return out;
+}
+
+const displayName = (t: TableInfo): string => (t.name.schema === 'public' ? t.name.name : `${t.name.schema}.${t.name.name}`);
+
+/** The fields of one table's object type that `graphql-default` merges (per table object). */
+const fieldClashMemo = new WeakMap<TableInfo, string[]>();
+function fieldClashesOf(t: TableInfo): string[] {
+  let out = fieldClashMemo.get(t);
+  if (!out) {
     const names = [
       ...t.columns.map((c) => (c.gqlName !== c.name ? c.gqlName : snakeToCamel(c.name))),
       ...t.relationships.keys(),
       ...t.computedFields.keys(),
       ...(t.remoteRelationships?.keys() ?? []),
     ];
-    for (const field of duplicates(names)) out.push({ table: t.name.schema === 'public' ? t.name.name : `${t.name.schema}.${t.name.name}`, field });
+    fieldClashMemo.set(t, (out = duplicates(names)));
   }
   return out;
 }
@@ -202,4 +212,150 @@ export function assertNoRootFieldConflicts(cache: SchemaCache, path = '$.args'):
     throw new ApiError('unexpected', `following fields of table "${table}" are duplicated: ${show(fields.filter((f) => f.table === table).map((f) => f.field))}`, { path });
   }
   if (types.length > 0) throw new ApiError('unexpected', `following types are duplicated: ${show(types)}`, { path });
+}
+
+/**
+ * How many tables give each query root field, mutation root field and type name (the tables only: functions,
+ * native queries and remote schemas are few and counted when asked), for the tables of one cache at a time
+ * (`at`). Moved to another cache by the tables whose objects differ between the two, in place: metadata
+ * operations go from a cache to the next, which keeps every table object the change did not reach, so a
+ * move costs the changed tables (and one identity check per table), never a copy of the counts.
+ */
+interface TableNameCounts {
+  at: ReadonlyMap<string, TableInfo>;
+  camel: boolean;
+  query: Map<string, number>;
+  mutation: Map<string, number>;
+  types: Map<string, number>;
+}
+let counts: TableNameCounts | undefined;
+
+const tableTypeName = (t: TableInfo, camel: boolean): string => (camel ? snakeToPascal(t.gqlName) : t.gqlName);
+
+function countTable(cache: SchemaCache, c: TableNameCounts, t: TableInfo, by: 1 | -1): void {
+  if (!isGraphqlName(t.gqlName)) return;
+  const bump = (m: Map<string, number>, n: string) => {
+    const k = (m.get(n) ?? 0) + by;
+    if (k === 0) m.delete(n);
+    else m.set(n, k);
+  };
+  const names = tableRootFields(cache, t, c.camel);
+  for (const n of names.query) bump(c.query, n);
+  for (const n of names.mutation) bump(c.mutation, n);
+  bump(c.types, tableTypeName(t, c.camel));
+}
+
+/** The tables of `after` whose objects are not `before`'s at the same key, and the tables of `before` they replace or that are gone. */
+function changedTables(before: ReadonlyMap<string, TableInfo>, after: ReadonlyMap<string, TableInfo>): { gone: TableInfo[]; added: TableInfo[] } {
+  const gone: TableInfo[] = [];
+  const added: TableInfo[] = [];
+  if (before === after) return { gone, added };
+  for (const [k, t] of after) if (before.get(k) !== t) added.push(t);
+  for (const [k, t] of before) if (after.get(k) !== t) gone.push(t);
+  return { gone, added };
+}
+
+/** The counts, moved to `cache`'s tables. */
+function tableNameCounts(cache: SchemaCache): TableNameCounts {
+  const camel = cache.namingConvention === 'graphql-default';
+  if (counts && counts.camel === camel) {
+    const { gone, added } = changedTables(counts.at, cache.tables);
+    for (const t of gone) countTable(cache, counts, t, -1);
+    for (const t of added) countTable(cache, counts, t, 1);
+    counts.at = cache.tables;
+    return counts;
+  }
+  counts = { at: cache.tables, camel, query: new Map(), mutation: new Map(), types: new Map() };
+  for (const t of cache.tables.values()) countTable(cache, counts, t, 1);
+  return counts;
+}
+
+/** The root field and type names of what is not a table (functions, native queries, logical models, remote schemas). */
+function otherNames(cache: SchemaCache): { query: string[]; mutation: string[]; types: string[] | undefined } {
+  const camel = cache.namingConvention === 'graphql-default';
+  const query: string[] = [];
+  for (const fn of cache.functions.values()) {
+    const returns = cache.tables.get(`${fn.returnTable.schema}.${fn.returnTable.name}`);
+    if (!isGraphqlName(fn.gqlName) || !returns) continue;
+    const named = rootCase(cache, returns);
+    query.push(named(fn.gqlName), named(`${fn.gqlName}_aggregate`));
+  }
+  for (const nq of cache.nativeQueries?.values() ?? []) if (cache.logicalModels?.has(nq.returns)) query.push(nq.rootFieldName);
+  const remote = remoteRootFields(cache);
+  query.push(...remote.query);
+  // Type names count only where typeClashes looks at them (graphql-default, or logical models / native queries with relationships).
+  const typeName = (n: string) => (camel ? snakeToPascal(n) : n);
+  const models = [...(cache.logicalModels?.values() ?? [])].map((m) => typeName(m.gqlName));
+  const nqs = [...(cache.nativeQueries?.values() ?? [])];
+  const modelTypeUsed = new Set(nqs.filter((nq) => !nq.relationships).map((nq) => nq.returns));
+  for (const nq of nqs) if (nq.relationships && (nq.rootFieldName !== nq.returns || modelTypeUsed.has(nq.returns))) models.push(typeName(nq.rootFieldName));
+  return { query, mutation: remote.mutation, types: !camel && models.length === 0 ? undefined : models };
+}
+
+/**
+ * Whether `after` (the cache a metadata change would install) has a root-field, type or (under
+ * `graphql-default`) field clash that `before` does not have, as comparing `duplicateRootFields` of the
+ * two says; only the names of the tables whose objects changed, and of what is not a table, are looked at.
+ */
+export function hasNewNameClashes(before: SchemaCache, after: SchemaCache): boolean {
+  const camel = after.namingConvention === 'graphql-default';
+  if (camel !== (before.namingConvention === 'graphql-default')) return anyNewClash(duplicateRootFields(before), duplicateRootFields(after));
+  const was = tableNameCounts(before);
+  const wasOther = otherNames(before);
+  const nowOther = otherNames(after);
+  const { gone, added } = changedTables(before.tables, after.tables);
+  // The counts of `after`: `before`'s with the changed tables' names moved (only the names looked at below).
+  const delta = { query: new Map<string, number>(), mutation: new Map<string, number>(), types: new Map<string, number>() };
+  for (const [list, by] of [[gone, -1], [added, 1]] as const) {
+    for (const t of list) {
+      if (!isGraphqlName(t.gqlName)) continue;
+      const names = tableRootFields(after, t, camel);
+      for (const n of names.query) delta.query.set(n, (delta.query.get(n) ?? 0) + by);
+      for (const n of names.mutation) delta.mutation.set(n, (delta.mutation.get(n) ?? 0) + by);
+      const type = tableTypeName(t, camel);
+      delta.types.set(type, (delta.types.get(type) ?? 0) + by);
+    }
+  }
+  const now = (kind: 'query' | 'mutation' | 'types', n: string) => (was[kind].get(n) ?? 0) + (delta[kind].get(n) ?? 0);
+  const occurrences = (list: readonly string[] | undefined) => {
+    const m = new Map<string, number>();
+    for (const n of list ?? []) m.set(n, (m.get(n) ?? 0) + 1);
+    return m;
+  };
+  /** Whether a name of `candidates` is given twice or more in `after` and not in `before`. */
+  const newDuplicate = (kind: 'query' | 'mutation' | 'types', candidates: Iterable<string>): boolean => {
+    const wasList = wasOther[kind];
+    const nowList = nowOther[kind];
+    if (kind === 'types' && !nowList) return false;
+    const wasRest = occurrences(wasList);
+    const nowRest = occurrences(nowList);
+    for (const n of candidates) {
+      const after = now(kind, n) + (nowRest.get(n) ?? 0);
+      if (after < 2) continue;
+      const before = kind === 'types' && !wasList ? 0 : (was[kind].get(n) ?? 0) + (wasRest.get(n) ?? 0);
+      if (before < 2) return true;
+    }
+    return false;
+  };
+  for (const kind of ['query', 'mutation'] as const) {
+    if (newDuplicate(kind, [...delta[kind].keys(), ...wasOther[kind], ...nowOther[kind]])) return true;
+  }
+  // Every table's type counts once type names are looked at: when they were not before, any duplicate is new.
+  if (nowOther.types) {
+    const candidates = wasOther.types ? [...delta.types.keys(), ...wasOther.types, ...nowOther.types] : [...was.types.keys(), ...delta.types.keys(), ...nowOther.types];
+    if (newDuplicate('types', candidates)) return true;
+  }
+  if (camel) {
+    for (const t of added) {
+      const had = before.tables.get(`${t.name.schema}.${t.name.name}`);
+      const old = had ? fieldClashesOf(had) : [];
+      if (fieldClashesOf(t).some((f) => !old.includes(f))) return true;
+    }
+  }
+  return false;
+}
+
+function anyNewClash(old: NameClashes, fresh: NameClashes): boolean {
+  const isNew = (kind: 'query' | 'mutation' | 'types') => fresh[kind].some((n) => !old[kind].includes(n));
+  return isNew('query') || isNew('mutation') || isNew('types') || fresh.fields.some((f) => !old.fields.some((o) => o.table === f.table && o.field === f.field));
 }

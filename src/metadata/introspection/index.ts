@@ -2,3 +2,4 @@ export { introspectDatabase, loadEnumValues, parseSnapshot } from './introspect.
 export { INTROSPECTION_QUERY } from './introspectionQuery.js';
 export { sessionFreeWritesLost } from './sessionFreeWrites.js';
 export type * from './types.js';
+export { catalogFingerprint, fingerprintOf, recordFingerprint } from './catalogFingerprint.js';

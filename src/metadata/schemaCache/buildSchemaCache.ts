@@ -15,7 +15,7 @@ import { eventTriggerDefinition, resolveEventTrigger } from './buildEventTrigger
 import { remoteRelationshipsOf, remoteSchemasOf, toSource } from '../model/decodeRemoteSchema.js';
 import { resolveRemoteRelationship, resolveRemoteSchemas } from './buildRemoteSchemas.js';
 import { resolveRemotePermission } from './remotePermissions.js';
-import type { DepRef, Dependency, MetadataObjectId } from './objects.js';
+import { edgeTargets, type DepRef, type Dependency, type MetadataObjectId } from './objects.js';
 import { BuildError, type BuildState, type Inconsistency } from './buildState.js';
 import { buildTableInfo, resolveEnumReferences } from './buildTable.js';
 import { columnConflict, resolveRelationship } from './buildRelationships.js';
@@ -191,22 +191,6 @@ interface Changes {
   permissions: Set<string>;
 }
 
-/** The other tables each table's dependency edges reach (memoised per edge list: kept tables keep theirs). */
-const targetsMemo = new WeakMap<readonly Dependency[], ReadonlySet<string>>();
-function targetsOf(deps: readonly Dependency[], self: string): ReadonlySet<string> {
-  let out = targetsMemo.get(deps);
-  if (!out) {
-    const set = new Set<string>();
-    for (const d of deps) {
-      if (d.on.kind === 'function') continue;
-      const k = qualifiedKey(d.on.table);
-      if (k !== self) set.add(k);
-    }
-    targetsMemo.set(deps, (out = set));
-  }
-  return out;
-}
-
 /** What changed since `prior` (see buildSchemaCacheFrom), or undefined when a full build is needed. */
 function* changesSince(
   prior: BuildRecord, md: Metadata, snapshot: DbSnapshot, env: NodeJS.ProcessEnv, remoteInputs: ReadonlyMap<string, RemoteIntrospection>,
@@ -260,12 +244,12 @@ function* changesSince(
     for (const [key, deps] of prior.tableDeps) {
       if (++n % TABLES_PER_YIELD === 0) yield;
       if (rebuilt.has(key) || !seen.has(key)) continue;
-      for (const k of targetsOf(deps, key)) if (moved.has(k)) { rebuilt.add(key); break; }
+      for (const k of edgeTargets(deps, key)) if (moved.has(k)) { rebuilt.add(key); break; }
     }
     for (const [key, deps] of prior.permissionDeps) {
       if (++n % TABLES_PER_YIELD === 0) yield;
       if (rebuilt.has(key) || permissions.has(key) || !seen.has(key)) continue;
-      for (const k of targetsOf(deps, key)) if (moved.has(k)) { permissions.add(key); break; }
+      for (const k of edgeTargets(deps, key)) if (moved.has(k)) { permissions.add(key); break; }
     }
   }
   for (const k of rebuilt) permissions.delete(k);
@@ -277,7 +261,9 @@ function* build(
   defaultNaming: NamingConvention, check: CacheCheck | undefined, options: BuildOptions, reuse?: Changes & { prior: BuildRecord },
 ): Generator<void, BuildResult> {
   let n = 0;
-  const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: [], inconsistent: [] };
+  /** The edges that belong to no table's lists (functions, native queries, event triggers, actions...). */
+  const rest: Dependency[] = [];
+  const state: BuildState = { metadata, snapshot, tables: new Map(), dependencies: rest, inconsistent: [] };
   const record = (id: MetadataObjectId, type: string, definition: unknown, reason: string) => {
     state.inconsistent.push({ id, object: { type, definition, reason } });
   };
@@ -316,12 +302,11 @@ function* build(
     if (++n % TABLES_PER_YIELD === 0) yield;
     const key = qualifiedKey(tm.table);
     if (kept) {
-      const deps = reuse!.prior.tableDeps.get(key)!;
-      for (const d of deps) state.dependencies.push(d);
-      tableDeps.set(key, deps);
+      tableDeps.set(key, reuse!.prior.tableDeps.get(key)!);
       continue;
     }
-    const from = state.dependencies.length;
+    // This table's edges go to a list of its own (the build's whole list is made from the lists when asked).
+    state.dependencies = [];
     for (const relType of ['object', 'array'] as const) {
       for (const rel of tm[`${relType}_relationships`] ?? []) {
         const id: MetadataObjectId = { kind: 'relationship', table: tm.table, name: rel.name, relType };
@@ -357,7 +342,8 @@ function* build(
         record(id, 'computed_field', computedFieldDefinition(tm.table, cf), `${inTable(tm)}in computed field ${quoted(cf.name)}: ${e.message}`);
       }
     }
-    tableDeps.set(key, state.dependencies.slice(from));
+    tableDeps.set(key, state.dependencies);
+    state.dependencies = rest;
   }
 
   // 3. permissions
@@ -368,12 +354,10 @@ function* build(
     const key = qualifiedKey(tm.table);
     const kept = keptTable && !reuse!.permissions.has(key) ? reuse!.prior.permissionDeps.get(key) : undefined;
     if (kept) {
-      for (const role of info.permissions.keys()) roles.add(role);
-      for (const d of kept) state.dependencies.push(d);
       permissionDeps.set(key, kept);
       continue;
     }
-    const from = state.dependencies.length;
+    state.dependencies = [];
     for (const permType of PERM_TYPES) {
       for (const p of (tm[`${permType}_permissions`] ?? []) as PermissionMetadata<AnyPermission>[]) {
         const id: MetadataObjectId = { kind: 'permission', table: tm.table, role: p.role, permType };
@@ -382,7 +366,6 @@ function* build(
           const rp: RolePermissions = info.permissions.get(p.role) ?? {};
           (rp as Record<PermType, unknown>)[permType] = r.info;
           info.permissions.set(p.role, rp);
-          roles.add(p.role);
           addDeps(id, r.dependencies);
         } catch (e) {
           if (!(e instanceof BuildError)) throw e;
@@ -390,7 +373,8 @@ function* build(
         }
       }
     }
-    permissionDeps.set(key, state.dependencies.slice(from));
+    permissionDeps.set(key, state.dependencies);
+    state.dependencies = rest;
   }
 
   // 3b. remote schemas, then remote relationships (they need the remote's introspection)
@@ -498,8 +482,14 @@ function* build(
   const inheritedRoles = resolveInheritedRoles(metadata, [...state.tables.values(), ...logicalModels.values()], actions, record, functions, options.documentRoles);
   for (const name of inheritedRoles.keys()) roles.add(name);
   const backendOnlyRoles = new Set<string>();
+  // The tables' roles (those with a resolved permission), per table object; most tables have the same list.
+  let last: TableRoles | undefined;
   for (const t of state.tables.values()) {
-    for (const [role, p] of t.permissions) if (p.insert?.backendOnly || p.update?.backendOnly || p.delete?.backendOnly) backendOnlyRoles.add(role);
+    const r = tableRoles(t);
+    if (r === last) continue;
+    last = r;
+    for (const role of r.roles) roles.add(role);
+    for (const role of r.backendOnly) backendOnlyRoles.add(role);
   }
 
   const cache: SchemaCache = {
@@ -529,8 +519,14 @@ function* build(
     state.inconsistent.push(...extra);
     cache.inconsistentObjects = state.inconsistent.map((i) => i.object);
   }
-  const result: BuildResult = { cache, dependencies: state.dependencies, inconsistent: state.inconsistent };
-  builds.set(cache, { result, snapshot, remoteInputs, env, defaultNaming, check, tableDeps, permissionDeps });
+  const result = resultOf(cache, state.inconsistent, () => {
+    const all: Dependency[] = [];
+    for (const lists of [tableDeps.values(), permissionDeps.values(), [rest]]) for (const l of lists) for (const d of l) all.push(d);
+    return all;
+  });
+  const rec: BuildRecord = { result, snapshot, remoteInputs, env, defaultNaming, check, tableDeps, permissionDeps, restDeps: rest };
+  builds.set(cache, rec);
+  recordsOfResults.set(result, rec);
   return result;
 }
 
@@ -545,9 +541,70 @@ export interface BuildRecord {
   /** Each consistent table's dependency edges of steps 1–2 (relationships, computed fields) and of step 3 (permissions). */
   tableDeps: ReadonlyMap<string, Dependency[]>;
   permissionDeps: ReadonlyMap<string, Dependency[]>;
+  /** The other edges (`result.dependencies` is the tables' lists in table order, then the permissions', then these). */
+  restDeps: readonly Dependency[];
+}
+
+interface TableRoles {
+  roles: readonly string[];
+  backendOnly: readonly string[];
+}
+const tableRolesMemo = new WeakMap<TableInfo, TableRoles>();
+const internedRoles = new Map<string, TableRoles>();
+/** A table's roles and backend-only roles (of a finished table object), one object for equal lists. */
+function tableRoles(t: TableInfo): TableRoles {
+  let r = tableRolesMemo.get(t);
+  if (!r) {
+    const roles = [...t.permissions.keys()];
+    const backendOnly = [...t.permissions].filter(([, p]) => p.insert?.backendOnly || p.update?.backendOnly || p.delete?.backendOnly).map(([role]) => role);
+    const key = JSON.stringify([roles, backendOnly]);
+    r = internedRoles.get(key);
+    if (!r) {
+      r = { roles, backendOnly };
+      if (internedRoles.size < 10_000) internedRoles.set(key, r);
+    }
+    tableRolesMemo.set(t, r);
+  }
+  return r;
+}
+
+/**
+ * A build's result whose whole edge list is made when first read (what reads it: a result made otherwise, tests):
+ * metadata operations follow the per-table lists (dependencyIndex.ts), so a build does not copy every edge.
+ */
+function resultOf(cache: SchemaCache, inconsistent: Inconsistency[], edges: () => Dependency[]): BuildResult {
+  let all: Dependency[] | undefined;
+  const result = { cache, inconsistent } as BuildResult;
+  Object.defineProperty(result, 'dependencies', { enumerable: true, configurable: true, get: () => (all ??= edges()), set: (v: Dependency[]) => { all = v; } });
+  return result;
+}
+
+/**
+ * `result` with another cache and inconsistent objects (a cache linked with the other sources): its edges and
+ * build record are `result`'s, its edge list still made only when read.
+ */
+export function resultWith(result: BuildResult, cache: SchemaCache, inconsistent: Inconsistency[]): BuildResult {
+  const rec = recordsOfResults.get(result);
+  const out = resultOf(cache, inconsistent, () => result.dependencies);
+  if (rec) recordsOfResults.set(out, rec);
+  return out;
 }
 
 const builds = new WeakMap<SchemaCache, BuildRecord>();
+/** The same records by result (and by the results `resultWith` made of one). */
+const recordsOfResults = new WeakMap<BuildResult, BuildRecord>();
+
+/**
+ * `copy` is `cache` with more attached (every source linked to it, metadata/sources.ts): the same tables and
+ * build, so a metadata operation starting from it builds incrementally from that build.
+ */
+export function shareBuildRecord(copy: SchemaCache, cache: SchemaCache): void {
+  const rec = builds.get(cache);
+  if (rec && copy !== cache && copy.tables === cache.tables && copy.metadata === cache.metadata) builds.set(copy, rec);
+}
+
+/** The build `result` came from (undefined for a result made otherwise). */
+export const buildRecordOfResult = (result: BuildResult): BuildRecord | undefined => recordsOfResults.get(result);
 
 /**
  * The build `cache` came from (undefined for a cache made otherwise): a metadata operation that starts

@@ -52,6 +52,25 @@ export interface DepRef {
   onType?: boolean;
 }
 
+/**
+ * The tables other than `self` that the edges `deps` (one table's edges, as a build keeps them) point at,
+ * memoised per edge list: an incremental build keeps the unchanged tables' lists, so this is computed once per list.
+ */
+export function edgeTargets(deps: readonly Dependency[], self: string): ReadonlySet<string> {
+  let out = targetsMemo.get(deps);
+  if (!out) {
+    const set = new Set<string>();
+    for (const d of deps) {
+      if (d.on.kind === 'function') continue;
+      const k = qualifiedKey(d.on.table);
+      if (k !== self) set.add(k);
+    }
+    targetsMemo.set(deps, (out = set));
+  }
+  return out;
+}
+const targetsMemo = new WeakMap<readonly Dependency[], ReadonlySet<string>>();
+
 /** Stable key of a metadata object (for maps and set differences). */
 export function objectKey(id: MetadataObjectId): string {
   switch (id.kind) {

@@ -174,9 +174,8 @@ export const drop_computed_field = op({
     if (!(entry.computed_fields ?? []).some((c) => c.name === args.name)) {
       throw new ApiError('not-exists', `computed field ${quote(args.name)} does not exist`, { path: '$.args.name' });
     }
-    const { dependencies } = await ctx.work.result();
     const key = `${qualifiedKey(args.table)}:${args.name}`;
-    const dependents = dependentsOf(dependencies, (ref) => ref.kind === 'computed_field' && `${qualifiedKey(ref.table)}:${ref.name}` === key);
+    const dependents = dependentsOf(await ctx.work.result(), { table: args.table }, (ref) => ref.kind === 'computed_field' && `${qualifiedKey(ref.table)}:${ref.name}` === key);
     dropDependents(md, dependents, args.cascade);
     removeObject(md, { kind: 'computed_field', table: args.table, name: args.name });
     await ctx.work.change(md);

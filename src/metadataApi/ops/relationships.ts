@@ -83,10 +83,10 @@ export const drop_relationship = op({
     const md = await ctx.work.draft();
     const entry = tableEntry(md, args.table);
     findRelationship(entry, args.relationship);
-    const { dependencies } = await ctx.work.result();
     const key = `${qualifiedKey(args.table)}:${args.relationship}`;
     const dependents = dependentsOf(
-      dependencies,
+      await ctx.work.result(),
+      { table: args.table },
       (ref) => ref.kind === 'relationship' && `${qualifiedKey(ref.table)}:${ref.name}` === key,
     );
     dropDependents(md, dependents, args.cascade);

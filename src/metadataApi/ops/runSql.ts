@@ -28,7 +28,7 @@ import {
   reportObjects,
   required,
 } from '../../metadata/index.js';
-import type { Dependency, Inconsistency, Metadata, MetadataObjectId } from '../../metadata/index.js';
+import type { BuildResult, Inconsistency, Metadata, MetadataObjectId } from '../../metadata/index.js';
 import { op } from '../types.js';
 import type { OpContext } from '../types.js';
 import { assertNoNewInconsistencies } from '../workingState.js';
@@ -108,7 +108,7 @@ export const run_sql = op({
     ctx.work.schemaChanged();
     const afterSnap = await ctx.work.snapshot();
     const diff = schemaDiff(md, beforeSnap, afterSnap);
-    applyDiff(md, diff, before.dependencies, args.cascade, resolverOf(before.cache));
+    applyDiff(md, diff, before, args.cascade, resolverOf(before.cache));
     const after = await ctx.work.buildFor(md);
     assertNoNewInconsistencies(before.inconsistent, after.inconsistent);
     ctx.work.adopt(md, after);
@@ -149,7 +149,7 @@ async function runOnSource(ctx: OpContext, args: RunSqlArgs, name: string): Prom
 }
 
 /** Hasura's withMetadataCheck: refuse or cascade dependents, then follow drops and renames. */
-function applyDiff(md: Metadata, diff: SchemaDiff, deps: readonly Dependency[], cascade: boolean, resolve: ReturnType<typeof resolverOf>): void {
+function applyDiff(md: Metadata, diff: SchemaDiff, deps: BuildResult, cascade: boolean, resolve: ReturnType<typeof resolverOf>): void {
   for (const fn of diff.overloadedFunctions) {
     const cf = computedFieldUsing(md, fn);
     const message = cf
@@ -161,17 +161,17 @@ function applyDiff(md: Metadata, diff: SchemaDiff, deps: readonly Dependency[], 
   const dropped = diff.droppedTables;
   const isDirect = (id: MetadataObjectId) => dropped.some((t) => partOf(t)(id));
   const found: MetadataObjectId[] = [];
-  for (const t of dropped) found.push(...dependentsOf(deps, onTable(t), isDirect));
+  for (const t of dropped) found.push(...dependentsOf(deps, { table: t }, onTable(t), isDirect));
   for (const td of diff.alteredTables) {
     for (const c of td.droppedColumns) {
-      found.push(...dependentsOf(deps, (r) => r.kind === 'column' && sameName(r.table, td.table) && r.column === c, isDirect));
+      found.push(...dependentsOf(deps, { table: td.table }, (r) => r.kind === 'column' && sameName(r.table, td.table) && r.column === c, isDirect));
     }
     for (const fk of td.droppedForeignKeys) {
-      found.push(...dependentsOf(deps, (r) => r.kind === 'constraint' && sameName(r.table, td.table) && r.name === fk, isDirect));
+      found.push(...dependentsOf(deps, { table: td.table }, (r) => r.kind === 'constraint' && sameName(r.table, td.table) && r.name === fk, isDirect));
     }
   }
   for (const fn of diff.droppedFunctions) {
-    found.push(...dependentsOf(deps, (r) => r.kind === 'function' && sameName(r.function, fn), isDirect));
+    found.push(...dependentsOf(deps, { function: fn }, (r) => r.kind === 'function' && sameName(r.function, fn), isDirect));
   }
   const seen = new Set<string>();
   const indirect = found.filter((id) => {
@@ -195,7 +195,7 @@ function applyDiff(md: Metadata, diff: SchemaDiff, deps: readonly Dependency[], 
 
   for (const td of diff.alteredTables) {
     for (const c of td.alteredColumns) {
-      const typed = dependentsOf(deps, (r, d) => !!d.onType && r.kind === 'column' && sameName(r.table, td.table) && r.column === c);
+      const typed = dependentsOf(deps, { table: td.table }, (r, d) => !!d.onType && r.kind === 'column' && sameName(r.table, td.table) && r.column === c);
       if (typed.length > 0) {
         const names = reportObjects(typed);
         throw new ApiError('dependency-error', `cannot change type of column ${quote(c)} in table ${quoteTable(td.table)} because of the following dependencies: ${names}`, { path: '$.args' });

@@ -77,8 +77,7 @@ export const untrack_table = op({
     if (!findTable(md, args.table)) {
       throw new ApiError('already-untracked', `view/table already untracked: ${quoteTable(args.table)}`, { path: '$.args' });
     }
-    const { dependencies } = await ctx.work.result();
-    dropDependents(md, dependentsOf(dependencies, onTable(args.table), partOf(args.table)), args.cascade);
+    dropDependents(md, dependentsOf(await ctx.work.result(), { table: args.table }, onTable(args.table), partOf(args.table)), args.cascade);
     removeObject(md, { kind: 'table', table: args.table });
     await ctx.work.change(md);
     return SUCCESS;

@@ -8,8 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildRecordOf, buildSchemaCacheFrom, buildSchemaCacheFromSliced, buildSchemaCacheFull, buildSchemaCacheFullSliced, decodeMetadata } from '../../../src/metadata/index.js';
-import type { BuildResult, Metadata } from '../../../src/metadata/index.js';
+import { buildRecordOf, buildSchemaCacheFrom, buildSchemaCacheFromSliced, buildSchemaCacheFull, buildSchemaCacheFullSliced, decodeMetadata, dependencyIndexOf, objectKey, refKey } from '../../../src/metadata/index.js';
+import type { BuildResult, Dependency, Metadata, MetadataObjectId, SchemaCache, SchemaRef } from '../../../src/metadata/index.js';
+import { duplicateRootFields, hasNewNameClashes } from '../../../src/graphql/index.js';
+import { dependentsOf, onTable, partOf } from '../../../src/metadataApi/dependents.js';
+import { qualifiedKey } from '../../../src/core/index.js';
 import { draftOf, finishDraft } from '../../../src/lib/index.js';
 import { prng } from '../../support/prng.js';
 import { column, fn, snapshot, table } from './fixtures.js';
@@ -32,6 +35,7 @@ function chainSnapshot(n = N) {
     const row = { name: 'row', type: name(i), typeSchema: 'public', typeKind: 'c', hasDefault: false };
     functions.push(fn(`${name(i)}_upper`, { args: [row] }));
     functions.push(fn(`${name(i)}_kids`, { args: [row], returnsSet: true, returnTable: { schema: 'public', name: name((i + 1) % N) }, returnType: name((i + 1) % N), returnTypeKind: 'c' }));
+    functions.push(fn(`${name(i)}_all`, { returnsSet: true, returnTable: { schema: 'public', name: name(i) }, returnType: name(i), returnTypeKind: 'c' }));
   }
   return snapshot(tables, functions);
 }
@@ -62,7 +66,7 @@ function change(d: Doc, rnd: () => number): string {
   const i = pick(N);
   const at = tracked(d, i);
   const list = (t: Record<string, any>, k: string): any[] => (t[k] ??= []);
-  switch (pick(9)) {
+  switch (pick(12)) {
     case 0:
       if (at >= 0) return 'none';
       d.tables.push({ table: { schema: 'public', name: name(i) }, ...(i > 0 ? { object_relationships: [{ name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } }] } : {}) });
@@ -114,6 +118,28 @@ function change(d: Doc, rnd: () => number): string {
       t.configuration = rnd() < 0.5 ? { custom_column_names: { label: `label_${pick(3)}` } } : { custom_root_fields: { select: `list_${name(i)}` } };
       return `configuration of ${name(i)}`;
     }
+    case 9: {
+      // A custom root field named like another table's (or function's) root field: a clash, refused.
+      if (at < 0) return 'none';
+      const j = pick(N);
+      const other = [name(j), `${name(j)}_aggregate`, `${name(j)}_all`, `insert_${name(j)}`][pick(4)];
+      d.tables[at].configuration = other.startsWith('insert_') ? { custom_root_fields: { insert: other } } : { custom_root_fields: { select: other } };
+      return `custom root field ${other} on ${name(i)}`;
+    }
+    case 10: {
+      // Renamed (custom_name), sometimes to another table's name; or, under graphql-default, a column named like another.
+      if (at < 0) return 'none';
+      d.tables[at].configuration = rnd() < 0.5 ? { custom_name: rnd() < 0.5 ? name(pick(N)) : `renamed_${name(i)}` } : { custom_column_names: { label: rnd() < 0.5 ? 'ownerId' : 'label_x' } };
+      return `rename of ${name(i)}: ${JSON.stringify(d.tables[at].configuration)}`;
+    }
+    case 11: {
+      // A tracked function (its root fields next to the tables').
+      const fns: any[] = ((d as Record<string, any>).functions ??= []);
+      const j = fns.findIndex((f: any) => f.function.name === `${name(i)}_all`);
+      if (j >= 0) { fns.splice(j, 1); return `untrack function ${name(i)}_all`; }
+      fns.push({ function: { schema: 'public', name: `${name(i)}_all` } });
+      return `track function ${name(i)}_all`;
+    }
     default: {
       if (at < 0) return 'none';
       list(d.tables[at], 'update_permissions').push({ role: 'r1', permission: { columns: ['label'], filter: { owner_id: { _eq: 'X-Svc-User-Id' } } } });
@@ -124,17 +150,77 @@ function change(d: Doc, rnd: () => number): string {
 
 const md = (doc: Doc): Metadata => decodeMetadata({ version: 2, ...doc });
 
+/** The dependents of refs matching `isRoot`, by a walk over every edge (what `dependentsOf` must find through its index). */
+function everyEdgeDependents(deps: readonly Dependency[], isRoot: (ref: SchemaRef) => boolean, exclude: (id: MetadataObjectId) => boolean = () => false): MetadataObjectId[] {
+  const found = new Map<string, MetadataObjectId>();
+  const queue: MetadataObjectId[] = [];
+  const add = (id: MetadataObjectId) => {
+    if (found.has(objectKey(id)) || exclude(id)) return;
+    found.set(objectKey(id), id);
+    queue.push(id);
+  };
+  for (const d of deps) if (isRoot(d.on)) add(d.dependent);
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    const ref: SchemaRef | undefined = id.kind === 'relationship' || id.kind === 'computed_field' ? { kind: id.kind, table: id.table, name: id.name } : id.kind === 'function' ? { kind: 'function', function: id.function } : undefined;
+    if (!ref) continue;
+    for (const d of deps) if (refKey(d.on) === refKey(ref)) add(d.dependent);
+  }
+  return [...found.values()];
+}
+
+/** Whether `after` has a name clash `before` has not, from every name of both (what `hasNewNameClashes` must say). */
+function everyNameNewClash(before: SchemaCache, after: SchemaCache): boolean {
+  const old = duplicateRootFields(before);
+  const fresh = duplicateRootFields(after);
+  const isNew = (kind: 'query' | 'mutation' | 'types') => fresh[kind].some((n) => !old[kind].includes(n));
+  return isNew('query') || isNew('mutation') || isNew('types') || fresh.fields.some((f) => !old.fields.some((o) => o.table === f.table && o.field === f.field));
+}
+
+/**
+ * The indexes kept beside a build against walks over everything: the edges into each table and function
+ * (same edges, same order), the dependents of each table (untrack with cascade) and of each relationship and
+ * computed field (their drop with cascade); and whether the change from `before` brings a new name clash.
+ */
+function checkIndexes(before: BuildResult, after: BuildResult, what: string): boolean {
+  const index = dependencyIndexOf(after);
+  const onKey = (k: string) => (d: Dependency) => d.on.kind !== 'function' && qualifiedKey(d.on.table) === k;
+  for (let i = 0; i < N; i++) {
+    const k = `public.${name(i)}`;
+    assert.deepStrictEqual(index.onTable(k), after.dependencies.filter(onKey(k)), `${what}: edges on ${k}`);
+    for (const f of [`${name(i)}_upper`, `${name(i)}_all`]) {
+      assert.deepStrictEqual(index.onFunction(`public.${f}`), after.dependencies.filter((d) => d.on.kind === 'function' && d.on.function.name === f), `${what}: edges on ${f}`);
+    }
+  }
+  for (const t of after.cache.tables.values()) {
+    const at = { table: t.name };
+    assert.deepStrictEqual(dependentsOf(after, at, onTable(t.name), partOf(t.name)), everyEdgeDependents(after.dependencies, onTable(t.name), partOf(t.name)), `${what}: dependents of ${t.name.name}`);
+    for (const [kind, names] of [['relationship', t.relationships.keys()], ['computed_field', t.computedFields.keys()]] as const) {
+      for (const n of names) {
+        const isRoot = (r: SchemaRef) => r.kind === kind && qualifiedKey(r.table) === qualifiedKey(t.name) && r.name === n;
+        assert.deepStrictEqual(dependentsOf(after, at, isRoot), everyEdgeDependents(after.dependencies, isRoot), `${what}: dependents of ${t.name.name}.${n}`);
+      }
+    }
+  }
+  const fresh = hasNewNameClashes(before.cache, after.cache);
+  assert.equal(fresh, everyNameNewClash(before.cache, after.cache), `${what}: new name clash`);
+  return fresh;
+}
+
 function sameBuild(inc: BuildResult, full: BuildResult, what: string): void {
   assert.deepStrictEqual(inc.cache, full.cache, what);
   assert.deepStrictEqual(inc.dependencies, full.dependencies, what);
   assert.deepStrictEqual(inc.inconsistent, full.inconsistent, what);
 }
 
-for (const seed of [1, 2, 3, 4, 5, 6]) {
-  test(`random metadata changes (seed ${seed}): each incremental build equals a full build`, () => {
+let clashes = 0;
+const SEEDS = [1, 2, 3, 4, 5, 6].flatMap((seed) => [{ seed, naming: 'hasura-default' }, { seed: seed + 100, naming: 'graphql-default' }]);
+for (const { seed, naming } of SEEDS) {
+  test(`random metadata changes (seed ${seed}, ${naming}): each incremental build equals a full build, and the dependency and name indexes answer as walks over everything`, () => {
     const rnd = prng(seed);
     const snap = chainSnapshot();
-    let current = buildSchemaCacheFull(md(initial()), snap);
+    const start = naming === 'graphql-default' ? { ...initial(), source_customization: { naming_convention: naming } } : initial();
+    let current = buildSchemaCacheFull(md(start), snap);
     assert.deepEqual(current.inconsistent, []);
     let refused = 0;
     let applied = 0;
@@ -153,6 +239,12 @@ for (const seed of [1, 2, 3, 4, 5, 6]) {
         refused++;
         continue;
       }
+      // A metadata operation refuses a change that brings a new root-field, type or field clash.
+      if (checkIndexes(current, inc, `step ${step}: ${what}`)) {
+        clashes++;
+        refused++;
+        continue;
+      }
       applied++;
       if ([...inc.cache.tables].some(([k, t]) => current.cache.tables.get(k) === t)) shared++;
       current = inc;
@@ -161,6 +253,10 @@ for (const seed of [1, 2, 3, 4, 5, 6]) {
     assert.equal(shared, applied, 'every applied change was built incrementally (other tables kept)');
   });
 }
+
+test('the random changes met name clashes (refused)', () => {
+  assert.ok(clashes >= 5, `${clashes} clashes`);
+});
 
 test('an incremental structural build keeps the objects of the tables the change does not reach', () => {
   const snap = chainSnapshot();
