@@ -13,7 +13,7 @@ import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
 import { catalogFingerprint, fingerprintOf, introspectDatabase, loadEnumValues, recordFingerprint, type DbSnapshot } from './introspection/index.js';
-import { buildRecordOf, buildSchemaCache, buildSchemaCacheFromSliced, buildSchemaCacheFull, buildSchemaCacheFullSliced, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
+import { buildRecordOf, buildSchemaCache, buildSchemaCacheFromSliced, buildSchemaCacheFull, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 import { attachSources, readSources, type SourceDbs } from './sources.js';
 
 export interface LiveState {
