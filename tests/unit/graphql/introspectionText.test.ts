@@ -14,7 +14,9 @@ import {
 } from 'graphql';
 import { buildRoleSchema, introspectionOf, introspectionText, LazySchema, schemaTypeOrder } from '../../../src/graphql/index.js';
 import { ENGINE_PARTS, RELAY_PARTS } from '../../../src/appState.js';
-import { column, makeCache, table } from './fixtures.js';
+import { column, makeCache, selectPerm, table, userIdFilter } from './fixtures.js';
+import type { BoolExp } from '../../../src/ir/index.js';
+import type { RolePermissions } from '../../../src/metadata/schemaCache/types.js';
 
 const APOLLO = `query IntrospectionQuery {
   __schema {
@@ -160,4 +162,101 @@ test('the types of `__schema` are written in slices: other work runs between the
   // a turn of other work at least every ~15 ms of the walk (and the walk here takes far longer than one slice)
   assert.ok(took > 100, `the walk took ${took} ms`);
   assert.ok(turns >= 3, `${turns} turns of other work during ${Math.round(took)} ms`);
+});
+
+/**
+ * A chain of tables `a ← b ← c ← d` (each `b` row has an `a`, each `c` a `b`, each `d` a `c`) with select,
+ * insert and update permissions for `r1`; `r1_rows` has r1's columns with other row filters; `r2` may
+ * aggregate besides; `r1_plus` sees one more column of `b`.
+ */
+function sharingCache(): ReturnType<typeof makeCache> {
+  const sc = makeCache();
+  const mk = (name: string, parent?: string) => {
+    const cols = [column('id', 'int4', { nullable: false, hasDefault: true }), column('label', 'text', { nullable: false }), column('amount', 'numeric'), column('secret', 'text')];
+    if (parent) cols.push(column(`${parent}_id`, 'int4'));
+    return table(name, cols);
+  };
+  const a = mk('a');
+  const b = mk('b', 'a');
+  const c = mk('c', 'b');
+  const d = mk('d', 'c');
+  const link = (from: typeof a, to: typeof a, col: string, arrayName: string): void => {
+    from.relationships.set(to.name.name, { name: to.name.name, type: 'object', comment: null, insertOrder: 'before_parent', join: { remoteTable: to.name, mapping: [{ local: col, remote: 'id' }] } });
+    to.relationships.set(arrayName, { name: arrayName, type: 'array', comment: null, insertOrder: 'after_parent', join: { remoteTable: from.name, mapping: [{ local: 'id', remote: col }] } });
+  };
+  link(b, a, 'a_id', 'bs');
+  link(c, b, 'b_id', 'cs');
+  link(d, c, 'c_id', 'ds');
+  const mine = userIdFilter('id');
+  for (const t of [a, b, c, d]) {
+    const cols = t.columns.map((x) => x.name).filter((n) => n !== 'secret');
+    const all: BoolExp = { kind: 'true' };
+    const perms = (filter: BoolExp | undefined, extra: { allowAggregations?: boolean; plus?: boolean } = {}): RolePermissions => ({
+      select: selectPerm(extra.plus && t === b ? [...cols, 'secret'] : cols, filter ?? all, { allowAggregations: extra.allowAggregations ?? false }),
+      insert: { columns: new Set(['label', 'amount']), check: all, set: {}, backendOnly: false },
+      update: { columns: new Set(['label', 'amount']), filter: filter ?? all, check: null, set: {} },
+    });
+    t.permissions.set('r1', perms(undefined));
+    t.permissions.set('r1_rows', perms(mine));
+    t.permissions.set('r2', perms(mine, { allowAggregations: true }));
+    t.permissions.set('r1_plus', perms(undefined, { plus: true }));
+    sc.tables.set(`public.${t.name.name}`, t);
+  }
+  sc.roles.push('r1', 'r1_rows', 'r2', 'r1_plus');
+  return sc;
+}
+
+const sharingSchema = (role: string) => buildRoleSchema(sharingCache(), role, ENGINE_PARTS.schema).schema;
+
+/** Whether the fields of the type `name` of a lazy build have been made (graphql-js keeps a thunk until then). */
+function fieldsMade(schema: Schema, name: string): boolean {
+  const t = (schema as LazySchema).registry?.named(name) as unknown as { _fields?: unknown } | undefined;
+  return t !== undefined && '_fields' in t && typeof t._fields !== 'function';
+}
+
+test('roles whose types are equal share their introspection texts: each answer = graphql-js execute, byte for byte', async () => {
+  // r1 first (its texts kept), then roles that share all, most or some of its types, each compared in full.
+  for (const role of ['r1', 'r1_rows', 'r2', 'r1_plus', 'r1', 'admin']) {
+    for (const [queryName, query, variables] of QUERIES) {
+      const expected = await byGraphqlJs(sharingSchema(role), query, variables);
+      const got = await introspectionText(sharingSchema(role), parse(query), variables);
+      assert.ok(got, `${role}, ${queryName}: answered without graphql-js`);
+      assert.deepEqual([...got], [...expected], `${role}, ${queryName}`);
+    }
+  }
+});
+
+test('a role whose types were written for another role passes them by name: equal types are not made again, differing ones are', async () => {
+  await introspectionText(sharingSchema('r1'), parse(getIntrospectionQuery()), {});
+  const walked = (role: string) => {
+    const target = introspectionOf(sharingSchema(role));
+    assert.ok(target.shared, 'the walk is over shared texts');
+    const names: string[] = [];
+    const keyed: string[] = [];
+    // The walk as the writer does it: a type with a kept text is not asked for.
+    for (const slot of target.shared.order()) {
+      names.push(slot.name);
+      if (slot.key === undefined) slot.type();
+      else keyed.push(slot.name);
+    }
+    return { target, names, keyed };
+  };
+  const same = walked('r1_rows');
+  assert.deepEqual(same.names, Object.keys(sharingSchema('r1_rows').getTypeMap()), 'getTypeMap() order');
+  for (const name of ['a', 'b', 'c', 'b_order_by', 'c_insert_input', 'b_set_input', 'a_on_conflict', 'd_stream_cursor_value_input']) {
+    assert.equal(fieldsMade(same.target.schema, name), false, `${name} of r1_rows is r1's: not made`);
+  }
+  // Made: only the first types to name a built-in scalar's comparison expression (which has no key), to reach it.
+  const made = same.keyed.filter((n) => fieldsMade(same.target.schema, n));
+  assert.ok(same.keyed.length > 50 && made.length <= 2, `made ${made.join(', ')} of ${same.keyed.length}`);
+  // r1_plus sees `secret` of b: the types of b and of its neighbours a and c differ; d's do not.
+  const plus = introspectionOf(sharingSchema('r1_plus'));
+  const keys = new Map([...plus.shared!.order()].map((s) => [s.name, s.key]));
+  const r1Keys = new Map([...introspectionOf(sharingSchema('r1')).shared!.order()].map((s) => [s.name, s.key]));
+  for (const name of ['b', 'b_bool_exp', 'b_select_column', 'a', 'c', 'a_bool_exp', 'c_bool_exp']) assert.notEqual(keys.get(name), r1Keys.get(name), `${name} differs`);
+  for (const name of ['d', 'd_insert_input', 'd_bool_exp', 'd_order_by']) assert.equal(keys.get(name), r1Keys.get(name), `${name} is r1's`);
+  // r2 may aggregate: its object and order_by types differ from r1's, its other input types are r1's.
+  const r2Keys = new Map([...introspectionOf(sharingSchema('r2')).shared!.order()].map((s) => [s.name, s.key]));
+  for (const name of ['a', 'b_order_by']) assert.notEqual(r2Keys.get(name), r1Keys.get(name), `${name} of r2 differs`);
+  for (const name of ['a_bool_exp', 'b_insert_input', 'c_on_conflict', 'b_select_column']) assert.equal(r2Keys.get(name), r1Keys.get(name), `${name} of r2 is r1's`);
 });
