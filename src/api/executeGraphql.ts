@@ -14,7 +14,7 @@ import { execute, print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, sourceDb, sourceReads, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
-import { assertQueryAllowed, getRoleSchema, introspectionPieces, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
+import { assertQueryAllowed, getRoleSchema, introspectionText, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
 import { EXECUTORS } from './executors.js';
@@ -203,16 +203,16 @@ async function runOperation(
     const answer = await introspectionAnswer(roleSchema.schema, key, async () => {
       // Written as text from the schema's types (a lazy schema's types made as the walk reaches them, not
       // kept); graphql-js answers what that walk leaves to it (errors, unusual documents).
-      const text = await introspectionPieces(roleSchema.schema, document, variables);
+      const text = await introspectionText(roleSchema.schema, document, variables);
       if (text) return text;
       const result = await execute({ schema: roleSchema.schema, document, variableValues: variables });
       if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
       const data = (result.data ?? {}) as Record<string, unknown>;
-      const fields = new Map<string, readonly string[]>();
-      for (const f of compiled.fields) if (f.kind === 'introspection') fields.set(f.alias, [JSON.stringify(data[f.alias] ?? null)]);
+      const fields = new Map<string, string>();
+      for (const f of compiled.fields) if (f.kind === 'introspection') fields.set(f.alias, JSON.stringify(data[f.alias] ?? null));
       return fields;
     });
-    for (const [alias, pieces] of answer) out.set(alias, pieces.length === 1 ? pieces[0] : pieces.join(''));
+    for (const [alias, text] of answer) out.set(alias, text);
   }
   for (const values of await Promise.all(extRuns)) for (const [k, v] of values) out.set(k, v);
   return out;

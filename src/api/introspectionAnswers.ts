@@ -10,12 +10,8 @@ import type { GraphQLSchema } from 'graphql';
 
 const PER_SCHEMA = 4;
 
-/**
- * alias → the field's answer as JSON text, in pieces: the types of `__schema { types }` are texts shared
- * with the other schemas' answers (graphql/schema/typeTexts.ts), so an answer kept here holds its own
- * parts (the roots, the types not shared) and references to the rest.
- */
-export type IntrospectionAnswer = ReadonlyMap<string, readonly string[]>;
+/** alias → the field's answer as JSON text. */
+export type IntrospectionAnswer = ReadonlyMap<string, string>;
 
 const answers = new WeakMap<GraphQLSchema, Map<string, IntrospectionAnswer>>();
 

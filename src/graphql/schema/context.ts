@@ -13,8 +13,6 @@ import type { ColumnInfo, SchemaCache, TableInfo } from '../../metadata/index.js
 import { pgScalarName } from '../../core/index.js';
 import { enumTypeName } from './names.js';
 import { selectView, type SelectView } from './roleView.js';
-import { structureKey } from './schemaShape.js';
-import { typeKeyer } from './typeKeys.js';
 
 /** A field of an object type being built: `[name, config]`. */
 export type FieldEntry = [string, GraphQLFieldConfig<unknown, unknown>];
@@ -79,25 +77,6 @@ export class SchemaContext {
    */
   rebind(sc: SchemaCache): void {
     this.sc = sc;
-    this.keyer = undefined;
-  }
-
-  /** `typeKeyer` of this build (null: its types are not shared), made on first use. */
-  private keyer?: ((name: string) => string | undefined) | null;
-
-  private typeKeys(): ((name: string) => string | undefined) | null {
-    if (this.keyer === undefined) this.keyer = typeKeyer(this.sc, this.role, this.parts, this.backendOnly) ?? null;
-    return this.keyer;
-  }
-
-  /** The key of the type `name` (typeKeys.ts), computed without making it; undefined: not shared. */
-  typeKey(name: string): string | undefined {
-    return this.typeKeys()?.(name);
-  }
-
-  /** What type keys are comparable under (the cache's structure key); undefined when this build's types are not shared. */
-  typeScope(): string | undefined {
-    return this.typeKeys() ? structureKey(this.sc) : undefined;
   }
 
   /** The named type `name` when it has been made (`LazySchema.getType`). */

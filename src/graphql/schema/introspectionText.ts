@@ -18,13 +18,13 @@
  */
 import {
   GraphQLIncludeDirective, GraphQLList, GraphQLNonNull, GraphQLSkipDirective, Kind, TypeMetaFieldDef, TypeNameMetaFieldDef, __Schema, __Type,
-  getArgumentValues, getDirectiveValues, getNamedType, getVariableValues, isLeafType, isListType, isNonNullType, isObjectType,
+  getArgumentValues, getDirectiveValues, getVariableValues, isLeafType, isListType, isNonNullType, isObjectType,
   type GraphQLLeafType,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType,
   type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import { LazySchema } from './lazySchema.js';
-import type { IntrospectionSchema, SharedTypes } from './schemaTypeOrder.js';
+import type { IntrospectionSchema } from './schemaTypeOrder.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
 export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
@@ -40,13 +40,6 @@ const MEMO_PIECES = 64;
 
 /** Pieces joined into one chunk once there are this many. */
 const FLUSH_PIECES = 8192;
-
-/**
- * What a nested `__Type` (a field's, an argument's type, an `ofType`) may select for the text of the type
- * around it to be shared by that type's key: what a type reference reads (its name and what the name
- * decides), not the referred type's fields.
- */
-const REFERENCE_FIELDS = new Set(['kind', 'name', 'description', 'specifiedByURL', 'isOneOf', 'ofType', '__typename']);
 
 /** Something `execute` would answer differently (an error) or that this walker does not handle: run graphql-js. */
 class Unusual extends Error {}
@@ -94,8 +87,6 @@ class Walker {
   private readonly fragments: Record<string, FragmentDefinitionNode> = Object.create(null) as Record<string, FragmentDefinitionNode>;
   /** Per field-node list (a collected entry, so one object per selection) and runtime type: its plan. */
   private readonly plans = new WeakMap<readonly FieldNode[], Map<GraphQLObjectType, Plan>>();
-  /** Per plan of a type in `__schema { types }`: its selection as a key (null: its text is not shared). */
-  private readonly selections = new WeakMap<Plan, string | null>();
   private deadline = 0;
   /** The pieces written since the last flush, and the flushed chunks (joined once at the end). */
   private out: string[] = [];
@@ -268,93 +259,17 @@ class Walker {
    * would hold several times the answer's size until the end.
    */
   private flush(): void {
-    if (this.out.length > 0) this.chunks.push(this.out.join(''));
+    this.chunks.push(this.out.join(''));
     this.out = [];
     this.flushes++;
   }
 
   /** The text written since the last call. */
   private take(): string {
-    return this.takePieces().join('');
-  }
-
-  /** The text written since the last call, as its pieces (shared type texts among them, not copied). */
-  private takePieces(): string[] {
     this.flush();
-    const pieces = this.chunks;
+    const text = this.chunks.join('');
     this.chunks = [];
-    return pieces;
-  }
-
-  /** A text written elsewhere (a shared type's), kept as its own piece. */
-  private pushPiece(text: string): void {
-    this.flush();
-    this.chunks.push(text);
-  }
-
-  /** The text `write` writes, apart from what is written around it. */
-  private isolated(write: () => void): string {
-    const { out, chunks } = this;
-    this.out = [];
-    this.chunks = [];
-    write();
-    const text = this.take();
-    this.out = out;
-    this.chunks = chunks;
-    this.flushes++;
     return text;
-  }
-
-  /**
-   * The selection of `plan` on `type` as text (fields with their response keys and arguments, nested
-   * selections), or null when a nested `__Type` reads more than a reference (`REFERENCE_FIELDS`): then the
-   * text depends on other types than the one written, and is not shared.
-   */
-  private selectionKey(type: GraphQLObjectType, plan: Plan, top: boolean): string | null {
-    if (top) {
-      const have = this.selections.get(plan);
-      if (have !== undefined) return have;
-    }
-    let key: string | null = '';
-    for (const f of plan.fields) {
-      if (type === __Type && !top && !REFERENCE_FIELDS.has(f.def.name)) { key = null; break; }
-      key += `${f.prefix}${f.def.name}${f.def.args.length > 0 ? JSON.stringify(f.args) : ''}`;
-      const named = getNamedType(f.def.type);
-      if (isObjectType(named)) {
-        const sub = this.selectionKey(named, this.plan(named, f.nodes), false);
-        if (sub === null) { key = null; break; }
-        key += `{${sub}}`;
-      }
-    }
-    if (top) this.selections.set(plan, key);
-    return key;
-  }
-
-  /** `__schema { types }` over shared type texts: a type's text when kept for its key and this selection, else written (and kept). */
-  private async sharedTypes(shared: SharedTypes, itemType: GraphQLOutputType, nodes: readonly FieldNode[]): Promise<void> {
-    const named = getNamedType(itemType) as GraphQLObjectType;
-    const selection = this.selectionKey(named, this.plan(named, nodes), true);
-    this.out.push('[');
-    let i = 0;
-    for (const slot of shared.order()) {
-      if (i++ > 0) this.out.push(',');
-      const key = selection === null ? undefined : slot.key;
-      if (key === undefined) this.value(itemType, nodes, slot.type());
-      else {
-        let text = shared.texts.text(key, selection!);
-        if (text === undefined) {
-          const type = slot.type();
-          text = this.isolated(() => this.value(itemType, nodes, type));
-          shared.texts.setText(key, selection!, text);
-        }
-        this.pushPiece(text);
-      }
-      if (performance.now() >= this.deadline) {
-        await new Promise((r) => setImmediate(r));
-        this.deadline = performance.now() + SLICE_MS;
-      }
-    }
-    this.out.push(']');
   }
 
   /** A `__type` (or any other) root field's value, as text. */
@@ -363,18 +278,12 @@ class Walker {
     return this.take();
   }
 
-  /** The `__schema` object, its lists written item by item with a yield every `SLICE_MS`; as pieces (shared type texts among them). */
-  async schemaObject(nodes: readonly FieldNode[]): Promise<string[]> {
+  /** The `__schema` object, its lists written item by item with a yield every `SLICE_MS`. */
+  async schemaObject(nodes: readonly FieldNode[]): Promise<string> {
     const plan = this.plan(__Schema, nodes);
     this.out.push('{');
     this.deadline = performance.now() + SLICE_MS;
     for (const f of plan.fields) {
-      const { shared } = this.target;
-      if (shared && f.def !== TypeNameMetaFieldDef && f.def.name === 'types') {
-        this.out.push(f.prefix);
-        await this.sharedTypes(shared, (f.def.type as GraphQLNonNull<GraphQLList<GraphQLOutputType>>).ofType.ofType, f.nodes);
-        continue;
-      }
       const result = this.resolve(__Schema, f, this.target.schema);
       this.out.push(f.prefix);
       let type = f.def.type;
@@ -399,7 +308,7 @@ class Walker {
       this.out.push(']');
     }
     this.out.push('}');
-    return this.takePieces();
+    return this.take();
   }
 }
 
@@ -411,17 +320,6 @@ class Walker {
 export async function introspectionText(
   schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
 ): Promise<Map<string, string> | undefined> {
-  const pieces = await introspectionPieces(schema, document, rawVariables);
-  return pieces && new Map([...pieces].map(([key, p]) => [key, p.join('')]));
-}
-
-/**
- * `introspectionText`, each answer as the pieces it is made of: the shared texts of the types of
- * `__schema { types }` are pieces of their own, so answers kept for several roles hold each shared text once.
- */
-export async function introspectionPieces(
-  schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
-): Promise<Map<string, readonly string[]> | undefined> {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operations.length !== 1) return undefined;
   const op = operations[0];
@@ -437,7 +335,7 @@ export async function introspectionPieces(
   try {
     const roots = new Map<string, FieldNode[]>();
     walker.collectInto(query, op.selectionSet, roots, new Set());
-    const out = new Map<string, readonly string[]>();
+    const out = new Map<string, string>();
     for (const [key, nodes] of roots) {
       const name = nodes[0].name.value;
       if (name === '__schema') out.set(key, await walker.schemaObject(nodes));
@@ -449,8 +347,8 @@ export async function introspectionPieces(
           return undefined;
         }
         const type = typeof args.name === 'string' ? target.schema.getType(args.name) : undefined;
-        out.set(key, [walker.rootValue(TypeMetaFieldDef.type, nodes, type)]);
-      } else if (name === '__typename') out.set(key, [JSON.stringify(query.name)]);
+        out.set(key, walker.rootValue(TypeMetaFieldDef.type, nodes, type));
+      } else if (name === '__typename') out.set(key, JSON.stringify(query.name));
       else return undefined;
     }
     return out;

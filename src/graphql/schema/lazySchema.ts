@@ -15,16 +15,11 @@ import {
   type GraphQLAbstractType, type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchemaConfig,
 } from 'graphql';
 import { LazyRootType } from './lazyRootType.js';
-import { schemaTypeOrder, sharedTypeOrder, type IntrospectionSchema, type TypeOrderConfig, type TypeSource } from './schemaTypeOrder.js';
-import { typeTextsFor } from './typeTexts.js';
+import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './schemaTypeOrder.js';
 
 /** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
 export interface TypeRegistry {
   named(name: string): GraphQLNamedType | undefined;
-  /** A type's key for sharing its introspection text (typeKeys.ts); absent or undefined: not shared. */
-  typeKey?(name: string): string | undefined;
-  /** What the keys are comparable under (the structure key); undefined: the build's types are not shared. */
-  typeScope?(): string | undefined;
 }
 
 /** graphql-js's private state of a schema, filled here from a complete build. */
@@ -92,19 +87,7 @@ export class LazySchema extends GraphQLSchema {
     const fresh = this.pending?.config.fresh;
     if (!fresh) return { schema: this, types: () => Object.values(this.getTypeMap()) };
     const copy = fresh();
-    const types = () => (copy.complete ? Object.values(copy.getTypeMap()) : schemaTypeOrder(copy.orderConfig()));
-    const registry = copy.registry;
-    const scope = registry?.typeScope?.();
-    if (!registry?.typeKey || scope === undefined) return { schema: copy, types };
-    // Types whose text another walk wrote (any role's schema of this structure, with equal keys) are passed
-    // by name, not made.
-    const texts = typeTextsFor(scope);
-    const source: TypeSource = {
-      named: (name) => registry.named(name),
-      key: (name) => registry.typeKey!(name),
-      fallback: (name) => copy.getType(name),
-    };
-    return { schema: copy, types, shared: { texts, order: () => sharedTypeOrder(copy.orderConfig(), source, texts) } };
+    return { schema: copy, types: () => (copy.complete ? Object.values(copy.getTypeMap()) : schemaTypeOrder(copy.orderConfig())) };
   }
 
   /** `new GraphQLSchema`'s config of the complete schema (the mutation root made, the registry's types listed). */

@@ -109,29 +109,14 @@ function keyOf(src: KeySource, role: string, rows: boolean): string {
     const p = perms.get(role);
     if (p) h.update(k).update('\0').update(permissionText(p, rows)).update('\0');
   }
-  h.update(restText(src.rest, role));
-  key = h.digest('base64');
-  src.keys.set(memoKey, key);
-  return key;
-}
-
-/**
- * What the metadata outside the tables gives `role` (action, function and remote-schema permissions, its
- * inherited-role definition), as text: every `[{role, …}]` list kept to this role's entries.
- */
-function restText(rest: object, role: string): string {
-  return JSON.stringify(rest, (k, v: unknown) => {
+  // What the metadata outside the tables gives this role (action, function and remote-schema
+  // permissions, its inherited-role definition): every `[{role, …}]` list kept to this role's entries.
+  h.update(JSON.stringify(src.rest, (k, v: unknown) => {
     if (!Array.isArray(v) || v.length === 0 || !v.every((x) => x !== null && typeof x === 'object' && ('role' in x || 'role_name' in x))) return replacer(k, v);
     return v.filter((x: { role?: unknown; role_name?: unknown }) => x.role === role || x.role_name === role);
-  });
-}
-
-/** `restText` of the cache's metadata for `role`, as a digest (memoised per cache and role). */
-export function roleRestKey(cache: SchemaCache, role: string): string {
-  const src = keySource(cache);
-  const memoKey = `${role}\0rest`;
-  let key = src.keys.get(memoKey);
-  if (key === undefined) src.keys.set(memoKey, (key = createHash('sha1').update(restText(src.rest, role)).digest('base64')));
+  }));
+  key = h.digest('base64');
+  src.keys.set(memoKey, key);
   return key;
 }
 

@@ -9,37 +9,14 @@
  * roots reach, the directives' argument types, and the introspection types (`__Schema` and what it reaches).
  */
 import {
-  __Schema, getNamedType, introspectionTypes, isInputObjectType, isInterfaceType, isObjectType, isUnionType, specifiedScalarTypes,
+  __Schema, getNamedType, isInputObjectType, isInterfaceType, isObjectType, isUnionType,
   type GraphQLDirective, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
-import type { TypeTexts } from './typeTexts.js';
 
 /** The schema introspection reads, and its named types in `getTypeMap()` order (made as they are reached). */
 export interface IntrospectionSchema {
   schema: GraphQLSchema;
   types(): Iterable<GraphQLNamedType>;
-  /** When its types' texts are shared with other schemas (typeTexts.ts): the same order by name, each type made only when asked. */
-  shared?: SharedTypes;
-}
-
-/** One type of a walk by name: its key (undefined: not shared), and the type itself, made when asked. */
-export interface TypeSlot {
-  name: string;
-  key: string | undefined;
-  type(): GraphQLNamedType;
-}
-
-export interface SharedTypes {
-  texts: TypeTexts;
-  /** The types in `getTypeMap()` order. */
-  order(): Iterable<TypeSlot>;
-}
-
-/** Where a walk by name finds types: the build's registry, the keys, and a last resort (completing the schema). */
-export interface TypeSource {
-  named(name: string): GraphQLNamedType | undefined;
-  key(name: string): string | undefined;
-  fallback(name: string): GraphQLNamedType | undefined;
 }
 
 /** What the order is computed from: `new GraphQLSchema`'s config. */
@@ -96,96 +73,5 @@ export function* schemaTypeOrder(config: TypeOrderConfig): Generator<GraphQLName
     if (seen.has(named)) continue;
     seen.add(named);
     yield* walk(named);
-  }
-}
-
-/**
- * `schemaTypeOrder` by name, without making the types whose references are known already: a type with a
- * key whose entry in `texts` lists the types it refers to (written by an earlier walk of an equal type) is
- * passed by its name; any other is made (`TypeSlot.type()`), and its references recorded under its key. A
- * type that is needed but not made yet (its text is not kept, or it has no key) is made through the types
- * that first referred to it in this walk: each one's fields made in turn, from the nearest made one down.
- */
-export function* sharedTypeOrder(config: TypeOrderConfig, source: TypeSource, texts: TypeTexts): Generator<TypeSlot> {
-  const known = new Map<string, GraphQLNamedType>();
-  for (const t of specifiedScalarTypes) known.set(t.name, t);
-  for (const t of introspectionTypes) known.set(t.name, t);
-  for (const t of config.types) known.set(t.name, t);
-  const parent = new Map<string, string>();
-  const keys = new Map<string, string | undefined>();
-  const keyOf = (name: string): string | undefined => {
-    if (keys.has(name)) return keys.get(name);
-    const key = source.key(name);
-    keys.set(name, key);
-    return key;
-  };
-  const find = (name: string): GraphQLNamedType | undefined => known.get(name) ?? source.named(name);
-  /** The named types `t` refers to (its fields made), each remembered. */
-  const expand = (t: GraphQLNamedType): string[] => referenced(t).map((r) => {
-    const n = getNamedType(r);
-    known.set(n.name, n);
-    return n.name;
-  });
-  const make = (name: string): GraphQLNamedType => {
-    let t = find(name);
-    if (t) return t;
-    const chain = [name];
-    let up = parent.get(name);
-    while (up !== undefined && !find(up)) {
-      chain.push(up);
-      up = parent.get(up);
-    }
-    if (up !== undefined) {
-      let at = find(up)!;
-      for (let i = chain.length - 1; i >= 0; i--) {
-        expand(at);
-        const next = find(chain[i]);
-        if (!next) break;
-        at = next;
-      }
-    }
-    t = find(name) ?? source.fallback(name);
-    if (!t) throw new Error(`type ${name} is referred to and not found`);
-    known.set(name, t);
-    return t;
-  };
-  const refsOf = (name: string): readonly string[] => {
-    const key = keyOf(name);
-    const entry = key === undefined ? undefined : texts.entry(key);
-    if (entry?.refs) return entry.refs;
-    const refs = expand(make(name));
-    if (entry) entry.refs = refs;
-    return refs;
-  };
-  const slot = (name: string): TypeSlot => ({ name, key: keyOf(name), type: () => make(name) });
-  const seen = new Set<string>(config.types.map((t) => t.name));
-  const stack: Array<{ from: string; refs: readonly string[]; i: number }> = [];
-  function* walk(start: string): Generator<TypeSlot> {
-    yield slot(start);
-    stack.push({ from: start, refs: refsOf(start), i: 0 });
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1];
-      if (top.i >= top.refs.length) { stack.pop(); continue; }
-      const name = top.refs[top.i++];
-      if (seen.has(name)) continue;
-      seen.add(name);
-      parent.set(name, top.from);
-      yield slot(name);
-      stack.push({ from: name, refs: refsOf(name), i: 0 });
-    }
-  }
-  for (const t of config.types) yield* walk(t.name);
-  const roots: GraphQLType[] = [];
-  if (config.query) roots.push(config.query);
-  if (config.mutation) roots.push(config.mutation);
-  if (config.subscription) roots.push(config.subscription);
-  for (const d of config.directives) for (const a of d.args) roots.push(a.type);
-  roots.push(__Schema);
-  for (const r of roots) {
-    const named = getNamedType(r);
-    known.set(named.name, named);
-    if (seen.has(named.name)) continue;
-    seen.add(named.name);
-    yield* walk(named.name);
   }
 }
