@@ -5,6 +5,9 @@
  * every field name at once (the map's keys) and makes a field (its type, its arguments and so the types
  * they name) when its entry is read: the validator reads the fields a mutation names; introspection and
  * `Object.values` read them all, and get what an eager `GraphQLObjectType` over the same configs gives.
+ * `query_root` is one too (its configs made at once, as the types they name, but graphql-js's definition of
+ * each field and its arguments made when the field is first read: a role's first query defines one field,
+ * not ~15,000).
  *
  * `lazyFieldConfig(meta, make)` is a field config whose `type` and `args` come from `make()` on first
  * read, its `extensions` known at once (so `makeFieldsFor` can tell which table a field is of).
