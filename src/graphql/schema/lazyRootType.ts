@@ -5,6 +5,9 @@
  * every field name at once (the map's keys) and makes a field (its type, its arguments and so the types
  * they name) when its entry is read: the validator reads the fields a mutation names; introspection and
  * `Object.values` read them all, and get what an eager `GraphQLObjectType` over the same configs gives.
+ * `query_root` is one too (its configs made at once, as the types they name, but graphql-js's definition of
+ * each field and its arguments made when the field is first read: a role's first query defines one field,
+ * not ~15,000).
  *
  * `lazyFieldConfig(meta, make)` is a field config whose `type` and `args` come from `make()` on first
  * read, its `extensions` known at once (so `makeFieldsFor` can tell which table a field is of).
@@ -47,14 +50,23 @@ export class LazyRootType extends GraphQLObjectType {
 
   override getFields(): GraphQLFieldMap<unknown, unknown> {
     if (this.map) return this.map;
+    // Each entry a getter over the fields made so far: redefining an entry as a value when made would cost
+    // a pass over the whole map each time (V8 rewrites the object's shape), quadratic in the fields when all
+    // are read (an introspection of a root of 35,000 fields). Once every field is made, getFields() gives a
+    // plain map of them.
+    const made = new Map<string, GraphQLField<unknown, unknown>>();
+    const total = Object.keys(this.configs).length;
     const map: GraphQLFieldMap<unknown, unknown> = {};
     for (const [name, config] of Object.entries(this.configs)) {
       Object.defineProperty(map, name, {
         enumerable: true,
-        configurable: true,
+        configurable: false,
         get: () => {
-          const field = this.makeField(name, config);
-          Object.defineProperty(map, name, { value: field, enumerable: true, configurable: false, writable: false });
+          let field = made.get(name);
+          if (!field) {
+            made.set(name, (field = this.makeField(name, config)));
+            if (made.size === total) this.map = Object.fromEntries(Object.keys(this.configs).map((n) => [n, made.get(n)!]));
+          }
           return field;
         },
       });

@@ -159,7 +159,8 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     }
   }
   const queryFields = sortEntries(queryEntries);
-  const queryRoot = new GraphQLObjectType({ name: 'query_root', description: 'query root', fields: queryFields });
+  // Each field defined when first read (a role's first query defines the fields it names, not thousands).
+  const queryRoot = new LazyRootType({ name: 'query_root', description: 'query root', fields: queryFields });
   let mutationRoot: GraphQLObjectType | null | undefined;
   const mutation = (): GraphQLObjectType | null => {
     if (mutationRoot !== undefined) return mutationRoot;

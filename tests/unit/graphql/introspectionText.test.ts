@@ -14,7 +14,9 @@ import {
 } from 'graphql';
 import { buildRoleSchema, introspectionOf, introspectionText, LazySchema, schemaTypeOrder } from '../../../src/graphql/index.js';
 import { ENGINE_PARTS, RELAY_PARTS } from '../../../src/appState.js';
-import { column, makeCache, table } from './fixtures.js';
+import { column, makeCache, selectPerm, table, userIdFilter } from './fixtures.js';
+import type { BoolExp } from '../../../src/ir/index.js';
+import type { RolePermissions } from '../../../src/metadata/schemaCache/types.js';
 
 const APOLLO = `query IntrospectionQuery {
   __schema {
@@ -160,4 +162,59 @@ test('the types of `__schema` are written in slices: other work runs between the
   // a turn of other work at least every ~15 ms of the walk (and the walk here takes far longer than one slice)
   assert.ok(took > 100, `the walk took ${took} ms`);
   assert.ok(turns >= 3, `${turns} turns of other work during ${Math.round(took)} ms`);
+});
+
+/**
+ * A chain of tables `a ← b ← c ← d` (each `b` row has an `a`, each `c` a `b`, each `d` a `c`) with select,
+ * insert and update permissions for `r1`; `r1_rows` has r1's columns with other row filters; `r2` may
+ * aggregate besides; `r1_plus` sees one more column of `b`.
+ */
+function sharingCache(): ReturnType<typeof makeCache> {
+  const sc = makeCache();
+  const mk = (name: string, parent?: string) => {
+    const cols = [column('id', 'int4', { nullable: false, hasDefault: true }), column('label', 'text', { nullable: false }), column('amount', 'numeric'), column('secret', 'text')];
+    if (parent) cols.push(column(`${parent}_id`, 'int4'));
+    return table(name, cols);
+  };
+  const a = mk('a');
+  const b = mk('b', 'a');
+  const c = mk('c', 'b');
+  const d = mk('d', 'c');
+  const link = (from: typeof a, to: typeof a, col: string, arrayName: string): void => {
+    from.relationships.set(to.name.name, { name: to.name.name, type: 'object', comment: null, insertOrder: 'before_parent', join: { remoteTable: to.name, mapping: [{ local: col, remote: 'id' }] } });
+    to.relationships.set(arrayName, { name: arrayName, type: 'array', comment: null, insertOrder: 'after_parent', join: { remoteTable: from.name, mapping: [{ local: 'id', remote: col }] } });
+  };
+  link(b, a, 'a_id', 'bs');
+  link(c, b, 'b_id', 'cs');
+  link(d, c, 'c_id', 'ds');
+  const mine = userIdFilter('id');
+  for (const t of [a, b, c, d]) {
+    const cols = t.columns.map((x) => x.name).filter((n) => n !== 'secret');
+    const all: BoolExp = { kind: 'true' };
+    const perms = (filter: BoolExp | undefined, extra: { allowAggregations?: boolean; plus?: boolean } = {}): RolePermissions => ({
+      select: selectPerm(extra.plus && t === b ? [...cols, 'secret'] : cols, filter ?? all, { allowAggregations: extra.allowAggregations ?? false }),
+      insert: { columns: new Set(['label', 'amount']), check: all, set: {}, backendOnly: false },
+      update: { columns: new Set(['label', 'amount']), filter: filter ?? all, check: null, set: {} },
+    });
+    t.permissions.set('r1', perms(undefined));
+    t.permissions.set('r1_rows', perms(mine));
+    t.permissions.set('r2', perms(mine, { allowAggregations: true }));
+    t.permissions.set('r1_plus', perms(undefined, { plus: true }));
+    sc.tables.set(`public.${t.name.name}`, t);
+  }
+  sc.roles.push('r1', 'r1_rows', 'r2', 'r1_plus');
+  return sc;
+}
+
+const sharingSchema = (role: string) => buildRoleSchema(sharingCache(), role, ENGINE_PARTS.schema).schema;
+
+test('roles whose types are equal, or differ by aggregations or one column: each answer = graphql-js execute, byte for byte', async () => {
+  for (const role of ['r1', 'r1_rows', 'r2', 'r1_plus', 'r1', 'admin']) {
+    for (const [queryName, query, variables] of QUERIES) {
+      const expected = await byGraphqlJs(sharingSchema(role), query, variables);
+      const got = await introspectionText(sharingSchema(role), parse(query), variables);
+      assert.ok(got, `${role}, ${queryName}: answered without graphql-js`);
+      assert.deepEqual([...got], [...expected], `${role}, ${queryName}`);
+    }
+  }
 });

@@ -295,3 +295,21 @@ test("the mutation root's fields are made one by one when read; all of them are 
   const lazyRoots = new GraphQLSchema({ query: schema.getQueryType(), mutation: root, directives: schema.getDirectives(), assumeValid: true });
   assert.equal(printSchema(lexicographicSortSchema(lazyRoots)), printSchema(lexicographicSortSchema(eager)));
 });
+
+test('query_root defines a field when it is first read: a first query defines the fields it names; reading all gives a plain map', () => {
+  const rs = buildRoleSchema(makeCache(), 'admin', ENGINE_PARTS.schema);
+  const fields = rs.queryRoot.getFields();
+  const names = Object.keys(fields);
+  assert.ok(names.includes('article') && names.includes('author_by_pk'));
+  // Not defined yet: each entry is still a getter.
+  for (const n of names) assert.equal(typeof Object.getOwnPropertyDescriptor(fields, n)?.get, 'function', `${n} is not defined before it is read`);
+  assert.equal(fields.article.args.map((a) => a.name).join(','), 'distinct_on,limit,offset,order_by,where');
+  assert.equal(fields.article, fields.article, 'a field is made once');
+  // Every field read (introspection): the same fields as an eager query_root, and getFields() now a plain map.
+  const eager = new GraphQLObjectType({ name: 'query_root', fields: () => Object.fromEntries(ENGINE_PARTS.schema.query.flatMap((b) => b(new SchemaContext(makeCache(), 'admin', ENGINE_PARTS.schema))).sort(([a], [b]) => (a < b ? -1 : 1))) });
+  const shape = (m: Record<string, { type: unknown; args: ReadonlyArray<{ name: string; type: unknown }> }>) => Object.entries(m).map(([k, f]) => `${k}:${String(f.type)}(${f.args.map((a) => `${a.name}:${String(a.type)}`).join(',')})`);
+  assert.deepEqual(shape(Object.fromEntries(Object.entries(fields))), shape(eager.getFields()));
+  const plain = rs.queryRoot.getFields();
+  assert.notEqual(plain, fields);
+  for (const n of names) assert.equal(Object.getOwnPropertyDescriptor(plain, n)?.value, fields[n], `${n} is a plain entry once all are made`);
+});
