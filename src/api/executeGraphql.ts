@@ -7,7 +7,8 @@
  * introspection fields, run on one connection in a read-only transaction. Introspection root fields are
  * written as text from the role's schema (graphql/schema/introspectionText.ts; graphql-js answers the
  * unusual). Root fields of other kinds (mutations, actions, remote fields) go to the executors named for
- * their kind in the table of executors.ts.
+ * their kind in the table of executors.ts; over HTTP, an operation of table mutations on one source is
+ * answered as bytes by `tableMutationBody` (executeMutation.ts).
  */
 import { tracedSync, tracingOn } from '../tracing/index.js';
 import { execute, print } from 'graphql';
@@ -18,6 +19,7 @@ import { assertQueryAllowed, dataObject, getRoleSchema, introspectionText, respo
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
 import { EXECUTORS } from './executors.js';
+import { tableMutationBody } from './executeMutation.js';
 import type { QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
 import { mutationByGet } from './graphqlOverHttp.js';
 import { cacheable, cachedAnswer } from './cachedResponse.js';
@@ -129,6 +131,11 @@ async function runCompiled(
   ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
   transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined, readAfter?: ReadAfter,
 ): Promise<GraphqlResult> {
+  if (transport === 'http' && compiled.kind === 'mutation') {
+    // Table mutations on one source: the response assembled from the bytes Postgres sent (executeMutation.ts).
+    const body = tableMutationBody(ctx, compiled, session, variables);
+    if (body !== undefined) return { body: await body, status: 200, kind: 'mutation' };
+  }
   const { prepare } = sourceDb(ctx, compiled.source);
   const one = transport === 'http' ? oneStatement(compiled) : null;
   if (one) {

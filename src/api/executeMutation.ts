@@ -7,10 +7,16 @@
  * fields) run by the field executors of their kind, given by the table, after the table mutations
  * have committed. With read replicas, the response carries the commit's WAL position
  * (`X-Svc-Commit-Lsn`, execution/readRouting.ts): one per source written that has replicas.
+ *
+ * Over HTTP, an operation of table mutations on one source (the common case: no actions, remote
+ * fields or read replicas) is answered by `tableMutationBody`: its response is assembled as bytes
+ * around the bytes Postgres sent for each field, as a query's is (execution/dataRowBytes.ts), without
+ * decoding them to strings, a map of answers or the executor table's steps.
  */
-import { ApiError } from '../core/index.js';
-import { executeMutations, isMutationFieldPlan, type MutationFieldPlan } from '../planner/index.js';
-import type { CompiledRootField } from '../planner/index.js';
+import { ApiError, type Session } from '../core/index.js';
+import { acquireBuffer } from '../lib/index.js';
+import { executeMutations, isMutationFieldPlan, type MutationAnswer, type MutationFieldPlan } from '../planner/index.js';
+import type { CompiledOperation, CompiledRootField } from '../planner/index.js';
 import { eventsWritten } from '../events/index.js';
 import type { MutationFieldExecutor, OperationExecutor } from './executorTypes.js';
 import { COMMIT_LSN_HEADER, commitPointsHeader } from '../execution/index.js';
@@ -67,4 +73,78 @@ async function commitPoints(ctx: EngineContext, sources: ReadonlySet<string>, he
     if (lsn !== undefined) points.push([source, lsn]);
   }
   if (points.length > 0) headers[COMMIT_LSN_HEADER] = commitPointsHeader(points);
+}
+
+/** An operation answered by `tableMutationBody`: its plans, where they run, and the response's fixed bytes. */
+interface TableMutations {
+  plans: MutationFieldPlan[];
+  source?: string;
+  sources: ReadonlySet<string>;
+  /** Per root field, in order: `{"data":{"<alias>":` or `,"<alias>":`, then the field's place. */
+  fields: Array<{ key: Buffer; plan: number } | { key: Buffer; value: Buffer }>;
+}
+
+const CLOSE = Buffer.from('}}');
+const NULL_JSON = Buffer.from('null');
+const tableMutations = new WeakMap<CompiledOperation, TableMutations | null>();
+
+/** The table mutations of `compiled` when nothing else is in it (typename fields aside) and they run on one source; else null. */
+function tableMutationsOf(compiled: CompiledOperation): TableMutations | null {
+  let t = tableMutations.get(compiled);
+  if (t !== undefined) return t;
+  t = null;
+  if (compiled.kind === 'mutation' && !compiled.multiSource && compiled.fields.every((f) => f.kind === 'typename' || isMutationFieldPlan(f))) {
+    const plans: MutationFieldPlan[] = [];
+    const fields: TableMutations['fields'] = [];
+    let source: string | undefined;
+    compiled.fields.forEach((f, i) => {
+      const key = Buffer.from(`${i === 0 ? '{"data":{' : ','}${JSON.stringify(f.alias)}:`);
+      if (f.kind === 'typename') fields.push({ key, value: Buffer.from(JSON.stringify(f.value)) });
+      else if (isMutationFieldPlan(f)) {
+        if ('source' in f && f.source !== undefined) source = f.source;
+        fields.push({ key, plan: plans.push(f.plan) - 1 });
+      }
+    });
+    if (plans.length > 0) t = { plans, source, sources: new Set([source ?? 'default']), fields };
+  }
+  tableMutations.set(compiled, t);
+  return t;
+}
+
+/**
+ * The response body of an operation of table mutations on one source (`{"data":{...}}` as one
+ * Buffer), or undefined when the operation is not one (the mutation executor answers it then).
+ * Runs as the executor would (one transaction, the written sources' event workers woken after it).
+ */
+export function tableMutationBody(ctx: EngineContext, compiled: CompiledOperation, session: Session, variables: Record<string, unknown>): Promise<Buffer> | undefined {
+  const t = tableMutationsOf(compiled);
+  // With read replicas the answer carries the commit's position (a header): the executor's path.
+  if (t === null || hasReadReplicas(ctx)) return undefined;
+  return runTableMutations(ctx, t, session, variables);
+}
+
+async function runTableMutations(ctx: EngineContext, t: TableMutations, session: Session, variables: Record<string, unknown>): Promise<Buffer> {
+  const { db, prepare, isolation } = sourceDb(ctx, t.source);
+  const results = await executeMutations(db, t.plans, session, variables, { prepare, isolation, alwaysSetSession: ctx.config.skipUnreadSession === false, bytes: true });
+  eventsWritten(ctx, t.sources);
+  return assemble(t, results);
+}
+
+/** The fields' keys and answers, and `}}`, in one Buffer. */
+function assemble(t: TableMutations, results: readonly MutationAnswer[]): Buffer {
+  const values = t.fields.map((f): Buffer => {
+    if ('value' in f) return f.value;
+    const r = results[f.plan];
+    return r === null || r === undefined ? NULL_JSON : typeof r === 'string' ? Buffer.from(r) : r;
+  });
+  let size = CLOSE.length;
+  t.fields.forEach((f, i) => (size += f.key.length + values[i]!.length));
+  const out = acquireBuffer(size);
+  let off = 0;
+  t.fields.forEach((f, i) => {
+    off += f.key.copy(out, off);
+    off += values[i]!.copy(out, off);
+  });
+  CLOSE.copy(out, off);
+  return out;
 }

@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Lru } from '../lib/index.js';
 import { hasuraSessionVars, type Session } from '../core/index.js';
-import type { Db, DbClient, PipelineResult, QueryResultRows } from './db.js';
+import type { Db, DbClient, PipelinedStatement, PipelineOptions, PipelineResult, QueryResultRows } from './db.js';
 import { tracingOn } from '../tracing/index.js';
 import { tracedDb } from './tracedDb.js';
 import { PipelineQuery, type PipelineOutcome, type PipelineStatement } from './pipelineQuery.js';
@@ -179,8 +179,8 @@ export async function setSessionVariables(client: DbClient, session: Session): P
   await client.query(text, values);
 }
 
-function runPipeline(q: Queryable, statements: PipelineStatement[]): Promise<PipelineOutcome> {
-  return new Promise((resolve) => q.query(new PipelineQuery(statements, resolve) as unknown as pg.Submittable));
+function runPipeline(q: Queryable, statements: PipelineStatement[], bytes: boolean): Promise<PipelineOutcome> {
+  return new Promise((resolve) => q.query(new PipelineQuery(statements, resolve, bytes) as unknown as pg.Submittable));
 }
 
 type RawResult = Awaited<ReturnType<DbClient['queryRaw']>>;
@@ -318,25 +318,27 @@ export function createDb(url: string, poolSize: number, options: CreateDbOptions
       }
     },
 
-    async pipeline(statements, opts) {
+    // One implementation of both signatures: strings unless `bytes`.
+    pipeline: (async (statements: readonly PipelinedStatement[], opts: PipelineOptions): Promise<PipelineResult<string | Buffer | null>> => {
       const prepare = opts.prepare !== false;
+      const bytes = opts.bytes === true;
       const named = (text: string) => (prepare ? statementName(text) : '');
       const all: PipelineStatement[] = statements.map((s) => ({ name: named(s.text), text: s.text, values: s.values }));
       const offset = opts.session ? 1 : 0;
       if (opts.session) all.unshift(setSessionStatement(opts.session, named));
       // Shared only with a connection on which it would Parse nothing (it must be first on the wire otherwise).
       const outcome = await shared.run(
-        (c) => runPipeline(c, all),
+        (c) => runPipeline(c, all, bytes),
         prepare ? (c) => PipelineQuery.parsesNothing(all, connectionOf(c)) : () => false,
       );
-      if (outcome.ok) return { ok: true, results: outcome.results.slice(offset) } satisfies PipelineResult;
+      if (outcome.ok) return { ok: true, results: offset === 0 ? outcome.results : outcome.results.slice(offset) };
       const failed = all[outcome.index];
       return {
         ok: false,
         index: Math.max(0, outcome.index - offset),
         error: pgErrorToApiError(outcome.error, { statement: failed?.text, args: failed?.values as unknown[], prepared: prepare }),
       };
-    },
+    }) as Db['pipeline'],
 
     async transaction(opts, fn) {
       const c = await checkout();

@@ -86,6 +86,18 @@ class LazyDataRow {
     return out;
   }
 
+  /** The first field's bytes (null for SQL NULL or no field), copied while the message is dispatched. */
+  firstField(): Buffer | null {
+    const bytes = this.bytes;
+    if (bytes === undefined) throw new Error('DataRow read after dispatch');
+    this.taken = true;
+    const len = this.fieldCount > 0 ? bytes.readInt32BE(this.offset + 2) : -1;
+    if (len < 0) return null;
+    const out = Buffer.allocUnsafe(len);
+    bytes.copy(out, 0, this.offset + 6, this.offset + 6 + len);
+    return out;
+  }
+
   /** After dispatch: keep the decoded fields for a late reader, drop the parser's buffer. */
   seal(): void {
     if (this.decoded === undefined && !this.taken) void this.fields;
@@ -137,6 +149,15 @@ export const dataRowBytesInstalled = install();
  */
 export function framedFirstField(msg: unknown, frame: JsonFrame): Buffer | undefined {
   return msg instanceof LazyDataRow ? msg.framed(frame) : undefined;
+}
+
+/**
+ * The message's first field as the bytes Postgres sent (null for SQL NULL), or undefined when the
+ * message is not a lazily decoded DataRow (the caller reads the decoded string instead). Call only
+ * while the message is dispatched.
+ */
+export function firstFieldBytes(msg: unknown): Buffer | null | undefined {
+  return msg instanceof LazyDataRow ? msg.firstField() : undefined;
 }
 
 /** The same frame around JSON text that is already a string (or SQL NULL). */

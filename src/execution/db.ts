@@ -13,10 +13,21 @@ export interface PipelinedStatement {
   values: readonly unknown[];
 }
 
-/** Every statement's first column (JSON text or null), or the first failure and the index of its statement. */
-export type PipelineResult =
-  | { ok: true; results: Array<string | null> }
+/**
+ * Every statement's first column (JSON text or null; with `bytes`, the bytes Postgres sent where it
+ * could take them), or the first failure and the index of its statement.
+ */
+export type PipelineResult<T = string | null> =
+  | { ok: true; results: T[] }
   | { ok: false; index: number; error: ApiError };
+
+/** How `Db.pipeline` runs: the session to set first, named statements, answers as bytes. */
+export interface PipelineOptions {
+  session?: Session;
+  prepare?: boolean;
+  /** Answers as the bytes Postgres sent (an HTTP response assembled from them), not decoded to strings. */
+  bytes?: boolean;
+}
 
 export interface QueryResultRows {
   rows: Record<string, unknown>[];
@@ -56,7 +67,8 @@ export interface Db extends DbClient {
    * when a session is given. Commits when all succeed; when one fails nothing is kept and its index
    * comes back with the error. Statements are prepared (named) unless `prepare` is false.
    */
-  pipeline(statements: readonly PipelinedStatement[], opts: { session?: Session; prepare?: boolean }): Promise<PipelineResult>;
+  pipeline(statements: readonly PipelinedStatement[], opts: PipelineOptions & { bytes: true }): Promise<PipelineResult<string | Buffer | null>>;
+  pipeline(statements: readonly PipelinedStatement[], opts: PipelineOptions): Promise<PipelineResult>;
   /** A connection outside any transaction (for run_sql, which manages its own). */
   withClient<T>(fn: (c: DbClient) => Promise<T>): Promise<T>;
   /** True when a trivial query succeeds (for /healthz). */

@@ -1,4 +1,4 @@
-export type { Db, DbClient, PipelinedStatement, PipelineResult, QueryResultRows } from './db.js';
+export type { Db, DbClient, PipelinedStatement, PipelineOptions, PipelineResult, QueryResultRows } from './db.js';
 export { createDb, statementName, escapeLiteral, beginStatement, setSessionVariables } from './createDb.js';
 export type { CreateDbOptions } from './createDb.js';
 export { pgErrorToApiError, pgErrorInternal, isPgServerError } from './pgError.js';

@@ -8,7 +8,8 @@
  * instead of BEGIN / statement / COMMIT.
  *
  * Each statement's answer is the first column of its first row as text (JSON built in Postgres),
- * or null. On failure the index of the statement that failed comes back with the error, so the
+ * or null; with `bytes`, the bytes Postgres sent for it (dataRowBytes.ts), never decoded to a string,
+ * for an answer that goes to the socket as it came. On failure the index of the statement that failed comes back with the error, so the
  * caller can report the right field's path.
  *
  * Named statements share node-postgres' per-connection bookkeeping (`parsedStatements`), so the
@@ -19,6 +20,7 @@
  */
 import { encodeExtendedQuery, type ExtendedStatement } from './extendedQueryMessages.js';
 import { prepareValue, preparedText, sendMessages, SubmittableBase, type PgConnection } from './pgSubmittable.js';
+import { firstFieldBytes } from './dataRowBytes.js';
 
 /** One statement of a pipeline. */
 export interface PipelineStatement {
@@ -30,12 +32,12 @@ export interface PipelineStatement {
 
 /** How a pipeline ended: every statement's answer, or the first failure and where it happened. */
 export type PipelineOutcome =
-  | { ok: true; results: Array<string | null> }
+  | { ok: true; results: Array<string | Buffer | null> }
   | { ok: false; index: number; error: Error };
 
 /** A submittable for `client.query(...)` that runs `statements` as one pipeline (see above). */
 export class PipelineQuery extends SubmittableBase {
-  private readonly results: Array<string | null>;
+  private readonly results: Array<string | Buffer | null>;
   private current = 0;
   private gotRow = false;
   private failure: { index: number; error: Error } | undefined;
@@ -55,6 +57,8 @@ export class PipelineQuery extends SubmittableBase {
   constructor(
     private readonly statements: readonly PipelineStatement[],
     private readonly done: (outcome: PipelineOutcome) => void,
+    /** Answers as the bytes Postgres sent (a string only where pg-protocol could not be patched). */
+    private readonly bytes = false,
   ) {
     super();
     this.results = statements.map(() => null);
@@ -107,7 +111,9 @@ export class PipelineQuery extends SubmittableBase {
   handleDataRow(msg: { fields: Array<string | null> }): void {
     if (this.gotRow) return;
     this.gotRow = true;
-    if (this.current < this.results.length) this.results[this.current] = msg.fields[0] ?? null;
+    if (this.current >= this.results.length) return;
+    const raw = this.bytes ? firstFieldBytes(msg) : undefined;
+    this.results[this.current] = raw !== undefined ? raw : msg.fields[0] ?? null;
   }
 
   handleCommandComplete(): void {

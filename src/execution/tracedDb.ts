@@ -5,7 +5,7 @@
  * hot path has no wrapper at all.
  */
 import { traced } from '../tracing/index.js';
-import type { Db, DbClient } from './db.js';
+import type { Db, DbClient, PipelinedStatement, PipelineOptions } from './db.js';
 
 const ATTRS = { 'db.system': 'postgresql' };
 
@@ -25,7 +25,8 @@ export function tracedDb(db: Db): Db {
   return {
     ...db,
     ...tracedClient(db),
-    pipeline: (statements, opts) => span('pg.pipeline', statements.map((s) => s.text).join(';\n'), () => db.pipeline(statements, opts)),
+    pipeline: ((statements: readonly PipelinedStatement[], opts: PipelineOptions) =>
+      span('pg.pipeline', statements.map((s) => s.text).join(';\n'), () => db.pipeline(statements, opts))) as Db['pipeline'],
     transaction: (opts, fn) => traced('pg.transaction', ATTRS, () => db.transaction(opts, (c) => fn(tracedClient(c))), 'client'),
     withClient: (fn) => db.withClient((c) => fn(tracedClient(c))),
     ping: () => db.ping(),

@@ -19,7 +19,7 @@ export { getCompiledOperation, compileOperation, type CompiledOperation, type Co
 export { TABLE_PLANNERS } from './planners.js';
 // Mutations: the planner of the ext:insert/update/delete kinds, and their executor.
 export {
-  planMutationField, mutationRootPlanner, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationFieldPlan, type StatementPlan,
+  planMutationField, mutationRootPlanner, executeMutations, isMutationFieldPlan, MUTATION_PLAN_KINDS, type MutationAnswer, type MutationFieldPlan, type StatementPlan,
 } from './mutation.js';
 export { RELAY_PLANNERS } from './relay.js';
 export { STREAM_CURSOR_VARIABLE, STREAM_BOUND_VARIABLE, type StreamPlan } from './stream.js';

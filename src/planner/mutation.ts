@@ -6,7 +6,7 @@
  * (`$.selectionSet.insert_author.args.objects` for inserts).
  */
 import { isApiError, type Session } from '../core/index.js';
-import type { Db } from '../execution/index.js';
+import type { Db, PipelineResult } from '../execution/index.js';
 import type { MutationIR } from '../ir/index.js';
 import { compile, compileSelect, resolveParams, runMutation, singleStatement, type CompiledStatement } from '../sql/index.js';
 import { planSelect } from './select.js';
@@ -103,7 +103,15 @@ export interface ExecuteOptions {
   alwaysSetSession?: boolean;
   /** The source's `isolation_level`: above read committed the statements run in a transaction at that level. */
   isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  /**
+   * Answers of the one-pipeline path as the bytes Postgres sent (`Db.pipeline`'s `bytes`), for a
+   * response assembled from them; the other paths still answer strings.
+   */
+  bytes?: boolean;
 }
+
+/** A field's answer: JSON text, its bytes (with `bytes`), or null. */
+export type MutationAnswer = string | Buffer | null;
 
 /**
  * Runs mutation plans in order in one transaction; resolves to each field's JSON text (`null`
@@ -115,12 +123,20 @@ export interface ExecuteOptions {
  */
 export async function executeMutations(
   db: Db, fieldPlans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
+  opts: ExecuteOptions & { bytes: true },
+): Promise<MutationAnswer[]>;
+export async function executeMutations(
+  db: Db, fieldPlans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
+  opts?: ExecuteOptions,
+): Promise<Array<string | null>>;
+export async function executeMutations(
+  db: Db, fieldPlans: readonly MutationFieldPlan[], session: Session, variables: Record<string, unknown> | undefined,
   opts: ExecuteOptions = {},
-): Promise<Array<string | null>> {
+): Promise<MutationAnswer[]> {
   if (!fieldPlans.some((p) => 'parts' in p)) return executeStatements(db, fieldPlans as StatementPlan[], session, variables, opts);
   // update_<t>_many: its updates run as statements of their own; its answer is the list of theirs.
   const plans = fieldPlans.flatMap((p) => ('parts' in p ? p.parts : [p]));
-  const results = await executeStatements(db, plans, session, variables, opts);
+  const results = await executeStatements(db, plans, session, variables, { ...opts, bytes: false });
   let k = 0;
   return fieldPlans.map((p) => ('parts' in p ? `[${p.parts.map(() => results[k++] ?? 'null').join(',')}]` : results[k++]!));
 }
@@ -132,7 +148,7 @@ export async function executeMutations(
 async function executeStatements(
   db: Db, plans: readonly StatementPlan[], session: Session, variables: Record<string, unknown> | undefined,
   opts: ExecuteOptions,
-): Promise<Array<string | null>> {
+): Promise<MutationAnswer[]> {
   const statements = plans.map((p) => (p.constant !== undefined ? undefined : p.statement ?? singleStatement(p.ir)));
   const isolation = opts.isolation === 'read committed' ? undefined : opts.isolation;
   if (isolation === undefined && plans.every((p, i) => p.constant !== undefined || statements[i] !== undefined)) {
@@ -143,12 +159,13 @@ async function executeStatements(
       sent.push({ text: s.text, values: resolveParams(s.params, variables, session) });
       fieldOf.push(i);
     });
-    const out: Array<string | null> = plans.map((p) => p.constant ?? null);
+    const out: MutationAnswer[] = plans.map((p) => p.constant ?? null);
     if (sent.length === 0) return out;
     // The session variables are set unless no statement can read them (sessionFree.ts): one
     // statement less to send, bind and run.
     const needsSession = opts.alwaysSetSession === true || plans.some((p) => p.constant === undefined && p.sessionFree !== true);
-    const r = await db.pipeline(sent, { session: needsSession ? session : undefined, prepare: opts.prepare });
+    const pipelineOpts = { session: needsSession ? session : undefined, prepare: opts.prepare };
+    const r: PipelineResult<MutationAnswer> = opts.bytes === true ? await db.pipeline(sent, { ...pipelineOpts, bytes: true }) : await db.pipeline(sent, pipelineOpts);
     if (!r.ok) {
       const e = r.error;
       throw e.path === '$' ? e.withPathPrefix(plans[fieldOf[r.index]!]!.errorPath) : e;
