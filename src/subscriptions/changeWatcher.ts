@@ -102,10 +102,11 @@ export class ChangeWatcher {
    * away, so no read waits on a server that is gone; false when this watcher's pool is no longer the
    * source's (remade for new settings, closed with the source): no read, the listeners are told
    * nothing changed (so they find their plan stale). `idleMaxMs`: the longest idle pause now.
+   * `prepare`: the database's prepared-statement setting (off behind a transaction pooler).
    */
   constructor(
     private readonly db: Db, private readonly timers: Timers, private readonly intervalMs: number, private readonly onError: (e: unknown) => void,
-    private readonly available?: () => boolean, private readonly idleMaxMs: () => number = () => IDLE_MAX_MS,
+    private readonly available?: () => boolean, private readonly idleMaxMs: () => number = () => IDLE_MAX_MS, private readonly prepare = true,
   ) {
     this.pauseMs = intervalMs;
   }
@@ -171,7 +172,7 @@ export class ChangeWatcher {
       }
       const relids = [...this.tables.keys()];
       this.reads++;
-      const query = this.db.query(READ_SQL, [relids, this.snapshot], { prepare: true });
+      const query = this.db.query(READ_SQL, [relids, this.snapshot], { prepare: this.prepare });
       const r = this.available ? await this.whileAvailable(query, this.available) : await query;
       const recovered = this.failing;
       const row = r.rows[0]!;

@@ -206,13 +206,13 @@ export class LiveQueryManager {
       const watcher = new ChangeWatcher(source.db, this.timers, ms, (err) =>
         this.ctx.logger.warn({ type: 'livequery-poller-log', source: source.name, err }, 'reading the live-query change counters of a source failed'),
       // A source away (sourceWatch's probes), or whose pool was remade or closed: no read waits on it.
-      () => this.ctx.sources?.get(source.name)?.db === source.db, () => this.idleMaxMs());
+      () => this.ctx.sources?.get(source.name)?.db === source.db, () => this.idleMaxMs(), sourceDb(this.ctx, source.name).prepare);
       this.sourceWatchers.set(source.name, { db: source.db, watcher });
       return watcher;
     }
     this.watcher ??= new ChangeWatcher(this.ctx.db, this.timers, ms, (err) =>
       this.ctx.logger[this.ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
-    undefined, () => this.idleMaxMs());
+    undefined, () => this.idleMaxMs(), this.ctx.config.usePreparedStatements !== false);
     return this.watcher;
   }
 
