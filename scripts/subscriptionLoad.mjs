@@ -13,7 +13,7 @@
  *   node scripts/subscriptionLoad.mjs --url http://127.0.0.1:18611 --engine-pid <pid> \
  *     --pg postgres://postgres:postgres@127.0.0.1:55611/bench --subs 10000 [--per-conn 1] \
  *     [--kind live|stream] [--protocol graphql-ws] [--idle 30] [--duration 30] [--updates-per-sec 20] \
- *     [--admin-secret s] [--table track]
+ *     [--admin-secret s] [--table track] [--second-table two_live_row]
  *
  * `--kind live` (default): each subscription is `<table>_by_pk(id: $id) { id name }` with its own id
  * (1..N), so N subscriptions are N cohorts. `--kind stream`: each is `<table>_stream(batch_size: 10,
@@ -21,6 +21,9 @@
  * statement; nothing to deliver while nothing is inserted); streams are measured idle only
  * (`--duration 0`). `--duration 0` skips the update window: the idle figures alone. A connection may
  * carry hundreds of subscriptions (`--per-conn`), sent at once as a reconnecting client sends them.
+ * `--second-table f` (live, idle only): every even id subscribes `<f>_by_pk` instead (a table of
+ * another source, its root fields prefixed: `two_live_row`), so the live queries are spread over
+ * two databases; `--pg` must then reach the cluster holding both (pg_stat_statements counts all).
  * Needs the bench dataset (bench/dataset.sql, tracked with bench/track.json), or any tracked
  * table with `id int` and `name text` holding rows 1..N (`npm run bench:live` sets all of it up), and
  * pg_stat_statements. Prints one JSON line with the figures and the load average.
@@ -46,6 +49,7 @@ const { values: opt } = parseArgs({
     'open-concurrency': { type: 'string', default: '200' },
     table: { type: 'string', default: 'track' },
     kind: { type: 'string', default: 'live' },
+    'second-table': { type: 'string' },
   },
 });
 const N = Number(opt.subs);
@@ -67,6 +71,12 @@ const FIELD = KIND === 'live' ? `${TABLE}_by_pk` : `${TABLE}_stream`;
 const QUERY = KIND === 'live'
   ? `subscription ($id: Int!) { ${FIELD}(id: $id) { id name } }`
   : `subscription ($id: Int!) { ${FIELD}(batch_size: 10, cursor: {initial_value: {id: $id}}) { id name } }`;
+const SECOND = opt['second-table'];
+if (SECOND !== undefined && !/^[a-z_][a-z0-9_]*$/.test(SECOND)) throw new Error(`--second-table: not a plain name: ${SECOND}`);
+if (SECOND !== undefined && (KIND !== 'live' || DURATION_S > 0)) throw new Error('--second-table measures idle live queries only: give --duration 0');
+/** The field and query of subscription `id`: every even one on the second table when given. */
+const fieldOf = (id) => (SECOND !== undefined && id % 2 === 0 ? `${SECOND}_by_pk` : FIELD);
+const queryOf = (id) => (SECOND !== undefined && id % 2 === 0 ? `subscription ($id: Int!) { ${SECOND}_by_pk(id: $id) { id name } }` : QUERY);
 const headers = opt['admin-secret'] ? { 'x-svc-admin-secret': opt['admin-secret'] } : {};
 const wsUrl = opt.url.replace(/^http/, 'ws') + '/v1/graphql';
 
@@ -91,7 +101,7 @@ function onData(id, payload) {
     errors++;
     return;
   }
-  const name = KIND === 'live' ? payload.data?.[FIELD]?.name : JSON.stringify(payload.data?.[FIELD]);
+  const name = KIND === 'live' ? payload.data?.[fieldOf(id)]?.name : JSON.stringify(payload.data?.[FIELD]);
   if (s.initial) laterMessages++;
   if (!s.initial) {
     s.initial = true;
@@ -117,7 +127,7 @@ function openConnection(firstId, count) {
       if (m.type === 'connection_ack') {
         for (let id = firstId; id < firstId + count; id++) {
           subs.set(id, { initial: false, name: undefined });
-          ws.send(JSON.stringify({ id: String(id), type: START, payload: { query: QUERY, variables: { id: KIND === 'live' ? id : STREAM_FROM + id } } }));
+          ws.send(JSON.stringify({ id: String(id), type: START, payload: { query: queryOf(id), variables: { id: KIND === 'live' ? id : STREAM_FROM + id } } }));
         }
         resolve(ws);
       } else if (m.type === DATA) onData(Number(m.id), m.payload);

@@ -24,11 +24,21 @@
  *
  * The timer runs only while some table is watched, and also lets listeners check whether the
  * schema cache they were planned on is stale. While reads find nothing changed, the pause doubles up
- * to IDLE_MAX_MS (never below `intervalMs`); a read that finds a change goes back to `intervalMs`.
- * So idle live queries cost four reads a second instead of twenty, and a first change after a quiet
- * spell is seen within IDLE_MAX_MS.
+ * to the idle maximum (never below `intervalMs`); a read that finds a change goes back to `intervalMs`.
+ * The idle maximum is IDLE_MAX_MS shared by the watchers of one engine (`idleMaxMs`: one per
+ * database with live queries; see liveQueries.ts), so idle live queries cost four reads a second in
+ * all instead of twenty per database, and a first change after a quiet spell is seen within it.
+ *
+ * Each read also takes the primary's WAL insert position (`lsn`): every commit the read saw is at or
+ * before it, so a rerun on a read replica that has replayed it sees every change the read saw (the
+ * live queries' reads on replicas wait for it, as a request's `X-Svc-Commit-Lsn` does).
+ *
+ * A read that fails (the database is away) is told to the listeners (`onReadFailed`: they answer
+ * their subscribers the error once, or find their plan stale);
+ * the first read that succeeds after failures counts every watched table as changed, so the
+ * subscribers that were sent the error get their data again without a write.
  */
-import type { Db } from '../execution/index.js';
+import { parseLsn, type Db } from '../execution/index.js';
 import type { TimerHandle, Timers } from './timers.js';
 
 /** The old and new images of the rows a table's statements changed (column name → JSON value). */
@@ -40,9 +50,11 @@ export interface ChangeListener {
    * `rows` the changed rows of those of them whose log was complete (absent: anything may have changed).
    */
   onRead(changed: ReadonlySet<number>, rows: ReadonlyMap<number, RowImages>): void;
+  /** Called when a read failed: `e` is why. */
+  onReadFailed?(e: unknown): void;
 }
 
-const READ_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
+const READ_SQL = `SELECT pg_current_snapshot()::text AS snapshot, pg_current_wal_insert_lsn()::text AS lsn,
   (SELECT coalesce(json_agg(json_build_array(c.relid, c.version)), '[]') FROM (
      SELECT relid::int8 AS relid, sum(version)::text AS version FROM hdb_catalog.svc_live_change WHERE relid = ANY($1::oid[]) GROUP BY relid) c)::text AS versions,
   (SELECT coalesce(json_agg(json_build_array(l.relid::int8, l.rows)), '[]') FROM hdb_catalog.svc_live_log l
@@ -50,6 +62,10 @@ const READ_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
       AND l.xid >= pg_snapshot_xmin($2::pg_snapshot) AND NOT pg_visible_in_snapshot(l.xid, $2::pg_snapshot))::text AS log`;
 
 const PRUNE_EVERY_MS = 10_000;
+/** How often a read in flight checks whether its database was found away meanwhile. */
+const AWAY_CHECK_MS = 250;
+/** A read given up because the watcher's pool is no longer its source's. */
+const SUPERSEDED = new Error('the pool was replaced');
 /** The longest pause between reads while nothing changes. */
 export const IDLE_MAX_MS = 250;
 const RETAIN_MS = 60_000;
@@ -78,9 +94,26 @@ export class ChangeWatcher {
   private readonly marks: Array<{ at: number; xmin: string }> = [];
   /** The pause before the next read: `intervalMs`, doubling while reads find nothing changed. */
   private pauseMs: number;
+  /** The primary's WAL insert position at the last completed read (see the file's comment). */
+  lsn: bigint | undefined;
 
-  constructor(private readonly db: Db, private readonly timers: Timers, private readonly intervalMs: number, private readonly onError: (e: unknown) => void) {
+  /**
+   * `available`: throws (Hasura's `database connection error`) while the database is known to be
+   * away, so no read waits on a server that is gone; false when this watcher's pool is no longer the
+   * source's (remade for new settings, closed with the source): no read, the listeners are told
+   * nothing changed (so they find their plan stale). `idleMaxMs`: the longest idle pause now.
+   * `prepare`: the database's prepared-statement setting (off behind a transaction pooler).
+   */
+  constructor(
+    private readonly db: Db, private readonly timers: Timers, private readonly intervalMs: number, private readonly onError: (e: unknown) => void,
+    private readonly available?: () => boolean, private readonly idleMaxMs: () => number = () => IDLE_MAX_MS, private readonly prepare = true,
+  ) {
     this.pauseMs = intervalMs;
+  }
+
+  /** Whether some listener is watching (the watcher reads then). */
+  get active(): boolean {
+    return this.listeners.size > 0;
   }
 
   /** Starts watching `relids` for `l`; the returned function undoes it. */
@@ -133,9 +166,15 @@ export class ChangeWatcher {
     if (this.reading || this.tables.size === 0) return;
     this.reading = true;
     try {
+      if (this.available && !this.available()) {
+        for (const l of [...this.listeners]) l.onRead(new Set(), new Map());
+        return;
+      }
       const relids = [...this.tables.keys()];
       this.reads++;
-      const r = await this.db.query(READ_SQL, [relids, this.snapshot], { prepare: true });
+      const query = this.db.query(READ_SQL, [relids, this.snapshot], { prepare: this.prepare });
+      const r = this.available ? await this.whileAvailable(query, this.available) : await query;
+      const recovered = this.failing;
       const row = r.rows[0]!;
       const versions = new Map<number, string>();
       for (const [relid, v] of JSON.parse(String(row.versions)) as Array<[number, string]>) versions.set(Number(relid), v);
@@ -154,26 +193,60 @@ export class ChangeWatcher {
         const w = this.tables.get(id);
         if (!w) continue;
         const v = versions.get(id) ?? '0';
-        if (w.version !== v) {
+        if (w.version !== v || recovered) {
           const l = logged.get(id);
-          if (w.version !== undefined && l?.images && BigInt(v) - BigInt(w.version) === BigInt(l.statements)) rows.set(id, l.images);
+          if (!recovered && w.version !== undefined && l?.images && BigInt(v) - BigInt(w.version) === BigInt(l.statements)) rows.set(id, l.images);
           w.version = v;
           w.changedGen = gen;
           changed.add(id);
         }
       }
       this.snapshot = String(row.snapshot);
+      this.lsn = parseLsn(row.lsn);
       this.gen = gen;
-      this.pauseMs = changed.size > 0 ? this.intervalMs : Math.max(this.intervalMs, Math.min(IDLE_MAX_MS, this.pauseMs * 2));
+      this.pauseMs = changed.size > 0 ? this.intervalMs : Math.max(this.intervalMs, Math.min(this.idleMaxMs(), this.pauseMs * 2));
       this.failing = false;
       for (const l of [...this.listeners]) l.onRead(changed, rows);
       await this.prune();
     } catch (e) {
-      // logged once until a read succeeds again
+      if (e === SUPERSEDED) {
+        for (const l of [...this.listeners]) l.onRead(new Set(), new Map());
+        return;
+      }
+      // logged once until a read succeeds again; told every time (a listener may find its plan stale)
       if (!this.failing) this.onError(e);
       this.failing = true;
+      for (const l of [...this.listeners]) l.onReadFailed?.(e);
+      this.pauseMs = this.idleMaxMs();
     } finally {
       this.reading = false;
+    }
+  }
+
+  /**
+   * `read`, unless the database is found away (or the pool superseded) while it runs: a server that
+   * went away behind a pooler holds a query until the pooler's timeout, and the listeners must hear
+   * of it meanwhile. The abandoned read ends by itself (its outcome ignored).
+   */
+  private async whileAvailable<T>(read: Promise<T>, available: () => boolean): Promise<T> {
+    let timer: TimerHandle | undefined;
+    const away = new Promise<never>((_, reject) => {
+      const check = (): void => {
+        try {
+          if (available()) timer = this.timers.after(AWAY_CHECK_MS, check);
+          else reject(SUPERSEDED);
+        } catch (e) {
+          reject(e);
+        }
+      };
+      timer = this.timers.after(AWAY_CHECK_MS, check);
+    });
+    try {
+      return await Promise.race([read, away]);
+    } finally {
+      this.timers.clear(timer);
+      read.catch(() => undefined);
+      away.catch(() => undefined);
     }
   }
 

@@ -5,16 +5,21 @@
  * equal values in the poller of its statement, creating either when missing. The returned stop
  * function undoes exactly that; the last subscriber out stops the poller. Pollers belong to the
  * schema cache they were planned on: after a metadata change each subscriber is planned again
- * (so changed permissions apply to running subscriptions too). With read replicas and change
- * tracking off (`--live-queries-change-poll-interval 0`), the first result and every poll read from
- * a usable replica (or, with none, the primary); a subscription started on a connection that sent
- * `X-Svc-Commit-Lsn` (upgrade request or connection_init headers) reads its first result from a
- * server that has replayed that commit. With change tracking on they read from the primary:
- * the change counters are read there, and a rerun on a replica that has not replayed the change yet
- * would take the change as seen and miss the update.
+ * (so changed permissions apply to running subscriptions too). Where live queries read: a source
+ * with read replicas (`default` or another) runs their statements on a usable replica, the first
+ * result included; with change tracking on, only on one that has replayed the primary's WAL position
+ * taken by the counter read that made the run due (changeWatcher.ts `lsn`: every change that read saw
+ * is then visible there), else on the primary, as a request's `X-Svc-Commit-Lsn` is honoured; a
+ * subscription started on a connection that sent `X-Svc-Commit-Lsn` reads its first result from a
+ * server that has replayed that commit too. The counters, the change triggers and the streams
+ * (whose delivery bound is observed on the primary, streamMarks.ts) stay on the primary.
+ *
+ * One change watcher per database with live queries (`default`'s, and one per source pool); their
+ * idle pauses share one budget (`idleMaxMs`), so idle live queries over several databases cost the
+ * reads a second of one.
  */
 import { ApiError, type Session } from '../core/index.js';
-import { sourceDb, type EngineContext } from '../appState.js';
+import { sourceDb, sourceReads, type EngineContext } from '../appState.js';
 import { sameDatabase, type Db, type ReadAfter, type ReadDb } from '../execution/index.js';
 import type { SchemaCache } from '../metadata/index.js';
 import { batchValues, cohortVariables, multiplexedStatement, varsElement, type LiveRootField } from './multiplexedQuery.js';
@@ -23,7 +28,8 @@ import { Poller } from './poller.js';
 import { StreamPoller } from './streams.js';
 import { StreamMarks } from './streamMarks.js';
 import type { LiveKey, StreamPlan } from '../planner/index.js';
-import { ChangeWatcher } from './changeWatcher.js';
+import { ChangeWatcher, IDLE_MAX_MS } from './changeWatcher.js';
+import type { JoinedStats, JoinedWatch } from './joinedLiveQuery.js';
 import { watchStatement } from './liveTriggers.js';
 import type { LiveDependencies } from './liveDependencies.js';
 import { Timers, type TimerHandle } from './timers.js';
@@ -53,6 +59,24 @@ export interface LiveQueryStats {
   streamPolls: number;
   /** Observations of the streams' delivery bound (streamMarks.ts). */
   streamMarks: number;
+  /** Live queries joining databases (joinedLiveQuery.ts), those of them on the change counters, and their runs. */
+  joined: number;
+  joinedChangeDriven: number;
+  joinedRuns: number;
+}
+
+/** The longest idle pause of the change watchers when several share the budget (one per database). */
+const IDLE_SHARED_MAX_MS = 1000;
+
+/**
+ * Where a live query of `source` may read: after the connection's read-your-writes position and
+ * after `lsn` (the WAL position of the counter read its run follows), whichever is later.
+ */
+function readAfterWith(after: ReadAfter, source: string, lsn: bigint | undefined): ReadAfter {
+  if (lsn === undefined || after === 'primary') return after;
+  const own = typeof after === 'bigint' ? (source === 'default' ? after : undefined) : typeof after === 'object' ? after.get(source) : undefined;
+  const at = own === undefined || own < lsn ? lsn : own;
+  return source === 'default' ? at : new Map([[source, at]]);
 }
 
 /** The columns of a streaming field's statement after `root` (planner/stream.ts). */
@@ -70,6 +94,8 @@ export class LiveQueryManager {
   private readonly sourceWatchers = new Map<string, { db: Db; watcher: ChangeWatcher }>();
   /** The streams' delivery bounds of other sources, by source (see streamMarks.ts). */
   private readonly sourceMarks = new Map<string, { db: Db; marks: StreamMarks }>();
+  /** The live queries joining databases (joinedLiveQuery.ts keeps the counts). */
+  readonly joined: JoinedStats = { running: 0, changeDriven: 0, runs: 0 };
   connections = 0;
 
   constructor(private readonly ctx: EngineContext, private readonly onIdle: () => void) {}
@@ -85,15 +111,18 @@ export class LiveQueryManager {
   ): Promise<() => void> {
     const statement = multiplexedStatement(field);
     const varsJson = cohortVariables(field, variables, session);
-    const source = field.source !== undefined ? sourceDb(this.ctx, field.source) : undefined;
+    const name = field.source ?? 'default';
+    const source = name !== 'default' ? sourceDb(this.ctx, name) : undefined;
     const prepare = source ? source.prepare : this.ctx.config.usePreparedStatements !== false;
-    const poller = this.pollerFor(statement, cache, prepare, field.liveKey, source ? { name: field.source!, db: source.db } : undefined);
+    const poller = this.pollerFor(statement, cache, prepare, field.liveKey, source ? { name, db: source.db } : undefined);
     poller.hold();
     try {
       // The change triggers exist before the first query runs (liveTriggers.ts).
       await poller.ready;
       const gen = poller.generation();
-      const first = await (source ? source.db : this.readDb(readAfter)).query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
+      // On a replica: one that has replayed what the counter read of `gen` saw (and the connection's commit).
+      const reads = this.liveReads(name, readAfterWith(readAfter, name, poller.changeDriven ? poller.watchedLsn() : undefined));
+      const first = await reads.query(statement, batchValues([{ id: FIRST_COHORT_ID, varsElement: varsElement(varsJson) }]), { prepare });
       if (cancelled()) return () => {};
       const body = `{"data":${String(first.rows[0]?.result ?? 'null')}}`;
       const hash = resultHash(body);
@@ -127,8 +156,10 @@ export class LiveQueryManager {
     // planned against an older schema cache: its subscribers are re-planned at its next round
     if (existing && existing.cache === cache) return existing;
     const { db, config } = this.ctx;
+    const name = source?.name ?? 'default';
     const created: Poller = new Poller(statement, {
-      db: source ? source.db : this.readDb(),
+      db: source ? source.db : db,
+      reads: (lsn) => this.liveReads(name, readAfterWith(undefined, name, lsn)),
       timers: this.timers,
       batchSize: config.liveQueries.batchSize,
       intervalMs: config.liveQueries.refetchIntervalMs,
@@ -150,10 +181,16 @@ export class LiveQueryManager {
     return created;
   }
 
-  /** Where live queries read: see the file's comment; `readAfter`: a subscriber's first read (its connection's commit LSN). */
-  private readDb(readAfter?: ReadAfter): Pick<ReadDb, 'query'> {
-    const { replicas, config } = this.ctx;
-    return replicas !== undefined && config.liveQueries.changePollIntervalMs === 0 ? replicas.reads(readAfter) : this.ctx.db;
+  /** Where live queries of `source` read (see the file's comment): its replicas when it has any, after `after`; else its primary. */
+  private liveReads(source: string, after: ReadAfter): Pick<ReadDb, 'query'> {
+    return sourceReads(this.ctx, source, after);
+  }
+
+  /** The idle pause of each change watcher: IDLE_MAX_MS shared by the watchers reading now (at most IDLE_SHARED_MAX_MS). */
+  private idleMaxMs(): number {
+    let n = this.watcher?.active ? 1 : 0;
+    for (const w of this.sourceWatchers.values()) if (w.watcher.active) n++;
+    return Math.min(IDLE_SHARED_MAX_MS, IDLE_MAX_MS * Math.max(1, n));
   }
 
   /**
@@ -168,13 +205,14 @@ export class LiveQueryManager {
       if (have && have.db === source.db) return have.watcher;
       const watcher = new ChangeWatcher(source.db, this.timers, ms, (err) =>
         this.ctx.logger.warn({ type: 'livequery-poller-log', source: source.name, err }, 'reading the live-query change counters of a source failed'),
-      );
+      // A source away (sourceWatch's probes), or whose pool was remade or closed: no read waits on it.
+      () => this.ctx.sources?.get(source.name)?.db === source.db, () => this.idleMaxMs(), sourceDb(this.ctx, source.name).prepare);
       this.sourceWatchers.set(source.name, { db: source.db, watcher });
       return watcher;
     }
     this.watcher ??= new ChangeWatcher(this.ctx.db, this.timers, ms, (err) =>
       this.ctx.logger[this.ctx.dbWatch?.covers(err) ? 'debug' : 'warn']({ type: 'livequery-poller-log', err }, 'reading the live-query change counters failed'),
-    );
+    undefined, () => this.idleMaxMs(), this.ctx.config.usePreparedStatements !== false);
     return this.watcher;
   }
 
@@ -190,6 +228,18 @@ export class LiveQueryManager {
       return { watch: false, reason: `source ${JSON.stringify(source.name)} is the engine's own database` };
     }
     return watchStatement(source.db, statement, own, true);
+  }
+
+  /**
+   * A statement of a live query joining databases (joinedLiveQuery.ts) watched on `source`: its
+   * change triggers installed there, and that source's watcher; undefined with change tracking off.
+   */
+  async joinedWatch(source: string, text: string, cache: SchemaCache): Promise<JoinedWatch | undefined> {
+    const on = source === 'default' ? undefined : { name: source, db: sourceDb(this.ctx, source).db };
+    const watcher = this.changeWatcher(on);
+    if (!watcher) return undefined;
+    const deps = on ? await this.watchOnSource(on, text, cache) : await watchStatement(this.ctx.db, text, cache);
+    return { watcher, deps };
   }
 
   /**
@@ -245,7 +295,8 @@ export class LiveQueryManager {
     return marks;
   }
 
-  private errorBody(e: unknown): string {
+  /** The `{"data":null,"errors":[…]}` body of a failed read. */
+  errorBody(e: unknown): string {
     const err = e instanceof ApiError ? e : new ApiError('unexpected', 'database query error', { status: 500, internal: String(e) });
     return JSON.stringify({ data: null, errors: [err.toGraphqlError(this.ctx.config.devMode)] });
   }
@@ -277,6 +328,7 @@ export class LiveQueryManager {
     const s: LiveQueryStats = {
       connections: this.connections, pollers: this.pollers.size, cohorts: 0, subscribers: 0, timers: this.timers.size, polls: 0, cohortRuns: 0, changeDriven: 0,
       changeReads: (this.watcher?.reads ?? 0) + [...this.sourceWatchers.values()].reduce((n, w) => n + w.watcher.reads, 0), streams: 0, streamPollers: this.streamPollers.size, streamPolls: 0, streamMarks: this.marks?.observations ?? 0,
+      joined: this.joined.running, joinedChangeDriven: this.joined.changeDriven, joinedRuns: this.joined.runs,
     };
     for (const p of this.streamPollers.values()) {
       s.streams += p.streams.size;
@@ -315,6 +367,7 @@ export function liveQueriesFor(ctx: EngineContext): LiveQueryManager {
 export function liveQueryStats(ctx?: EngineContext): LiveQueryStats {
   const total: LiveQueryStats = {
     connections: 0, pollers: 0, cohorts: 0, subscribers: 0, timers: 0, polls: 0, cohortRuns: 0, changeDriven: 0, changeReads: 0, streams: 0, streamPollers: 0, streamPolls: 0, streamMarks: 0,
+    joined: 0, joinedChangeDriven: 0, joinedRuns: 0,
   };
   for (const [c, m] of managers) {
     if (ctx && c !== ctx) continue;

@@ -13,6 +13,14 @@
  *   - interval (a function or view Postgres cannot see through, or change tracking off): every
  *     cohort, every refetch interval, the next round one interval after the previous one started.
  *
+ * Where a round reads (`reads`): a change-driven round passes the WAL position of the counter read
+ * that made it due, so on a read replica it runs only on one that has replayed every change that
+ * read saw (else on the primary); an interval round passes none (any usable replica).
+ *
+ * A failed read of the change counters (the database away, the pool gone) answers every cohort the
+ * error, once; the watcher's next good read reruns them all. A poller whose plan went stale meanwhile
+ * hands its subscribers back instead.
+ *
  * A poller with no cohorts left stops and tells its owner, so nothing outlives the last
  * subscriber. A poller whose plan is stale (the schema cache was swapped) stops too and hands its
  * subscribers back to be planned again.
@@ -29,8 +37,13 @@ import type { LiveDependencies } from './liveDependencies.js';
 import type { TimerHandle, Timers } from './timers.js';
 
 export interface PollerOptions {
-  /** The primary, or the read replicas (each poll on a usable one). */
+  /** The primary (catalog questions about the statement's tables). */
   db: Pick<ReadDb, 'query'>;
+  /**
+   * Where a round reads: the primary, or the read replicas (each poll on a usable one that has
+   * replayed `lsn`, the primary's WAL position at the counter read that made the round due).
+   */
+  reads(lsn: bigint | undefined): Pick<ReadDb, 'query'>;
   timers: Timers;
   batchSize: number;
   intervalMs: number;
@@ -132,6 +145,11 @@ export class Poller implements ChangeListener {
     return this.relids !== undefined;
   }
 
+  /** The primary's WAL position at the watcher's last counter read (change-driven), for reads on a replica. */
+  watchedLsn(): bigint | undefined {
+    return this.relids ? this.opts.watcher!.lsn : undefined;
+  }
+
   /** The generation a query started now is current with (0 for interval pollers). */
   generation(): number {
     return this.relids ? this.opts.watcher!.gen : 0;
@@ -209,6 +227,15 @@ export class Poller implements ChangeListener {
     if (any) void this.refetch();
   }
 
+  /** ChangeListener: the counters could not be read (see the file's comment). */
+  onReadFailed(e: unknown): void {
+    if (this.stopped || !this.relids) return;
+    if (this.opts.isStale()) return void this.poll();
+    const body = this.opts.errorBody(e);
+    const hash = resultHash(body);
+    for (const c of this.cohorts.values()) c.deliver(body, hash);
+  }
+
   private isDue(c: Cohort): boolean {
     return c.seenGen < Math.max(this.fullGen, c.changedGen);
   }
@@ -225,12 +252,13 @@ export class Poller implements ChangeListener {
         this.again = false;
         const watcher = this.opts.watcher!;
         const gen = watcher.gen;
+        const lsn = watcher.lsn;
         const candidates = this.allMarked ? [...this.cohorts.values()] : [...this.marked].filter((c) => this.cohorts.get(c.varsJson) === c);
         this.allMarked = false;
         this.marked.clear();
         const due = candidates.filter((c) => this.isDue(c));
         for (const c of due) c.seenGen = gen;
-        await this.runAll(due);
+        await this.runAll(due, lsn);
       } while (this.again && !this.stopped);
     } finally {
       this.polling = false;
@@ -276,17 +304,17 @@ export class Poller implements ChangeListener {
     }
   }
 
-  private async runAll(cohorts: Cohort[]): Promise<void> {
+  private async runAll(cohorts: Cohort[], lsn?: bigint): Promise<void> {
     const batches: Cohort[][] = [];
     for (let i = 0; i < cohorts.length; i += this.opts.batchSize) batches.push(cohorts.slice(i, i + this.opts.batchSize));
-    await Promise.all(batches.map((b) => this.runBatch(b)));
+    await Promise.all(batches.map((b) => this.runBatch(b, lsn)));
   }
 
-  private async runBatch(batch: Cohort[]): Promise<void> {
+  private async runBatch(batch: Cohort[], lsn: bigint | undefined): Promise<void> {
     this.polls++;
     this.cohortRuns += batch.length;
     try {
-      const r = await this.opts.db.query(this.statement, batchValues(batch), { prepare: this.opts.prepare });
+      const r = await this.opts.reads(lsn).query(this.statement, batchValues(batch), { prepare: this.opts.prepare });
       for (const row of r.rows) {
         const c = this.byId.get(String(row.result_id));
         if (c) c.deliver(`{"data":${String(row.result)}}`);

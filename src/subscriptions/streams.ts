@@ -138,6 +138,22 @@ export class StreamPoller implements ChangeListener {
     if (this.relids!.some((id) => changed.has(id)) || this.opts.marks.pending(this.key)) void this.tick();
   }
 
+  /**
+   * ChangeListener: the counters could not be read (the database away, the pool gone): a stale plan
+   * is handed back; otherwise each stream is sent the error once (until its next batch). Its cursor stays: when the
+   * database answers again it goes on from there.
+   */
+  onReadFailed(e: unknown): void {
+    if (this.stopped) return;
+    if (this.opts.isStale()) return this.handBack();
+    const body = this.opts.errorBody(e);
+    for (const s of this.streams.values()) {
+      if (s.sub.lastHash === 'error') continue;
+      s.sub.lastHash = 'error';
+      s.sub.push(body);
+    }
+  }
+
   private schedule(): void {
     if (this.stopped) return;
     this.timer = this.opts.timers.after(this.opts.intervalMs, () => {

@@ -35,7 +35,7 @@ import { parseJsonExact } from '../lib/index.js';
 import { authenticate, checkNonAdminBody, connectionInitHeaders } from '../auth/index.js';
 import { hasReadReplicas, type ApiParts, type EngineContext } from '../appState.js';
 import { assertQueryAllowed, getRoleSchema, type GraphqlRequest } from '../graphql/index.js';
-import { getCompiledOperation, type StreamPlan } from '../planner/index.js';
+import { getCompiledOperation, type RemoteJoinPlan, type StreamPlan } from '../planner/index.js';
 import type { LiveRootField } from './multiplexedQuery.js';
 import type { Subscriber } from './cohort.js';
 import { liveQueriesFor, type LiveQueryManager } from './liveQueries.js';
@@ -45,6 +45,7 @@ import {
 } from './messages.js';
 import { decodeStartPayload } from './startPayload.js';
 import { startJoinedLiveQuery } from './joinedLiveQuery.js';
+import { joinedReads } from './joinedReads.js';
 import type { TimerHandle } from './timers.js';
 
 /** Runs a query or mutation for the socket: the same result /v1/graphql would answer. */
@@ -317,10 +318,14 @@ class GraphqlSocket {
       };
       const cancelled = () => op.cancelled || this.closed;
       const stop = joined
-        // Joins across databases: answered as a query every refetch interval (joinedLiveQuery.ts).
+        // Joins across databases: answered as a query when a table of any of them changed (joinedLiveQuery.ts).
         ? await startJoinedLiveQuery({
           run: async () => (await this.execute(session, request, readAfter)).body,
           timers: this.live.timers, intervalMs: this.ctx.config.liveQueries.refetchIntervalMs, cancelled, isStale: () => this.ctx.state.current !== cache,
+          reads: joinedReads(field.plan as RemoteJoinPlan, 'source' in field ? field.source : undefined),
+          watch: (source, text) => this.live.joinedWatch(source, text, cache),
+          errorBody: (e) => this.live.errorBody(e),
+          stats: this.live.joined,
         }, subscriber)
         : field.kind === 'ext:stream'
           ? await this.live.stream(session, field.plan as StreamPlan, variables, subscriber, cancelled, cache, 'source' in field ? field.source : undefined)

@@ -98,7 +98,13 @@ test('queries and subscriptions run on the standby; mutations, run_sql and metad
   await e.runSql('DELETE FROM note WHERE id > 1');
 });
 
-test('change-driven live queries read from the primary, so an update is never taken as seen before the replica has it', { timeout: 60_000 }, async (t) => {
+/** Calls of the live query's multiplexed statement (over `unnest` of its cohorts) on one server. */
+async function liveReads(url: string): Promise<number> {
+  const rows = await sqlOn(url, `SELECT coalesce(sum(calls), 0)::int AS n FROM pg_stat_statements WHERE query ~* '^\\s*select' AND query ~ 'unnest' AND query ~* 'from\\s+"public"\\."note"'`);
+  return rows[0].n;
+}
+
+test('change-driven live queries read from the standby once it has what the change-counter read saw, else from the primary', { timeout: 60_000 }, async (t) => {
   const e = await engine({ liveQueries: { batchSize: 100, refetchIntervalMs: 1000, changePollIntervalMs: 50 } });
   t.after(() => e.stop());
   await resetStats();
@@ -108,13 +114,22 @@ test('change-driven live queries read from the primary, so an update is never ta
   assert.equal((await ws.next()).type, 'connection_ack');
   ws.send({ id: 's1', type: 'subscribe', payload: { query: 'subscription { note(order_by: {id: asc}) { body } }' } });
   assert.deepEqual((await ws.next()).payload.data.note, [{ body: 'first' }]);
-  // Replay paused: the standby cannot see the insert; the subscriber gets it all the same.
+  assert.ok(await liveReads(pair.standby.url(DB)) >= 1, 'the first result came from the standby');
+  assert.equal(await liveReads(pair.primaryUrl(DB)), 0, 'the primary ran none of it');
+  // Replay paused: the standby cannot see the insert; the rerun goes to the primary, the update arrives.
   await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_pause()');
   t.after(() => sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()'));
   await e.runSql("INSERT INTO note (body) VALUES ('third')");
   assert.deepEqual((await ws.next(10_000)).payload.data.note, [{ body: 'first' }, { body: 'third' }]);
-  assert.equal(await noteReads(pair.standby.url(DB)), 0, 'the standby ran none of the live query');
+  assert.ok(await liveReads(pair.primaryUrl(DB)) >= 1, 'the rerun the standby could not answer ran on the primary');
+  // Replay resumed: the next rerun is the standby's again.
   await sqlOn(pair.standby.url(DB), 'SELECT pg_wal_replay_resume()');
+  await eventually(() => e.engine.ctx.replicas!.statuses()[0]!, (r) => r.usable && r.lagMs === 0, 10_000, 'the standby caught up');
+  const [onStandby, onPrimary] = [await liveReads(pair.standby.url(DB)), await liveReads(pair.primaryUrl(DB))];
+  await e.runSql("INSERT INTO note (body) VALUES ('fourth')");
+  assert.deepEqual((await ws.next(10_000)).payload.data.note, [{ body: 'first' }, { body: 'third' }, { body: 'fourth' }]);
+  assert.ok(await liveReads(pair.standby.url(DB)) > onStandby, 'the rerun ran on the standby');
+  assert.equal(await liveReads(pair.primaryUrl(DB)), onPrimary, 'and not on the primary');
   ws.send({ id: 's1', type: 'complete' });
   await e.runSql('DELETE FROM note WHERE id > 1');
 });

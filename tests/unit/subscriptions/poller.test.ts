@@ -19,8 +19,9 @@ for (const prepare of [true, false]) {
   test(`with change tracking off, each poll runs the multiplexed statement with prepare: ${prepare}`, async () => {
     const calls: Array<{ text: string; opts: unknown }> = [];
     let emptied = false;
+    const db = recordingDb(calls);
     const poller = new Poller('SELECT multiplexed', {
-      db: recordingDb(calls), timers: new Timers(), batchSize: 10, intervalMs: 5, prepare, watcher: undefined, key: undefined,
+      db, reads: () => db, timers: new Timers(), batchSize: 10, intervalMs: 5, prepare, watcher: undefined, key: undefined,
       watch: async () => ({ watch: false, reason: 'change tracking is off' }),
       errorBody: () => '{}', isStale: () => false, onEmpty: () => (emptied = true), onStale: () => {},
     }, {} as SchemaCache);
