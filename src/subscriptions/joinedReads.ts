@@ -8,7 +8,7 @@
  * covers: `remote` is true then (the live query keeps the refetch interval).
  */
 import type { AggregateField, SelectField } from '../ir/index.js';
-import { isSourceJoin, type RemoteJoinPlan } from '../planner/index.js';
+import { isSourceJoin, type RemoteJoinPlan, type RowShapeField } from '../planner/index.js';
 import { compile } from '../sql/index.js';
 
 /** A statement of a joined live query, and the source it runs on (`default` included). */
@@ -27,7 +27,7 @@ export interface JoinedReads {
 export function joinedReads(plan: RemoteJoinPlan, source: string | undefined): JoinedReads {
   const out: JoinedReads = { statements: [{ source: source ?? 'default', text: plan.text }], remote: false };
   const seen = new Set<string>();
-  const rows = (fields: readonly SelectField[]): void => {
+  const rows = (fields: readonly (SelectField | RowShapeField)[]): void => {
     for (const f of fields) {
       switch (f.kind) {
         case 'remote_rel_keys': {
@@ -53,6 +53,9 @@ export function joinedReads(plan: RemoteJoinPlan, source: string | undefined): J
           break;
         case 'array_agg_rel':
           aggregate(f.aggregate.fields);
+          break;
+        case 'nested':
+          rows(f.fields);
           break;
         default:
           break;
