@@ -15,6 +15,7 @@
  */
 import { ApiError, type Session } from '../core/index.js';
 import { acquireBuffer } from '../lib/index.js';
+import { responseKeys } from '../graphql/index.js';
 import { executeMutations, isMutationFieldPlan, type MutationAnswer, type MutationFieldPlan } from '../planner/index.js';
 import type { CompiledOperation, CompiledRootField } from '../planner/index.js';
 import { eventsWritten } from '../events/index.js';
@@ -80,11 +81,12 @@ interface TableMutations {
   plans: MutationFieldPlan[];
   source?: string;
   sources: ReadonlySet<string>;
-  /** Per root field, in order: `{"data":{"<alias>":` or `,"<alias>":`, then the field's place. */
+  /** Per root field, in order: `{"data":{"<alias>":` or `,"<alias>":` (a namespace's key opened or closed around it), then the field's place. */
   fields: Array<{ key: Buffer; plan: number } | { key: Buffer; value: Buffer }>;
+  /** What closes the body: `}}`, or `}}}` after a field under a namespace. */
+  close: Buffer;
 }
 
-const CLOSE = Buffer.from('}}');
 const NULL_JSON = Buffer.from('null');
 const tableMutations = new WeakMap<CompiledOperation, TableMutations | null>();
 
@@ -97,15 +99,17 @@ function tableMutationsOf(compiled: CompiledOperation): TableMutations | null {
     const plans: MutationFieldPlan[] = [];
     const fields: TableMutations['fields'] = [];
     let source: string | undefined;
+    // Fields chosen under a source's namespace (alias `<ns>.<field>`) are nested under its key again.
+    const keys = responseKeys(compiled.fields.map((f) => f.alias));
     compiled.fields.forEach((f, i) => {
-      const key = Buffer.from(`${i === 0 ? '{"data":{' : ','}${JSON.stringify(f.alias)}:`);
+      const key = Buffer.from(`${i === 0 ? '{"data":' : ''}${keys.before[i]}`);
       if (f.kind === 'typename') fields.push({ key, value: Buffer.from(JSON.stringify(f.value)) });
       else if (isMutationFieldPlan(f)) {
         if ('source' in f && f.source !== undefined) source = f.source;
         fields.push({ key, plan: plans.push(f.plan) - 1 });
       }
     });
-    if (plans.length > 0) t = { plans, source, sources: new Set([source ?? 'default']), fields };
+    if (plans.length > 0) t = { plans, source, sources: new Set([source ?? 'default']), fields, close: Buffer.from(`${keys.after}}`) };
   }
   tableMutations.set(compiled, t);
   return t;
@@ -137,7 +141,7 @@ function assemble(t: TableMutations, results: readonly MutationAnswer[]): Buffer
     const r = results[f.plan];
     return r === null || r === undefined ? NULL_JSON : typeof r === 'string' ? Buffer.from(r) : r;
   });
-  let size = CLOSE.length;
+  let size = t.close.length;
   t.fields.forEach((f, i) => (size += f.key.length + values[i]!.length));
   const out = acquireBuffer(size);
   let off = 0;
@@ -145,6 +149,6 @@ function assemble(t: TableMutations, results: readonly MutationAnswer[]): Buffer
     off += f.key.copy(out, off);
     off += values[i]!.copy(out, off);
   });
-  CLOSE.copy(out, off);
+  t.close.copy(out, off);
   return out;
 }

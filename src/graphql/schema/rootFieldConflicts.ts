@@ -299,7 +299,11 @@ function otherNames(cache: SchemaCache): { query: string[]; mutation: string[]; 
  */
 export function hasNewNameClashes(before: SchemaCache, after: SchemaCache): boolean {
   const camel = after.namingConvention === 'graphql-default';
-  if (camel !== (before.namingConvention === 'graphql-default')) return anyNewClash(duplicateRootFields(before), duplicateRootFields(after));
+  // The counts are of default's tables: with further sources (their root fields, prefixes, namespaces and
+  // conventions), or another convention, the whole comparison.
+  if (camel !== (before.namingConvention === 'graphql-default') || (before.sources?.size ?? 0) > 0 || (after.sources?.size ?? 0) > 0) {
+    return anyNewClash(duplicateRootFields(before), duplicateRootFields(after));
+  }
   const was = tableNameCounts(before);
   const wasOther = otherNames(before);
   const nowOther = otherNames(after);
