@@ -283,13 +283,15 @@ function otherNames(cache: SchemaCache): { query: string[]; mutation: string[]; 
   for (const nq of cache.nativeQueries?.values() ?? []) if (cache.logicalModels?.has(nq.returns)) query.push(nq.rootFieldName);
   const remote = remoteRootFields(cache);
   query.push(...remote.query);
+  const src = sourceClashes(cache);
+  query.push(...src.query);
   // Type names count only where typeClashes looks at them (graphql-default, or logical models / native queries with relationships).
   const typeName = (n: string) => (camel ? snakeToPascal(n) : n);
   const models = [...(cache.logicalModels?.values() ?? [])].map((m) => typeName(m.gqlName));
   const nqs = [...(cache.nativeQueries?.values() ?? [])];
   const modelTypeUsed = new Set(nqs.filter((nq) => !nq.relationships).map((nq) => nq.returns));
   for (const nq of nqs) if (nq.relationships && (nq.rootFieldName !== nq.returns || modelTypeUsed.has(nq.returns))) models.push(typeName(nq.rootFieldName));
-  return { query, mutation: remote.mutation, types: !camel && models.length === 0 ? undefined : models };
+  return { query, mutation: [...remote.mutation, ...src.mutation], types: !camel && models.length === 0 ? undefined : models };
 }
 
 /**
@@ -299,10 +301,15 @@ function otherNames(cache: SchemaCache): { query: string[]; mutation: string[]; 
  */
 export function hasNewNameClashes(before: SchemaCache, after: SchemaCache): boolean {
   const camel = after.namingConvention === 'graphql-default';
-  // The counts are of default's tables: with further sources (their root fields, prefixes, namespaces and
-  // conventions), or another convention, the whole comparison.
-  if (camel !== (before.namingConvention === 'graphql-default') || (before.sources?.size ?? 0) > 0 || (after.sources?.size ?? 0) > 0) {
-    return anyNewClash(duplicateRootFields(before), duplicateRootFields(after));
+  if (camel !== (before.namingConvention === 'graphql-default')) return anyNewClash(duplicateRootFields(before), duplicateRootFields(after));
+  // Further sources: their names at the root count with what is not a table (otherNames); the names they
+  // duplicate inside a namespace, and the fields and types their own convention merges, are compared here.
+  if ((after.sources?.size ?? 0) > 0) {
+    const was = sourceClashes(before);
+    const now = sourceClashes(after);
+    const fresh = (a: readonly string[], b: readonly string[]) => b.some((n) => !a.includes(n));
+    if (fresh(was.nestedQuery, now.nestedQuery) || fresh(was.nestedMutation, now.nestedMutation) || fresh(was.types, now.types)) return true;
+    if (now.fields.some((f) => !was.fields.some((o) => o.table === f.table && o.field === f.field))) return true;
   }
   const was = tableNameCounts(before);
   const wasOther = otherNames(before);
