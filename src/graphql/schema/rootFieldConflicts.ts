@@ -156,15 +156,21 @@ export function databaseRootFields(cache: SchemaCache): { query: string[]; mutat
     for (const n of names.query) query.push(n);
     for (const n of names.mutation) mutation.push(n);
   }
+  query.push(...functionRootFields(cache));
+  return { query, mutation };
+}
+
+/** The query root field names of tracked functions (as the convention names them) and native queries (as given). */
+function functionRootFields(cache: SchemaCache): string[] {
+  const query: string[] = [];
   for (const fn of cache.functions.values()) {
     const returns = cache.tables.get(`${fn.returnTable.schema}.${fn.returnTable.name}`);
     if (!isGraphqlName(fn.gqlName) || !returns) continue;
     const named = rootCase(cache, returns);
     query.push(named(fn.gqlName), named(`${fn.gqlName}_aggregate`));
   }
-  // Native queries: their root field name as given.
   for (const nq of cache.nativeQueries?.values() ?? []) if (cache.logicalModels?.has(nq.returns)) query.push(nq.rootFieldName);
-  return { query, mutation };
+  return query;
 }
 
 /**
@@ -273,14 +279,7 @@ function tableNameCounts(cache: SchemaCache): TableNameCounts {
 /** The root field and type names of what is not a table (functions, native queries, logical models, remote schemas). */
 function otherNames(cache: SchemaCache): { query: string[]; mutation: string[]; types: string[] | undefined } {
   const camel = cache.namingConvention === 'graphql-default';
-  const query: string[] = [];
-  for (const fn of cache.functions.values()) {
-    const returns = cache.tables.get(`${fn.returnTable.schema}.${fn.returnTable.name}`);
-    if (!isGraphqlName(fn.gqlName) || !returns) continue;
-    const named = rootCase(cache, returns);
-    query.push(named(fn.gqlName), named(`${fn.gqlName}_aggregate`));
-  }
-  for (const nq of cache.nativeQueries?.values() ?? []) if (cache.logicalModels?.has(nq.returns)) query.push(nq.rootFieldName);
+  const query = functionRootFields(cache);
   const remote = remoteRootFields(cache);
   query.push(...remote.query);
   const src = sourceClashes(cache);
