@@ -75,20 +75,16 @@ export async function loadSchemaCache(
  * read again) and the database is not introspected again.
  */
 async function loadState(c: DbClient, table: MetadataTable, starting: boolean, known?: DbSnapshot) {
-  if (known) {
-    const [{ metadata, resourceVersion }, fingerprint] = await Promise.all([loadMetadata(c, table, { onThisThread: starting }), catalogFingerprint(c)]);
-    if (fingerprintOf(known) === fingerprint) {
-      const snapshot: DbSnapshot = { tables: known.tables, functions: known.functions, enumValues: new Map() };
-      await loadEnumValues(c, snapshot, enumTablesOf(metadata));
-      return { metadata, resourceVersion, snapshot };
-    }
-    const snapshot = await introspectDatabase(c, enumTablesOf(metadata));
+  const [{ metadata, resourceVersion }, fingerprint, introspected] = await Promise.all([
+    loadMetadata(c, table, { onThisThread: starting }), catalogFingerprint(c), known ? undefined : introspectDatabase(c),
+  ]);
+  let snapshot: DbSnapshot;
+  if (known && fingerprintOf(known) === fingerprint) snapshot = { tables: known.tables, functions: known.functions, enumValues: new Map() };
+  else {
+    snapshot = introspected ?? (await introspectDatabase(c));
     recordFingerprint(snapshot, fingerprint);
-    return { metadata, resourceVersion, snapshot };
   }
-  const [{ metadata, resourceVersion }, snapshot, fingerprint] = await Promise.all([loadMetadata(c, table, { onThisThread: starting }), introspectDatabase(c), catalogFingerprint(c)]);
   await loadEnumValues(c, snapshot, enumTablesOf(metadata));
-  recordFingerprint(snapshot, fingerprint);
   return { metadata, resourceVersion, snapshot };
 }
 
