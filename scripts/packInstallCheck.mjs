@@ -123,7 +123,10 @@ async function main() {
   const dataDir = join(work, 'data');
   step(`svc-graphql-engine serve (embedded Postgres in ${dataDir}, port ${port})`);
   engine = await serve(port, dataDir);
-  check(/console at http:\/\/127\.0\.0\.1:\d+\/console/.test(engine.out()), 'the start-up line names the console URL', engine.out());
+  // /healthz can answer before the start-up line has come through the pipe: await the line.
+  const consoleLine = /console at http:\/\/127\.0\.0\.1:\d+\/console/;
+  for (const until = Date.now() + 15_000; !consoleLine.test(engine.out()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+  check(consoleLine.test(engine.out()), 'the start-up line names the console URL', engine.out());
   const page = await fetch(`http://127.0.0.1:${port}/console`);
   const html = await page.text();
   check(page.status === 200 && html.includes('/console/assets/'), 'GET /console answers the built page', html.slice(0, 500));
