@@ -12,8 +12,19 @@
 import type { QualifiedName } from "../core/index.js";
 import type { ValueSource } from "../ir/index.js";
 
-/** Where a parameter's value comes from at execution time (see ir/value.ts). */
-export type ParamSource = ValueSource;
+/**
+ * Where a parameter's value comes from at execution time: one value (see ir/value.ts), or one
+ * Postgres array made of several values, one per element (`params.ts` writes its literal text;
+ * `element` is the type each element is written for, as an `IrValue.pgType`).
+ */
+export type ParamSource = ValueSource | ArrayParamSource;
+
+/** A parameter holding one array: element i is `items[i]`'s value (a multi-row insert's column). */
+export interface ArrayParamSource {
+  kind: 'array';
+  items: readonly ValueSource[];
+  element: string;
+}
 
 export interface Param {
   source: ParamSource;
@@ -69,6 +80,8 @@ sql.type = (name: string, schema?: string): SqlFragment => {
   if (!schema && !typeRe.test(name)) throw new TypeError(`sql.type: bad type name ${name}`);
   return frag([{ t: 'ident', names: schema ? [schema, name] : [name] }]);
 };
+/** A type written as a parameter's cast writes it (`int4[]` → `"int4"[]`, `s.t` → `"s"."t"`): for `expr::type`. */
+sql.castType = (pgType: string): SqlFragment => frag([{ t: 'raw', text: castText(pgType) }]);
 /** An integer literal written into the text (LIMIT/OFFSET: a literal keeps the generic plan). */
 sql.int = (n: number): SqlFragment => {
   if (!Number.isSafeInteger(n)) throw new TypeError(`sql.int: not an integer: ${n}`);
@@ -95,7 +108,7 @@ export interface CompiledSql {
 
 /**
  * Turns a fragment into text + parameter list. Identical variable/session sources share one `$n`,
- * and so does one literal parameter written twice (a fragment repeated, such as a DISTINCT ON
+ * and so does one literal (or array) parameter written twice (a fragment repeated, such as a DISTINCT ON
  * expression that must match its ORDER BY expression exactly).
  */
 export function compile(f: SqlFragment): CompiledSql {
@@ -108,7 +121,7 @@ export function compile(f: SqlFragment): CompiledSql {
     else if (p.t === 'ident') text += p.names.map(quoteIdent).join('.');
     else {
       const { source, pgType } = p.param;
-      const key = source.kind === 'value' ? undefined : JSON.stringify([source, pgType ?? '']);
+      const key = source.kind === 'value' || source.kind === 'array' ? undefined : JSON.stringify([source, pgType ?? '']);
       let idx = key !== undefined ? shared.get(key) : sameParam.get(p.param);
       if (idx === undefined) {
         params.push(p.param);

@@ -3,6 +3,7 @@
  *
  *   WITH "_svc_m" AS (
  *     INSERT INTO "public"."author" AS "_svc_t" ("id", "name") VALUES ($1::"int4", $2::"text"), (DEFAULT, $3::"text")
+ *       (rows that all give the same columns: SELECT … FROM unnest($1::"int4"[], $2::"text"[]), unnestRows.ts)
  *     ON CONFLICT ON CONSTRAINT "author_pkey" DO UPDATE SET "name" = EXCLUDED."name" WHERE <update filter>
  *     RETURNING *, CASE WHEN "_svc_t"."xmax" = 0 THEN <insert check> ELSE <update check> END AS "svc_check")
  *   SELECT coalesce(<check failure>, <response JSON>)
@@ -17,15 +18,23 @@ import type { ColumnValue, InsertIR, MutationOutputIR, OnConflictIR } from '../i
 import { sql, type SqlFragment } from './fragment.js';
 import { CHECK_COLUMN, MUTATED, checkCase, mutationStatement } from './mutationOutput.js';
 import { boolExpSql } from './mutationDeps.js';
+import { unnestRowsSql } from './unnestRows.js';
 
 /** Alias of the target table inside the INSERT (RETURNING and ON CONFLICT refer to it). */
 const TARGET = sql.ident('_svc_t');
 
-/** The column list and VALUES rows: columns in order of first appearance, DEFAULT where a row lacks one. */
+/**
+ * The column list and the rows: columns in order of first appearance; several rows that all give
+ * the same columns as one array parameter per column (unnestRows.ts), else VALUES with DEFAULT where
+ * a row lacks a column.
+ */
 function valuesSql(rows: ColumnValue[][]): { columns: SqlFragment; values: SqlFragment } | null {
   const names: string[] = [];
   for (const row of rows) for (const c of row) if (!names.includes(c.column)) names.push(c.column);
   if (names.length === 0) return null;
+  const columns = sql`(${sql.join(names.map((n) => sql.ident(n)))})`;
+  const unnest = unnestRowsSql(names, rows);
+  if (unnest) return { columns, values: unnest };
   const tuples = rows.map((row) => {
     const byName = new Map(row.map((c) => [c.column, c]));
     return sql`(${sql.join(names.map((n) => {
@@ -33,7 +42,7 @@ function valuesSql(rows: ColumnValue[][]): { columns: SqlFragment; values: SqlFr
       return c ? sql.param(c.value.source, c.value.pgType) : sql`DEFAULT`;
     }))})`;
   });
-  return { columns: sql`(${sql.join(names.map((n) => sql.ident(n)))})`, values: sql`VALUES ${sql.join(tuples)}` };
+  return { columns, values: sql`VALUES ${sql.join(tuples)}` };
 }
 
 function conflictSql(oc: OnConflictIR): SqlFragment {

@@ -5,6 +5,8 @@
 import { ApiError } from '../core/index.js';
 import { sessionJson, type Session } from '../core/index.js';
 import type { Param } from './fragment.js';
+import type { ValueSource } from '../ir/index.js';
+import { arrayParamText } from './arrayParamText.js';
 import { JsonBigNumber } from '../lib/index.js';
 
 const JSON_TYPES = new Set(['json', 'jsonb']);
@@ -13,13 +15,19 @@ export function resolveParams(params: readonly Param[], variables: Record<string
   const out = new Array<unknown>(params.length);
   for (let i = 0; i < params.length; i++) {
     const p = params[i]!;
-    out[i] = encode(sourceValue(p, variables, session), p.pgType);
+    const s = p.source;
+    if (s.kind === 'array') {
+      const values = new Array<unknown>(s.items.length);
+      for (let k = 0; k < values.length; k++) values[k] = encode(sourceValue(s.items[k]!, variables, session), s.element);
+      out[i] = arrayParamText(values);
+    } else {
+      out[i] = encode(sourceValue(s, variables, session), p.pgType);
+    }
   }
   return out;
 }
 
-function sourceValue(p: Param, variables: Record<string, unknown> | undefined, session: Session): unknown {
-  const s = p.source;
+function sourceValue(s: ValueSource, variables: Record<string, unknown> | undefined, session: Session): unknown {
   switch (s.kind) {
     case 'value':
       return s.value;

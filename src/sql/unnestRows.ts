@@ -1,0 +1,99 @@
+/**
+ * The rows of a multi-row insert as one array parameter per column, instead of one parameter per
+ * value in a VALUES list:
+ *
+ *   INSERT INTO "public"."note" AS "_svc_t" ("author", "body", "tags", "owner")
+ *   SELECT "_svc_u"."author", "_svc_u"."body", "_svc_u"."tags"::"_text", $4::"int4"
+ *   FROM unnest($1::"text"[], $2::"text"[], $3::"text"[]) AS "_svc_u"("author", "body", "tags")
+ *
+ * The statement's text is the same for any number of rows (one prepared statement), and Postgres
+ * reads a few parameters instead of one per value. Element i of each array is row i's value, read
+ * by the column type's own input function (`<type>[]`), so what a row stores, and the error a bad
+ * value raises, are those of the VALUES form. Kept in the VALUES form (`undefined` here): a single
+ * row; rows that do not all give the same columns (a row leaves out a column to take its default,
+ * which a SELECT cannot say, while VALUES says DEFAULT); a column whose values come from the session
+ * and differ between rows (the session is never read into an array); a column whose rows disagree on
+ * its type. A column with the same value in every row (a preset of the role's permission, a session
+ * variable, one variable or literal repeated) is one scalar parameter in the SELECT list. A column of
+ * an array type (udt `_…`, or `…[]`) or of `box` (whose array literal separates elements with `;`)
+ * is bound as `text[]` of its values' literals and cast back per row.
+ */
+import type { ColumnValue, IrValue, ValueSource } from '../ir/index.js';
+import { sql, type SqlFragment } from './fragment.js';
+
+/** Alias of the unnested rows. */
+const UNNEST = sql.ident('_svc_u');
+
+/** Types bound through `text[]` and a cast: arrays (an array of arrays would flatten) and `box` (`;` separator). */
+const viaText = (pgType: string): boolean => pgType.startsWith('_') || pgType.endsWith('[]') || pgType === 'box';
+
+const samePath = (a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>): boolean =>
+  a.length === b.length && a.every((p, i) => p === b[i]);
+
+/** Whether `b` is certainly the same value as `a` in every request (then the column is one scalar parameter). */
+function sameValue(a: IrValue, b: IrValue): boolean {
+  if (a === b) return true;
+  if (a.pgType !== b.pgType) return false;
+  const x = a.source;
+  const y = b.source;
+  switch (x.kind) {
+    case 'value': {
+      if (y.kind !== 'value') return false;
+      const v = x.value;
+      return v === y.value && (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean');
+    }
+    case 'variable':
+      return y.kind === 'variable' && x.name === y.name && samePath(x.path ?? [], y.path ?? []);
+    case 'session':
+      return y.kind === 'session' && x.name === y.name;
+    case 'sessionJson':
+      return y.kind === 'sessionJson';
+  }
+}
+
+/**
+ * `SELECT … FROM unnest(…)` for `rows` (every row giving exactly the columns `names`), or
+ * `undefined` when the rows keep the VALUES form (above).
+ */
+export function unnestRowsSql(names: readonly string[], rows: readonly ColumnValue[][]): SqlFragment | undefined {
+  if (rows.length < 2) return undefined;
+  const byColumn: IrValue[][] = names.map(() => new Array<IrValue>(rows.length));
+  const index = new Map(names.map((n, i) => [n, i]));
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    if (row.length !== names.length) return undefined;
+    for (const c of row) {
+      const i = index.get(c.column);
+      if (i === undefined || byColumn[i]![r] !== undefined) return undefined;
+      byColumn[i]![r] = c.value;
+    }
+  }
+  const select: SqlFragment[] = [];
+  const arrays: SqlFragment[] = [];
+  const aliases: SqlFragment[] = [];
+  const scalar = byColumn.map((values) => values.every((v) => sameValue(values[0]!, v)));
+  // With every column the same in every row there is nothing to unnest: VALUES says it as well.
+  if (scalar.every(Boolean)) return undefined;
+  for (let i = 0; i < names.length; i++) {
+    const values = byColumn[i]!;
+    const pgType = values[0]!.pgType;
+    if (scalar[i]) {
+      select.push(sql.param(values[0]!.source, pgType));
+      continue;
+    }
+    if (values.some((v) => v.pgType !== pgType)) return undefined;
+    const items: ValueSource[] = values.map((v) => v.source);
+    if (items.some((s) => s.kind === 'session' || s.kind === 'sessionJson')) return undefined;
+    const alias = sql.ident(names[i]!);
+    aliases.push(alias);
+    if (viaText(pgType)) {
+      arrays.push(sql.param({ kind: 'array', items, element: pgType }, 'text[]'));
+      select.push(sql`${UNNEST}.${alias}::${sql.castType(pgType)}`);
+    } else {
+      arrays.push(sql.param({ kind: 'array', items, element: pgType }, `${pgType}[]`));
+      select.push(sql`${UNNEST}.${alias}`);
+    }
+  }
+  return sql`SELECT ${sql.join(select)} FROM unnest(${sql.join(arrays)}) AS ${UNNEST}(${sql.join(aliases)})`;
+}
+
