@@ -3,7 +3,7 @@
  *
  *   WITH "_svc_m" AS (
  *     INSERT INTO "public"."author" AS "_svc_t" ("id", "name") VALUES ($1::"int4", $2::"text"), (DEFAULT, $3::"text")
- *       (rows that all give the same columns: SELECT … FROM unnest($1::"int4"[], $2::"text"[]), unnestRows.ts)
+ *       (rows that all give the same columns: SELECT unnest($1::"int4"[]), unnest($2::"text"[]), unnestRows.ts)
  *     ON CONFLICT ON CONSTRAINT "author_pkey" DO UPDATE SET "name" = EXCLUDED."name" WHERE <update filter>
  *     RETURNING *, CASE WHEN "_svc_t"."xmax" = 0 THEN <insert check> ELSE <update check> END AS "svc_check")
  *   SELECT coalesce(<check failure>, <response JSON>)

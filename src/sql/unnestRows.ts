@@ -3,26 +3,25 @@
  * value in a VALUES list:
  *
  *   INSERT INTO "public"."note" AS "_svc_t" ("author", "body", "tags", "owner")
- *   SELECT "_svc_u"."author", "_svc_u"."body", "_svc_u"."tags"::"_text", $4::"int4"
- *   FROM unnest($1::"text"[], $2::"text"[], $3::"text"[]) AS "_svc_u"("author", "body", "tags")
+ *   SELECT unnest($1::"text"[]), unnest($2::"text"[]), unnest($3::"text"[])::"_text", $4::"int4"
  *
  * The statement's text is the same for any number of rows (one prepared statement), and Postgres
  * reads a few parameters instead of one per value. Element i of each array is row i's value, read
  * by the column type's own input function (`<type>[]`), so what a row stores, and the error a bad
- * value raises, are those of the VALUES form. Kept in the VALUES form (`undefined` here): a single
- * row; rows that do not all give the same columns (a row leaves out a column to take its default,
- * which a SELECT cannot say, while VALUES says DEFAULT); a column whose values come from the session
- * and differ between rows (the session is never read into an array); a column whose rows disagree on
- * its type. A column with the same value in every row (a preset of the role's permission, a session
- * variable, one variable or literal repeated) is one scalar parameter in the SELECT list. A column of
- * an array type (udt `_…`, or `…[]`) or of `box` (whose array literal separates elements with `;`)
- * is bound as `text[]` of its values' literals and cast back per row.
+ * value raises, are those of the VALUES form; the arrays are unnested side by side in the SELECT
+ * list (Postgres zips set-returning functions there row by row), where a composite value stays one
+ * value (`FROM unnest(…)` would expand it into its fields). Kept in the VALUES form (`undefined`
+ * here): a single row; rows that do not all give the same columns (a row leaves out a column to
+ * take its default, which a SELECT cannot say, while VALUES says DEFAULT); a column whose values
+ * come from the session and differ between rows (the session is never read into an array); a
+ * column whose rows disagree on its type. A column with the same value in every row (a preset of
+ * the role's permission, a session variable, one variable or literal repeated) is one scalar
+ * parameter in the SELECT list. A column of an array type (udt `_…`, or `…[]`: an array of arrays
+ * would be one flattened array) or of `box` (whose array literal separates elements with `;`) is
+ * bound as `text[]` of its values' literals and cast back per row.
  */
 import type { ColumnValue, IrValue, ValueSource } from '../ir/index.js';
-import { sql, type SqlFragment } from './fragment.js';
-
-/** Alias of the unnested rows. */
-const UNNEST = sql.ident('_svc_u');
+import { sql, type ArrayParamSource, type SqlFragment } from './fragment.js';
 
 /** Types bound through `text[]` and a cast: arrays (an array of arrays would flatten) and `box` (`;` separator). */
 const viaText = (pgType: string): boolean => pgType.startsWith('_') || pgType.endsWith('[]') || pgType === 'box';
@@ -52,7 +51,7 @@ function sameValue(a: IrValue, b: IrValue): boolean {
 }
 
 /**
- * `SELECT … FROM unnest(…)` for `rows` (every row giving exactly the columns `names`), or
+ * `SELECT unnest(…), …` for `rows` (every row giving exactly the columns `names`), or
  * `undefined` when the rows keep the VALUES form (above).
  */
 export function unnestRowsSql(names: readonly string[], rows: readonly ColumnValue[][]): SqlFragment | undefined {
@@ -69,8 +68,6 @@ export function unnestRowsSql(names: readonly string[], rows: readonly ColumnVal
     }
   }
   const select: SqlFragment[] = [];
-  const arrays: SqlFragment[] = [];
-  const aliases: SqlFragment[] = [];
   const scalar = byColumn.map((values) => values.every((v) => sameValue(values[0]!, v)));
   // With every column the same in every row there is nothing to unnest: VALUES says it as well.
   if (scalar.every(Boolean)) return undefined;
@@ -84,16 +81,10 @@ export function unnestRowsSql(names: readonly string[], rows: readonly ColumnVal
     if (values.some((v) => v.pgType !== pgType)) return undefined;
     const items: ValueSource[] = values.map((v) => v.source);
     if (items.some((s) => s.kind === 'session' || s.kind === 'sessionJson')) return undefined;
-    const alias = sql.ident(names[i]!);
-    aliases.push(alias);
-    if (viaText(pgType)) {
-      arrays.push(sql.param({ kind: 'array', items, element: pgType }, 'text[]'));
-      select.push(sql`${UNNEST}.${alias}::${sql.castType(pgType)}`);
-    } else {
-      arrays.push(sql.param({ kind: 'array', items, element: pgType }, `${pgType}[]`));
-      select.push(sql`${UNNEST}.${alias}`);
-    }
+    const array: ArrayParamSource = { kind: 'array', items, element: pgType };
+    select.push(viaText(pgType)
+      ? sql`unnest(${sql.param(array, 'text[]')})::${sql.castType(pgType)}`
+      : sql`unnest(${sql.param(array, `${pgType}[]`)})`);
   }
-  return sql`SELECT ${sql.join(select)} FROM unnest(${sql.join(arrays)}) AS ${UNNEST}(${sql.join(aliases)})`;
+  return sql`SELECT ${sql.join(select)}`;
 }
-
