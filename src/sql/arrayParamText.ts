@@ -8,10 +8,8 @@
  * read back by a cast from text.
  */
 
-const NEEDS_ESCAPE = /["\\]/;
-
 function quoted(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
+  return text.indexOf('"') < 0 && text.indexOf('\\') < 0 ? `"${text}"` : `"${text.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 function bytesOf(v: ArrayBufferView): Buffer {
@@ -48,15 +46,28 @@ function nestedArrayText(items: readonly unknown[]): string {
   return `${out}}`;
 }
 
-/** `{"a","b",NULL,…}`: one element per value, each read as that value alone would be. */
+/**
+ * `{"a","b",NULL,…}`: one element per value, each read as that value alone would be. Every element
+ * is quoted (a quoted `1` is read as 1) so that, with no NULL, the literal is one `join` of the
+ * elements: a flat string, where concatenating element by element makes a rope that writing the
+ * parameter would have to flatten.
+ */
 export function arrayParamText(values: readonly unknown[]): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) out += ',';
+  const n = values.length;
+  if (n === 0) return '{}';
+  const texts = new Array<string>(n);
+  let nulls = false;
+  for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (v === null || v === undefined) out += 'NULL';
-    else if (typeof v === 'number' && Number.isFinite(v)) out += String(v);
-    else out += quoted(scalarText(v));
+    if (v === null || v === undefined) {
+      nulls = true;
+      texts[i] = 'NULL';
+      continue;
+    }
+    const t = typeof v === 'string' ? v : scalarText(v);
+    texts[i] = t.indexOf('"') < 0 && t.indexOf('\\') < 0 ? t : t.replace(/[\\"]/g, '\\$&');
   }
-  return `${out}}`;
+  if (!nulls) return `{"${texts.join('","')}"}`;
+  for (let i = 0; i < n; i++) if (values[i] !== null && values[i] !== undefined) texts[i] = `"${texts[i]}"`;
+  return `{${texts.join(',')}}`;
 }

@@ -41,7 +41,7 @@ test('rows that give the same columns: one array parameter per column, the same 
   assert.equal(values.length, 5);
   assert.equal(values[0], `{${objects.map((o) => `"${o.author}"`).join(',')}}`);
   assert.ok((values[1] as string).startsWith('{"say \\"hi\\", {0}",NULL,"say \\"hi\\", {2}",NULL,'));
-  assert.equal(values[2], `{${objects.map((o) => o.score).join(',')}}`);
+  assert.equal(values[2], `{${objects.map((o) => `"${o.score}"`).join(',')}}`);
   assert.ok((values[3] as string).startsWith('{NULL,"{\\"x,y\\",NULL}",NULL,'));
   assert.equal(values[4], '7');
 });
@@ -66,7 +66,7 @@ test('a column with one literal repeated is one parameter; literals that differ 
     row({ author: lit('same', 'text'), score: lit(2, 'int4'), big: lit(new JsonBigNumber('12345678901234568'), 'int8') }),
   ]));
   assert.match(text, /SELECT \$1::"text", unnest\(\$2::"int4"\[\]\), unnest\(\$3::"int8"\[\]\) RETURNING/);
-  assert.deepEqual(resolveParams(params, undefined, adminSession()), ['same', '{1,2}', '{"12345678901234567","12345678901234568"}']);
+  assert.deepEqual(resolveParams(params, undefined, adminSession()), ['same', '{"1","2"}', '{"12345678901234567","12345678901234568"}']);
 });
 
 test('each element is what the VALUES form sends for the value alone; json values are JSON text', () => {
@@ -83,7 +83,7 @@ test('each element is what the VALUES form sends for the value alone; json value
     // What the VALUES form sends for this value: resolved as a scalar parameter, then pg's prepareValue.
     const alone = prepareValue(resolveParams([{ source: { kind: 'value', value }, pgType }], undefined, adminSession())[0]);
     const text = one(value, pgType);
-    const element = typeof value === 'number' ? String(value) : quote(Buffer.isBuffer(alone) ? `\\x${alone.toString('hex')}` : String(alone));
+    const element = quote(Buffer.isBuffer(alone) ? `\\x${alone.toString('hex')}` : String(alone));
     assert.equal(text, `{${element},NULL}`, `${JSON.stringify(value)} as ${pgType}`);
   }
   assert.equal(one({ a: 'x"y' }, 'jsonb'), '{"{\\"a\\":\\"x\\\\\\"y\\"}",NULL}');
