@@ -4,7 +4,7 @@
  * value as a parameter (`prepareValue`: strings as they are, numbers and booleans by `toString`, an
  * array as its own array literal, bytes as `\x` hex, an object with `toPostgres` by it, any other
  * object as JSON), quoted and escaped, and `null` is NULL. A multi-row insert binds one such array
- * per column (insertRows.ts), so an element of an array-typed column is that column's literal,
+ * per column (unnestRows.ts), so an element of an array-typed column is that column's literal,
  * read back by a cast from text.
  */
 
