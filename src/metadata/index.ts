@@ -57,7 +57,7 @@ export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/inde
 export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readyHasuraQueues, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';
 export type { ImportResult, AdoptionReport } from './hasura/index.js';
 
-export { introspectDatabase, loadEnumValues, parseSnapshot, sessionFreeWritesLost, catalogFingerprint, fingerprintOf, recordFingerprint } from './introspection/index.js';
+export { introspectDatabase, loadEnumValues, parseSnapshot, sessionFreeWritesLost, catalogFingerprint, fingerprintOf, recordFingerprint, introspectWithFingerprints, reintrospect, relationFingerprintsOf } from './introspection/index.js';
 export type { DbSnapshot, DbTable, DbColumn, DbFunction, DbFunctionArg, DbForeignKey, EnumTableValues } from './introspection/index.js';
 
 export { parseBoolExp, castTypeOf } from './boolExp.js';

@@ -12,7 +12,7 @@ import type { Db, DbClient } from '../execution/index.js';
 import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
 import { loadMetadata, type MetadataTable } from './catalog/index.js';
-import { catalogFingerprint, fingerprintOf, introspectDatabase, loadEnumValues, recordFingerprint, type DbSnapshot } from './introspection/index.js';
+import { catalogFingerprint, fingerprintOf, introspectWithFingerprints, loadEnumValues, recordFingerprint, reintrospect, type DbSnapshot } from './introspection/index.js';
 import { buildRecordOf, buildSchemaCache, buildSchemaCacheFromSliced, buildSchemaCacheFull, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 import { attachSources, readSources, type SourceDbs } from './sources.js';
 
@@ -76,12 +76,13 @@ export async function loadSchemaCache(
  */
 async function loadState(c: DbClient, table: MetadataTable, starting: boolean, known?: DbSnapshot) {
   const [{ metadata, resourceVersion }, fingerprint, introspected] = await Promise.all([
-    loadMetadata(c, table, { onThisThread: starting }), catalogFingerprint(c), known ? undefined : introspectDatabase(c),
+    loadMetadata(c, table, { onThisThread: starting }), catalogFingerprint(c), known ? undefined : introspectWithFingerprints(c),
   ]);
   let snapshot: DbSnapshot;
   if (known && fingerprintOf(known) === fingerprint) snapshot = { tables: known.tables, functions: known.functions, enumValues: new Map() };
   else {
-    snapshot = introspected ?? (await introspectDatabase(c));
+    // Changed since `known`: only the relations whose catalog rows changed read again (relationFingerprints.ts).
+    snapshot = introspected ?? (await reintrospect(c, known));
     recordFingerprint(snapshot, fingerprint);
   }
   await loadEnumValues(c, snapshot, enumTablesOf(metadata));

@@ -29,6 +29,8 @@ import {
   loadMetadata,
   objectKey,
   recordFingerprint,
+  reintrospect,
+  relationFingerprintsOf,
   storedVersionOf,
 } from '../metadata/index.js';
 import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache, SourceInput } from '../metadata/index.js';
@@ -40,6 +42,8 @@ const lastIntrospection = new WeakMap<AppState, { fingerprint: string; tables: D
 export class WorkingState {
   private md: Metadata | undefined;
   private snap: DbSnapshot | undefined;
+  /** The snapshot before `schemaChanged()` (read again from it: only what changed). */
+  private replaced: DbSnapshot | undefined;
   private built: BuildResult | undefined;
   /** Read the metadata from the catalog, not from the live cache (reload_metadata). */
   private fromCatalog = false;
@@ -107,7 +111,10 @@ export class WorkingState {
         await loadEnumValues(this.client, snap, enumTablesOf(md));
         this.snap = snap;
       } else {
-        let snap = await introspectDatabase(this.client, enumTablesOf(md));
+        // After DDL: only the relations whose catalog rows changed are read again, the others' objects kept
+        // (from the newest snapshot with its relations' fingerprints: this request's, the last operation's, the live build's).
+        const base = [this.replaced, prev && { tables: prev.tables, functions: prev.functions, enumValues: new Map() }, seen].find((s) => s && relationFingerprintsOf(s));
+        let snap = await reintrospect(this.client, base, enumTablesOf(md));
         // A live cache built without a fingerprint beside its snapshot: when the database is as that build saw
         // it, its objects are kept, so the build can be incremental.
         if (seen && !seenAt && !prev && isDeepStrictEqual(seen.tables, snap.tables) && isDeepStrictEqual(seen.functions, snap.functions)) {
@@ -123,6 +130,7 @@ export class WorkingState {
 
   /** Records that SQL may have changed the database: the next read re-introspects. */
   schemaChanged(): void {
+    this.replaced = this.snap ?? this.replaced;
     this.snap = undefined;
     this.sourceInputs.clear();
     this.built = undefined;

@@ -63,13 +63,13 @@ const DESCRIPTION = (alias: string, objoid: string, subid: string) => `LEFT JOIN
  * read (introspect.ts). Each table, column and constraint is a JSON array (positions named in
  * introspect.ts), not an object with its keys repeated: half the text to send and parse.
  */
-export const INTROSPECTION_QUERY = `
+const introspectionQuery = (only: boolean) => `
 WITH session_readers AS MATERIALIZED (${SESSION_READERS}),
 rels AS (
   SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind, c.relrowsecurity, c.relhasrules
   FROM pg_catalog.pg_class c
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}
+  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}${only ? ' AND c.oid = ANY($1::oid[])' : ''}
 ),
 cols AS (
   SELECT a.attrelid AS rel, json_agg(json_build_array(
@@ -168,3 +168,67 @@ SELECT json_build_object(
     WHERE ${USER_SCHEMA('n')}
   ), '[]')
 )::text AS snapshot`;
+
+export const INTROSPECTION_QUERY = introspectionQuery(false);
+
+/**
+ * The same query for the relations whose oids are its one parameter (`oid[]`), and every function: what a
+ * re-introspection after DDL reads (relationFingerprints.ts), the other relations kept from the last snapshot.
+ * A key of such a relation that references one outside the set is named by the query itself.
+ */
+export const RELATIONS_INTROSPECTION_QUERY = introspectionQuery(true);
+
+/**
+ * Each user relation's own catalog rows, as a fingerprint: its `pg_class` and schema rows, its columns and
+ * their types (with their schemas and enum labels), defaults, the constraints on it and those referencing
+ * it, triggers, comments, rules, inheritance children and whether a write to it could read the session
+ * (`session_readers`); and the relations its foreign keys reference (whose names and column names its
+ * introspection carries). Row versions are counted and summed by `xmin`, as in catalogFingerprint.ts; a
+ * relation's fingerprint is compared with the one taken beside the last snapshot, never stored elsewhere.
+ * One JSON array of `[oid, md5 of the parts, referenced oids]`.
+ */
+export const RELATION_FINGERPRINT_QUERY = `
+WITH session_readers AS MATERIALIZED (${SESSION_READERS}),
+rels AS MATERIALIZED (
+  SELECT c.oid, c.xmin::text || '.' || n.xmin::text AS cls
+  FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}
+),
+enums AS (SELECT enumtypid, count(*) || '.' || sum(xmin::text::bigint) AS e FROM pg_catalog.pg_enum GROUP BY enumtypid),
+attrs AS (
+  SELECT a.attrelid AS rel, count(*) || '.' || sum(a.xmin::text::bigint) || '.' || sum(t.xmin::text::bigint) || '.' || sum(tn.xmin::text::bigint)
+      || coalesce(':' || string_agg(e.e, ',' ORDER BY a.attnum), '') AS a
+  FROM rels r
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0
+  JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+  JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
+  LEFT JOIN enums e ON e.enumtypid = t.oid
+  GROUP BY a.attrelid
+),
+sums AS (
+  SELECT rel, string_agg(what || count || '.' || total, ',' ORDER BY what) AS s FROM (
+    SELECT rel, what, count(*) AS count, sum(x) AS total FROM (
+      SELECT conrelid AS rel, 'k' AS what, xmin::text::bigint AS x FROM pg_catalog.pg_constraint WHERE conrelid <> 0
+      UNION ALL SELECT confrelid, 'r', xmin::text::bigint FROM pg_catalog.pg_constraint WHERE confrelid <> 0
+      UNION ALL SELECT adrelid, 'd', xmin::text::bigint FROM pg_catalog.pg_attrdef
+      UNION ALL SELECT tgrelid, 't', xmin::text::bigint FROM pg_catalog.pg_trigger
+      UNION ALL SELECT objoid, 'c', xmin::text::bigint FROM pg_catalog.pg_description WHERE classoid = 'pg_catalog.pg_class'::regclass
+      UNION ALL SELECT ev_class, 'w', xmin::text::bigint FROM pg_catalog.pg_rewrite
+      UNION ALL SELECT inhparent, 'i', xmin::text::bigint FROM pg_catalog.pg_inherits
+    ) x GROUP BY rel, what
+  ) y GROUP BY rel
+),
+refs AS (
+  SELECT conrelid AS rel, array_agg(DISTINCT confrelid::int8) AS refs FROM pg_catalog.pg_constraint
+  WHERE contype = 'f' AND confrelid <> conrelid GROUP BY conrelid
+)
+SELECT COALESCE(json_agg(json_build_array(
+    r.oid::int8,
+    md5(r.cls || '/' || coalesce(a.a, '') || '/' || coalesce(s.s, '') || '/' || (r.oid IN (SELECT oid FROM session_readers))::text),
+    COALESCE(f.refs, '{}')
+  )), '[]')::text AS fingerprints
+FROM rels r
+LEFT JOIN attrs a ON a.rel = r.oid
+LEFT JOIN sums s ON s.rel = r.oid
+LEFT JOIN refs f ON f.rel = r.oid`;
