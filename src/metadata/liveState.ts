@@ -11,7 +11,7 @@ import type { NamingConvention } from '../core/index.js';
 import type { Db, DbClient } from '../execution/index.js';
 import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
-import { loadMetadata, type MetadataTable } from './catalog/index.js';
+import { loadMetadata, warmStoredEncoding, type MetadataTable } from './catalog/index.js';
 import { catalogFingerprint, fingerprintOf, introspectWithFingerprints, loadEnumValues, recordFingerprint, reintrospect, type DbSnapshot } from './introspection/index.js';
 import { buildRecordOf, buildSchemaCache, buildSchemaCacheFromSliced, buildSchemaCacheFull, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 import { attachSources, readSources, type SourceDbs } from './sources.js';
@@ -120,6 +120,8 @@ export async function createAppState(
   };
   const first = await build();
   let current = first.cache;
+  // The stored document's table texts, made in the background: the first operation encodes only what it edits.
+  void warmStoredEncoding(current.metadata);
   let version = first.resourceVersion;
   logInconsistencies(logger, current);
   return {

@@ -63,7 +63,21 @@ export class WorkingState {
     private readonly client: DbClient,
     private readonly live: AppState,
     private readonly changes = false,
+    /**
+     * Take the live build's snapshot before the catalogs' fingerprint has answered (it runs in Postgres while
+     * the operation builds); `stale()` then says, before the request commits, whether the database was not as
+     * that build saw it (the request is then run again without this: runQuery.ts).
+     */
+    private readonly optimistic = false,
   ) {}
+
+  /** The check of an optimistic snapshot (see the constructor): whether the catalogs' fingerprint was the live build's. */
+  private check: Promise<boolean> | undefined;
+
+  /** Whether this request read a snapshot the database no longer matched (its result must not stand). */
+  async stale(): Promise<boolean> {
+    return this.check !== undefined && !(await this.check);
+  }
 
   /**
    * The current metadata: the live cache's when the stored document is the one it was installed with or
@@ -96,6 +110,17 @@ export class WorkingState {
    * fingerprint (see `catalogFingerprint`) is unchanged; enum values are always read again.
    */
   async snapshot(): Promise<DbSnapshot> {
+    if (!this.snap && this.optimistic && !this.schemaTouched && !this.check) {
+      const seen = buildRecordOf(this.live.current)?.snapshot;
+      const seenAt = seen && fingerprintOf(seen);
+      if (seen && seenAt) {
+        const md = await this.metadata();
+        this.check = catalogFingerprint(this.client).then((fp) => fp === seenAt, () => false);
+        const snap: DbSnapshot = { tables: seen.tables, functions: seen.functions, enumValues: new Map() };
+        await loadEnumValues(this.client, snap, enumTablesOf(md));
+        this.snap = snap;
+      }
+    }
     if (!this.snap) {
       const md = await this.metadata();
       const fingerprint = await catalogFingerprint(this.client);
