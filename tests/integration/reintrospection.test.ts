@@ -49,6 +49,9 @@ const STEPS: Array<{ sql: string; untouched: string[] }> = [
   { sql: 'DROP TABLE fresh', untouched: ['public.author', 'public.post'] },
   { sql: 'ALTER TABLE author ALTER COLUMN nick TYPE text', untouched: ['public.lonely', 'elsewhere.note'] },
   { sql: 'CREATE INDEX author_name ON author (name)', untouched: ['public.author', 'public.lonely', 'public.post'] },
+  { sql: 'CREATE TABLE plain (id int PRIMARY KEY, nick short_text)', untouched: ['public.author', 'public.post'] },
+  { sql: 'CREATE FUNCTION shout(t text) RETURNS boolean LANGUAGE sql STABLE AS $$ SELECT t IS NOT NULL $$; ALTER DOMAIN short_text ADD CONSTRAINT shouted CHECK (shout(VALUE))', untouched: ['public.author', 'public.post'] },
+  { sql: 'ALTER TABLE post ADD COLUMN stamped text DEFAULT stamp()', untouched: ['public.author', 'public.lonely'] },
 ];
 
 test('after each DDL statement the re-introspection equals a whole one, and the relations it did not reach keep their objects', async (t) => {
@@ -74,6 +77,8 @@ test('after each DDL statement the re-introspection equals a whole one, and the 
     last = again;
   }
   // Nothing changed: every object kept.
+  // The domain's new CHECK calls a function that could read the session: writes to `plain` are no longer session-free.
+  assert.equal(last.tables.get('public.plain')?.sessionFreeWrites, false);
   const same = await db.transaction({}, (c) => reintrospect(c, last));
   for (const [k, v] of last.tables) assert.equal(same.tables.get(k), v, k);
 });
