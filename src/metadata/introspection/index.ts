@@ -3,5 +3,5 @@ export { INTROSPECTION_QUERY } from './introspectionQuery.js';
 export { sessionFreeWritesLost } from './sessionFreeWrites.js';
 export type * from './types.js';
 export { catalogFingerprint, fingerprintOf, recordFingerprint } from './catalogFingerprint.js';
-export { introspectWithFingerprints, recordRelationFingerprints, reintrospect, relationFingerprints, relationFingerprintsOf } from './relationFingerprints.js';
+export { fingerprintRelationsOf, introspectWithFingerprints, recordRelationFingerprints, reintrospect, relationFingerprints, relationFingerprintsOf } from './relationFingerprints.js';
 export type { RelationFingerprints } from './relationFingerprints.js';

@@ -12,7 +12,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { qualifiedKey } from '../../core/index.js';
 import type { QualifiedTable } from '../../core/index.js';
-import type { DbClient } from '../../execution/index.js';
+import type { Db, DbClient } from '../../execution/index.js';
+import { catalogFingerprint, fingerprintOf } from './catalogFingerprint.js';
 import { introspectDatabase, loadEnumValues, parseSnapshot } from './introspect.js';
 import { RELATION_FINGERPRINT_QUERY, RELATIONS_INTROSPECTION_QUERY } from './introspectionQuery.js';
 import type { DbSnapshot, DbTable } from './types.js';
@@ -43,6 +44,25 @@ export async function introspectWithFingerprints(client: DbClient, enumTables: r
   const [snapshot, fingerprints] = await Promise.all([introspectDatabase(client, enumTables), relationFingerprints(client)]);
   recordRelationFingerprints(snapshot, fingerprints);
   return snapshot;
+}
+
+/**
+ * Takes the relations' fingerprints for `snapshot` after the fact (in the background after start-up, whose
+ * introspection is not held up for them): recorded only when the catalogs' fingerprint read in the same
+ * transaction is still the one the snapshot was taken at. A failure leaves them unrecorded (the first
+ * re-introspection after DDL then reads the whole database).
+ */
+export async function fingerprintRelationsOf(db: Db, snapshot: DbSnapshot): Promise<void> {
+  const at = fingerprintOf(snapshot);
+  if (at === undefined || relationFingerprintsOf(snapshot)) return;
+  try {
+    await db.transaction({ readOnly: true, isolation: 'repeatable read' }, async (c) => {
+      const [now, relations] = await Promise.all([catalogFingerprint(c), relationFingerprints(c)]);
+      if (now === at) recordRelationFingerprints(snapshot, relations);
+    });
+  } catch {
+    // unrecorded: see above
+  }
 }
 
 /** Above this share of changed relations the whole database is introspected instead. */
