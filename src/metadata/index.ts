@@ -51,13 +51,13 @@ export type { Removable, RelationshipResolver } from './model/edit.js';
 export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
 export type { StoredMetadata, Heartbeat, MetadataTable } from './catalog/index.js';
 export { startHeartbeat, LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, ensureLiveChangeCatalog } from './catalog/index.js';
-export { decodeStoredMetadata, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts } from './catalog/index.js';
+export { decodeStoredMetadata, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
 export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
 export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readyHasuraQueues, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';
 export type { ImportResult, AdoptionReport } from './hasura/index.js';
 
-export { introspectDatabase, loadEnumValues, parseSnapshot, sessionFreeWritesLost, catalogFingerprint, fingerprintOf, recordFingerprint } from './introspection/index.js';
+export { introspectDatabase, loadEnumValues, parseSnapshot, sessionFreeWritesLost, catalogFingerprint, fingerprintOf, recordFingerprint, introspectWithFingerprints, reintrospect, relationFingerprintsOf } from './introspection/index.js';
 export type { DbSnapshot, DbTable, DbColumn, DbFunction, DbFunctionArg, DbForeignKey, EnumTableValues } from './introspection/index.js';
 
 export { parseBoolExp, castTypeOf } from './boolExp.js';

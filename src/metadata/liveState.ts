@@ -11,8 +11,8 @@ import type { NamingConvention } from '../core/index.js';
 import type { Db, DbClient } from '../execution/index.js';
 import type { RemoteIntrospection, SchemaCache } from './schemaCache/types.js';
 import type { Metadata } from './model/metadata.js';
-import { loadMetadata, type MetadataTable } from './catalog/index.js';
-import { catalogFingerprint, fingerprintOf, introspectDatabase, loadEnumValues, recordFingerprint, type DbSnapshot } from './introspection/index.js';
+import { loadMetadata, warmStoredEncoding, type MetadataTable } from './catalog/index.js';
+import { catalogFingerprint, fingerprintOf, fingerprintRelationsOf, introspectDatabase, introspectWithFingerprints, loadEnumValues, recordFingerprint, reintrospect, type DbSnapshot } from './introspection/index.js';
 import { buildRecordOf, buildSchemaCache, buildSchemaCacheFromSliced, buildSchemaCacheFull, type BuildOptions, type CacheCheck } from './schemaCache/buildSchemaCache.js';
 import { attachSources, readSources, type SourceDbs } from './sources.js';
 
@@ -76,12 +76,14 @@ export async function loadSchemaCache(
  */
 async function loadState(c: DbClient, table: MetadataTable, starting: boolean, known?: DbSnapshot) {
   const [{ metadata, resourceVersion }, fingerprint, introspected] = await Promise.all([
-    loadMetadata(c, table, { onThisThread: starting }), catalogFingerprint(c), known ? undefined : introspectDatabase(c),
+    // (At start-up the relations' fingerprints are taken after, in the background: createAppState.)
+    loadMetadata(c, table, { onThisThread: starting }), catalogFingerprint(c), known ? undefined : starting ? introspectDatabase(c) : introspectWithFingerprints(c),
   ]);
   let snapshot: DbSnapshot;
   if (known && fingerprintOf(known) === fingerprint) snapshot = { tables: known.tables, functions: known.functions, enumValues: new Map() };
   else {
-    snapshot = introspected ?? (await introspectDatabase(c));
+    // Changed since `known`: only the relations whose catalog rows changed read again (relationFingerprints.ts).
+    snapshot = introspected ?? (await reintrospect(c, known));
     recordFingerprint(snapshot, fingerprint);
   }
   await loadEnumValues(c, snapshot, enumTablesOf(metadata));
@@ -119,6 +121,11 @@ export async function createAppState(
   };
   const first = await build();
   let current = first.cache;
+  // In the background: the stored document's table texts (the first operation encodes only what it edits), and
+  // the relations' fingerprints beside the start-up snapshot (the first read after DDL reads only what changed).
+  void warmStoredEncoding(current.metadata);
+  const startSnapshot = buildRecordOf(current)?.snapshot;
+  if (startSnapshot) void fingerprintRelationsOf(db, startSnapshot);
   let version = first.resourceVersion;
   logInconsistencies(logger, current);
   return {

@@ -28,7 +28,28 @@ import { FUNCTION_OPS, noticeHasuraSessionReaders, servedFunctions } from './has
  */
 const installOrder = new WeakMap<EngineContext['state'], { next: number; installed: number }>();
 
+/**
+ * Runs the request; a metadata change (no SQL, no DML) first optimistically, on the live build's snapshot while
+ * the catalogs' fingerprint is read beside the build (WorkingState's `optimistic`): when the database turned out
+ * changed, the attempt is rolled back and the request run again on a snapshot read for it.
+ */
 export async function runQuery(engine: EngineContext, session: Session, query: Query): Promise<unknown> {
+  if (!mutates(query) || !metadataOnly(query)) return attempt(engine, session, query, false);
+  try {
+    return await attempt(engine, session, query, true);
+  } catch (e) {
+    if (e !== STALE) throw e;
+    return attempt(engine, session, query, false);
+  }
+}
+
+/** The attempt's snapshot was not the database's (thrown inside the transaction: it rolls back). */
+const STALE = new Error('the catalogs changed since the live build');
+
+const NOT_METADATA_ONLY = new Set(['run_sql', 'insert', 'select', 'update', 'delete', 'count']);
+const metadataOnly = (q: Query): boolean => (q.type === 'bulk' ? q.items.every(metadataOnly) : !NOT_METADATA_ONLY.has(q.type));
+
+async function attempt(engine: EngineContext, session: Session, query: Query, optimistic: boolean): Promise<unknown> {
   const needsLock = mutates(query);
   let install: SchemaCache | undefined;
   let order = installOrder.get(engine.state);
@@ -42,9 +63,16 @@ export async function runQuery(engine: EngineContext, session: Session, query: Q
       await lockMetadata(client);
       ticket = order.next++;
     }
-    const work = new WorkingState(client, engine.state, needsLock);
+    const work = new WorkingState(client, engine.state, needsLock, optimistic);
     try {
-      const out = await runOne({ engine, session, client, work, source: 'default', path: '$.args' }, query);
+      let out: unknown;
+      try {
+        out = await runOne({ engine, session, client, work, source: 'default', path: '$.args' }, query);
+      } catch (e) {
+        // An answer (or refusal) from a snapshot the database no longer matched does not stand.
+        throw (await work.stale()) ? STALE : e;
+      }
+      if (await work.stale()) throw STALE;
       // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
       if (work.metadataChanged || work.cacheChanged) {
         const cache = (await work.result()).cache;

@@ -29,6 +29,8 @@ import {
   loadMetadata,
   objectKey,
   recordFingerprint,
+  reintrospect,
+  relationFingerprintsOf,
   storedVersionOf,
 } from '../metadata/index.js';
 import type { BuildRecord, BuildResult, DbSnapshot, Inconsistency, Metadata, MetadataObjectId, RemoteIntrospection, SchemaCache, SourceInput } from '../metadata/index.js';
@@ -40,6 +42,8 @@ const lastIntrospection = new WeakMap<AppState, { fingerprint: string; tables: D
 export class WorkingState {
   private md: Metadata | undefined;
   private snap: DbSnapshot | undefined;
+  /** The snapshot before `schemaChanged()` (read again from it: only what changed). */
+  private replaced: DbSnapshot | undefined;
   private built: BuildResult | undefined;
   /** Read the metadata from the catalog, not from the live cache (reload_metadata). */
   private fromCatalog = false;
@@ -59,7 +63,21 @@ export class WorkingState {
     private readonly client: DbClient,
     private readonly live: AppState,
     private readonly changes = false,
+    /**
+     * Take the live build's snapshot before the catalogs' fingerprint has answered (it runs in Postgres while
+     * the operation builds); `stale()` then says, before the request commits, whether the database was not as
+     * that build saw it (the request is then run again without this: runQuery.ts).
+     */
+    private readonly optimistic = false,
   ) {}
+
+  /** The check of an optimistic snapshot (see the constructor): whether the catalogs' fingerprint was the live build's. */
+  private check: Promise<boolean> | undefined;
+
+  /** Whether this request read a snapshot the database no longer matched (its result must not stand). */
+  async stale(): Promise<boolean> {
+    return this.check !== undefined && !(await this.check);
+  }
 
   /**
    * The current metadata: the live cache's when the stored document is the one it was installed with or
@@ -92,6 +110,17 @@ export class WorkingState {
    * fingerprint (see `catalogFingerprint`) is unchanged; enum values are always read again.
    */
   async snapshot(): Promise<DbSnapshot> {
+    if (!this.snap && this.optimistic && !this.schemaTouched && !this.check) {
+      const seen = buildRecordOf(this.live.current)?.snapshot;
+      const seenAt = seen && fingerprintOf(seen);
+      if (seen && seenAt) {
+        const md = await this.metadata();
+        this.check = catalogFingerprint(this.client).then((fp) => fp === seenAt, () => false);
+        const snap: DbSnapshot = { tables: seen.tables, functions: seen.functions, enumValues: new Map() };
+        await loadEnumValues(this.client, snap, enumTablesOf(md));
+        this.snap = snap;
+      }
+    }
     if (!this.snap) {
       const md = await this.metadata();
       const fingerprint = await catalogFingerprint(this.client);
@@ -107,7 +136,10 @@ export class WorkingState {
         await loadEnumValues(this.client, snap, enumTablesOf(md));
         this.snap = snap;
       } else {
-        let snap = await introspectDatabase(this.client, enumTablesOf(md));
+        // After DDL: only the relations whose catalog rows changed are read again, the others' objects kept
+        // (from the newest snapshot with its relations' fingerprints: this request's, the last operation's, the live build's).
+        const base = [this.replaced, prev && { tables: prev.tables, functions: prev.functions, enumValues: new Map() }, seen].find((s) => s && relationFingerprintsOf(s));
+        let snap = await reintrospect(this.client, base, enumTablesOf(md));
         // A live cache built without a fingerprint beside its snapshot: when the database is as that build saw
         // it, its objects are kept, so the build can be incremental.
         if (seen && !seenAt && !prev && isDeepStrictEqual(seen.tables, snap.tables) && isDeepStrictEqual(seen.functions, snap.functions)) {
@@ -123,6 +155,7 @@ export class WorkingState {
 
   /** Records that SQL may have changed the database: the next read re-introspects. */
   schemaChanged(): void {
+    this.replaced = this.snap ?? this.replaced;
     this.snap = undefined;
     this.sourceInputs.clear();
     this.built = undefined;

@@ -3,7 +3,8 @@
  * copy-on-write draft of the metadata. Differentially, over HTTP against real Postgres: a seeded random
  * sequence of structural and permission operations on one engine, then a second engine started on the same
  * database (a full build at start-up) must give the same exported metadata, the same introspection (admin
- * and two roles) and the same answers. Every refused operation must change nothing: the exported metadata
+ * and two roles) and the same answers. DDL through run_sql between the operations (columns added, dropped and
+ * renamed, a foreign key, an enum label, a view redefined, a table dropped, a comment) is read back incrementally. Every refused operation must change nothing: the exported metadata
  * and the role's introspection are as before it.
  */
 import { test } from 'node:test';
@@ -39,7 +40,7 @@ function randomOperation(rnd: () => number, step: number): unknown {
   const pick = (n: number) => Math.floor(rnd() * n);
   const i = pick(N);
   const t = name(i);
-  switch (pick(12)) {
+  switch (pick(15)) {
     case 0:
       return { type: 'track_table', args: { schema: 'public', name: t } };
     case 1:
@@ -71,6 +72,23 @@ function randomOperation(rnd: () => number, step: number): unknown {
     }
     case 11:
       return { type: 'drop_relationship', args: { table: t, relationship: ['parent', 'children'][pick(2)], cascade: true } };
+    case 12:
+    case 13:
+    case 14: {
+      // DDL between operations (run_sql): the next build reads only the relations it changed.
+      const k = pick(3);
+      const ddl = [
+        `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS extra${k} int`,
+        `ALTER TABLE ${t} DROP COLUMN IF EXISTS extra${k}`,
+        `ALTER TABLE ${t} RENAME COLUMN ${rnd() < 0.5 ? 'label' : 'owner_id'} TO renamed${k}`,
+        `ALTER TABLE ${t} ADD CONSTRAINT ${t}_owner_fk${k} FOREIGN KEY (owner_id) REFERENCES ${name(0)}(id)`,
+        `ALTER TYPE mood ADD VALUE IF NOT EXISTS 'm${step}'`,
+        `CREATE OR REPLACE VIEW v${k} AS SELECT id, label${rnd() < 0.5 ? ', owner_id' : ''} FROM ${t}`,
+        `DROP TABLE ${t} CASCADE`,
+        `COMMENT ON TABLE ${t} IS 'step ${step}'`,
+      ][pick(8)];
+      return { type: 'run_sql', args: { sql: ddl, ...(rnd() < 0.8 ? { cascade: true } : {}) } };
+    }
     default:
       return { type: 'create_select_permission', args: { table: t, role: 'reader', permission: { columns: '*', filter: { _exists: { _table: name(pick(N)), _where: { label: { _eq: 'a' } } } } } } };
   }
@@ -79,9 +97,9 @@ function randomOperation(rnd: () => number, step: number): unknown {
 test('random metadata operations: refused ones change nothing, and the result equals a fresh full build', async (t) => {
   const a = await startTestEngine({ adminSecret: SECRET });
   t.after(() => a.stop());
-  let sql = '';
+  let sql = `CREATE TYPE mood AS ENUM ('calm');\n`;
   for (let i = 0; i < N; i++) {
-    sql += `CREATE TABLE ${name(i)} (id int PRIMARY KEY, label text, owner_id int, parent_id int ${i > 0 ? `REFERENCES ${name(i - 1)}(id)` : ''}, half_id int ${i > 0 ? `REFERENCES ${name(Math.floor(i / 2))}(id)` : ''});\n`;
+    sql += `CREATE TABLE ${name(i)} (id int PRIMARY KEY, label text, owner_id int, parent_id int ${i > 0 ? `REFERENCES ${name(i - 1)}(id)` : ''}, half_id int ${i > 0 ? `REFERENCES ${name(Math.floor(i / 2))}(id)` : ''}, mood mood DEFAULT 'calm');\n`;
     sql += `INSERT INTO ${name(i)} VALUES (1, 'a', 1, ${i > 0 ? 1 : 'NULL'}, ${i > 0 ? 1 : 'NULL'}), (2, 'b', 2, NULL, NULL);\n`;
     sql += `CREATE FUNCTION ${name(i)}_shout(r ${name(i)}) RETURNS text LANGUAGE sql STABLE AS $$ SELECT upper(r.label) $$;\n`;
   }
@@ -96,19 +114,21 @@ test('random metadata operations: refused ones change nothing, and the result eq
   const rnd = prng(42);
   let refused = 0;
   let applied = 0;
-  for (let step = 0; step < 70; step++) {
+  let ddl = 0;
+  for (let step = 0; step < 100; step++) {
     const op = randomOperation(rnd, step);
     const before = await exportMetadata(a);
     const r = await a.query(op);
     if (r.status === 200) {
       applied++;
+      if ((op as { type: string }).type === 'run_sql') ddl++;
       continue;
     }
     refused++;
     assert.ok(r.status === 400 && typeof r.body.code === 'string' && typeof r.body.error === 'string', `${JSON.stringify(op)} → ${r.status} ${r.text}`);
     assert.deepEqual(await exportMetadata(a), before, `refused ${JSON.stringify(op)} changed the metadata`);
   }
-  assert.ok(applied >= 15 && refused >= 10, `applied ${applied}, refused ${refused}`);
+  assert.ok(applied >= 15 && refused >= 10 && ddl >= 5, `applied ${applied} (DDL ${ddl}), refused ${refused}`);
 
   // A refused operation leaves the schema as it was too.
   const userSchema = await introspect(a, USER);

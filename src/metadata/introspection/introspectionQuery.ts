@@ -23,23 +23,28 @@ const SESSION_READING_CALL = (tree: string) => `EXISTS (
  * foreign key of another table that cascades into them, or with a default, generated column, CHECK
  * or domain constraint calling a function that could read it. For a query's `WITH session_readers AS (…)`.
  */
-export const SESSION_READERS = `SELECT i.inhparent AS oid FROM pg_catalog.pg_inherits i
+export const SESSION_READERS = sessionReaders();
+
+/** SESSION_READERS, among the relations `only` names (a condition on a relation oid column), or all. */
+function sessionReaders(only: (oid: string) => string = () => 'true'): string {
+  return `SELECT i.inhparent AS oid FROM pg_catalog.pg_inherits i WHERE ${only('i.inhparent')}
   UNION SELECT tg.tgrelid FROM pg_catalog.pg_trigger tg
     JOIN pg_catalog.pg_proc tp ON tp.oid = tg.tgfoid
     JOIN pg_catalog.pg_namespace tn ON tn.oid = tp.pronamespace
-    WHERE NOT tg.tgisinternal AND NOT (tn.nspname = 'hdb_catalog' AND tp.proname IN ('svc_live_change', 'svc_live_rows'))
+    WHERE NOT tg.tgisinternal AND NOT (tn.nspname = 'hdb_catalog' AND tp.proname IN ('svc_live_change', 'svc_live_rows')) AND ${only('tg.tgrelid')}
   UNION SELECT fk.confrelid FROM pg_catalog.pg_constraint fk
-    WHERE fk.contype = 'f' AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r'))
-  UNION SELECT d.adrelid FROM pg_catalog.pg_attrdef d WHERE ${SESSION_READING_CALL('d.adbin::text')}
-  UNION SELECT ck.conrelid FROM pg_catalog.pg_constraint ck WHERE ck.contype = 'c' AND ${SESSION_READING_CALL('ck.conbin::text')}
+    WHERE fk.contype = 'f' AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r')) AND ${only('fk.confrelid')}
+  UNION SELECT d.adrelid FROM pg_catalog.pg_attrdef d WHERE ${only('d.adrelid')} AND ${SESSION_READING_CALL('d.adbin::text')}
+  UNION SELECT ck.conrelid FROM pg_catalog.pg_constraint ck WHERE ck.contype = 'c' AND ${only('ck.conrelid')} AND ${SESSION_READING_CALL('ck.conbin::text')}
   UNION SELECT a.attrelid FROM pg_catalog.pg_attribute a
     JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
     LEFT JOIN pg_catalog.pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
-    WHERE a.attnum > 0 AND NOT a.attisdropped
+    WHERE a.attnum > 0 AND NOT a.attisdropped AND ${only('a.attrelid')}
       AND (et.typtype = 'd' OR (t.typtype = 'd' AND (
         EXISTS (SELECT 1 FROM pg_catalog.pg_type bt WHERE bt.oid = t.typbasetype AND bt.typtype = 'd')
         OR EXISTS (SELECT 1 FROM pg_catalog.pg_constraint dc WHERE dc.contypid = t.oid AND dc.conbin IS NOT NULL
                    AND ${SESSION_READING_CALL('dc.conbin::text')}))))`;
+}
 
 /**
  * Whether a write to the relation `r` runs nothing that could read the session variables: an
@@ -63,13 +68,13 @@ const DESCRIPTION = (alias: string, objoid: string, subid: string) => `LEFT JOIN
  * read (introspect.ts). Each table, column and constraint is a JSON array (positions named in
  * introspect.ts), not an object with its keys repeated: half the text to send and parse.
  */
-export const INTROSPECTION_QUERY = `
-WITH session_readers AS MATERIALIZED (${SESSION_READERS}),
+const introspectionQuery = (only: boolean) => `
+WITH session_readers AS MATERIALIZED (${only ? sessionReaders((oid) => `${oid} = ANY($1::oid[])`) : SESSION_READERS}),
 rels AS (
   SELECT c.oid, n.nspname AS schema, c.relname AS name, c.relkind, c.relrowsecurity, c.relhasrules
   FROM pg_catalog.pg_class c
   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}
+  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}${only ? ' AND c.oid = ANY($1::oid[])' : ''}
 ),
 cols AS (
   SELECT a.attrelid AS rel, json_agg(json_build_array(
@@ -168,3 +173,69 @@ SELECT json_build_object(
     WHERE ${USER_SCHEMA('n')}
   ), '[]')
 )::text AS snapshot`;
+
+export const INTROSPECTION_QUERY = introspectionQuery(false);
+
+/**
+ * The same query for the relations whose oids are its one parameter (`oid[]`), and every function: what a
+ * re-introspection after DDL reads (relationFingerprints.ts), the other relations kept from the last snapshot.
+ * A key of such a relation that references one outside the set is named by the query itself.
+ */
+export const RELATIONS_INTROSPECTION_QUERY = introspectionQuery(true);
+
+/**
+ * Each user relation's own catalog rows, as a fingerprint: its `pg_class` and schema rows, its columns and
+ * their types (with their schemas and enum labels), defaults, the constraints on it and those referencing
+ * it (their rows: a cascade into it, a default or CHECK calling a function, which `session_readers` reads),
+ * the constraints of its columns' domains, triggers, comments, rules and inheritance children; and the relations
+ * its foreign keys reference (whose names and column names its introspection carries). Row versions are
+ * counted and summed by `xmin`, as in catalogFingerprint.ts; a relation's fingerprint is compared with the one
+ * taken beside the last snapshot, never stored elsewhere.
+ * One JSON array of `[oid, md5 of the parts, referenced oids]`.
+ */
+export const RELATION_FINGERPRINT_QUERY = `
+WITH rels AS MATERIALIZED (
+  SELECT c.oid, c.xmin::text || '.' || n.xmin::text AS cls
+  FROM pg_catalog.pg_class c
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p') AND ${USER_SCHEMA('n')}
+),
+enums AS (SELECT enumtypid, count(*) || '.' || sum(xmin::text::bigint) AS e FROM pg_catalog.pg_enum GROUP BY enumtypid),
+domains AS (SELECT contypid, count(*) || '.' || sum(xmin::text::bigint) AS d FROM pg_catalog.pg_constraint WHERE contypid <> 0 GROUP BY contypid),
+attrs AS (
+  SELECT a.attrelid AS rel, count(*) || '.' || sum(a.xmin::text::bigint) || '.' || sum(t.xmin::text::bigint) || '.' || sum(tn.xmin::text::bigint)
+      || coalesce(':' || string_agg(e.e, ',' ORDER BY a.attnum), '') || coalesce(':' || string_agg(d.d, ',' ORDER BY a.attnum), '') AS a
+  FROM rels r
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0
+  JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+  JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
+  LEFT JOIN enums e ON e.enumtypid = t.oid
+  LEFT JOIN domains d ON d.contypid = t.oid OR d.contypid = t.typbasetype
+  GROUP BY a.attrelid
+),
+sums AS (
+  SELECT rel, string_agg(what || count || '.' || total, ',' ORDER BY what) AS s FROM (
+    SELECT rel, what, count(*) AS count, sum(x) AS total FROM (
+      SELECT conrelid AS rel, 'k' AS what, xmin::text::bigint AS x FROM pg_catalog.pg_constraint WHERE conrelid <> 0
+      UNION ALL SELECT confrelid, 'r', xmin::text::bigint FROM pg_catalog.pg_constraint WHERE confrelid <> 0
+      UNION ALL SELECT adrelid, 'd', xmin::text::bigint FROM pg_catalog.pg_attrdef
+      UNION ALL SELECT tgrelid, 't', xmin::text::bigint FROM pg_catalog.pg_trigger
+      UNION ALL SELECT objoid, 'c', xmin::text::bigint FROM pg_catalog.pg_description WHERE classoid = 'pg_catalog.pg_class'::regclass
+      UNION ALL SELECT ev_class, 'w', xmin::text::bigint FROM pg_catalog.pg_rewrite
+      UNION ALL SELECT inhparent, 'i', xmin::text::bigint FROM pg_catalog.pg_inherits
+    ) x GROUP BY rel, what
+  ) y GROUP BY rel
+),
+refs AS (
+  SELECT conrelid AS rel, array_agg(DISTINCT confrelid::int8) AS refs FROM pg_catalog.pg_constraint
+  WHERE contype = 'f' AND confrelid <> conrelid GROUP BY conrelid
+)
+SELECT COALESCE(json_agg(json_build_array(
+    r.oid::int8,
+    md5(r.cls || '/' || coalesce(a.a, '') || '/' || coalesce(s.s, '')),
+    COALESCE(f.refs, '{}')
+  )), '[]')::text AS fingerprints
+FROM rels r
+LEFT JOIN attrs a ON a.rel = r.oid
+LEFT JOIN sums s ON s.rel = r.oid
+LEFT JOIN refs f ON f.rel = r.oid`;

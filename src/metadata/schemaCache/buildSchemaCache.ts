@@ -198,7 +198,7 @@ function* changesSince(
 ): Generator<void, Changes | undefined> {
   const before = prior.result.cache.metadata;
   if (prior.result.inconsistent.length > 0) return undefined;
-  if (prior.snapshot.tables !== snapshot.tables || prior.snapshot.functions !== snapshot.functions) return undefined;
+  if (prior.snapshot.functions !== snapshot.functions) return undefined;
   if (prior.env !== env || prior.defaultNaming !== defaultNaming || prior.check !== check || prior.remoteInputs.size > 0 || remoteInputs.size > 0) return undefined;
   if ((md.inherited_roles ?? []).length > 0 || (md.remote_schemas ?? []).length > 0) return undefined;
   if (!sameJson(md.source_customization ?? null, before.source_customization ?? null)) return undefined;
@@ -211,6 +211,9 @@ function* changesSince(
   /** A table whose change may change what other tables resolve to (built again, or gone). */
   const moved = new Set<string>();
   const unusual = (t: TableMetadata) => !!t.is_enum || remoteRelationshipsOf(t).length > 0;
+  // A new snapshot (DDL since the prior build, re-read by relationFingerprints.ts): the relations whose
+  // `DbTable` is not the prior one's object changed (or appeared, or went) and move as changed tables do.
+  const relations = yield* changedRelations(prior.snapshot, snapshot);
   for (let i = 0; i < md.tables.length; i++) {
     if (i % (TABLES_PER_YIELD * 8) === 0) yield;
     const tm = md.tables[i];
@@ -218,6 +221,12 @@ function* changesSince(
     if (seen.has(key)) return undefined;
     seen.add(key);
     let was: TableMetadata | undefined = aligned ? before.tables[i] : undefined;
+    if (relations.has(key)) {
+      if (unusual(tm)) return undefined;
+      rebuilt.add(key);
+      moved.add(key);
+      continue;
+    }
     if (was !== tm) {
       if (!was || qualifiedKey(was.table) !== key) was = (priorByKey ??= new Map(before.tables.map((t) => [qualifiedKey(t.table), t]))).get(key);
       if (was === tm) continue;
@@ -237,6 +246,7 @@ function* changesSince(
     if (unusual(t)) return undefined;
     moved.add(key);
   }
+  for (const key of relations) if (!seen.has(key)) moved.add(key);
   if (moved.size > 0) {
     // Tables whose relationships, computed fields or permissions reach a moved table: their permissions
     // again (a relationship or computed field reaching one is rebuilt with its table).
@@ -254,6 +264,22 @@ function* changesSince(
   }
   for (const k of rebuilt) permissions.delete(k);
   return { rebuilt, permissions };
+}
+
+/** The keys of the relations whose `DbTable` differs between two snapshots (by object: none when they are one). */
+function* changedRelations(before: DbSnapshot, after: DbSnapshot): Generator<void, Set<string>> {
+  const out = new Set<string>();
+  if (before.tables === after.tables) return out;
+  let n = 0;
+  for (const [key, t] of after.tables) {
+    if (++n % (TABLES_PER_YIELD * 8) === 0) yield;
+    if (before.tables.get(key) !== t) out.add(key);
+  }
+  for (const key of before.tables.keys()) {
+    if (++n % (TABLES_PER_YIELD * 8) === 0) yield;
+    if (!after.tables.has(key)) out.add(key);
+  }
+  return out;
 }
 
 function* build(
