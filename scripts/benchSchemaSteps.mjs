@@ -6,7 +6,9 @@
  * by a query, then create_object_relationship/drop_relationship, the RSS, then the introspections of r1, r2, r1
  * again, r3 and admin (ONLY_R1=1: r1 only; SHORT=1: none). ROLES=1: r2…r5 each queried and mutated once after r1.
  * The engine's RSS and `process.memoryUsage()` are printed once the steps before the introspections settle (HEAP_SNAPSHOT=file: a heap
- * snapshot of the engine there, after a full collection when the engine runs with --expose-gc). While each step runs, another client (a worker
+ * snapshot of the engine there, after a full collection when the engine runs with --expose-gc); BENCH_NODE_FLAGS: more
+ * Node flags for the engine (`--expose-gc`); SETTLE_S: the second reading's wait (35 s: worker threads stop 30 s after a
+ * small job); SETTLE_TRACE=1: a reading every 2 s for 40 s instead. While each step runs, another client (a worker
  * thread) sends an ordinary admin query every 20 ms (the next 20 ms after the last answer): the step's line
  * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall", and
  * the engine's own longest event-loop delay during the step (`loop max`: `monitorEventLoopDelay`, 5 ms
