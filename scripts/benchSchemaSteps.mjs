@@ -4,7 +4,11 @@
  * cold start to the first answered admin query, the first query of role r1 (its schema built), a nested
  * query, r1's first mutation, then (OPS=1) create/drop_select_permission, track/untrack_table each followed
  * by a query, then create_object_relationship/drop_relationship, the RSS, then the introspections of r1, r2, r1
- * again, r3 and admin (ONLY_R1=1: r1 only; SHORT=1: none). While each step runs, another client (a worker
+ * again, r3 and admin (ONLY_R1=1: r1 only; SHORT=1: none). ROLES=1: r2…r5 each queried and mutated once after r1.
+ * The engine's RSS and `process.memoryUsage()` are printed once the steps before the introspections settle (HEAP_SNAPSHOT=file: a heap
+ * snapshot of the engine there, after a full collection when the engine runs with --expose-gc); BENCH_NODE_FLAGS: more
+ * Node flags for the engine (`--expose-gc`); SETTLE_S: the second reading's wait (35 s: worker threads stop 30 s after a
+ * small job); SETTLE_TRACE=1: a reading every 2 s for 40 s instead. While each step runs, another client (a worker
  * thread) sends an ordinary admin query every 20 ms (the next 20 ms after the last answer): the step's line
  * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall", and
  * the engine's own longest event-loop delay during the step (`loop max`: `monitorEventLoopDelay`, 5 ms
@@ -39,13 +43,19 @@ const ENGINE = process.env.BENCH_ENGINE ?? 'dist/bin/svc-graphql-engine.js';
 const PORT = Number(process.env.BENCH_SCHEMA_PORT ?? 18625), BASE = `http://127.0.0.1:${PORT}`, SECRET = 'x';
 const monDir = mkdtempSync(path.join(tmpdir(), 'bench-eld-'));
 const monFile = path.join(monDir, 'eld.json');
+// HEAP_SNAPSHOT=file: a heap snapshot of the engine written there after the role steps (before the introspections).
+const snapReq = path.join(monDir, 'snap.req'), snapFile = process.env.HEAP_SNAPSHOT ? path.resolve(process.env.HEAP_SNAPSHOT) : '';
 writeFileSync(path.join(monDir, 'monitor.mjs'), `import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, existsSync, rmSync } from 'node:fs';
+import { writeHeapSnapshot } from 'node:v8';
 const h = monitorEventLoopDelay({ resolution: 5 });
 h.enable();
-process.on('SIGUSR2', () => { writeFileSync(${JSON.stringify(monFile)}, JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6 })); h.reset(); });
+process.on('SIGUSR2', () => {
+  if (existsSync(${JSON.stringify(snapReq)})) { rmSync(${JSON.stringify(snapReq)}); globalThis.gc?.(); writeHeapSnapshot(${JSON.stringify(snapFile)}); }
+  writeFileSync(${JSON.stringify(monFile)}, JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6, mem: process.memoryUsage() })); h.reset();
+});
 `);
-const flags = ['--max-semi-space-size=4', '--import', path.join(monDir, 'monitor.mjs')];
+const flags = ['--max-semi-space-size=4', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', path.join(monDir, 'monitor.mjs')];
 if (prof) { mkdirSync(prof, { recursive: true }); flags.push('--cpu-prof', `--cpu-prof-dir=${prof}`, '--heap-prof', `--heap-prof-dir=${prof}`); }
 const t0 = performance.now();
 const child = spawn(process.execPath, [...flags, ENGINE, 'serve'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', SVC_GRAPHQL_DATABASE_URL: `${PG_BASE}/${db}`, SVC_GRAPHQL_SERVER_PORT: String(PORT), SVC_GRAPHQL_SERVER_HOST: '127.0.0.1', SVC_GRAPHQL_ADMIN_SECRET: SECRET, SVC_GRAPHQL_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -87,6 +97,13 @@ out.push(`cold start: ${Math.round(performance.now() - t0)} ms wall, ${proc().cp
 await step('first query r1', async () => { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }, rh('r1')); if (!t.includes('"t0000"')) return t.slice(0, 200); });
 await step('query r1 nested', async () => { const t = await post({ query: '{ t0100(limit: 1) { id parent { id half { label } } children_t0101 { id } } }' }, rh('r1')); if (!t.includes('"t0100"')) return t.slice(0, 200); });
 await step('insert r1', async () => { const t = await post({ query: 'mutation { insert_t4000_one(object: { label: "x" }) { id } }' }, rh('r1')); return t.slice(0, 80); });
+if (process.env.ROLES) {
+  // ROLES=1: r2…r5 each queried once and mutated once (r1 above), then the memory once the engine settles.
+  for (const r of ['r2', 'r3', 'r4', 'r5']) {
+    await step(`first query ${r}`, async () => { const t = await post({ query: '{ t0000(limit: 1) { id label } }' }, rh(r)); if (!t.includes('"t0000"')) return t.slice(0, 200); });
+    await step(`insert ${r}`, async () => { const t = await post({ query: 'mutation { insert_t4000_one(object: { label: "x" }) { id } }' }, rh(r)); return t.slice(0, 80); });
+  }
+}
 const q = async (body) => { const res = await fetch(BASE + '/v1/query', { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-admin-secret': SECRET }, body: JSON.stringify(body) }); return (await res.text()).slice(0, 120); };
 if (process.env.OPS) {
   await step('create_select_permission', () => q({ type: 'create_select_permission', args: { table: 't0250', role: 'editor', permission: { columns: ['id', 'label'], filter: { parent: { id: { _gt: 1 } } } } } }));
@@ -144,6 +161,17 @@ if (process.env.CLI) {
     await step('CLI metadata export (engine CPU)', async () => cli('export'));
     await step('CLI metadata apply (engine CPU)', async () => cli('apply'));
   } finally { rmSync(dir, { recursive: true, force: true }); }
+}
+{
+  // 3 s for the collector's idle work, then SETTLE_S more (default 35: the worker threads stop after 30 s idle).
+  const mb = (n) => Math.round(n / 1048576);
+  const marks = process.env.SETTLE_TRACE ? Array.from({ length: 20 }, (_, i) => [`${(i + 1) * 2} s`, 2000]) : [['3 s', 3000], [`${Number(process.env.SETTLE_S ?? 35) + 3} s`, Number(process.env.SETTLE_S ?? 35) * 1000]];
+  for (const [label, ms] of marks) {
+    await new Promise((r) => setTimeout(r, ms));
+    const { mem } = await loopDelay(), p = proc();
+    out.push(`settled ${label}: RSS ${p.rss} MB peak ${p.peak} MB; heap used ${mb(mem.heapUsed)} of ${mb(mem.heapTotal)} MB, external ${mb(mem.external)} MB (array buffers ${mb(mem.arrayBuffers)} MB); load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  }
+  if (snapFile) { writeFileSync(snapReq, ''); await loopDelay(); out.push(`heap snapshot: ${snapFile}`); }
 }
 { const p = proc(); out.push(`RSS before introspection ${p.rss} MB peak ${p.peak} MB`); }
 if (process.env.SHORT) { out.push('(short)'); } else {

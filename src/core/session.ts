@@ -60,6 +60,18 @@ export function splitSessionHeaders(
 
 export const isSessionVariable = (name: string): boolean => name.toLowerCase().startsWith(SESSION_PREFIX);
 
+/** Lower-case session variable names seen in permissions, one string each (a 5,000-table metadata names one variable ~70,000 times). */
+const sessionNames = new Map<string, string>();
+
+/** `name.toLowerCase()` as one shared string per distinct name (the first 10,000 names; later ones are not kept). */
+export function sessionVariableName(name: string): string {
+  const lower = name.toLowerCase();
+  const known = sessionNames.get(lower);
+  if (known !== undefined) return known;
+  if (sessionNames.size < 10_000) sessionNames.set(lower, lower);
+  return lower;
+}
+
 export const HASURA_PREFIX = 'x-hasura-';
 
 /** The engine's name of a lower-case session name written in Hasura's words (`x-hasura-user-id` → `x-svc-user-id`); others unchanged. */

@@ -3,7 +3,9 @@
  * inline version is the reference: `run()` resolves with the worker's answer, or `undefined` when
  * the worker could not answer (a result that does not clone, a thread that died), and the caller
  * then does the job inline. One thread per runner, started on first use, referenced only while a
- * job is pending, stopped after 30 s without work. `serveOffThread` is the worker side.
+ * job is pending, stopped after 30 s without work, or 1 s after a large job (`LARGE_JOB_BYTES`: the
+ * thread's heap holds what the job made until it stops, ~60 MB for a 5,000-table document, and V8
+ * collects a thread's idle heap late). `serveOffThread` is the worker side.
  *
  * The worker module is given as the URL of its TypeScript source's sibling `.js` (the built
  * engine); when the engine runs from TypeScript (under tsx, the tests) tsx is registered in the
@@ -12,6 +14,9 @@
 import { Worker, parentPort } from 'node:worker_threads';
 
 const IDLE_MS = 30_000;
+/** Jobs from this size on stop the thread soon after (see the module comment). */
+export const LARGE_JOB_BYTES = 4 * 1024 * 1024;
+const IDLE_AFTER_LARGE_MS = 1_000;
 
 /**
  * Inputs from this size on are worth a thread: below it the job is a few milliseconds inline, less
@@ -20,10 +25,12 @@ const IDLE_MS = 30_000;
 export const OFF_THREAD_MIN_BYTES = 256 * 1024;
 
 export interface OffThreadRunner<Job, Answer> {
-  /** The worker's answer, or undefined when it could not give one. */
-  run(job: Job): Promise<Answer | undefined>;
+  /** The worker's answer, or undefined when it could not give one. `bytes`: the job's size, about. */
+  run(job: Job, bytes?: number): Promise<Answer | undefined>;
   /** Jobs answered by the worker, and jobs it could not answer. */
   counts(): { answered: number; failed: number };
+  /** Whether the thread is started (not stopped since its last job). */
+  running(): boolean;
 }
 
 type Reply<Answer> = { id: number; answer: Answer } | { id: number; failed: true };
@@ -33,6 +40,8 @@ export function offThreadRunner<Job, Answer>(moduleUrl: URL): OffThreadRunner<Jo
   let worker: Worker | undefined;
   let idle: NodeJS.Timeout | undefined;
   let nextId = 1;
+  /** A large job ran since the thread started: it stops sooner when idle. */
+  let large = false;
   const pending = new Map<number, (a: Answer | undefined) => void>();
   const counts = { answered: 0, failed: 0 };
 
@@ -48,8 +57,9 @@ export function offThreadRunner<Job, Answer>(moduleUrl: URL): OffThreadRunner<Jo
     idle = setTimeout(() => {
       const w = worker;
       worker = undefined;
+      large = false;
       void w?.terminate();
-    }, IDLE_MS).unref();
+    }, large ? IDLE_AFTER_LARGE_MS : IDLE_MS).unref();
   };
   const failAll = (): void => {
     for (const id of [...pending.keys()]) settle(id, undefined);
@@ -69,7 +79,10 @@ export function offThreadRunner<Job, Answer>(moduleUrl: URL): OffThreadRunner<Jo
     w.on('messageerror', failAll);
     w.on('error', failAll);
     w.on('exit', () => {
-      if (worker === w) worker = undefined;
+      // A thread stopped when idle had no jobs; the pending ones may be its successor's.
+      if (worker !== w) return;
+      worker = undefined;
+      large = false;
       failAll();
     });
     worker = w;
@@ -77,9 +90,10 @@ export function offThreadRunner<Job, Answer>(moduleUrl: URL): OffThreadRunner<Jo
   };
 
   return {
-    run(job: Job): Promise<Answer | undefined> {
+    run(job: Job, bytes = 0): Promise<Answer | undefined> {
       const w = worker ?? start();
       if (idle) clearTimeout(idle);
+      if (bytes >= LARGE_JOB_BYTES) large = true;
       w.ref();
       const id = nextId++;
       return new Promise((resolve) => {
@@ -92,6 +106,7 @@ export function offThreadRunner<Job, Answer>(moduleUrl: URL): OffThreadRunner<Jo
       });
     },
     counts: () => ({ ...counts }),
+    running: () => worker !== undefined,
   };
 }
 

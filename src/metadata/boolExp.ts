@@ -11,7 +11,7 @@
  * In `permission` mode a string naming a session variable (`x-svc-*`, any case) becomes a session
  * reference; in `dml` mode every value is a literal.
  */
-import { ApiError, isSessionVariable, parseQualifiedName, pathKey, qualifiedKey } from '../core/index.js';
+import { ApiError, isSessionVariable, parseQualifiedName, sessionVariableName, pathKey, qualifiedKey } from '../core/index.js';
 import type { QualifiedTable } from '../core/index.js';
 import type { BoolExp, ColumnComparisonOp, ColumnRef, ComparisonOp, IrValue } from '../ir/index.js';
 import type { ColumnInfo, ComputedFieldInfo, TableInfo } from './schemaCache/types.js';
@@ -226,7 +226,7 @@ class Parser {
 
   private value(v: unknown, pgType: string): IrValue {
     if (this.ctx.mode === 'permission' && typeof v === 'string' && isSessionVariable(v)) {
-      return { source: { kind: 'session', name: v.toLowerCase() }, pgType };
+      return { source: { kind: 'session', name: sessionVariableName(v) }, pgType };
     }
     return { source: { kind: 'value', value: v }, pgType };
   }
@@ -234,7 +234,7 @@ class Parser {
   private listValue(v: unknown, pgType: string, path: string): IrValue {
     if (Array.isArray(v)) return { source: { kind: 'value', value: v }, pgType };
     if (this.ctx.mode === 'permission' && typeof v === 'string' && isSessionVariable(v)) {
-      return { source: { kind: 'session', name: v.toLowerCase() }, pgType };
+      return { source: { kind: 'session', name: sessionVariableName(v) }, pgType };
     }
     throw new ApiError('parse-failed', `expected Array, encountered ${jsonTypeName(v)}`, { path });
   }

@@ -81,7 +81,7 @@ export async function decodeBody(body: Buffer, endpoint: BodyEndpoint, opts: Dec
 /** Decodes `body` in the worker thread; the same answer (or error) as `decodeBodyInline`. */
 export async function decodeBodyOffThread(body: Buffer, endpoint: BodyEndpoint, opts: DecodeOptions = {}): Promise<DecodedBody> {
   // A copy of the body goes to the thread (the request's buffer may be pooled).
-  const answer = await decoder.run({ body: new Uint8Array(body), endpoint, opts });
+  const answer = await decoder.run({ body: new Uint8Array(body), endpoint, opts }, body.length);
   if (answer === undefined) return decodeBodyInline(body, endpoint, opts);
   if (answer.ok) return answer.decoded;
   if ('stackOverflow' in answer) throw new RangeError('Maximum call stack size exceeded');

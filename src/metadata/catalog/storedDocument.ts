@@ -28,7 +28,7 @@ const thread = offThreadRunner<StoredJob, Metadata | string>(new URL('./storedDo
 
 export async function decodeStoredMetadata(text: string): Promise<Metadata> {
   if (text.length < OFF_THREAD_MIN_BYTES) return decodeStoredInline(text);
-  const md = await thread.run({ decode: text });
+  const md = await thread.run({ decode: text }, text.length);
   return typeof md === 'object' ? md : decodeStoredInline(text);
 }
 
@@ -37,7 +37,7 @@ export async function encodeStoredMetadata(md: Metadata): Promise<string> {
   // Many tables: encoded here, a slice of tables per event-loop turn (handing thousands of tables to
   // the thread costs more, in structured clone on this thread, than encoding them).
   if (md.tables.length >= TABLES_PER_TURN) return encodeStoredChunked(md);
-  const text = await thread.run({ encode: md });
+  const text = await thread.run({ encode: md }, estimatedLength(md));
   return typeof text === 'string' ? text : encodeStoredInline(md);
 }
 

@@ -11,6 +11,7 @@ import type { FunctionMetadata, Metadata, QueryCollection } from './metadata.js'
 import { decodeRestEndpoint } from './decodeRestEndpoint.js';
 import { arrayOf, asObject, cloneJson, optional, parseError, required } from './json.js';
 import { decodeFunctionMetadata, decodeTableMetadata } from './decodeTable.js';
+import { sharingPermissions } from './decodePermission.js';
 import { asGraphqlQueryText, asStoredQueryText, decodeCollectionReq, decodeQueryCollection } from './decodeQueryCollection.js';
 import { decodeApiLimits } from './decodeApiLimits.js';
 import { decodeAction, decodeCustomTypes } from './decodeActions.js';
@@ -33,6 +34,10 @@ const raw = (v: unknown): unknown => cloneJson(v);
  * costly checks of its parts (GraphQL query texts) are skipped.
  */
 export function decodeMetadata(v: unknown, path = '$', opts: { stored?: boolean } = {}): Metadata {
+  return sharingPermissions(() => decodeDocument(v, path, opts));
+}
+
+function decodeDocument(v: unknown, path: string, opts: { stored?: boolean }): Metadata {
   const o = asObject(v, path);
   const version = optional(o, 'version', path, decodeVersion) ?? 1;
   const tables = required(o, 'tables', path, arrayOf(decodeTableMetadata));

@@ -89,12 +89,40 @@ export const permissionDecoders: { [K in PermType]: (v: unknown, path: string) =
   delete: decodeDeletePermission,
 };
 
+/**
+ * Equal permissions decoded inside `sharingPermissions` are one object (a document of thousands of tables
+ * often gives every table and several roles the same permission: one object each instead of tens of
+ * thousands). Safe because a decoded document is never edited in place (operations edit copy-on-write drafts).
+ */
+let shared: Map<string, unknown> | undefined;
+
+/** Runs `decode` with equal permissions (and role names) decoded as one shared object (see `shared`). */
+export function sharingPermissions<T>(decode: () => T): T {
+  if (shared) return decode();
+  shared = new Map();
+  try {
+    return decode();
+  } finally {
+    shared = undefined;
+  }
+}
+
+const share = <T>(key: string, value: T): T => {
+  if (!shared) return value;
+  const known = shared.get(key);
+  if (known !== undefined) return known as T;
+  shared.set(key, value);
+  return value;
+};
+
 /** `{role, permission, comment?}` for one permission kind. */
 export function decodePermissionDef<P extends AnyPermission>(type: PermType, v: unknown, path: string): PermissionMetadata<P> {
   const o = asObject(v, path);
+  const role = required(o, 'role', path, asString);
+  const permission = required(o, 'permission', path, permissionDecoders[type]) as P;
   return {
-    role: required(o, 'role', path, asString),
-    permission: required(o, 'permission', path, permissionDecoders[type]) as P,
+    role: share(`r\0${role}`, role),
+    permission: shared ? share(`${type}\0${JSON.stringify(permission)}`, permission) : permission,
     comment: optional(o, 'comment', path, asString) ?? null,
   };
 }

@@ -145,7 +145,9 @@ function inheritTable(t: TableInfo, r: InheritedRole, conflict: (entity: string)
   const next: RolePermissions = { ...own };
   if (!own.select) {
     const sel = members.flatMap((m) => (m.select ? [m.select] : []));
-    if (sel.length > 0) next.select = combineSelect(sel);
+    // Members sharing one resolved permission (equal permissions are resolved once) count once: the OR of a
+    // filter with itself is the filter, and a BoolExp node must not appear twice in one tree.
+    if (sel.length > 0) next.select = combineSelect([...new Set(sel)]);
   }
   for (const kind of MUTATIONS) {
     if (own[kind]) continue;

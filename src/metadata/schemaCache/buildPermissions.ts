@@ -3,7 +3,7 @@
  * and computed fields checked, boolean expressions parsed to IR (session variables kept as
  * references), presets split into literals and session variables.
  */
-import { isApiError, isSessionVariable } from '../../core/index.js';
+import { isApiError, isSessionVariable, sessionVariableName } from '../../core/index.js';
 import type { BoolExp } from '../../ir/index.js';
 import type { DeletePermission, InsertPermission, SelectPermission, UpdatePermission } from '../model/metadata.js';
 import type { AnyPermission, PermType } from '../model/decodePermission.js';
@@ -51,7 +51,7 @@ class PermissionBuilder {
     for (const [column, value] of Object.entries(set ?? {})) {
       if (!this.table.columnsByName.has(column)) throw new BuildError(`column ${quoted(column)} does not exist`);
       this.deps.push({ on: { kind: 'column', table: this.table.name, column } });
-      out[column] = typeof value === 'string' && isSessionVariable(value) ? { kind: 'session', name: value.toLowerCase() } : { kind: 'value', value };
+      out[column] = typeof value === 'string' && isSessionVariable(value) ? { kind: 'session', name: sessionVariableName(value) } : { kind: 'value', value };
     }
     return out;
   }

@@ -385,10 +385,13 @@ function* build(
     }
     state.dependencies = [];
     for (const permType of PERM_TYPES) {
+      // Roles with the same permission on this table share its resolved objects (often most roles: one copy, not five).
+      const resolved: Array<{ permission: AnyPermission; r: ReturnType<typeof resolvePermission> }> = [];
       for (const p of (tm[`${permType}_permissions`] ?? []) as PermissionMetadata<AnyPermission>[]) {
         const id: MetadataObjectId = { kind: 'permission', table: tm.table, role: p.role, permType };
         try {
-          const r = resolvePermission(state, info, p.role, permType, p.permission);
+          let r = p.role === 'admin' ? undefined : resolved.find((x) => sameJson(x.permission, p.permission))?.r;
+          if (!r) resolved.push({ permission: p.permission, r: (r = resolvePermission(state, info, p.role, permType, p.permission)) });
           const rp: RolePermissions = info.permissions.get(p.role) ?? {};
           (rp as Record<PermType, unknown>)[permType] = r.info;
           info.permissions.set(p.role, rp);
