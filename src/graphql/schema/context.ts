@@ -5,7 +5,7 @@
  * that every table shares (`Int`, `timestamptz`, `order_by`...) live here too.
  */
 import {
-  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInputObjectType, GraphQLInt, GraphQLObjectType, GraphQLScalarType, GraphQLString,
+  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString,
   type GraphQLFieldConfig, type GraphQLInterfaceType, type GraphQLNamedType,
 } from 'graphql';
 import { ADMIN_ROLE, qualifiedKey } from '../../core/index.js';
@@ -45,24 +45,6 @@ export interface SchemaParts {
   readonly tableInterfaces?: (ctx: SchemaContext, table: TableInfo) => GraphQLInterfaceType[];
 }
 
-/**
- * The object and input object types of a build made for one introspection walk and not kept: `memo` keeps
- * how to make each (its `make`) and answers every request for it with a new one, so a type whose fields the
- * walk made is garbage once written, and the walk holds only what it has not written yet (a 5,000-table schema
- * kept whole while it is walked is hundreds of MB that every collection marks). Scalars and enums are kept
- * (few, small, and compared by identity). `order` lists every type's name in the order a kept build would
- * have made it (`allTypes()`: the order `new GraphQLSchema` starts from).
- */
-export class TransientTypes {
-  readonly makers = new Map<string, () => GraphQLNamedType>();
-  readonly order: string[] = [];
-
-  /** A new instance of the transient type `name`, or undefined when it is not one (not made yet, or kept). */
-  make(name: string): GraphQLNamedType | undefined {
-    return this.makers.get(name)?.();
-  }
-}
-
 const BUILTINS: Record<string, GraphQLScalarType> = {
   Int: GraphQLInt,
   Float: GraphQLFloat,
@@ -84,15 +66,13 @@ export class SchemaContext {
     private readonly types = new Map<string, GraphQLNamedType>(),
     /** The names of the types made over a source under `graphql-default` (their fields and values are renamed by graphqlCase.ts). */
     readonly graphqlCaseTypes = new Set<string>(),
-    /** Set for a build made for one introspection walk: its object and input object types are not kept. */
-    readonly transient?: TransientTypes,
   ) {
     this.isAdmin = role === ADMIN_ROLE;
   }
 
   /** A context over another source's cache for the same schema (same role, parts and named types). */
   forSource(sc: SchemaCache): SchemaContext {
-    return new SchemaContext(sc, this.role, this.parts, this.backendOnly, this.types, this.graphqlCaseTypes, this.transient);
+    return new SchemaContext(sc, this.role, this.parts, this.backendOnly, this.types, this.graphqlCaseTypes);
   }
 
   /** Whether the names made over this context's source follow `graphql-default` (its own convention, else the server's). */
@@ -121,7 +101,7 @@ export class SchemaContext {
 
   /** The named type `name` when it has been made (`LazySchema.getType`). */
   named(name: string): GraphQLNamedType | undefined {
-    return this.types.get(name) ?? this.transient?.make(name);
+    return this.types.get(name);
   }
 
   /**
@@ -136,22 +116,9 @@ export class SchemaContext {
     const { key, renamed } = this.typeNameOf(name, keepCase);
     const have = this.types.get(key);
     if (have) return have as T;
-    const again = this.transient?.make(key);
-    if (again) return again as T;
     const made = make();
     // graphql-js keeps the name as a plain property: the type made under its generated name is renamed.
     if (key !== name) (made as { name: string }).name = key;
-    if (this.transient) {
-      this.transient.order.push(key);
-      if (made instanceof GraphQLObjectType || made instanceof GraphQLInputObjectType) {
-        this.transient.makers.set(key, () => {
-          const another = make();
-          if (key !== name) (another as { name: string }).name = key;
-          return another;
-        });
-        return made;
-      }
-    }
     this.types.set(key, made);
     if (renamed) this.graphqlCaseTypes.add(key);
     return made;

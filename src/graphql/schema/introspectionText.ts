@@ -23,12 +23,12 @@ import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType,
   type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
-import { LazySchema, TransientIncomplete } from './lazySchema.js';
+import { LazySchema } from './lazySchema.js';
 import type { IntrospectionSchema } from './schemaTypeOrder.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
-export function introspectionOf(schema: GraphQLSchema, transient = true): IntrospectionSchema {
-  if (schema instanceof LazySchema) return schema.forIntrospection(transient);
+export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
+  if (schema instanceof LazySchema) return schema.forIntrospection();
   return { schema, types: () => Object.values(schema.getTypeMap()) };
 }
 
@@ -55,13 +55,10 @@ interface PlannedField {
   args: Record<string, unknown>;
 }
 
-/**
- * A selection (its field nodes) on one introspection object type, and the text of each named type under it
- * (by name: a build of transient types makes a new instance of a type for each reference).
- */
+/** A selection (its field nodes) on one introspection object type, and the text of each named type under it. */
 interface Plan {
   fields: PlannedField[];
-  texts: Map<string, string>;
+  texts: Map<GraphQLNamedType, string>;
 }
 
 /** An introspection field's output type, unwrapped once (graphql-js's `isX` checks cost on every value). */
@@ -194,7 +191,7 @@ class Walker {
     // A named type (not a list or non-null wrapper) under `__Type`: its text is the same wherever it is referred to.
     const named = type === __Type && !(value instanceof GraphQLList) && !(value instanceof GraphQLNonNull) ? value as GraphQLNamedType : undefined;
     if (named) {
-      const have = plan.texts.get(named.name);
+      const have = plan.texts.get(named);
       if (have !== undefined) {
         this.out.push(have);
         return;
@@ -211,7 +208,7 @@ class Walker {
     // Small texts (a type reference) are kept for the next use; a whole type is written once.
     if (named && this.flushes === flushes && this.out.length - start <= MEMO_PIECES) {
       const text = this.out.splice(start).join('');
-      plan.texts.set(named.name, text);
+      plan.texts.set(named, text);
       this.out.push(text);
     }
     if (this.out.length >= FLUSH_PIECES) this.flush();
@@ -323,25 +320,13 @@ class Walker {
 export async function introspectionText(
   schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
 ): Promise<Map<string, string> | undefined> {
-  try {
-    return await walkIntrospection(schema, document, rawVariables, true);
-  } catch (e) {
-    // Something needed the whole build (an abstract type's possible types): walk one whose types are kept.
-    if (e instanceof TransientIncomplete) return walkIntrospection(schema, document, rawVariables, false);
-    throw e;
-  }
-}
-
-async function walkIntrospection(
-  schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>, transient: boolean,
-): Promise<Map<string, string> | undefined> {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operations.length !== 1) return undefined;
   const op = operations[0];
   // `__schema` reads every type (a lazy schema's fresh build, walked); `__type` alone reads the schema
   // itself (a type made already is found without making the rest).
   const whole = op.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.name.value === '__schema');
-  const target: IntrospectionSchema = whole ? introspectionOf(schema, transient) : { schema, types: () => Object.values(schema.getTypeMap()) };
+  const target: IntrospectionSchema = whole ? introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
   const query = target.schema.getQueryType();
   if (!query) return undefined;
   const coerced = getVariableValues(target.schema, op.variableDefinitions ?? [], rawVariables);

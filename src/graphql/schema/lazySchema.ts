@@ -16,7 +16,6 @@ import {
 } from 'graphql';
 import { LazyRootType } from './lazyRootType.js';
 import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './schemaTypeOrder.js';
-import type { TransientTypes } from './context.js';
 
 /** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
 export interface TypeRegistry {
@@ -43,20 +42,10 @@ export interface LazySchemaConfig extends Omit<GraphQLSchemaConfig, 'mutation' |
   types: () => GraphQLNamedType[];
   /**
    * A new build of the same schema (from the cache the remaining types are made from), none of its types
-   * made beyond its roots: what introspection of `__schema` walks instead of completing this one;
-   * `transient`: its object and input object types not kept (context.ts), when the schema allows it.
+   * made beyond its roots: what introspection of `__schema` walks instead of completing this one.
    */
-  fresh?: (transient: boolean) => LazySchema;
-  /** Set on a build of transient types: how to make each of them again. */
-  transient?: TransientTypes;
+  fresh?: () => LazySchema;
 }
-
-/**
- * Thrown when something needs a transient build whole (an abstract type's possible types, a type not made
- * yet by name): such a build cannot be completed, as its types are not kept; the walk starts again on a
- * build that keeps them.
- */
-export class TransientIncomplete extends Error {}
 
 export class LazySchema extends GraphQLSchema {
   private pending: { config: LazySchemaConfig; registry: TypeRegistry } | null;
@@ -94,33 +83,24 @@ export class LazySchema extends GraphQLSchema {
    * whose types are made as the introspection walk reaches them (`schemaTypeOrder`: `getTypeMap()`'s
    * order) and dropped with the answer, so introspecting a role does not keep its whole schema made.
    */
-  forIntrospection(transient = true): IntrospectionSchema {
+  forIntrospection(): IntrospectionSchema {
     const fresh = this.pending?.config.fresh;
     if (!fresh) return { schema: this, types: () => Object.values(this.getTypeMap()) };
-    const copy = fresh(transient);
+    const copy = fresh();
     return { schema: copy, types: () => (copy.complete ? Object.values(copy.getTypeMap()) : schemaTypeOrder(copy.orderConfig())) };
   }
 
   /** `new GraphQLSchema`'s config of the complete schema (the mutation root made, the registry's types listed). */
   private orderConfig(): TypeOrderConfig {
-    const { config, registry } = this.pending!;
+    const { config } = this.pending!;
     const mutation = this.getMutationType();
-    const listed = config.types();
-    const { transient } = config;
-    if (!transient) return { types: listed, query: config.query, mutation, subscription: config.subscription, directives: this.getDirectives() };
-    // The kept types (scalars, enums) by name, the others made again when their turn comes.
-    return {
-      types: { names: [...transient.order], make: (name) => registry.named(name)! },
-      own: (t) => transient.make(t.name) ?? t,
-      query: config.query, mutation, subscription: config.subscription, directives: this.getDirectives(),
-    };
+    return { types: config.types(), query: config.query, mutation, subscription: config.subscription, directives: this.getDirectives() };
   }
 
   /** Collects every type, as `new GraphQLSchema` would (running every remaining field thunk). */
   completeTypes(): void {
     if (!this.pending) return;
     const { config } = this.pending;
-    if (config.transient) throw new TransientIncomplete('a build of transient types cannot be completed');
     const mutation = this.getMutationType();
     const full = new GraphQLSchema({ ...config, mutation, types: config.types() }) as unknown as SchemaState;
     const state = this as unknown as SchemaState;

@@ -21,7 +21,7 @@
 import { GraphQLObjectType, GraphQLSchema, specifiedDirectives, type GraphQLFieldConfig } from 'graphql';
 import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
 import type { SchemaCache } from '../../metadata/index.js';
-import { SchemaContext, TransientTypes, type FieldEntry, type RootFieldsBuilder, type SchemaParts } from './context.js';
+import { SchemaContext, type FieldEntry, type RootFieldsBuilder, type SchemaParts } from './context.js';
 import { sortEntries } from './queryRoot.js';
 import { anyGraphqlCase, rootFieldName, toGraphqlCase } from './graphqlCase.js';
 import { withPrefixSuffix } from './namingCase.js';
@@ -138,13 +138,9 @@ export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaPar
   return rs;
 }
 
-/**
- * Builds (without memoising) the schema of `role` (with its `backend_only` mutations when `backendOnly`);
- * `transient`: a build for one introspection walk, whose object and input object types are not kept
- * (context.ts: `TransientTypes`), unless the schema has interfaces (the Relay API's `Node`).
- */
-export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly = false, transient = false): RoleSchema {
-  const ctx = new SchemaContext(cache, role, parts, backendOnly, undefined, undefined, transient && !parts.tableInterfaces && !anyGraphqlCase(cache) ? new TransientTypes() : undefined);
+/** Builds (without memoising) the schema of `role` (with its `backend_only` mutations when `backendOnly`). */
+export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly = false): RoleSchema {
+  const ctx = new SchemaContext(cache, role, parts, backendOnly);
   const queryEntries = rootNames(ctx)(parts.query.flatMap((b) => b(ctx)));
   // Every further source's tables and functions, built the same way over its own cache (read from the
   // context's cache when the fields are made: a kept schema's context is rebound to the newer cache).
@@ -215,8 +211,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
       return ctx.allTypes();
     },
     directives,
-    fresh: (fresh) => buildRoleSchema(ctx.sc, role, parts, backendOnly, fresh).schema as LazySchema,
-    transient: ctx.transient,
+    fresh: () => buildRoleSchema(ctx.sc, role, parts, backendOnly).schema as LazySchema,
   }, ctx);
   return roleSchemaOf({ role, backendOnly, key, cache, schema, queryRoot, subscriptionRoot });
 }

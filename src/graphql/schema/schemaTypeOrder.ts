@@ -19,26 +19,20 @@ export interface IntrospectionSchema {
   types(): Iterable<GraphQLNamedType>;
 }
 
-/**
- * What the order is computed from: `new GraphQLSchema`'s config. A build of transient types (context.ts)
- * gives its config types by name (`types.names`, each made by `types.make` when its turn comes) and `own`,
- * which gives the instance to walk of a type reached through a field (a new one, so that the type whose
- * field reached it does not keep it, and its fields, alive).
- */
+/** What the order is computed from: `new GraphQLSchema`'s config. */
 export interface TypeOrderConfig {
-  types: readonly GraphQLNamedType[] | { names: readonly string[]; make(name: string): GraphQLNamedType };
+  types: readonly GraphQLNamedType[];
   query: GraphQLObjectType | null | undefined;
   mutation: GraphQLObjectType | null | undefined;
   subscription: GraphQLObjectType | null | undefined;
   directives: readonly GraphQLDirective[];
-  own?: (reached: GraphQLNamedType) => GraphQLNamedType;
 }
 
 /** The types a named type refers to, in graphql-js's order (interfaces, then each field's type and its arguments' types). */
-function referenced(t: GraphQLNamedType): Array<GraphQLType | undefined> {
+function referenced(t: GraphQLNamedType): GraphQLType[] {
   if (isUnionType(t)) return [...t.getTypes()];
   if (isObjectType(t) || isInterfaceType(t)) {
-    const out: Array<GraphQLType | undefined> = [...t.getInterfaces()];
+    const out: GraphQLType[] = [...t.getInterfaces()];
     for (const f of Object.values(t.getFields())) {
       out.push(f.type);
       for (const a of f.args) out.push(a.type);
@@ -49,17 +43,10 @@ function referenced(t: GraphQLNamedType): Array<GraphQLType | undefined> {
   return [];
 }
 
-/**
- * The schema's named types in `getTypeMap()` order, each made when reached (an explicit stack: chains of
- * thousands of tables are deep). Types are told apart by name (unique in a schema); a frame lets go of each
- * reference once taken, so a written type is kept only while something not yet written refers to it.
- */
+/** The schema's named types in `getTypeMap()` order, each made when reached (an explicit stack: chains of thousands of tables are deep). */
 export function* schemaTypeOrder(config: TypeOrderConfig): Generator<GraphQLNamedType> {
-  const listed = 'names' in config.types ? config.types : undefined;
-  const names = listed ? listed.names : (config.types as readonly GraphQLNamedType[]).map((t) => t.name);
-  const seen = new Set<string>(names);
-  const own = config.own ?? ((t: GraphQLNamedType) => t);
-  const stack: Array<{ refs: Array<GraphQLType | undefined>; i: number }> = [];
+  const seen = new Set<GraphQLNamedType>(config.types);
+  const stack: Array<{ refs: GraphQLType[]; i: number }> = [];
   // Depth first from `start` (already marked seen): `start`, then what it reaches that is not seen yet.
   function* walk(start: GraphQLNamedType): Generator<GraphQLNamedType> {
     yield start;
@@ -67,17 +54,14 @@ export function* schemaTypeOrder(config: TypeOrderConfig): Generator<GraphQLName
     while (stack.length > 0) {
       const top = stack[stack.length - 1];
       if (top.i >= top.refs.length) { stack.pop(); continue; }
-      const ref = top.refs[top.i]!;
-      top.refs[top.i++] = undefined;
-      const named = getNamedType(ref);
-      if (seen.has(named.name)) continue;
-      seen.add(named.name);
-      const walked = own(named);
-      yield walked;
-      stack.push({ refs: referenced(walked), i: 0 });
+      const named = getNamedType(top.refs[top.i++]);
+      if (seen.has(named)) continue;
+      seen.add(named);
+      yield named;
+      stack.push({ refs: referenced(named), i: 0 });
     }
   }
-  for (let i = 0; i < names.length; i++) yield* walk(listed ? listed.make(names[i]) : (config.types as readonly GraphQLNamedType[])[i]);
+  for (const t of config.types) yield* walk(t);
   const roots: GraphQLType[] = [];
   if (config.query) roots.push(config.query);
   if (config.mutation) roots.push(config.mutation);
@@ -86,8 +70,8 @@ export function* schemaTypeOrder(config: TypeOrderConfig): Generator<GraphQLName
   roots.push(__Schema);
   for (const r of roots) {
     const named = getNamedType(r);
-    if (seen.has(named.name)) continue;
-    seen.add(named.name);
+    if (seen.has(named)) continue;
+    seen.add(named);
     yield* walk(named);
   }
 }
