@@ -10,7 +10,8 @@
  * `JSON.stringify(execute(...).data[alias])` (tests/unit/graphql/introspectionText.test.ts compares them over
  * the standard introspection queries and several schemas), or `undefined` when the document does something
  * unusual (a field error, a fragment on a type outside introspection, an unknown field), which the caller
- * then runs through graphql-js.
+ * then runs through graphql-js. `introspectionBytes` gives the same text as UTF-8 chunks, each encoded as
+ * soon as it is written: a 100 MB answer is never a string, nor held as text and bytes at once.
  *
  * The `types` of `__schema` come one at a time (`IntrospectionSchema.types`: a lazy schema's fresh build
  * makes each type's fields as the walk reaches it), and the answer yields to other requests every
@@ -88,15 +89,16 @@ class Walker {
   /** Per field-node list (a collected entry, so one object per selection) and runtime type: its plan. */
   private readonly plans = new WeakMap<readonly FieldNode[], Map<GraphQLObjectType, Plan>>();
   private deadline = 0;
-  /** The pieces written since the last flush, and the flushed chunks (joined once at the end). */
+  /** The pieces written since the last flush, and the flushed chunks (text, or UTF-8 with `bytes`). */
   private out: string[] = [];
-  private chunks: string[] = [];
+  private chunks: Array<string | Buffer> = [];
   private flushes = 0;
 
   constructor(
     private readonly target: IntrospectionSchema,
     document: DocumentNode,
     private readonly variables: Record<string, unknown>,
+    private readonly bytes: boolean,
   ) {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) this.fragments[d.name.value] = d;
   }
@@ -259,27 +261,28 @@ class Walker {
    * would hold several times the answer's size until the end.
    */
   private flush(): void {
-    this.chunks.push(this.out.join(''));
+    const text = this.out.join('');
+    this.chunks.push(this.bytes ? Buffer.from(text, 'utf8') : text);
     this.out = [];
     this.flushes++;
   }
 
-  /** The text written since the last call. */
-  private take(): string {
+  /** The chunks written since the last call. */
+  private take(): Array<string | Buffer> {
     this.flush();
-    const text = this.chunks.join('');
+    const chunks = this.chunks;
     this.chunks = [];
-    return text;
+    return chunks;
   }
 
-  /** A `__type` (or any other) root field's value, as text. */
-  rootValue(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): string {
+  /** A `__type` (or any other) root field's value. */
+  rootValue(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): Array<string | Buffer> {
     this.value(type, nodes, result);
     return this.take();
   }
 
   /** The `__schema` object, its lists written item by item with a yield every `SLICE_MS`. */
-  async schemaObject(nodes: readonly FieldNode[]): Promise<string> {
+  async schemaObject(nodes: readonly FieldNode[]): Promise<Array<string | Buffer>> {
     const plan = this.plan(__Schema, nodes);
     this.out.push('{');
     this.deadline = performance.now() + SLICE_MS;
@@ -320,6 +323,23 @@ class Walker {
 export async function introspectionText(
   schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
 ): Promise<Map<string, string> | undefined> {
+  const chunks = await walk(schema, document, rawVariables, false);
+  return chunks && new Map([...chunks].map(([key, parts]) => [key, parts.join('')]));
+}
+
+/**
+ * `introspectionText`'s answer as UTF-8 chunks (each at most a few hundred kB, in order), by response key;
+ * `undefined` when graphql-js should answer.
+ */
+export async function introspectionBytes(
+  schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
+): Promise<Map<string, Buffer[]> | undefined> {
+  return walk(schema, document, rawVariables, true) as Promise<Map<string, Buffer[]> | undefined>;
+}
+
+async function walk(
+  schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>, bytes: boolean,
+): Promise<Map<string, Array<string | Buffer>> | undefined> {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operations.length !== 1) return undefined;
   const op = operations[0];
@@ -331,11 +351,12 @@ export async function introspectionText(
   if (!query) return undefined;
   const coerced = getVariableValues(target.schema, op.variableDefinitions ?? [], rawVariables);
   if (coerced.errors) return undefined;
-  const walker = new Walker(target, document, coerced.coerced);
+  const walker = new Walker(target, document, coerced.coerced, bytes);
   try {
     const roots = new Map<string, FieldNode[]>();
     walker.collectInto(query, op.selectionSet, roots, new Set());
-    const out = new Map<string, string>();
+    const out = new Map<string, Array<string | Buffer>>();
+    const text = (t: string): Array<string | Buffer> => [bytes ? Buffer.from(t, 'utf8') : t];
     for (const [key, nodes] of roots) {
       const name = nodes[0].name.value;
       if (name === '__schema') out.set(key, await walker.schemaObject(nodes));
@@ -348,7 +369,7 @@ export async function introspectionText(
         }
         const type = typeof args.name === 'string' ? target.schema.getType(args.name) : undefined;
         out.set(key, walker.rootValue(TypeMetaFieldDef.type, nodes, type));
-      } else if (name === '__typename') out.set(key, JSON.stringify(query.name));
+      } else if (name === '__typename') out.set(key, text(JSON.stringify(query.name)));
       else return undefined;
     }
     return out;
