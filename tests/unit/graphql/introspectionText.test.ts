@@ -237,3 +237,25 @@ test('introspectionBytes: the same text as UTF-8 chunks (several for a large ans
     if (query === QUERIES[0][1]) assert.ok(bytes.get('__schema')!.length > 1, 'a large answer comes in several chunks');
   }
 });
+
+test("one type's fields are written in slices too: a root of tens of thousands of fields does not hold the event loop", async () => {
+  const fields: Record<string, { type: typeof GraphQLString; args: Record<string, { type: typeof GraphQLString; description: string }> }> = {};
+  for (let i = 0; i < 30000; i++) fields[`field_${i}`] = { type: GraphQLString, args: { a: { type: GraphQLString, description: 'an argument' }, b: { type: GraphQLString, description: 'another' } } };
+  const schema = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields }) });
+  let turns = 0;
+  let done = false;
+  const other = (): void => {
+    if (done) return;
+    turns++;
+    setImmediate(other);
+  };
+  setImmediate(other);
+  const started = performance.now();
+  const got = await introspectionText(schema, parse(getIntrospectionQuery()), {});
+  done = true;
+  const took = performance.now() - started;
+  assert.ok(got?.get('__schema')?.includes('"field_29999"'));
+  // The schema has a dozen types, the Query type nearly all of the work: turns of other work come from within it.
+  assert.ok(took > 60, `the walk took ${took} ms`);
+  assert.ok(turns >= 4, `${turns} turns of other work during ${Math.round(took)} ms`);
+});
