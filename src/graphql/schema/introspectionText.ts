@@ -25,6 +25,7 @@ import {
   type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import { LazySchema } from './lazySchema.js';
+import { LazyRootType } from './lazyRootType.js';
 import type { IntrospectionSchema } from './schemaTypeOrder.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
@@ -32,6 +33,8 @@ export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
   if (schema instanceof LazySchema) return schema.forIntrospection();
   return { schema, types: () => Object.values(schema.getTypeMap()) };
 }
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Work between two yields to the event loop while an answer is written. */
 const SLICE_MS = 15;
@@ -281,6 +284,20 @@ class Walker {
     return this.take();
   }
 
+  /** Makes the fields of the schema's roots that are made one by one (`LazyRootType`), a slice at a time. */
+  private async rootFieldsInSlices(): Promise<void> {
+    const { schema } = this.target;
+    for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+      if (!(root instanceof LazyRootType)) continue;
+      const fields = root.getFields();
+      let i = 0;
+      for (const name in fields) {
+        void fields[name];
+        if ((++i & 15) === 0 && performance.now() >= this.deadline) await this.pause();
+      }
+    }
+  }
+
   /** Lets other work run, then starts the next slice. */
   private async pause(): Promise<void> {
     await new Promise((r) => setImmediate(r));
@@ -327,6 +344,9 @@ class Walker {
     this.deadline = performance.now() + SLICE_MS;
     for (const f of plan.fields) {
       const result = this.resolve(__Schema, f, this.target.schema);
+      // The type order is fixed once `types` is asked for: the root fields can then be made in slices
+      // (reading a root's fields makes them all in one turn; tens of thousands at 5,000 tables).
+      if (f.def.name === 'types') await this.rootFieldsInSlices();
       this.out.push(f.prefix);
       let type = f.def.type;
       if (isNonNullType(type)) {
@@ -385,6 +405,15 @@ async function walk(
   const target: IntrospectionSchema = whole ? introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
   const query = target.schema.getQueryType();
   if (!query) return undefined;
+  if (whole && target.schema instanceof LazySchema && !target.schema.complete) {
+    // The fresh build's other roots, each made in its own turn (the order their types are made in is the
+    // one the walk's `types()` would make them in): at 5,000 tables each is hundreds of ms of one turn.
+    await nextTurn();
+    target.schema.getMutationType();
+    await nextTurn();
+    target.schema.getSubscriptionType()?.getFields();
+    await nextTurn();
+  }
   const coerced = getVariableValues(target.schema, op.variableDefinitions ?? [], rawVariables);
   if (coerced.errors) return undefined;
   const walker = new Walker(target, document, coerced.coerced, bytes);
