@@ -34,8 +34,6 @@ export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
   return { schema, types: () => Object.values(schema.getTypeMap()) };
 }
 
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
-
 /** Work between two yields to the event loop while an answer is written. */
 const SLICE_MS = 15;
 
@@ -343,7 +341,20 @@ class Walker {
     this.out.push('{');
     this.deadline = performance.now() + SLICE_MS;
     for (const f of plan.fields) {
-      const result = this.resolve(__Schema, f, this.target.schema);
+      const { schema } = this.target;
+      if (f.def.name === 'mutationType' || f.def.name === 'types') {
+        // A lazy build's mutation root, and (for `types`) its subscription root's fields, each made in a turn
+        // of its own, where resolving the field would make them (so their types are made in the same order):
+        // at 5,000 tables each is hundreds of ms.
+        await this.pause();
+        schema.getMutationType();
+        if (f.def.name === 'types') {
+          await this.pause();
+          schema.getSubscriptionType()?.getFields();
+        }
+        await this.pause();
+      }
+      const result = this.resolve(__Schema, f, schema);
       // The type order is fixed once `types` is asked for: the root fields can then be made in slices
       // (reading a root's fields makes them all in one turn; tens of thousands at 5,000 tables).
       if (f.def.name === 'types') await this.rootFieldsInSlices();
@@ -405,15 +416,7 @@ async function walk(
   const target: IntrospectionSchema = whole ? introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
   const query = target.schema.getQueryType();
   if (!query) return undefined;
-  if (whole && target.schema instanceof LazySchema && !target.schema.complete) {
-    // The fresh build's other roots, each made in its own turn (the order their types are made in is the
-    // one the walk's `types()` would make them in): at 5,000 tables each is hundreds of ms of one turn.
-    await nextTurn();
-    target.schema.getMutationType();
-    await nextTurn();
-    target.schema.getSubscriptionType()?.getFields();
-    await nextTurn();
-  }
+
   const coerced = getVariableValues(target.schema, op.variableDefinitions ?? [], rawVariables);
   if (coerced.errors) return undefined;
   const walker = new Walker(target, document, coerced.coerced, bytes);
