@@ -11,7 +11,7 @@
  * answered as bytes by `tableMutationBody` (executeMutation.ts).
  */
 import { tracedSync, tracingOn } from '../tracing/index.js';
-import { execute, print } from 'graphql';
+import { print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, sourceDb, sourceReads, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
@@ -24,6 +24,7 @@ import type { QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
 import { mutationByGet } from './graphqlOverHttp.js';
 import { cacheable, cachedAnswer } from './cachedResponse.js';
 import { introspectionAnswer } from './introspectionAnswers.js';
+import { introspectionBody, introspectionByGraphqlJs, introspectionOnly } from './introspectionBody.js';
 import type { ResponseCache } from '../responseCache/index.js';
 
 export type { RequestExtras } from './executorTypes.js';
@@ -149,6 +150,10 @@ async function runCompiled(
     const text = await db.queryJsonText(compiled.combined.text, params, { prepare });
     return { body: `{"data":${text ?? 'null'}}`, status: 200, kind: compiled.kind };
   }
+  if (transport === 'http' && introspectionOnly(compiled)) {
+    // Introspection alone: the whole body as bytes, kept and written as they are (introspectionBody.ts).
+    return { body: await introspectionBody(roleSchema.schema, compiled, variables), status: 200, kind: compiled.kind };
+  }
   const errors: unknown[] = [];
   const responseHeaders: Record<string, string> = {};
   const values = await runOperation(ctx, db, session, roleSchema, compiled, variables, phase, { clientHeaders: request.clientHeaders, errors, responseHeaders, extras, readAfter });
@@ -212,13 +217,7 @@ async function runOperation(
       // Written as text from the schema's types (a lazy schema's types made as the walk reaches them, not
       // kept); graphql-js answers what that walk leaves to it (errors, unusual documents).
       const text = await introspectionText(roleSchema.schema, document, variables);
-      if (text) return text;
-      const result = await execute({ schema: roleSchema.schema, document, variableValues: variables });
-      if (result.errors?.length) throw new ApiError('validation-failed', result.errors[0].message);
-      const data = (result.data ?? {}) as Record<string, unknown>;
-      const fields = new Map<string, string>();
-      for (const f of compiled.fields) if (f.kind === 'introspection') fields.set(f.alias, JSON.stringify(data[f.alias] ?? null));
-      return fields;
+      return text ?? introspectionByGraphqlJs(roleSchema.schema, document, variables, compiled.fields.filter((f) => f.kind === 'introspection').map((f) => f.alias));
     });
     for (const [alias, text] of answer) out.set(alias, text);
   }

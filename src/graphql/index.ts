@@ -14,7 +14,7 @@ export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, se
 export { type FieldEntry, primaryKeyColumns } from './schema/queryRoot.js';
 export { getRoleSchema, buildRoleSchema, type RoleSchema } from './schema/roleSchema.js';
 export { LazySchema } from './schema/lazySchema.js';
-export { introspectionOf, introspectionText } from './schema/introspectionText.js';
+export { introspectionBytes, introspectionOf, introspectionText } from './schema/introspectionText.js';
 export { schemaTypeOrder, type IntrospectionSchema } from './schema/schemaTypeOrder.js';
 export * from './request/types.js';
 export { vf, showName, showNames, showNamedTy, showGT } from './request/messages.js';

@@ -10,7 +10,8 @@
  * `JSON.stringify(execute(...).data[alias])` (tests/unit/graphql/introspectionText.test.ts compares them over
  * the standard introspection queries and several schemas), or `undefined` when the document does something
  * unusual (a field error, a fragment on a type outside introspection, an unknown field), which the caller
- * then runs through graphql-js.
+ * then runs through graphql-js. `introspectionBytes` gives the same text as UTF-8 chunks, each encoded as
+ * soon as it is written: a 100 MB answer is never a string, nor held as text and bytes at once.
  *
  * The `types` of `__schema` come one at a time (`IntrospectionSchema.types`: a lazy schema's fresh build
  * makes each type's fields as the walk reaches it), and the answer yields to other requests every
@@ -24,6 +25,7 @@ import {
   type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import { LazySchema } from './lazySchema.js';
+import { LazyRootType } from './lazyRootType.js';
 import type { IntrospectionSchema } from './schemaTypeOrder.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
@@ -88,15 +90,16 @@ class Walker {
   /** Per field-node list (a collected entry, so one object per selection) and runtime type: its plan. */
   private readonly plans = new WeakMap<readonly FieldNode[], Map<GraphQLObjectType, Plan>>();
   private deadline = 0;
-  /** The pieces written since the last flush, and the flushed chunks (joined once at the end). */
+  /** The pieces written since the last flush, and the flushed chunks (text, or UTF-8 with `bytes`). */
   private out: string[] = [];
-  private chunks: string[] = [];
+  private chunks: Array<string | Buffer> = [];
   private flushes = 0;
 
   constructor(
     private readonly target: IntrospectionSchema,
     document: DocumentNode,
     private readonly variables: Record<string, unknown>,
+    private readonly bytes: boolean,
   ) {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) this.fragments[d.name.value] = d;
   }
@@ -259,32 +262,102 @@ class Walker {
    * would hold several times the answer's size until the end.
    */
   private flush(): void {
-    this.chunks.push(this.out.join(''));
+    const text = this.out.join('');
+    this.chunks.push(this.bytes ? Buffer.from(text, 'utf8') : text);
     this.out = [];
     this.flushes++;
   }
 
-  /** The text written since the last call. */
-  private take(): string {
+  /** The chunks written since the last call. */
+  private take(): Array<string | Buffer> {
     this.flush();
-    const text = this.chunks.join('');
+    const chunks = this.chunks;
     this.chunks = [];
-    return text;
+    return chunks;
   }
 
-  /** A `__type` (or any other) root field's value, as text. */
-  rootValue(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): string {
+  /** A `__type` (or any other) root field's value. */
+  rootValue(type: GraphQLOutputType, nodes: readonly FieldNode[], result: unknown): Array<string | Buffer> {
     this.value(type, nodes, result);
     return this.take();
   }
 
+  /** Makes the fields of the schema's roots that are made one by one (`LazyRootType`), a slice at a time. */
+  private async rootFieldsInSlices(): Promise<void> {
+    const { schema } = this.target;
+    for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+      if (!(root instanceof LazyRootType)) continue;
+      const fields = root.getFields();
+      let i = 0;
+      for (const name in fields) {
+        void fields[name];
+        if ((++i & 15) === 0 && performance.now() >= this.deadline) await this.pause();
+      }
+    }
+  }
+
+  /** Lets other work run, then starts the next slice. */
+  private async pause(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    this.deadline = performance.now() + SLICE_MS;
+  }
+
+  /**
+   * One item of a `__schema` list (a type, a directive): as `value` writes it, except that its own lists
+   * (a type's fields, input fields, enum values) are written with a yield every `SLICE_MS` too: the root
+   * types of 5,000 tables have tens of thousands of fields each.
+   */
+  private async item(type: GraphQLOutputType, nodes: readonly FieldNode[], value: unknown): Promise<void> {
+    const inner = isNonNullType(type) ? type.ofType : type;
+    if (!isObjectType(inner) || value === null || value === undefined) {
+      this.value(type, nodes, value);
+      return;
+    }
+    const plan = this.plan(inner, nodes);
+    this.out.push('{');
+    for (const f of plan.fields) {
+      this.out.push(f.prefix);
+      const result = this.resolve(inner, f, value);
+      const listType = isNonNullType(f.def.type) ? f.def.type.ofType : f.def.type;
+      if (!isListType(listType) || !Array.isArray(result)) {
+        this.value(f.def.type, f.nodes, result);
+        continue;
+      }
+      this.out.push('[');
+      for (let i = 0; i < result.length; i++) {
+        if (i > 0) this.out.push(',');
+        this.value(listType.ofType, f.nodes, result[i]);
+        if ((i & 63) === 63 && performance.now() >= this.deadline) await this.pause();
+      }
+      this.out.push(']');
+    }
+    this.out.push('}');
+    if (this.out.length >= FLUSH_PIECES) this.flush();
+  }
+
   /** The `__schema` object, its lists written item by item with a yield every `SLICE_MS`. */
-  async schemaObject(nodes: readonly FieldNode[]): Promise<string> {
+  async schemaObject(nodes: readonly FieldNode[]): Promise<Array<string | Buffer>> {
     const plan = this.plan(__Schema, nodes);
     this.out.push('{');
     this.deadline = performance.now() + SLICE_MS;
     for (const f of plan.fields) {
-      const result = this.resolve(__Schema, f, this.target.schema);
+      const { schema } = this.target;
+      if (f.def.name === 'mutationType' || f.def.name === 'types') {
+        // A lazy build's mutation root, and (for `types`) its subscription root's fields, each made in a turn
+        // of its own, where resolving the field would make them (so their types are made in the same order):
+        // at 5,000 tables each is hundreds of ms.
+        await this.pause();
+        schema.getMutationType();
+        if (f.def.name === 'types') {
+          await this.pause();
+          schema.getSubscriptionType()?.getFields();
+        }
+        await this.pause();
+      }
+      const result = this.resolve(__Schema, f, schema);
+      // The type order is fixed once `types` is asked for: the root fields can then be made in slices
+      // (reading a root's fields makes them all in one turn; tens of thousands at 5,000 tables).
+      if (f.def.name === 'types') await this.rootFieldsInSlices();
       this.out.push(f.prefix);
       let type = f.def.type;
       if (isNonNullType(type)) {
@@ -299,11 +372,8 @@ class Walker {
       let i = 0;
       for (const item of result as Iterable<unknown>) {
         if (i++ > 0) this.out.push(',');
-        this.value(type.ofType, f.nodes, item);
-        if (performance.now() >= this.deadline) {
-          await new Promise((r) => setImmediate(r));
-          this.deadline = performance.now() + SLICE_MS;
-        }
+        await this.item(type.ofType, f.nodes, item);
+        if (performance.now() >= this.deadline) await this.pause();
       }
       this.out.push(']');
     }
@@ -320,6 +390,23 @@ class Walker {
 export async function introspectionText(
   schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
 ): Promise<Map<string, string> | undefined> {
+  const chunks = await walk(schema, document, rawVariables, false);
+  return chunks && new Map([...chunks].map(([key, parts]) => [key, parts.join('')]));
+}
+
+/**
+ * `introspectionText`'s answer as UTF-8 chunks (each at most a few hundred kB, in order), by response key;
+ * `undefined` when graphql-js should answer.
+ */
+export async function introspectionBytes(
+  schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>,
+): Promise<Map<string, Buffer[]> | undefined> {
+  return walk(schema, document, rawVariables, true) as Promise<Map<string, Buffer[]> | undefined>;
+}
+
+async function walk(
+  schema: GraphQLSchema, document: DocumentNode, rawVariables: Record<string, unknown>, bytes: boolean,
+): Promise<Map<string, Array<string | Buffer>> | undefined> {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operations.length !== 1) return undefined;
   const op = operations[0];
@@ -329,13 +416,15 @@ export async function introspectionText(
   const target: IntrospectionSchema = whole ? introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
   const query = target.schema.getQueryType();
   if (!query) return undefined;
+
   const coerced = getVariableValues(target.schema, op.variableDefinitions ?? [], rawVariables);
   if (coerced.errors) return undefined;
-  const walker = new Walker(target, document, coerced.coerced);
+  const walker = new Walker(target, document, coerced.coerced, bytes);
   try {
     const roots = new Map<string, FieldNode[]>();
     walker.collectInto(query, op.selectionSet, roots, new Set());
-    const out = new Map<string, string>();
+    const out = new Map<string, Array<string | Buffer>>();
+    const text = (t: string): Array<string | Buffer> => [bytes ? Buffer.from(t, 'utf8') : t];
     for (const [key, nodes] of roots) {
       const name = nodes[0].name.value;
       if (name === '__schema') out.set(key, await walker.schemaObject(nodes));
@@ -348,7 +437,7 @@ export async function introspectionText(
         }
         const type = typeof args.name === 'string' ? target.schema.getType(args.name) : undefined;
         out.set(key, walker.rootValue(TypeMetaFieldDef.type, nodes, type));
-      } else if (name === '__typename') out.set(key, JSON.stringify(query.name));
+      } else if (name === '__typename') out.set(key, text(JSON.stringify(query.name)));
       else return undefined;
     }
     return out;

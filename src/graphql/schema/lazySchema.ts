@@ -94,15 +94,22 @@ export class LazySchema extends GraphQLSchema {
   private orderConfig(): TypeOrderConfig {
     const { config } = this.pending!;
     const mutation = this.getMutationType();
-    return { types: config.types(), query: config.query, mutation, subscription: config.subscription, directives: this.getDirectives() };
+    this.listed ??= config.types();
+    return { types: this.listed, query: config.query, mutation, subscription: config.subscription, directives: this.getDirectives() };
   }
+
+  /**
+   * The types listed when the walk's order was fixed: a completion after it (an interface's possible types)
+   * starts from the same list, so what was made since (the root fields, made in slices) does not move.
+   */
+  private listed: GraphQLNamedType[] | undefined;
 
   /** Collects every type, as `new GraphQLSchema` would (running every remaining field thunk). */
   completeTypes(): void {
     if (!this.pending) return;
     const { config } = this.pending;
     const mutation = this.getMutationType();
-    const full = new GraphQLSchema({ ...config, mutation, types: config.types() }) as unknown as SchemaState;
+    const full = new GraphQLSchema({ ...config, mutation, types: this.listed ?? config.types() }) as unknown as SchemaState;
     const state = this as unknown as SchemaState;
     state._typeMap = full._typeMap;
     state._implementationsMap = full._implementationsMap;

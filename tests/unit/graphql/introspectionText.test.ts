@@ -12,7 +12,7 @@ import {
   GraphQLBoolean, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, GraphQLString, execute, getIntrospectionQuery, parse,
   type ExecutionResult, type GraphQLSchema as Schema,
 } from 'graphql';
-import { buildRoleSchema, introspectionOf, introspectionText, LazySchema, schemaTypeOrder } from '../../../src/graphql/index.js';
+import { buildRoleSchema, introspectionBytes, introspectionOf, introspectionText, LazySchema, schemaTypeOrder } from '../../../src/graphql/index.js';
 import { ENGINE_PARTS, RELAY_PARTS } from '../../../src/appState.js';
 import { column, makeCache, selectPerm, table, userIdFilter } from './fixtures.js';
 import type { BoolExp } from '../../../src/ir/index.js';
@@ -217,4 +217,45 @@ test('roles whose types are equal, or differ by aggregations or one column: each
       assert.deepEqual([...got], [...expected], `${role}, ${queryName}`);
     }
   }
+});
+
+test('introspectionBytes: the same text as UTF-8 chunks (several for a large answer, non-ASCII descriptions kept whole)', async () => {
+  const sc = makeCache();
+  for (let i = 0; i < 60; i++) {
+    const name = `extra_${String(i).padStart(2, '0')}`;
+    sc.tables.set(`public.${name}`, table(name, [column('id', 'int4', { nullable: false }), column('label', 'text', { description: 'libellé — “label” ✓' })], { description: 'tableau №' + i }));
+  }
+  for (const [queryName, query, variables] of QUERIES) {
+    const text = await introspectionText(buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema, parse(query), variables);
+    const bytes = await introspectionBytes(buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema, parse(query), variables);
+    assert.ok(text && bytes, queryName);
+    assert.deepEqual([...bytes.keys()], [...text.keys()], queryName);
+    for (const [key, chunks] of bytes) {
+      assert.ok(chunks.every((c) => Buffer.isBuffer(c)), queryName);
+      assert.equal(Buffer.concat(chunks).toString('utf8'), text.get(key), `${queryName}: ${key}`);
+    }
+    if (query === QUERIES[0][1]) assert.ok(bytes.get('__schema')!.length > 1, 'a large answer comes in several chunks');
+  }
+});
+
+test("one type's fields are written in slices too: a root of tens of thousands of fields does not hold the event loop", async () => {
+  const fields: Record<string, { type: typeof GraphQLString; args: Record<string, { type: typeof GraphQLString; description: string }> }> = {};
+  for (let i = 0; i < 30000; i++) fields[`field_${i}`] = { type: GraphQLString, args: { a: { type: GraphQLString, description: 'an argument' }, b: { type: GraphQLString, description: 'another' } } };
+  const schema = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields }) });
+  let turns = 0;
+  let done = false;
+  const other = (): void => {
+    if (done) return;
+    turns++;
+    setImmediate(other);
+  };
+  setImmediate(other);
+  const started = performance.now();
+  const got = await introspectionText(schema, parse(getIntrospectionQuery()), {});
+  done = true;
+  const took = performance.now() - started;
+  assert.ok(got?.get('__schema')?.includes('"field_29999"'));
+  // The schema has a dozen types, the Query type nearly all of the work: turns of other work come from within it.
+  assert.ok(took > 60, `the walk took ${took} ms`);
+  assert.ok(turns >= 4, `${turns} turns of other work during ${Math.round(took)} ms`);
 });
