@@ -9,3 +9,4 @@ export { offThreadRunner, serveOffThread, OFF_THREAD_MIN_BYTES, type OffThreadRu
 export { restingPoll, type RestingPoll } from './restingPoll.js';
 export { draftOf, finishDraft, isDraft } from './copyOnWrite.js';
 export { TurnBudget } from './turnBudget.js';
+export { parseJsonSliced } from './parseJsonSliced.js';
