@@ -5,7 +5,7 @@
 export type * from './model/metadata.js';
 export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
-export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { decodeMetadata, decodeTablesAhead, assertNoDuplicates } from './model/decodeMetadata.js';
 export { decodeReadReplicas } from './model/decodeReadReplicas.js';
 export { decodeApiLimits, encodeApiLimits, describeApiLimits, API_LIMIT_KINDS } from './model/decodeApiLimits.js';
 export { decodeIntrospectionOptions, encodeIntrospectionOptions } from './model/decodeIntrospectionOptions.js';
