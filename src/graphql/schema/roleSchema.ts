@@ -28,6 +28,8 @@ import { withPrefixSuffix } from './namingCase.js';
 import { roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
+import { mutationRootFields, prepareMutationRootFields } from './mutationRoot.js';
+import type { TurnBudget } from '../../lib/index.js';
 import { isNamespaceField, namespaceField } from './namespaceFields.js';
 
 export interface RoleSchema {
@@ -172,6 +174,16 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     // Each field made when first read (a role's first mutation makes the fields it names, not all of them).
     return (mutationRoot = entries.length === 0 ? null : new LazyRootType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(entries) }));
   };
+  // A role's first mutation: every table's entries made a slice per turn, then the root, then its field map,
+  // each in a turn of its own (LazySchema.prepareMutation).
+  const prepareMutation = async (budget: TurnBudget): Promise<void> => {
+    if (mutationRoot !== undefined) return;
+    if (parts.mutation.includes(mutationRootFields)) await prepareMutationRootFields(ctx, budget);
+    await budget.next();
+    const root = mutation();
+    await budget.next();
+    root?.getFields();
+  };
   const subscriptionRoot = queryEntries.length === 0 ? null
     : new GraphQLObjectType({
       name: 'subscription_root',
@@ -205,6 +217,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
   const schema = new LazySchema({
     query: queryRoot,
     mutation,
+    prepareMutation,
     subscription: subscriptionRoot,
     types: () => {
       subscriptionRoot?.getFields();
