@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import assert from 'node:assert/strict';
 import {
-  GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, execute, getIntrospectionQuery, graphqlSync, lexicographicSortSchema, parse,
+  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, execute, getIntrospectionQuery, graphqlSync, lexicographicSortSchema, parse,
   printSchema, type ExecutionResult,
 } from 'graphql';
 import { buildRoleSchema, getRoleSchema, LazySchema, outputMeta, SchemaContext } from '../../../src/graphql/index.js';
@@ -344,4 +344,16 @@ test("a role's first mutation root made a slice per event-loop turn: the same ro
   const anon = buildRoleSchema(sc, 'anon', ENGINE_PARTS.schema).schema as LazySchema;
   await anon.prepareMutation();
   assert.equal(anon.getMutationType(), null);
+});
+
+test('sortEntriesSliced gives sortEntries\'s map: order, the last of equal names, __proto__ as an own key', async () => {
+  const { sortEntries, sortEntriesSliced } = await import('../../../src/graphql/schema/queryRoot.js');
+  const { TurnBudget } = await import('../../../src/lib/index.js');
+  const entries = Array.from({ length: 3000 }, (_, i) => [`f${(i * 7919) % 3000}`, { type: GraphQLBoolean, description: `d${i}` }] as [string, never]);
+  entries.push(['f12', { type: GraphQLBoolean, description: 'later' } as never], ['__proto__', { type: GraphQLBoolean } as never]);
+  const sliced = await sortEntriesSliced(entries, new TurnBudget(0.2));
+  const atOnce = sortEntries(entries);
+  assert.deepEqual(Object.keys(sliced), Object.keys(atOnce));
+  assert.equal(Object.getPrototypeOf(sliced), Object.prototype);
+  for (const k of Object.keys(atOnce)) assert.equal(sliced[k], atOnce[k], k);
 });
