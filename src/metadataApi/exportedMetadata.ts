@@ -3,12 +3,13 @@
  * 5,000 tables is ~11 MB of text: encoding it as one object and `JSON.stringify` of it held the event
  * loop for a third of a second and more. Here each table's text is made once per table object
  * (`exportedTableText`: a metadata operation's next document shares every table it did not edit, so an
- * export after a change encodes only the changed tables) and the rest of the document (functions,
+ * export after a change encodes only the changed tables; and it is the stored document's text of the
+ * table, metadata/catalog/storedDocument.ts, unless the table keeps what only storage writes) and the rest of the document (functions,
  * remote schemas, collections, the other sources…) is encoded at once with a marker where the tables
  * go. The text is the same, byte for byte, as `JSON.stringify` of the whole document.
  */
 import { TurnBudget } from '../lib/index.js';
-import { encodeMetadata, encodeTable } from '../metadata/index.js';
+import { encodeMetadata, encodeTable, storedTableText } from '../metadata/index.js';
 import type { Metadata } from '../metadata/index.js';
 import { RawJson } from './dml/index.js';
 
@@ -44,8 +45,16 @@ function splice(document: J, tablesText: string): string {
 
 const tableTexts = new WeakMap<Metadata['tables'][number], string>();
 
-/** One table's exported text, made once per table object (documents are never edited in place). */
+/** Whether the table's stored text differs from its exported one (a pre-1.0 `allow_upsert`, which only storage keeps). */
+const storedDiffers = (t: Metadata['tables'][number]): boolean => (t.insert_permissions ?? []).some((p) => p.permission.allow_upsert === true);
+
+/**
+ * One table's exported text, made once per table object (documents are never edited in place): the
+ * stored text when they are the same (almost always: the stored document's texts are already made
+ * for every table a change saved), else a text of its own.
+ */
 export function exportedTableText(t: Metadata['tables'][number]): string {
+  if (!storedDiffers(t)) return storedTableText(t);
   let text = tableTexts.get(t);
   if (text === undefined) tableTexts.set(t, (text = JSON.stringify(encodeTable(t))));
   return text;

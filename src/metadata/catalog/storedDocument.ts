@@ -68,7 +68,8 @@ const TABLES_PER_TURN = 250;
  * in place, so only the edited tables are encoded again.
  */
 const encodedTables = new WeakMap<Metadata['tables'][number], string>();
-function encodedTable(t: Metadata['tables'][number]): string {
+/** One table's stored text (`encodeTable` with `storage`), made once per table object. */
+export function encodedTable(t: Metadata['tables'][number]): string {
   let text = encodedTables.get(t);
   if (text === undefined) encodedTables.set(t, (text = JSON.stringify(encodeTable(t, { storage: true }))));
   return text;

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { decodeMetadata, encodeMetadata, type Metadata } from '../../../src/metadata/index.js';
+import { decodeMetadata, encodeMetadata, encodeStoredInline, type Metadata } from '../../../src/metadata/index.js';
 import { encodeQueryResult, metadataToV3, v2MetadataResult } from '../../../src/metadataApi/index.js';
 import { exportMetadata, ExportedMetadata } from '../../../src/metadataApi/exportedMetadata.js';
 
@@ -84,6 +84,21 @@ test('many tables: each table encoded once per table object, the text unchanged 
   const second = await exportMetadata(edited, []);
   assert.equal(second.text, JSON.stringify(expected(edited, [])));
   assert.notEqual(second.text, first.text);
+});
+
+test('a table with a pre-1.0 allow_upsert: exported without it (the stored text keeps it)', async () => {
+  const md = decodeMetadata({
+    version: 2,
+    tables: [
+      { table: { schema: 'public', name: 'a' }, insert_permissions: [{ role: 'r', permission: { check: {}, columns: ['x'], allow_upsert: true } }] },
+      { table: { schema: 'public', name: 'b' }, insert_permissions: [{ role: 'r', permission: { check: {}, columns: ['x'] } }] },
+    ],
+  }, '$', { stored: true });
+  assert.equal(md.tables[0].insert_permissions?.[0].permission.allow_upsert, true, 'the fixture keeps allow_upsert');
+  const exported = await exportMetadata(md, []);
+  assert.equal(exported.text, JSON.stringify(expected(md, [])));
+  assert.ok(!exported.text.includes('allow_upsert'));
+  assert.ok(encodeStoredInline(md).includes('allow_upsert'));
 });
 
 test('a value spelling the marker does not move the tables', async () => {
