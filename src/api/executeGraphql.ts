@@ -15,7 +15,7 @@ import { print } from 'graphql';
 import { ApiError, errors, isStackOverflow, type Session } from '../core/index.js';
 import { ENGINE_PARTS, sourceDb, sourceReads, type ApiParts, type EngineContext } from '../appState.js';
 import type { DbClient, JsonFrame, ReadAfter, ReadDb } from '../execution/index.js';
-import { assertQueryAllowed, dataObject, getRoleSchema, introspectionText, responseKeys, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
+import { assertQueryAllowed, dataObject, getRoleSchema, introspectionText, LazySchema, responseKeys, type GraphqlRequest, type RoleSchema } from '../graphql/index.js';
 import { getCompiledOperation, type CompiledOperation, type CompiledRootField } from '../planner/index.js';
 import { resolveParams, type Param } from '../sql/index.js';
 import { EXECUTORS } from './executors.js';
@@ -82,6 +82,9 @@ export interface ExecuteOptions {
   readAfter?: ReadAfter;
 }
 
+/** A document that may hold a mutation (a word `mutation`; a false match only makes the mutation root early). */
+const MUTATION_WORD = /\bmutation\b/;
+
 /** Parse, validate and plan (cached per document) in a `graphql.compile` span. */
 function tracedCompile(args: Parameters<typeof getCompiledOperation>[0]): ReturnType<typeof getCompiledOperation> {
   return tracedSync('graphql.compile', { 'graphql.operation.name': args.request.operationName ?? undefined }, (note) => {
@@ -106,6 +109,8 @@ export async function executeGraphql(
     assertQueryAllowed(cache, ctx.config, session, request.query);
     const parts = opts.parts ?? ENGINE_PARTS;
     const roleSchema = getRoleSchema(cache, session.role, parts.schema, session.backendOnly);
+    // A role's first mutation: its mutation root made a slice per event-loop turn before validation reads it.
+    if (roleSchema.schema instanceof LazySchema && roleSchema.schema.mutationPending && MUTATION_WORD.test(request.query)) await roleSchema.schema.prepareMutation();
     const args = { cache, roleSchema, request, stringifyNumericTypes: ctx.config.stringifyNumericTypes, limits: ctx.limitDefaults ?? ctx.config, planners: parts.planners };
     const { compiled, variables } = tracingOn() ? tracedCompile(args) : getCompiledOperation(args);
     if (compiled.kind === 'mutation' && opts.forbidMutations) throw mutationByGet();

@@ -8,3 +8,5 @@ export { duplicateValues } from './duplicateValues.js';
 export { offThreadRunner, serveOffThread, OFF_THREAD_MIN_BYTES, type OffThreadRunner } from './offThread.js';
 export { restingPoll, type RestingPoll } from './restingPoll.js';
 export { draftOf, finishDraft, isDraft } from './copyOnWrite.js';
+export { TurnBudget } from './turnBudget.js';
+export { parseJsonSliced } from './parseJsonSliced.js';

@@ -5,7 +5,7 @@
 export type * from './model/metadata.js';
 export { emptyMetadata } from './model/metadata.js';
 export * from './model/json.js';
-export { decodeMetadata, assertNoDuplicates } from './model/decodeMetadata.js';
+export { decodeMetadata, decodeTablesAhead, assertNoDuplicates } from './model/decodeMetadata.js';
 export { decodeReadReplicas } from './model/decodeReadReplicas.js';
 export { decodeApiLimits, encodeApiLimits, describeApiLimits, API_LIMIT_KINDS } from './model/decodeApiLimits.js';
 export { decodeIntrospectionOptions, encodeIntrospectionOptions } from './model/decodeIntrospectionOptions.js';
@@ -51,7 +51,7 @@ export type { Removable, RelationshipResolver } from './model/edit.js';
 export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
 export type { StoredMetadata, Heartbeat, MetadataTable } from './catalog/index.js';
 export { startHeartbeat, LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, ensureLiveChangeCatalog } from './catalog/index.js';
-export { decodeStoredMetadata, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './catalog/index.js';
+export { decodeStoredMetadata, decodeStoredSliced, storedTableText, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
 export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
 export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readyHasuraQueues, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';

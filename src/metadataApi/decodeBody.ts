@@ -7,10 +7,14 @@
  * not stall the other clients; the main thread pays only for receiving the decoded operations
  * (V8's structured clone, ~13 ms for a 2.7 MB replace_metadata). Any failure of the worker path
  * (a value that does not clone, a thread that dies) decodes inline instead (lib/offThread.ts), so the answer is
- * always the inline one; tests/unit/metadataApi/decodeBody.test.ts compares the two.
+ * always the inline one; tests/unit/metadataApi/decodeBody.test.ts compares the two. A large
+ * `replace_metadata` is the exception: receiving a decoded document of thousands of tables from the thread
+ * costs more than decoding it, so it is decoded on this thread in slices (`decodeDocumentSliced`;
+ * tests/unit/metadataApi/decodeBodySliced.test.ts compares it with the inline decoding).
  */
 import { ApiError, errors, isApiError, isStackOverflow } from '../core/index.js';
-import { OFF_THREAD_MIN_BYTES, offThreadRunner } from '../lib/index.js';
+import { OFF_THREAD_MIN_BYTES, offThreadRunner, parseJsonSliced, TurnBudget } from '../lib/index.js';
+import { decodeTablesAhead, isObject } from '../metadata/index.js';
 
 /** Bodies from this size on are decoded off the main thread (lib/offThread.ts). */
 export { OFF_THREAD_MIN_BYTES };
@@ -40,6 +44,10 @@ export function decodeBodyInline(body: Buffer | Uint8Array, endpoint: BodyEndpoi
   } catch {
     throw errors.invalidJson();
   }
+  return decodeParsed(json, endpoint, opts);
+}
+
+function decodeParsed(json: unknown, endpoint: BodyEndpoint, opts: DecodeOptions): DecodedBody {
   if (endpoint === 'query') return { query: decodeQuery(json, '$', opts), shape: undefined };
   if (endpoint === 'v2query') return { query: decodeQuery(translateV2Query(json), '$', opts), shape: undefined };
   const translated = translateV2Metadata(json);
@@ -73,9 +81,69 @@ export function decodeAnswer(job: { body: Uint8Array; endpoint: BodyEndpoint; op
 
 const decoder = offThreadRunner<{ body: Uint8Array; endpoint: BodyEndpoint; opts?: DecodeOptions }, DecodeAnswer>(new URL('./decodeBodyWorker.js', import.meta.url));
 
-/** Decodes `body`, off the main thread when it is large. Throws what the inline decoding throws. */
+/**
+ * Decodes `body`, off the main thread when it is large; a large `replace_metadata` on this thread in
+ * slices instead (`decodeDocumentSliced`). Throws what the inline decoding throws.
+ */
 export async function decodeBody(body: Buffer, endpoint: BodyEndpoint, opts: DecodeOptions = {}): Promise<DecodedBody> {
-  return body.length < OFF_THREAD_MIN_BYTES ? decodeBodyInline(body, endpoint, opts) : decodeBodyOffThread(body, endpoint, opts);
+  if (body.length < OFF_THREAD_MIN_BYTES) return decodeBodyInline(body, endpoint, opts);
+  if (isSlicedDocument(body, endpoint, opts)) {
+    const decoded = await decodeDocumentSliced(body, endpoint, opts);
+    if (decoded !== undefined) return decoded;
+  }
+  return decodeBodyOffThread(body, endpoint, opts);
+}
+
+/** A body that starts as `{"type":"replace_metadata",` (as clients write it: the type first). */
+const REPLACE_METADATA = /^\s*\{\s*"type"\s*:\s*"replace_metadata"\s*,/;
+
+/**
+ * Whether `body` is a `replace_metadata` to decode on this thread (decodeDocumentSliced). Names mapped
+ * from Hasura's (`hasuraNames`) copy the document before it is decoded, so the tables decoded ahead
+ * would not be found: those go to the thread.
+ */
+function isSlicedDocument(body: Buffer, endpoint: BodyEndpoint, opts: DecodeOptions): boolean {
+  return endpoint !== 'v2query' && opts.hasuraNames !== true && REPLACE_METADATA.test(body.toString('latin1', 0, 200));
+}
+
+/** Documents with more queries than this in their collections are decoded in the thread (a GraphQL parse each). */
+const SLICED_MAX_QUERIES = 1000;
+
+/**
+ * A large `replace_metadata` decoded on this thread a slice per event-loop turn: its text parsed in
+ * pieces (lib/parseJsonSliced.ts), its tables decoded ahead (decodeTablesAhead), then the operation's
+ * own synchronous decoding, which takes those tables. The thread would give the same answer but hands the
+ * decoded document back by structured clone, which for 5,000 tables costs this thread more than
+ * decoding it here, in one turn (0.3–1.4 s). `undefined`: leave it to the thread (a document with many
+ * collection queries, each parsed as GraphQL by the decoding).
+ */
+async function decodeDocumentSliced(body: Buffer, endpoint: BodyEndpoint, opts: DecodeOptions): Promise<DecodedBody | undefined> {
+  const budget = new TurnBudget();
+  let json: unknown;
+  try {
+    json = await parseJsonSliced(body.toString('utf8'), budget);
+  } catch {
+    throw errors.invalidJson();
+  }
+  const translated = endpoint === 'metadata' ? translateV2Metadata(json) : json;
+  const args = isObject(translated) && translated.type === 'replace_metadata' ? translated.args : undefined;
+  const doc = isObject(args) && 'metadata' in args ? args.metadata : args;
+  if (isObject(doc)) {
+    if (collectionQueries(doc) > SLICED_MAX_QUERIES) return undefined;
+    await decodeTablesAhead(doc.tables, budget);
+  }
+  return endpoint === 'metadata' ? { query: decodeQuery(translated, '$', opts), shape: resultShape(translated) } : decodeParsed(json, endpoint, opts);
+}
+
+function collectionQueries(doc: Record<string, unknown>): number {
+  const collections = doc.query_collections;
+  if (!Array.isArray(collections)) return 0;
+  let n = 0;
+  for (const c of collections) {
+    const queries = isObject(c) && isObject(c.definition) ? c.definition.queries : undefined;
+    if (Array.isArray(queries)) n += queries.length;
+  }
+  return n;
 }
 
 /** Decodes `body` in the worker thread; the same answer (or error) as `decodeBodyInline`. */

@@ -9,6 +9,7 @@
  */
 import { ApiError } from '../core/index.js';
 import { isOpType } from './operations.js';
+import { ExportedMetadata } from './exportedMetadata.js';
 import { VERSION_2_TYPES } from './envelope.js';
 import { HASURA_V2_NOT_SUPPORTED, OTHER_BACKEND_PREFIX } from './hasuraV2Commands.js';
 
@@ -125,6 +126,7 @@ export function translateV2Metadata(body: unknown, path = '$'): unknown {
 /** The answer in Hasura v2's shape: export_metadata results (also inside bulk) in version 3. */
 export function v2MetadataResult(translated: unknown, result: unknown): unknown {
   if (!isObject(translated)) return result;
+  if (translated.type === 'export_metadata' && result instanceof ExportedMetadata) return result.map(metadataToV3);
   if (translated.type === 'export_metadata' && isObject(result)) return metadataToV3(result);
   if (translated.type === 'bulk' && Array.isArray(translated.args) && Array.isArray(result)) {
     return result.map((r, i) => v2MetadataResult(translated.args[i], r));

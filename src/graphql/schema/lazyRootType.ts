@@ -16,6 +16,7 @@ import {
   GraphQLObjectType,
   type GraphQLField, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldMap, type GraphQLObjectTypeConfig,
 } from 'graphql';
+import type { TurnBudget } from '../../lib/index.js';
 
 /** A field config made on first read of its type or arguments; `extensions` and `description` are given at once. */
 export function lazyFieldConfig(
@@ -54,10 +55,31 @@ export class LazyRootType extends GraphQLObjectType {
     // a pass over the whole map each time (V8 rewrites the object's shape), quadratic in the fields when all
     // are read (an introspection of a root of 35,000 fields). Once every field is made, getFields() gives a
     // plain map of them.
+    const building = this.startMap();
+    for (const [name, config] of Object.entries(this.configs)) building.define(name, config);
+    return (this.map = building.map);
+  }
+
+  /**
+   * `getFields()`'s map made a slice of fields per event-loop turn (35,000 getters at 5,000 tables are a
+   * few hundred milliseconds in one turn); `getFields()` then answers at once.
+   */
+  async prepareFields(budget: TurnBudget): Promise<void> {
+    if (this.map) return;
+    const building = this.startMap();
+    for (const [name, config] of Object.entries(this.configs)) {
+      if (budget.due) await budget.next();
+      if (this.map) return; // made at once meanwhile
+      building.define(name, config);
+    }
+    this.map = building.map;
+  }
+
+  private startMap(): { map: GraphQLFieldMap<unknown, unknown>; define(name: string, config: GraphQLFieldConfig<unknown, unknown>): void } {
     const made = new Map<string, GraphQLField<unknown, unknown>>();
     const total = Object.keys(this.configs).length;
     const map: GraphQLFieldMap<unknown, unknown> = {};
-    for (const [name, config] of Object.entries(this.configs)) {
+    const define = (name: string, config: GraphQLFieldConfig<unknown, unknown>): void => {
       Object.defineProperty(map, name, {
         enumerable: true,
         configurable: false,
@@ -70,8 +92,8 @@ export class LazyRootType extends GraphQLObjectType {
           return field;
         },
       });
-    }
-    return (this.map = map);
+    };
+    return { map, define };
   }
 
   /** One field as graphql-js defines it from its config (through a one-field type of the same name). */

@@ -15,6 +15,7 @@ import {
   type GraphQLAbstractType, type GraphQLInterfaceType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchemaConfig,
 } from 'graphql';
 import { LazyRootType } from './lazyRootType.js';
+import { TurnBudget } from '../../lib/index.js';
 import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './schemaTypeOrder.js';
 
 /** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
@@ -39,6 +40,8 @@ interface SchemaState {
  */
 export interface LazySchemaConfig extends Omit<GraphQLSchemaConfig, 'mutation' | 'types'> {
   mutation: () => GraphQLObjectType | null;
+  /** Makes what `mutation()` will need a slice per event-loop turn, so that `mutation()` itself is short. */
+  prepareMutation?: (budget: TurnBudget) => Promise<void>;
   types: () => GraphQLNamedType[];
   /**
    * A new build of the same schema (from the cache the remaining types are made from), none of its types
@@ -66,6 +69,23 @@ export class LazySchema extends GraphQLSchema {
       this.mutationMade = true;
     }
     return super.getMutationType();
+  }
+
+  /** Whether the mutation root is still to be made (its first use lists every table's mutation fields). */
+  get mutationPending(): boolean {
+    return !this.mutationMade && this.pending !== null;
+  }
+
+  /**
+   * Makes the mutation root a slice per event-loop turn (its fields' names and the permission checks behind
+   * them; the fields themselves are made when a request names them), so that a role's first mutation does
+   * not hold other clients up for the whole of it. `getMutationType()` then answers at once.
+   */
+  async prepareMutation(): Promise<void> {
+    const prepare = this.pending?.config.prepareMutation;
+    if (this.mutationMade || prepare === undefined) return;
+    await prepare(new TurnBudget());
+    this.getMutationType();
   }
 
   /** Whether every type has been collected (introspection of `__schema` and interfaces complete it). */

@@ -17,6 +17,7 @@
  */
 import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap } from 'graphql';
 import { lazyFieldConfig } from './lazyRootType.js';
+import type { TurnBudget } from '../../lib/index.js';
 import type { ColumnInfo, FunctionInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { functionField, type FieldEntry } from './queryRoot.js';
@@ -67,70 +68,103 @@ function lazyEntry(name: string, svc: MutationFieldMeta, description: string, ma
   })];
 }
 
+/**
+ * Each table's mutation root entries for a context, made once while the context reads the same cache: a
+ * role's first mutation lists ~35,000 entries at 5,000 tables, each with the permission checks that decide
+ * it (a quarter of a second in one turn); `prepareMutationRootFields` makes them a slice at a time first.
+ */
+const tableEntriesMade = new WeakMap<SchemaContext, { sc: SchemaContext['sc']; byTable: Map<TableInfo, FieldEntry[]> }>();
+
+function tableEntriesOf(ctx: SchemaContext): Map<TableInfo, FieldEntry[]> {
+  let made = tableEntriesMade.get(ctx);
+  if (made === undefined || made.sc !== ctx.sc) tableEntriesMade.set(ctx, (made = { sc: ctx.sc, byTable: new Map() }));
+  return made.byTable;
+}
+
 /** The mutation root fields of every table the role may change (each made on first use). */
 export function mutationRootFields(ctx: SchemaContext): FieldEntry[] {
   const entries: FieldEntry[] = [];
+  const made = tableEntriesOf(ctx);
   for (const table of ctx.sc.tables.values()) {
-    if (!isGraphqlName(table.gqlName)) continue;
-    const names = mutationFieldNames(table);
-    const canSelect = ctx.view(table) !== null;
-    const pk = primaryKey(table);
-
-    const ins = insertView(ctx.sc, ctx.role, table, ctx.backendOnly);
-    if (ins) {
-      const onConflict = (): GraphQLFieldConfigArgumentMap => (ins.upsert ? { on_conflict: { type: onConflictInput(ctx, table), description: 'on conflict condition' } } : {});
-      entries.push(lazyEntry(names.insert, { kind: 'ext:insert', table }, `insert data into the table: ${quoted(table.name)}`, () => ({
-        type: mutationResponse(ctx, table),
-        args: {
-          objects: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(insertInput(ctx, table)))), description: 'the rows to be inserted' },
-          ...onConflict(),
-        },
-      })));
-      if (canSelect) {
-        entries.push(lazyEntry(names.insertOne, { kind: 'ext:insert_one', table }, `insert a single row into the table: ${quoted(table.name)}`, () => ({
-          type: tableObject(ctx, table),
-          args: { object: { type: new GraphQLNonNull(insertInput(ctx, table)), description: 'the row to be inserted' }, ...onConflict() },
-        })));
-      }
-    }
-
-    if (updateView(table, ctx.role, ctx.backendOnly)) {
-      let opsMade: ReturnType<typeof updateOperatorArgs> | undefined;
-      const ops = () => (opsMade ??= updateOperatorArgs(ctx, table));
-      entries.push(lazyEntry(names.update, { kind: 'ext:update', table }, `update data of the table: ${quoted(table.name)}`, () => ({
-        type: mutationResponse(ctx, table),
-        args: { ...ops(), where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' } },
-      })));
-      entries.push(lazyEntry(names.updateMany, { kind: 'ext:update_many', table }, `update multiples rows of table: ${quoted(table.name)}`, () => ({
-        type: new GraphQLList(mutationResponse(ctx, table)),
-        args: { updates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(updatesInput(ctx, table, ops())))), description: 'updates to execute, in order' } },
-      })));
-      if (canSelect && pk) {
-        entries.push(lazyEntry(names.updateByPk, { kind: 'ext:update_by_pk', table, pkColumns: pk }, `update single row of the table: ${quoted(table.name)}`, () => ({
-          type: tableObject(ctx, table),
-          args: { ...ops(), pk_columns: { type: new GraphQLNonNull(pkColumnsInput(ctx, table, pk)) } },
-        })));
-      }
-    }
-
-    if (deleteView(table, ctx.role, ctx.backendOnly)) {
-      entries.push(lazyEntry(names.delete, { kind: 'ext:delete', table }, `delete data from the table: ${quoted(table.name)}`, () => ({
-        type: mutationResponse(ctx, table),
-        args: { where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be deleted' } },
-      })));
-      if (canSelect && pk) {
-        entries.push(lazyEntry(names.deleteByPk, { kind: 'ext:delete_by_pk', table, pkColumns: pk }, `delete single row from the table: ${quoted(table.name)}`, () => {
-          const args: GraphQLFieldConfigArgumentMap = {};
-          for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
-          return { type: tableObject(ctx, table), args };
-        }));
-      }
-    }
+    let own = made.get(table);
+    if (own === undefined) made.set(table, (own = tableMutationEntries(ctx, table)));
+    for (const e of own) entries.push(e);
   }
   // Hasura v2: tracked functions with `exposed_as: "mutation"` (VOLATILE ones may only be these).
   for (const fn of ctx.sc.functions.values()) {
     const field = fn.exposedAs === 'mutation' ? functionField(ctx, fn, 'ext:function_mutation') : undefined;
     if (field) entries.push(field.entry);
+  }
+  return entries;
+}
+
+/** Makes every table's entries for `ctx` ahead of `mutationRootFields`, a slice per event-loop turn. */
+export async function prepareMutationRootFields(ctx: SchemaContext, budget: TurnBudget): Promise<void> {
+  const made = tableEntriesOf(ctx);
+  for (const table of ctx.sc.tables.values()) {
+    if (budget.due) await budget.next();
+    if (made !== tableEntriesOf(ctx)) return; // rebound to another cache meanwhile: made when used
+    if (!made.has(table)) made.set(table, tableMutationEntries(ctx, table));
+  }
+}
+
+/** One table's mutation root fields for the role (none when it may not change the table). */
+function tableMutationEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[] {
+  const entries: FieldEntry[] = [];
+  if (!isGraphqlName(table.gqlName)) return entries;
+  const names = mutationFieldNames(table);
+  const canSelect = ctx.view(table) !== null;
+  const pk = primaryKey(table);
+
+  const ins = insertView(ctx.sc, ctx.role, table, ctx.backendOnly);
+  if (ins) {
+    const onConflict = (): GraphQLFieldConfigArgumentMap => (ins.upsert ? { on_conflict: { type: onConflictInput(ctx, table), description: 'on conflict condition' } } : {});
+    entries.push(lazyEntry(names.insert, { kind: 'ext:insert', table }, `insert data into the table: ${quoted(table.name)}`, () => ({
+      type: mutationResponse(ctx, table),
+      args: {
+        objects: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(insertInput(ctx, table)))), description: 'the rows to be inserted' },
+        ...onConflict(),
+      },
+    })));
+    if (canSelect) {
+      entries.push(lazyEntry(names.insertOne, { kind: 'ext:insert_one', table }, `insert a single row into the table: ${quoted(table.name)}`, () => ({
+        type: tableObject(ctx, table),
+        args: { object: { type: new GraphQLNonNull(insertInput(ctx, table)), description: 'the row to be inserted' }, ...onConflict() },
+      })));
+    }
+  }
+
+  if (updateView(table, ctx.role, ctx.backendOnly)) {
+    let opsMade: ReturnType<typeof updateOperatorArgs> | undefined;
+    const ops = () => (opsMade ??= updateOperatorArgs(ctx, table));
+    entries.push(lazyEntry(names.update, { kind: 'ext:update', table }, `update data of the table: ${quoted(table.name)}`, () => ({
+      type: mutationResponse(ctx, table),
+      args: { ...ops(), where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' } },
+    })));
+    entries.push(lazyEntry(names.updateMany, { kind: 'ext:update_many', table }, `update multiples rows of table: ${quoted(table.name)}`, () => ({
+      type: new GraphQLList(mutationResponse(ctx, table)),
+      args: { updates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(updatesInput(ctx, table, ops())))), description: 'updates to execute, in order' } },
+    })));
+    if (canSelect && pk) {
+      entries.push(lazyEntry(names.updateByPk, { kind: 'ext:update_by_pk', table, pkColumns: pk }, `update single row of the table: ${quoted(table.name)}`, () => ({
+        type: tableObject(ctx, table),
+        args: { ...ops(), pk_columns: { type: new GraphQLNonNull(pkColumnsInput(ctx, table, pk)) } },
+      })));
+    }
+  }
+
+  if (deleteView(table, ctx.role, ctx.backendOnly)) {
+    entries.push(lazyEntry(names.delete, { kind: 'ext:delete', table }, `delete data from the table: ${quoted(table.name)}`, () => ({
+      type: mutationResponse(ctx, table),
+      args: { where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be deleted' } },
+    })));
+    if (canSelect && pk) {
+      entries.push(lazyEntry(names.deleteByPk, { kind: 'ext:delete_by_pk', table, pkColumns: pk }, `delete single row from the table: ${quoted(table.name)}`, () => {
+        const args: GraphQLFieldConfigArgumentMap = {};
+        for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
+        return { type: tableObject(ctx, table), args };
+      }));
+    }
   }
   return entries;
 }

@@ -22,12 +22,14 @@ import { GraphQLObjectType, GraphQLSchema, specifiedDirectives, type GraphQLFiel
 import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
 import type { SchemaCache } from '../../metadata/index.js';
 import { SchemaContext, type FieldEntry, type RootFieldsBuilder, type SchemaParts } from './context.js';
-import { sortEntries } from './queryRoot.js';
+import { sortEntries, sortEntriesSliced } from './queryRoot.js';
 import { anyGraphqlCase, rootFieldName, toGraphqlCase } from './graphqlCase.js';
 import { withPrefixSuffix } from './namingCase.js';
 import { roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
+import { mutationRootFields, prepareMutationRootFields } from './mutationRoot.js';
+import type { TurnBudget } from '../../lib/index.js';
 import { isNamespaceField, namespaceField } from './namespaceFields.js';
 
 export interface RoleSchema {
@@ -162,15 +164,34 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
   // Each field defined when first read (a role's first query defines the fields it names, not thousands).
   const queryRoot = new LazyRootType({ name: 'query_root', description: 'query root', fields: queryFields });
   let mutationRoot: GraphQLObjectType | null | undefined;
-  const mutation = (): GraphQLObjectType | null => {
-    if (mutationRoot !== undefined) return mutationRoot;
+  const mutationEntries = (): FieldEntry[] => {
     const entries = rootNames(ctx)(parts.mutation.flatMap((b) => b(ctx)));
     for (const sc of sourceList()) {
       const fields = ofSource(sc, (p) => p.mutation);
       entries.push(...(sc.sourceRootFields?.namespace === undefined ? fields : namespaceField(ctx.forSource(sc), 'mutation', fields)));
     }
-    // Each field made when first read (a role's first mutation makes the fields it names, not all of them).
-    return (mutationRoot = entries.length === 0 ? null : new LazyRootType({ name: 'mutation_root', description: 'mutation root', fields: sortEntries(entries) }));
+    return entries;
+  };
+  // Each field made when first read (a role's first mutation makes the fields it names, not all of them).
+  const mutationRootOf = (fields: ReturnType<typeof sortEntries> | null): LazyRootType | null =>
+    fields === null ? null : new LazyRootType({ name: 'mutation_root', description: 'mutation root', fields });
+  const mutation = (): GraphQLObjectType | null => {
+    if (mutationRoot !== undefined) return mutationRoot;
+    const entries = mutationEntries();
+    return (mutationRoot = mutationRootOf(entries.length === 0 ? null : sortEntries(entries)));
+  };
+  // A role's first mutation: every table's entries made a slice per turn, then sorted into the root's
+  // fields and its field map made, a slice per turn too (LazySchema.prepareMutation).
+  const prepareMutation = async (budget: TurnBudget): Promise<void> => {
+    if (mutationRoot !== undefined) return;
+    if (parts.mutation.includes(mutationRootFields)) await prepareMutationRootFields(ctx, budget);
+    await budget.next();
+    if (mutationRoot !== undefined) return;
+    const entries = mutationEntries();
+    const fields = entries.length === 0 ? null : await sortEntriesSliced(entries, budget);
+    if (mutationRoot !== undefined) return;
+    const root = (mutationRoot = mutationRootOf(fields));
+    await root?.prepareFields(budget);
   };
   const subscriptionRoot = queryEntries.length === 0 ? null
     : new GraphQLObjectType({
@@ -205,6 +226,7 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
   const schema = new LazySchema({
     query: queryRoot,
     mutation,
+    prepareMutation,
     subscription: subscriptionRoot,
     types: () => {
       subscriptionRoot?.getFields();

@@ -6,11 +6,12 @@
  * (lib/offThread.ts); the main thread pays for handing the value over (V8's structured clone,
  * ~30 ms there). A failure of the thread does the work inline. A document of many tables is encoded on
  * this thread a slice of tables per event-loop turn instead (its structured clone costs more than its
- * encoding).
+ * encoding), and decoded on this thread likewise: its text parsed in pieces, its tables decoded a slice
+ * per turn (`decodeStoredSliced`).
  */
-import { OFF_THREAD_MIN_BYTES, offThreadRunner } from '../../lib/index.js';
+import { OFF_THREAD_MIN_BYTES, offThreadRunner, parseJsonSliced, TurnBudget } from '../../lib/index.js';
 import type { Metadata } from '../model/metadata.js';
-import { decodeMetadata } from '../model/decodeMetadata.js';
+import { decodeMetadata, decodeTablesAhead } from '../model/decodeMetadata.js';
 import { encodeMetadata, encodeTable } from '../model/encodeMetadata.js';
 
 /** The decoding itself (the document was checked when it was stored: see decodeMetadata's `stored`). */
@@ -28,8 +29,26 @@ const thread = offThreadRunner<StoredJob, Metadata | string>(new URL('./storedDo
 
 export async function decodeStoredMetadata(text: string): Promise<Metadata> {
   if (text.length < OFF_THREAD_MIN_BYTES) return decodeStoredInline(text);
+  // Many tables: decoded here a slice per event-loop turn (receiving thousands of decoded tables from the
+  // thread, by structured clone, costs this thread more than decoding them, in one turn).
+  if (manyTables(text)) return decodeStoredSliced(text);
   const md = await thread.run({ decode: text }, text.length);
   return typeof md === 'object' ? md : decodeStoredInline(text);
+}
+
+/** `decodeStoredInline`'s document, its text parsed in pieces and its tables decoded a slice per turn. */
+export async function decodeStoredSliced(text: string): Promise<Metadata> {
+  const budget = new TurnBudget();
+  const json = await parseJsonSliced(text, budget);
+  if (typeof json === 'object' && json !== null) await decodeTablesAhead((json as { tables?: unknown }).tables, budget);
+  return decodeMetadata(json, '$', { stored: true });
+}
+
+/** Whether the text names a table at least TABLES_PER_TURN times (tables, and the tables relationships name). */
+function manyTables(text: string): boolean {
+  let n = 0;
+  for (let at = text.indexOf('"table"'); at >= 0; at = text.indexOf('"table"', at + 7)) if (++n >= TABLES_PER_TURN) return true;
+  return false;
 }
 
 export async function encodeStoredMetadata(md: Metadata): Promise<string> {
@@ -49,7 +68,8 @@ const TABLES_PER_TURN = 250;
  * in place, so only the edited tables are encoded again.
  */
 const encodedTables = new WeakMap<Metadata['tables'][number], string>();
-function encodedTable(t: Metadata['tables'][number]): string {
+/** One table's stored text (`encodeTable` with `storage`), made once per table object. */
+export function encodedTable(t: Metadata['tables'][number]): string {
   let text = encodedTables.get(t);
   if (text === undefined) encodedTables.set(t, (text = JSON.stringify(encodeTable(t, { storage: true }))));
   return text;

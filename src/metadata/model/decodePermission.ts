@@ -96,10 +96,13 @@ export const permissionDecoders: { [K in PermType]: (v: unknown, path: string) =
  */
 let shared: Map<string, unknown> | undefined;
 
-/** Runs `decode` with equal permissions (and role names) decoded as one shared object (see `shared`). */
-export function sharingPermissions<T>(decode: () => T): T {
+/**
+ * Runs `decode` with equal permissions (and role names) decoded as one shared object (see `shared`); `pool`
+ * carries the sharing across several calls (a document decoded a slice per event-loop turn).
+ */
+export function sharingPermissions<T>(decode: () => T, pool: Map<string, unknown> = new Map()): T {
   if (shared) return decode();
-  shared = new Map();
+  shared = pool;
   try {
     return decode();
   } finally {

@@ -6,10 +6,11 @@
  * ones (validated first; the others stay), clear removes them.
  */
 import { ApiError, pathKey } from '../../core/index.js';
-import { arrayOf, assertInheritedRoles, assertNoDuplicates, assertQueryCollectionsValid, assertRestEndpointsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, encodeMetadata, isObject, removeObject } from '../../metadata/index.js';
+import { arrayOf, assertInheritedRoles, assertNoDuplicates, assertQueryCollectionsValid, assertRestEndpointsValid, assertSupportedMetadata, decodeMetadata, emptyMetadata, isObject, removeObject } from '../../metadata/index.js';
 import type { InconsistentObject } from '../../metadata/index.js';
 import { decodeCronTrigger, deleteCronTriggersInMetadata, encodeCronTrigger, listCronTriggers, upsertCronTrigger, type CronTriggerDef } from '../../scheduled/index.js';
 import { op, SUCCESS } from '../types.js';
+import { exportMetadata } from '../exportedMetadata.js';
 import type { EngineContext } from '../../appState.js';
 
 const anyArgs = (args: unknown) => args;
@@ -18,12 +19,11 @@ export const export_metadata = op({
   adminOnly: true,
   mutates: false,
   decode: anyArgs,
+  // The document's text, its tables a slice per event-loop turn (exportedMetadata.ts).
   async run(ctx) {
-    const out = encodeMetadata(await ctx.work.metadata()) as Record<string, unknown>;
-    delete out.cron_triggers;
+    const md = await ctx.work.metadata();
     const crons = await listCronTriggers(ctx.client, true);
-    if (crons.length > 0) out.cron_triggers = crons.map(encodeCronTrigger);
-    return out;
+    return exportMetadata(md, crons.map(encodeCronTrigger));
   },
 });
 

@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import assert from 'node:assert/strict';
 import {
-  GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, execute, getIntrospectionQuery, graphqlSync, lexicographicSortSchema, parse,
+  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, execute, getIntrospectionQuery, graphqlSync, lexicographicSortSchema, parse,
   printSchema, type ExecutionResult,
 } from 'graphql';
 import { buildRoleSchema, getRoleSchema, LazySchema, outputMeta, SchemaContext } from '../../../src/graphql/index.js';
@@ -312,4 +312,48 @@ test('query_root defines a field when it is first read: a first query defines th
   const plain = rs.queryRoot.getFields();
   assert.notEqual(plain, fields);
   for (const n of names) assert.equal(Object.getOwnPropertyDescriptor(plain, n)?.value, fields[n], `${n} is a plain entry once all are made`);
+});
+
+test("a role's first mutation root made a slice per event-loop turn: the same root as made at once", async () => {
+  const many = (): ReturnType<typeof makeCache> => {
+    const sc = makeCache();
+    const author = sc.tables.get('public.author')!;
+    for (let i = 0; i < 1500; i++) {
+      const name = { schema: 'public', name: `t${i}` };
+      sc.tables.set(`public.t${i}`, { ...author, name, gqlName: `t${i}`, relationships: new Map(), permissions: new Map(), customRootFields: {}, description: `table ${i} of the sliced mutation-root test` });
+    }
+    return sc;
+  };
+  const sc = many();
+  const sliced = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema as LazySchema;
+  assert.equal(sliced.mutationPending, true);
+  let turns = 0;
+  let ticking = true;
+  const tick = () => { turns++; if (ticking) setImmediate(tick); };
+  setImmediate(tick);
+  await sliced.prepareMutation();
+  ticking = false;
+  assert.equal(sliced.mutationPending, false, 'made');
+  assert.ok(turns >= 3, `the event loop turned ${turns} times while the root was made`);
+  const atOnce = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema;
+  const roots = (s: GraphQLSchema) => new GraphQLSchema({ query: s.getQueryType(), mutation: s.getMutationType(), directives: s.getDirectives(), assumeValid: true });
+  assert.deepEqual(Object.keys(sliced.getMutationType()!.getFields()), Object.keys(atOnce.getMutationType()!.getFields()));
+  assert.ok(Object.keys(sliced.getMutationType()!.getFields()).includes('insert_t1499_one'));
+  assert.equal(printSchema(lexicographicSortSchema(roots(sliced))), printSchema(lexicographicSortSchema(roots(atOnce))));
+  // A role without mutations: nothing to make, no root.
+  const anon = buildRoleSchema(sc, 'anon', ENGINE_PARTS.schema).schema as LazySchema;
+  await anon.prepareMutation();
+  assert.equal(anon.getMutationType(), null);
+});
+
+test('sortEntriesSliced gives sortEntries\'s map: order, the last of equal names, __proto__ as an own key', async () => {
+  const { sortEntries, sortEntriesSliced } = await import('../../../src/graphql/schema/queryRoot.js');
+  const { TurnBudget } = await import('../../../src/lib/index.js');
+  const entries = Array.from({ length: 3000 }, (_, i) => [`f${(i * 7919) % 3000}`, { type: GraphQLBoolean, description: `d${i}` }] as [string, never]);
+  entries.push(['f12', { type: GraphQLBoolean, description: 'later' } as never], ['__proto__', { type: GraphQLBoolean } as never]);
+  const sliced = await sortEntriesSliced(entries, new TurnBudget(0.2));
+  const atOnce = sortEntries(entries);
+  assert.deepEqual(Object.keys(sliced), Object.keys(atOnce));
+  assert.equal(Object.getPrototypeOf(sliced), Object.prototype);
+  for (const k of Object.keys(atOnce)) assert.equal(sliced[k], atOnce[k], k);
 });

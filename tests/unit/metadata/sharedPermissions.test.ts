@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildRecordOf, buildSchemaCache, buildSchemaCacheFrom, buildSchemaCacheFull, decodeMetadata, encodeMetadata } from '../../../src/metadata/index.js';
+import { buildRecordOf, buildSchemaCache, buildSchemaCacheFrom, buildSchemaCacheFull, decodeMetadata, decodeStoredSliced, encodeMetadata } from '../../../src/metadata/index.js';
 import type { Metadata } from '../../../src/metadata/index.js';
 import { draftOf, finishDraft } from '../../../src/lib/index.js';
 import { authorArticle } from './fixtures.js';
@@ -35,6 +35,15 @@ test('a decoded document holds one object per distinct permission, and encodes a
   // Two decodes of the same text share nothing with each other.
   assert.notEqual(decodeMetadata(doc()).tables[0]!.select_permissions![2]!.permission, author![2]!.permission);
   assert.deepEqual(encodeMetadata(md), encodeMetadata(decodeMetadata(JSON.parse(JSON.stringify(doc())))));
+});
+
+test('a document decoded a slice per turn shares its equal permissions as one decoded at once', async () => {
+  const md = await decodeStoredSliced(JSON.stringify(doc()));
+  const [author, article] = md.tables.map((t) => t.select_permissions!);
+  assert.equal(author![0]!.permission, author![1]!.permission, 'roles a and b of one table');
+  assert.equal(author![2]!.permission, article![2]!.permission, 'role c of two tables');
+  assert.notEqual(author![0]!.permission, article![0]!.permission);
+  assert.deepEqual(encodeMetadata(md), encodeMetadata(decodeMetadata(doc())));
 });
 
 test('an edit of a shared permission in a draft changes that place only', () => {

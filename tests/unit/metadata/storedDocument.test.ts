@@ -45,3 +45,24 @@ test('a document of many tables is encoded a slice of tables per event-loop turn
   assert.ok(turns.n >= 3, `the event loop turned ${turns.n} times while encoding`);
   assert.equal(await encodeStoredChunked({ ...md, tables: [] }), encodeStoredInline({ ...md, tables: [] }));
 });
+
+test('a large document of many tables is decoded on the main thread a slice per turn, exactly as inline', async () => {
+  const tables = Array.from({ length: 2_000 }, (_, i) => ({
+    table: { schema: 'public', name: `t${i}` },
+    object_relationships: [{ name: 'parent', using: { foreign_key_constraint_on: 'parent_id' } }],
+    select_permissions: [{ role: 'user', permission: { columns: ['id', 'label'], filter: { parent: { id: { _eq: 'X-Svc-User-Id' } } }, allow_aggregations: true } }],
+    update_permissions: [{ role: 'user', permission: { columns: ['label'], filter: {}, check: null } }],
+  }));
+  const text = JSON.stringify({ version: 2, tables, query_collections: [{ name: 'c', definition: { queries: [{ name: 'q', query: 'query q { t0 { id } }' }] } }], allowlist: [{ collection: 'c' }] });
+  assert.ok(text.length >= OFF_THREAD_MIN_BYTES);
+  const before = storedDocumentThreadCounts();
+  let turns = 0;
+  let ticking = true;
+  const tick = () => { turns++; if (ticking) setImmediate(tick); };
+  setImmediate(tick);
+  const md = await decodeStoredMetadata(text);
+  ticking = false;
+  assert.deepStrictEqual(md, decodeStoredInline(text));
+  assert.deepEqual(storedDocumentThreadCounts(), before, 'not by the thread');
+  assert.ok(turns >= 3, `the event loop turned ${turns} times while decoding`);
+});
