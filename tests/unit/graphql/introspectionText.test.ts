@@ -139,13 +139,8 @@ test('`__type` alone reads the role schema itself: a made type is answered witho
   assert.deepEqual([...got!], [...await byGraphqlJs(buildRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema).schema, query, {})]);
 });
 
-test('the types of `__schema` are written in slices: other work runs between them', async () => {
-  const sc = makeCache();
-  for (let i = 0; i < 200; i++) {
-    const name = `extra_${String(i).padStart(3, '0')}`;
-    sc.tables.set(`public.${name}`, table(name, [column('id', 'int4', { nullable: false }), column('label', 'text'), column('amount', 'numeric')]));
-  }
-  const live = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema;
+/** `getIntrospectionQuery()` written for `schema`, counting the turns of other work (setImmediate) meanwhile. */
+async function introspectedWithTurns(schema: GraphQLSchema): Promise<{ got: Map<string, string> | undefined; turns: number; took: number }> {
   let turns = 0;
   let done = false;
   const other = (): void => {
@@ -155,9 +150,19 @@ test('the types of `__schema` are written in slices: other work runs between the
   };
   setImmediate(other);
   const started = performance.now();
-  const got = await introspectionText(live, parse(getIntrospectionQuery()), {});
+  const got = await introspectionText(schema, parse(getIntrospectionQuery()), {});
   done = true;
-  const took = performance.now() - started;
+  return { got, turns, took: performance.now() - started };
+}
+
+test('the types of `__schema` are written in slices: other work runs between them', async () => {
+  const sc = makeCache();
+  for (let i = 0; i < 200; i++) {
+    const name = `extra_${String(i).padStart(3, '0')}`;
+    sc.tables.set(`public.${name}`, table(name, [column('id', 'int4', { nullable: false }), column('label', 'text'), column('amount', 'numeric')]));
+  }
+  const live = buildRoleSchema(sc, 'admin', ENGINE_PARTS.schema).schema;
+  const { got, turns, took } = await introspectedWithTurns(live);
   assert.ok(got?.get('__schema')?.includes('"extra_199_bool_exp"'));
   // a turn of other work at least every ~15 ms of the walk (and the walk here takes far longer than one slice)
   assert.ok(took > 100, `the walk took ${took} ms`);
@@ -242,18 +247,7 @@ test("one type's fields are written in slices too: a root of tens of thousands o
   const fields: Record<string, { type: typeof GraphQLString; args: Record<string, { type: typeof GraphQLString; description: string }> }> = {};
   for (let i = 0; i < 30000; i++) fields[`field_${i}`] = { type: GraphQLString, args: { a: { type: GraphQLString, description: 'an argument' }, b: { type: GraphQLString, description: 'another' } } };
   const schema = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields }) });
-  let turns = 0;
-  let done = false;
-  const other = (): void => {
-    if (done) return;
-    turns++;
-    setImmediate(other);
-  };
-  setImmediate(other);
-  const started = performance.now();
-  const got = await introspectionText(schema, parse(getIntrospectionQuery()), {});
-  done = true;
-  const took = performance.now() - started;
+  const { got, turns, took } = await introspectedWithTurns(schema);
   assert.ok(got?.get('__schema')?.includes('"field_29999"'));
   // The schema has a dozen types, the Query type nearly all of the work: turns of other work come from within it.
   assert.ok(took > 60, `the walk took ${took} ms`);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ApiError, isStackOverflow } from '../../../src/core/index.js';
+import { outcome } from '../../support/apiOutcome.js';
 import { decodeBody, decodeBodyInline, decodeBodyOffThread, offThreadDecodeCounts, OFF_THREAD_MIN_BYTES } from '../../../src/metadataApi/index.js';
 import type { BodyEndpoint } from '../../../src/metadataApi/index.js';
 
@@ -31,18 +31,6 @@ function corpusBodies(): Array<{ endpoint: BodyEndpoint; body: string }> {
     }
   }
   return out;
-}
-
-type Outcome = { ok: unknown } | { error: { code: string; message: string; path: string; status: number } } | { stackOverflow: true };
-
-async function outcome(run: () => unknown): Promise<Outcome> {
-  try {
-    return { ok: await run() };
-  } catch (e) {
-    if (e instanceof ApiError) return { error: { code: e.code, message: e.message, path: e.path, status: e.status } };
-    if (isStackOverflow(e)) return { stackOverflow: true };
-    throw e;
-  }
 }
 
 const MALFORMED: Array<{ endpoint: BodyEndpoint; body: string }> = [

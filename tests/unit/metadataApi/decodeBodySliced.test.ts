@@ -8,21 +8,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, isStackOverflow } from '../../../src/core/index.js';
+import { outcome, type Outcome } from '../../support/apiOutcome.js';
 import { decodeBody, decodeBodyInline, offThreadDecodeCounts, OFF_THREAD_MIN_BYTES } from '../../../src/metadataApi/index.js';
 import type { BodyEndpoint } from '../../../src/metadataApi/index.js';
-
-type Outcome = { ok: unknown } | { error: { code: string; message: string; path: string; status: number } } | { stackOverflow: true };
-
-async function outcome(run: () => unknown): Promise<Outcome> {
-  try {
-    return { ok: await run() };
-  } catch (e) {
-    if (e instanceof ApiError) return { error: { code: e.code, message: e.message, path: e.path, status: e.status } };
-    if (isStackOverflow(e)) return { stackOverflow: true };
-    throw e;
-  }
-}
 
 function tables(n: number): Array<Record<string, unknown>> {
   return Array.from({ length: n }, (_, i) => ({
