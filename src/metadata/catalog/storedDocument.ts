@@ -83,12 +83,9 @@ export async function encodeStoredChunked(md: Metadata): Promise<string> {
   const parts: string[] = [];
   // A turn of the event loop every TABLES_PER_TURN tables, or sooner when encoding them takes over ~10 ms
   // (tables seen before are texts already: only new ones cost).
-  let start = performance.now();
+  const budget = new TurnBudget(10);
   for (let i = 0; i < md.tables.length; i++) {
-    if (i > 0 && (i % TABLES_PER_TURN === 0 || performance.now() - start > 10)) {
-      await new Promise((resolve) => setImmediate(resolve));
-      start = performance.now();
-    }
+    if (i > 0 && (i % TABLES_PER_TURN === 0 || budget.due)) await budget.next();
     parts.push(encodedTable(md.tables[i]));
   }
   return `{"version":2,"tables":[${parts.join(',')}]${rest.slice(EMPTY_TABLES.length)}`;

@@ -5,6 +5,7 @@
  * triggers (their env variables read from `env`). An object
  * that does not fit the database is left out and reported as inconsistent; the rest still builds.
  */
+import { TurnBudget } from '../../lib/index.js';
 import { qualifiedKey, type NamingConvention } from '../../core/index.js';
 import type { Metadata, PermissionMetadata, TableMetadata } from '../model/metadata.js';
 import type { AnyPermission, PermType } from '../model/decodePermission.js';
@@ -138,18 +139,16 @@ function runNow<T>(g: Generator<void, T>): T {
   }
 }
 
-const SLICE_MS = 10;
 async function runSliced<T>(g: Generator<void, T>): Promise<T> {
-  let start = performance.now();
+  const budget = new TurnBudget(SLICE_MS);
   for (;;) {
     const r = g.next();
     if (r.done) return r.value;
-    if (performance.now() - start >= SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      start = performance.now();
-    }
+    await budget.pause();
   }
 }
+
+const SLICE_MS = 10;
 
 /** How many tables a build handles between two yields. */
 const TABLES_PER_YIELD = 32;
