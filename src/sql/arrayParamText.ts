@@ -48,13 +48,20 @@ function nestedArrayText(items: readonly unknown[]): string {
 
 /**
  * `{"a","b",NULL,…}`: one element per value, each read as that value alone would be. Every element
- * is quoted (a quoted `1` is read as 1) so that, with no NULL, the literal is one `join` of the
+ * is quoted (a quoted `1` is read as 1; an array of numbers only is written unquoted) so that, with no NULL, the literal is one `join` of the
  * elements: a flat string, where concatenating element by element makes a rope that writing the
  * parameter would have to flatten.
  */
 export function arrayParamText(values: readonly unknown[]): string {
   const n = values.length;
   if (n === 0) return '{}';
+  // Numbers only: unquoted, `join` writing each as `String` does (a number's text is never NULL
+  // and has no space, quote, comma or brace, so it reads the same quoted or not).
+  if (typeof values[0] === 'number') {
+    let numbers = true;
+    for (let i = 1; i < n && numbers; i++) numbers = typeof values[i] === 'number';
+    if (numbers) return `{${values.join(',')}}`;
+  }
   const texts = new Array<string>(n);
   let nulls = false;
   for (let i = 0; i < n; i++) {

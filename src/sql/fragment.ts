@@ -24,6 +24,19 @@ export interface ArrayParamSource {
   kind: 'array';
   items: readonly ValueSource[];
   element: string;
+  /**
+   * When item i is the variable `name` at path `[...prefix, i, ...suffix]` (one field of every
+   * object of a list variable: `$objects`' `author`), that list, so the values are read by one walk
+   * over it instead of one path walk per item (the same values).
+   */
+  column?: ListColumn;
+}
+
+/** One field (`suffix`) of every item of the list at `prefix` in variable `name`. */
+export interface ListColumn {
+  name: string;
+  prefix: ReadonlyArray<string | number>;
+  suffix: ReadonlyArray<string | number>;
 }
 
 export interface Param {

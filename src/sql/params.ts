@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../core/index.js';
 import { sessionJson, type Session } from '../core/index.js';
-import type { Param } from './fragment.js';
+import type { ArrayParamSource, ListColumn, Param } from './fragment.js';
 import type { ValueSource } from '../ir/index.js';
 import { arrayParamText } from './arrayParamText.js';
 import { JsonBigNumber } from '../lib/index.js';
@@ -17,14 +17,43 @@ export function resolveParams(params: readonly Param[], variables: Record<string
     const p = params[i]!;
     const s = p.source;
     if (s.kind === 'array') {
-      const values = new Array<unknown>(s.items.length);
-      for (let k = 0; k < values.length; k++) values[k] = encode(sourceValue(s.items[k]!, variables, session), s.element);
-      out[i] = arrayParamText(values);
+      out[i] = arrayParamText(s.column === undefined ? itemValues(s, variables, session) : columnValues(s.column, s.items.length, s.element, variables));
     } else {
       out[i] = encode(sourceValue(s, variables, session), p.pgType);
     }
   }
   return out;
+}
+
+function itemValues(s: ArrayParamSource, variables: Record<string, unknown> | undefined, session: Session): unknown[] {
+  const values = new Array<unknown>(s.items.length);
+  for (let k = 0; k < values.length; k++) values[k] = encode(sourceValue(s.items[k]!, variables, session), s.element);
+  return values;
+}
+
+/** Walks `path` from `v` as `sourceValue` does (stopping at null). */
+function walk(v: unknown, path: ReadonlyArray<string | number>): unknown {
+  for (let i = 0; i < path.length && v != null; i++) v = (v as Record<string | number, unknown>)[path[i]!];
+  return v;
+}
+
+/**
+ * The `n` values of a list column (what `itemValues` gives for its items, each encoded for
+ * `element`), read in one walk over the list: the one-key suffix (a column of `$objects`) without
+ * a path walk per item.
+ */
+function columnValues(c: ListColumn, n: number, element: string, variables: Record<string, unknown> | undefined): unknown[] {
+  const values = new Array<unknown>(n);
+  const list = walk(variables?.[c.name], c.prefix) as Record<number, unknown> | null | undefined;
+  if (list == null) return values.fill(null);
+  const json = JSON_TYPES.has(element);
+  const key = c.suffix.length === 1 ? c.suffix[0]! : undefined;
+  for (let i = 0; i < n; i++) {
+    let v = list[i];
+    if (v != null) v = key !== undefined ? (v as Record<string | number, unknown>)[key] : walk(v, c.suffix);
+    values[i] = typeof v === 'string' && !json ? v : encode(v ?? null, element);
+  }
+  return values;
 }
 
 function sourceValue(s: ValueSource, variables: Record<string, unknown> | undefined, session: Session): unknown {

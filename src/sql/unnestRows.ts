@@ -21,7 +21,7 @@
  * bound as `text[]` of its values' literals and cast back per row.
  */
 import type { ColumnValue, IrValue, ValueSource } from '../ir/index.js';
-import { sql, type ArrayParamSource, type SqlFragment } from './fragment.js';
+import { sql, type ArrayParamSource, type ListColumn, type SqlFragment } from './fragment.js';
 
 /** Types bound through `text[]` and a cast: arrays (an array of arrays would flatten) and `box` (`;` separator). */
 const viaText = (pgType: string): boolean => pgType.startsWith('_') || pgType.endsWith('[]') || pgType === 'box';
@@ -48,6 +48,25 @@ function sameValue(a: IrValue, b: IrValue): boolean {
     case 'sessionJson':
       return y.kind === 'sessionJson';
   }
+}
+
+/**
+ * The list column `items` are, when item i is the variable `name` at `[...prefix, i, ...suffix]` for
+ * every i (the same name, prefix and suffix): what `$objects` gives for a column; else undefined.
+ */
+export function listColumnOf(items: readonly ValueSource[]): ListColumn | undefined {
+  const first = items[0];
+  if (first?.kind !== 'variable' || first.path === undefined) return undefined;
+  const at = first.path.indexOf(0);
+  if (at < 0) return undefined;
+  const prefix = first.path.slice(0, at);
+  const suffix = first.path.slice(at + 1);
+  for (let i = 0; i < items.length; i++) {
+    const s = items[i]!;
+    if (s.kind !== 'variable' || s.name !== first.name || s.path === undefined || s.path.length !== first.path.length || s.path[at] !== i) return undefined;
+    for (let k = 0; k < s.path.length; k++) if (k !== at && s.path[k] !== first.path[k]) return undefined;
+  }
+  return { name: first.name, prefix, suffix };
 }
 
 /**
@@ -82,6 +101,8 @@ export function unnestRowsSql(names: readonly string[], rows: readonly ColumnVal
     const items: ValueSource[] = values.map((v) => v.source);
     if (items.some((s) => s.kind === 'session' || s.kind === 'sessionJson')) return undefined;
     const array: ArrayParamSource = { kind: 'array', items, element: pgType };
+    const column = listColumnOf(items);
+    if (column !== undefined) array.column = column;
     select.push(viaText(pgType)
       ? sql`unnest(${sql.param(array, 'text[]')})::${sql.castType(pgType)}`
       : sql`unnest(${sql.param(array, `${pgType}[]`)})`);

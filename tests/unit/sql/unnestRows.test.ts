@@ -41,7 +41,7 @@ test('rows that give the same columns: one array parameter per column, the same 
   assert.equal(values.length, 5);
   assert.equal(values[0], `{${objects.map((o) => `"${o.author}"`).join(',')}}`);
   assert.ok((values[1] as string).startsWith('{"say \\"hi\\", {0}",NULL,"say \\"hi\\", {2}",NULL,'));
-  assert.equal(values[2], `{${objects.map((o) => `"${o.score}"`).join(',')}}`);
+  assert.equal(values[2], `{${objects.map((o) => o.score).join(',')}}`);
   assert.ok((values[3] as string).startsWith('{NULL,"{\\"x,y\\",NULL}",NULL,'));
   assert.equal(values[4], '7');
 });
@@ -66,7 +66,7 @@ test('a column with one literal repeated is one parameter; literals that differ 
     row({ author: lit('same', 'text'), score: lit(2, 'int4'), big: lit(new JsonBigNumber('12345678901234568'), 'int8') }),
   ]));
   assert.match(text, /SELECT \$1::"text", unnest\(\$2::"int4"\[\]\), unnest\(\$3::"int8"\[\]\) RETURNING/);
-  assert.deepEqual(resolveParams(params, undefined, adminSession()), ['same', '{"1","2"}', '{"12345678901234567","12345678901234568"}']);
+  assert.deepEqual(resolveParams(params, undefined, adminSession()), ['same', '{1,2}', '{"12345678901234567","12345678901234568"}']);
 });
 
 test('each element is what the VALUES form sends for the value alone; json values are JSON text', () => {
@@ -88,4 +88,35 @@ test('each element is what the VALUES form sends for the value alone; json value
   }
   assert.equal(one({ a: 'x"y' }, 'jsonb'), '{"{\\"a\\":\\"x\\\\\\"y\\"}",NULL}');
   assert.equal(one('str', 'json'), '{"\\"str\\"",NULL}');
+});
+
+test('a column of a list variable is read in one walk over the list: the values of one path walk per item', () => {
+  const { params } = mutationSqlText(fromVariables(4));
+  const columns = params.map((p) => (p.source as { column?: unknown }).column);
+  assert.deepEqual(columns.slice(0, 4), ['author', 'body', 'score', 'tags'].map((f) => ({ name: 'objects', prefix: [], suffix: [f] })));
+  assert.equal(columns[4], undefined);
+  const itemByItem = params.map((p) => (p.source.kind === 'array' ? { ...p, source: { kind: p.source.kind, items: p.source.items, element: p.source.element } } : p));
+  const session = roleSession('user', { 'x-svc-user-id': '7' });
+  for (const objects of [
+    [{ author: 'a', body: 'q"\\', score: 1, tags: ['x', null] }, { author: null, body: 'b', score: new JsonBigNumber('12345678901234567'), tags: null }, {}, { author: 'd', score: 2.5, tags: [] }],
+    [{ author: 'a' }, null, { author: 'c' }], // fewer objects than rows, a null object: NULLs
+    null, 'not a list', [1, 2, 3, 4],
+  ]) {
+    assert.deepEqual(resolveParams(params, { objects }, session), resolveParams(itemByItem, { objects }, session), JSON.stringify(objects));
+  }
+  assert.deepEqual(resolveParams(params, undefined, session), resolveParams(itemByItem, undefined, session));
+  // json columns: every element JSON text, as one by one.
+  const json = insert([0, 1, 2].map((i) => row({ doc: variable(i, 'doc', 'jsonb'), n: variable(i, 'n', 'int4') })));
+  const j = mutationSqlText(json).params;
+  const jItems = j.map((p) => (p.source.kind === 'array' ? { ...p, source: { kind: p.source.kind, items: p.source.items, element: p.source.element } } : p));
+  const docs = { objects: [{ doc: 'str', n: 1 }, { doc: { a: [1, 'x"'] }, n: null }, { doc: null, n: 3 }] };
+  assert.deepEqual(resolveParams(j, docs, session), resolveParams(jItems, docs, session));
+  assert.equal(resolveParams(j, docs, session)[0], '{"\\"str\\"","{\\"a\\":[1,\\"x\\\\\\"\\"]}",NULL}');
+  // Items that are not one column of one list (a row from elsewhere, a gap) keep the walk per item.
+  const nested = (i: number, f: string): IrValue => ({ source: { kind: 'variable', name: 'data', path: ['list', i, 'x', f] }, pgType: 'text' });
+  const deep = mutationSqlText(insert([0, 1].map((i) => row({ a: nested(i, 'a'), b: variable(i === 0 ? 0 : 5, 'b', 'text') })))).params;
+  assert.deepEqual((deep[0]!.source as { column?: unknown }).column, { name: 'data', prefix: ['list'], suffix: ['x', 'a'] });
+  assert.equal((deep[1]!.source as { column?: unknown }).column, undefined);
+  const data = { list: [{ x: { a: 'p' } }, { x: null }] };
+  assert.deepEqual(resolveParams(deep, { data, objects: [{ b: 'u' }, 1, 2, 3, 4, { b: 'v' }] }, session), ['{"p",NULL}', '{"u","v"}']);
 });
