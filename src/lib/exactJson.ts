@@ -4,7 +4,7 @@
  * than 15 significant digits is kept as a `JsonBigNumber` holding its exact text instead, which
  * Postgres receives as that text (`toPostgres`, used by node-postgres for parameters).
  *
- * Fast path: a text without 16 consecutive digits is just `JSON.parse`. Otherwise one linear scan
+ * Fast path: a text without 16 consecutive digits (`hasLongDigitRun`) is just `JSON.parse`. Otherwise one linear scan
  * (string-aware) marks the long number tokens, then `JSON.parse` with a reviver restores them.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,7 +25,25 @@ export class JsonBigNumber {
   }
 }
 
-const LONG_DIGITS = /\d{16}/;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * Whether `text` has 16 consecutive digits. Any 16 consecutive indexes include one that is 15
+ * modulo 16, so only those are looked at, and the run around a digit found there measured: a
+ * 16th of the reads `/\d{16}/` makes on a body without long numbers.
+ */
+export function hasLongDigitRun(text: string): boolean {
+  const n = text.length;
+  for (let i = 15; i < n; i += 16) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let start = i;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    let end = i + 1;
+    while (end < n && end - start < 16 && isDigit(text.charCodeAt(end))) end++;
+    if (end - start >= 16) return true;
+  }
+  return false;
+}
 const NUMBER_CHAR = /[0-9eE+\-.]/;
 const MARK = `\u0000bignum-${randomBytes(6).toString('hex')}:`;
 const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
@@ -38,7 +56,7 @@ function significantDigits(token: string): number {
 
 /** Parses JSON text; numbers with more than 15 significant digits become `JsonBigNumber`s. */
 export function parseJsonExact(text: string): unknown {
-  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  if (!hasLongDigitRun(text)) return JSON.parse(text);
   let out = '';
   let last = 0;
   let i = 0;
