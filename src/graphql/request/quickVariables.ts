@@ -150,7 +150,18 @@ function valueShaper(base: GraphQLInputType): Shaper {
   }
   if (base === GraphQLBoolean) return (v) => (v === true ? 'T' : v === false ? 'F' : undefined);
   const scalar = base as GraphQLScalarType;
-  return (v) => (scalarOk(scalar, v) ? 'S' : undefined);
+  // The common scalars' checks chosen once (scalarOk's), not by name per value.
+  switch (scalar.name) {
+    case 'String':
+      return (v) => (typeof v === 'string' ? 'S' : undefined);
+    case 'json':
+    case 'jsonb':
+      return () => 'S';
+    case 'Int':
+      return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) || scalarOk(scalar, v) ? 'S' : undefined;
+    default:
+      return (v) => (scalarOk(scalar, v) ? 'S' : undefined);
+  }
 }
 
 function listShaper(base: GraphQLList<GraphQLInputType>): Shaper {
@@ -208,31 +219,38 @@ function objectShaper(type: GraphQLInputObjectType): Shaper {
   let lastKeys: string[] = [];
   let lastShapes: string[] = [];
   let lastText = '{}';
+  // The shapers of the previous value's keys: a key where the previous value had it needs no lookup.
+  let lastFields: Shaper[] = [];
   return (v) => {
     if (typeof v !== 'object' || Array.isArray(v) || v instanceof JsonBigNumber) return undefined;
     const obj = v as Record<string, unknown>;
     const keys0 = lastKeys;
     const shapes0 = lastShapes;
+    const fields0 = lastFields;
     const text0 = lastText;
     let keys: string[] | undefined;
     let shapes: string[] | undefined;
+    let shapers: Shaper[] | undefined;
     let n = 0;
     for (const k in obj) {
       if (!hasOwn.call(obj, k)) continue;
-      const field = fields.get(k);
+      const same = keys === undefined && n < keys0.length && keys0[n] === k;
+      const field = same ? fields0[n]! : fields.get(k);
       if (field === undefined) return undefined;
       const s = field(obj[k]);
       if (s === undefined) return undefined;
       if (keys === undefined) {
-        if (n < keys0.length && keys0[n] === k && shapes0[n] === s) {
+        if (same && shapes0[n] === s) {
           n++;
           continue;
         }
         keys = keys0.slice(0, n);
         shapes = shapes0.slice(0, n);
+        shapers = fields0.slice(0, n);
       }
       keys.push(k);
       shapes!.push(s);
+      shapers!.push(field);
       n++;
     }
     for (let i = 0; i < required.length; i++) if (!hasOwn.call(obj, required[i]!)) return undefined;
@@ -240,6 +258,7 @@ function objectShaper(type: GraphQLInputObjectType): Shaper {
       if (n === keys0.length) return text0;
       keys = keys0.slice(0, n);
       shapes = shapes0.slice(0, n);
+      shapers = fields0.slice(0, n);
     }
     // Field names are GraphQL names: `"k"` is what JSON.stringify(k) gives.
     let text = '{';
@@ -247,6 +266,7 @@ function objectShaper(type: GraphQLInputObjectType): Shaper {
     text += '}';
     lastKeys = keys;
     lastShapes = shapes!;
+    lastFields = shapers!;
     lastText = text;
     return text;
   };

@@ -106,6 +106,11 @@ test('an input object\'s shape is rebuilt whenever its keys or their shapes diff
   assert.equal(shapes([{ author: 'a', score: 1 }, { author: 'b' }, { author: 'c', score: 2 }, { author: null, score: 3 }])[0],
     '[{"author":S,"score":S},{"author":S},{"author":S,"score":S},{"author":N,"score":S}]');
   assert.equal(shapes([{}, { score: 1 }, {}])[0], '[{},{"score":S},{}]');
+  // each key checked by its own field's type whatever the previous object held at that place
+  assert.equal(quickVariables(d, defs, { o: [{ author: 'a', score: 1 }, { score: 'x', author: 'b' }] }), undefined);
+  assert.equal(quickVariables(d, defs, { o: [{ author: 'a', score: 1 }, { author: 2, score: 1 }] }), undefined);
+  assert.equal(quickVariables(d, defs, { o: [{ author: 'a', score: 1 }, { author: 'b', score: 2.5 }] }), undefined);
+  assert.equal(shapes([{ author: 'a', score: 1 }, { score: 2, author: 'b' }, { score: 3, author: 'c' }])[0], '[{"author":S,"score":S},{"score":S,"author":S}*2]');
   assert.equal(shapes([{ color: 'red' }, { color: 'green' }, { color: 'green' }])[0], '[{"color":E"red"},{"color":E"green"}*2]');
   // the same input type inside itself: each level keeps its own shape
   const w = { _and: [{ score: { _eq: 1 } }, { _not: { score: { _in: [1, 2] } } }, { score: { _eq: 2 } }], score: { _is_null: true } };
