@@ -74,7 +74,15 @@ export function arrayParamText(values: readonly unknown[]): string {
     const t = typeof v === 'string' ? v : scalarText(v);
     texts[i] = t.indexOf('"') < 0 && t.indexOf('\\') < 0 ? t : t.replace(/[\\"]/g, '\\$&');
   }
-  if (!nulls) return `{"${texts.join('","')}"}`;
+  // The braces go on the first and last elements, so the literal is the flat string `join` makes
+  // (a `{…}` around it would be a rope, copied into a flat string again when the parameter is written).
+  if (!nulls) {
+    texts[0] = `{"${texts[0]}`;
+    texts[n - 1] = `${texts[n - 1]}"}`;
+    return texts.join('","');
+  }
   for (let i = 0; i < n; i++) if (values[i] !== null && values[i] !== undefined) texts[i] = `"${texts[i]}"`;
-  return `{${texts.join(',')}}`;
+  texts[0] = `{${texts[0]}`;
+  texts[n - 1] = `${texts[n - 1]}}`;
+  return texts.join(',');
 }
