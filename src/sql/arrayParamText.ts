@@ -62,6 +62,33 @@ export function arrayParamText(values: readonly unknown[]): string {
     for (let i = 1; i < n && numbers; i++) numbers = typeof values[i] === 'number';
     if (numbers) return `{${values.join(',')}}`;
   }
+  // No NULL and no quote in any element: the elements as they are, and one look for a backslash in
+  // the joined text (a backslash anywhere sends it to the escaping path below). The braces go on the
+  // first and last elements, so the literal is the flat string `join` makes (a `{…}` around it would
+  // be a rope, copied into a flat string again when the parameter is written).
+  const texts = new Array<string>(n);
+  let plain = true;
+  for (let i = 0; i < n && plain; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) plain = false;
+    else {
+      const t = typeof v === 'string' ? v : scalarText(v);
+      if (t.indexOf('"') >= 0) plain = false;
+      else texts[i] = t;
+    }
+  }
+  if (plain) {
+    texts[0] = `{"${texts[0]}`;
+    texts[n - 1] = `${texts[n - 1]}"}`;
+    const out = texts.join('","');
+    if (out.indexOf('\\') < 0) return out;
+  }
+  return escapedArrayText(values);
+}
+
+/** `arrayParamText` of values that hold a NULL, a quote or a backslash: each element escaped. */
+function escapedArrayText(values: readonly unknown[]): string {
+  const n = values.length;
   const texts = new Array<string>(n);
   let nulls = false;
   for (let i = 0; i < n; i++) {
@@ -74,8 +101,6 @@ export function arrayParamText(values: readonly unknown[]): string {
     const t = typeof v === 'string' ? v : scalarText(v);
     texts[i] = t.indexOf('"') < 0 && t.indexOf('\\') < 0 ? t : t.replace(/[\\"]/g, '\\$&');
   }
-  // The braces go on the first and last elements, so the literal is the flat string `join` makes
-  // (a `{…}` around it would be a rope, copied into a flat string again when the parameter is written).
   if (!nulls) {
     texts[0] = `{"${texts[0]}`;
     texts[n - 1] = `${texts[n - 1]}"}`;
