@@ -4,8 +4,9 @@
  * than 15 significant digits is kept as a `JsonBigNumber` holding its exact text instead, which
  * Postgres receives as that text (`toPostgres`, used by node-postgres for parameters).
  *
- * Fast path: a text without 16 consecutive digits (`hasLongDigitRun`) is just `JSON.parse`. Otherwise one linear scan
- * (string-aware) marks the long number tokens, then `JSON.parse` with a reviver restores them.
+ * Fast path: a text without 16 consecutive digits (`hasLongDigitRun`) is just `JSON.parse`.
+ * Otherwise one linear scan (string-aware) marks the long number tokens, then `JSON.parse` with a
+ * reviver restores them.
  */
 import { randomBytes } from 'node:crypto';
 

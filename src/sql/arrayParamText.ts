@@ -48,9 +48,9 @@ function nestedArrayText(items: readonly unknown[]): string {
 
 /**
  * `{"a","b",NULL,…}`: one element per value, each read as that value alone would be. Every element
- * is quoted (a quoted `1` is read as 1; an array of numbers only is written unquoted) so that, with no NULL, the literal is one `join` of the
- * elements: a flat string, where concatenating element by element makes a rope that writing the
- * parameter would have to flatten.
+ * is quoted (a quoted `1` is read as 1; an array of numbers only is written unquoted) so that, with
+ * no NULL, the literal is one `join` of the elements: a flat string, where concatenating element by
+ * element makes a rope that writing the parameter would have to flatten.
  */
 export function arrayParamText(values: readonly unknown[]): string {
   const n = values.length;
