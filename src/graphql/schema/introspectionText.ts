@@ -27,6 +27,7 @@ import {
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
 import type { IntrospectionSchema } from './schemaTypeOrder.js';
+import { NotCompiled, WriterCompiler, type WriterSink } from './introspectionWriter.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
 export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
@@ -85,13 +86,13 @@ function shapeOf(type: GraphQLOutputType): Shape {
   return shape;
 }
 
-class Walker {
+class Walker implements WriterSink {
   private readonly fragments: Record<string, FragmentDefinitionNode> = Object.create(null) as Record<string, FragmentDefinitionNode>;
   /** Per field-node list (a collected entry, so one object per selection) and runtime type: its plan. */
   private readonly plans = new WeakMap<readonly FieldNode[], Map<GraphQLObjectType, Plan>>();
   private deadline = 0;
   /** The pieces written since the last flush, and the flushed chunks (text, or UTF-8 with `bytes`). */
-  private out: string[] = [];
+  out: string[] = [];
   private chunks: Array<string | Buffer> = [];
   private flushes = 0;
 
@@ -102,6 +103,18 @@ class Walker {
     private readonly bytes: boolean,
   ) {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) this.fragments[d.name.value] = d;
+    this.compiler = new WriterCompiler(this, (why) => { throw new Unusual(why); });
+  }
+
+  /** The writers of the introspection objects compiled per selection (introspectionWriter.ts). */
+  private readonly compiler: WriterCompiler;
+
+  get schema(): GraphQLSchema {
+    return this.target.schema;
+  }
+
+  planFields(type: GraphQLObjectType, nodes: readonly FieldNode[]): readonly PlannedField[] {
+    return this.plan(type, nodes).fields;
   }
 
   /** graphql-js's `collectSubfields` of `nodes` on `type`, planned: each field's definition and arguments. */
@@ -190,6 +203,12 @@ class Walker {
 
   /** Writes an object: `{"key":value,...}` over the planned fields (a named type's text once per selection). */
   private object(type: GraphQLObjectType, nodes: readonly FieldNode[], value: unknown): void {
+    const compiled = this.compiler.compileObjectWriter(type, nodes);
+    if (compiled) {
+      compiled.write(value);
+      if (this.out.length >= FLUSH_PIECES) this.flush();
+      return;
+    }
     const plan = this.plan(type, nodes);
     // A named type (not a list or non-null wrapper) under `__Type`: its text is the same wherever it is referred to.
     const named = type === __Type && !(value instanceof GraphQLList) && !(value instanceof GraphQLNonNull) ? value as GraphQLNamedType : undefined;
@@ -311,6 +330,35 @@ class Walker {
     const inner = isNonNullType(type) ? type.ofType : type;
     if (!isObjectType(inner) || value === null || value === undefined) {
       this.value(type, nodes, value);
+      return;
+    }
+    const compiled = this.compiler.compileObjectWriter(inner, nodes);
+    if (compiled) {
+      this.out.push('{');
+      for (const f of compiled.fields) {
+        this.out.push(f.prefix);
+        if (f.write) {
+          f.write(value);
+          continue;
+        }
+        const items = f.list!.items(value);
+        if (items === null || items === undefined) {
+          this.out.push('null');
+          continue;
+        }
+        this.out.push('[');
+        for (let i = 0; i < items.length; i++) {
+          if (i > 0) this.out.push(',');
+          f.list!.item(items[i]);
+          if ((i & 15) === 15) {
+            if (this.out.length >= FLUSH_PIECES) this.flush();
+            if (performance.now() >= this.deadline) await this.pause();
+          }
+        }
+        this.out.push(']');
+      }
+      this.out.push('}');
+      if (this.out.length >= FLUSH_PIECES) this.flush();
       return;
     }
     const plan = this.plan(inner, nodes);
@@ -442,7 +490,7 @@ async function walk(
     }
     return out;
   } catch (e) {
-    if (e instanceof Unusual) return undefined;
+    if (e instanceof Unusual || e instanceof NotCompiled) return undefined;
     throw e;
   }
 }
