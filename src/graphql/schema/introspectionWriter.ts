@@ -42,7 +42,15 @@ export interface CompiledField {
 export interface ObjectWriter {
   fields: readonly CompiledField[];
   write(value: unknown): void;
+  /** A `__Type` selection of `kind`, `name`, `__typename` and `ofType` (so selected) only: its text is its named type's name in a template. */
+  nameOnly: boolean;
 }
+
+/** A string written between quotes as it is (no character JSON escapes). */
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/** What a type reference's template holds where the named type's name goes (JSON text never has it raw). */
+const SENTINEL = '\u0000';
 
 /** Something this writer does not do: the walker's generic path writes it. */
 export class NotCompiled extends Error {}
@@ -54,6 +62,17 @@ const KINDS = {
   SCALAR: '"SCALAR"', OBJECT: '"OBJECT"', INTERFACE: '"INTERFACE"', UNION: '"UNION"', ENUM: '"ENUM"',
   INPUT_OBJECT: '"INPUT_OBJECT"', LIST: '"LIST"', NON_NULL: '"NON_NULL"',
 } as const;
+
+/** The kind of a named type as a small number (a template's key). */
+function kindIndex(t: GraphQLType): number {
+  if (t instanceof GraphQLScalarType) return 0;
+  if (t instanceof GraphQLObjectType) return 1;
+  if (t instanceof GraphQLInterfaceType) return 2;
+  if (t instanceof GraphQLUnionType) return 3;
+  if (t instanceof GraphQLEnumType) return 4;
+  if (t instanceof GraphQLInputObjectType) return 5;
+  throw new NotCompiled('unknown type');
+}
 
 function kindText(t: GraphQLType): string {
   if (t instanceof GraphQLScalarType) return KINDS.SCALAR;
@@ -80,32 +99,26 @@ function undeprecated<T extends { deprecationReason?: string | null }>(list: rea
 
 /** Compiles writers for one answer: quoted strings and compiled selections are shared by all its objects. */
 export class WriterCompiler {
-  private readonly quotedText = new Map<string, string>();
   private readonly compiled = new WeakMap<readonly WriterField[], ObjectWriter | null>();
 
   constructor(private readonly sink: WriterSink, private readonly fail: Fail) {}
 
-  /** `JSON.stringify(s)`, once per distinct string. */
-  private q(s: string): string {
-    let t = this.quotedText.get(s);
-    if (t === undefined) {
-      t = JSON.stringify(s);
-      this.quotedText.set(s, t);
-    }
-    return t;
+  /** Set while a type reference's template is written: a named type's name is then `SENTINEL`. */
+  private templating = false;
+
+  /** Pushes a nullable String leaf's JSON: quotes around it when it needs no escapes (names, most descriptions). */
+  private str(v: unknown): void {
+    const out = this.sink.out;
+    if (v === null || v === undefined) out.push('null');
+    else if (typeof v !== 'string') throw new NotCompiled('a string leaf that is not a string');
+    else if (PLAIN.test(v)) out.push('"', v, '"');
+    else out.push(JSON.stringify(v));
   }
 
-  /** A nullable String leaf. */
-  private str(v: unknown): string {
-    if (v === null || v === undefined) return 'null';
-    if (typeof v !== 'string') throw new NotCompiled('a string leaf that is not a string');
-    return this.q(v);
-  }
-
-  /** A non-null String leaf. */
-  private name(v: unknown): string {
+  /** Pushes a non-null String leaf. */
+  private name(v: unknown): void {
     if (v === null || v === undefined) this.fail('null for a non-null field');
-    return this.str(v);
+    this.str(v);
   }
 
   /** The writer of the selection `nodes` on `type`, or `undefined` when it selects what this does not compile. */
@@ -149,7 +162,50 @@ export class WriterCompiler {
       sink.out.push('}');
     };
     const refLike = type === __Type && fields.every((f) => !f.list);
-    return { fields, write: refLike ? this.memoised(writeAll) : writeAll };
+    const nameOnly = refLike && planned.every((f) => {
+      if (f.def === TypeNameMetaFieldDef || f.def.name === 'kind' || f.def.name === 'name') return true;
+      return f.def.name === 'ofType' && this.compileObjectWriter(__Type, f.nodes)?.nameOnly === true;
+    });
+    const write = nameOnly ? this.templated(writeAll) : refLike ? this.memoised(writeAll) : writeAll;
+    return { fields, write, nameOnly };
+  }
+
+  /**
+   * A type reference whose text is its named type's name in a template per kind and wrapping (the standard
+   * `TypeRef`): the template is written once with `SENTINEL` for the name, then each reference is its
+   * pieces with the name between them: nothing kept per type.
+   */
+  private templated(writeAll: (value: unknown) => void): (value: unknown) => void {
+    const templates = new Map<number, string[]>();
+    const sink = this.sink;
+    return (value) => {
+      let t = value as GraphQLType;
+      let wrapping = 1;
+      while (isWrapper(t)) {
+        wrapping = wrapping * 3 + (t instanceof GraphQLNonNull ? 1 : 2);
+        t = t.ofType;
+      }
+      const key = wrapping * 8 + kindIndex(t);
+      let parts = templates.get(key);
+      if (parts === undefined) {
+        const out = sink.out;
+        const templating = this.templating;
+        sink.out = [];
+        this.templating = true;
+        try {
+          writeAll(value);
+          parts = sink.out.join('').split(SENTINEL);
+        } finally {
+          sink.out = out;
+          this.templating = templating;
+        }
+        templates.set(key, parts);
+      }
+      const name = this.templating ? SENTINEL : (t as GraphQLNamedType).name;
+      if (!this.templating && !PLAIN.test(name)) throw new NotCompiled('a type name JSON escapes');
+      sink.out.push(parts[0]);
+      for (let i = 1; i < parts.length; i++) sink.out.push(name, parts[i]);
+    };
   }
 
   /**
@@ -217,6 +273,10 @@ export class WriterCompiler {
     return { prefix: f.prefix, write: (value) => { sink.out.push(text(value)); } };
   }
 
+  private pushing(f: WriterField, write: (value: unknown) => void): CompiledField {
+    return { prefix: f.prefix, write };
+  }
+
   private field(parent: GraphQLObjectType, f: WriterField): CompiledField {
     if (f.def === TypeNameMetaFieldDef) {
       const text = JSON.stringify(parent.name);
@@ -227,15 +287,21 @@ export class WriterCompiler {
     const name = f.def.name;
     const deprecation = (): CompiledField | undefined => {
       if (name === 'isDeprecated') return this.leaf(f, (v) => ((v as { deprecationReason?: unknown }).deprecationReason != null ? 'true' : 'false'));
-      if (name === 'deprecationReason') return this.leaf(f, (v) => this.str((v as { deprecationReason?: unknown }).deprecationReason));
+      if (name === 'deprecationReason') return this.pushing(f, (v) => this.str((v as { deprecationReason?: unknown }).deprecationReason));
       return undefined;
     };
     if (parent === __Type) {
       switch (name) {
         case 'kind': noArgs(); return this.leaf(f, (t) => kindText(t as GraphQLType));
-        case 'name': noArgs(); return this.leaf(f, (t) => this.str(isWrapper(t as GraphQLType) ? undefined : (t as GraphQLNamedType).name));
-        case 'description': noArgs(); return this.leaf(f, (t) => this.str(isWrapper(t as GraphQLType) ? undefined : (t as GraphQLNamedType).description));
-        case 'specifiedByURL': noArgs(); return this.leaf(f, (t) => this.str(t instanceof GraphQLScalarType ? t.specifiedByURL : undefined));
+        case 'name':
+          noArgs();
+          return this.pushing(f, (t) => {
+            if (isWrapper(t as GraphQLType)) this.sink.out.push('null');
+            else if (this.templating) this.sink.out.push('"', SENTINEL, '"');
+            else this.str((t as GraphQLNamedType).name);
+          });
+        case 'description': noArgs(); return this.pushing(f, (t) => this.str(isWrapper(t as GraphQLType) ? undefined : (t as GraphQLNamedType).description));
+        case 'specifiedByURL': noArgs(); return this.pushing(f, (t) => this.str(t instanceof GraphQLScalarType ? t.specifiedByURL : undefined));
         case 'isOneOf': noArgs(); return this.leaf(f, (t) => (t instanceof GraphQLInputObjectType ? boolText(t.isOneOf) : 'null'));
         case 'ofType': {
           noArgs();
@@ -271,8 +337,8 @@ export class WriterCompiler {
       }
     } else if (parent === __Field) {
       switch (name) {
-        case 'name': noArgs(); return this.leaf(f, (v) => this.name((v as GraphQLField<unknown, unknown>).name));
-        case 'description': noArgs(); return this.leaf(f, (v) => this.str((v as GraphQLField<unknown, unknown>).description));
+        case 'name': noArgs(); return this.pushing(f, (v) => this.name((v as GraphQLField<unknown, unknown>).name));
+        case 'description': noArgs(); return this.pushing(f, (v) => this.str((v as GraphQLField<unknown, unknown>).description));
         case 'type': noArgs(); return { prefix: f.prefix, write: this.typeOf(f) };
         case 'args': {
           const all = this.includeDeprecated(f);
@@ -287,8 +353,8 @@ export class WriterCompiler {
       if (d) { noArgs(); return d; }
     } else if (parent === __InputValue) {
       switch (name) {
-        case 'name': noArgs(); return this.leaf(f, (v) => this.name((v as GraphQLArgument).name));
-        case 'description': noArgs(); return this.leaf(f, (v) => this.str((v as GraphQLArgument).description));
+        case 'name': noArgs(); return this.pushing(f, (v) => this.name((v as GraphQLArgument).name));
+        case 'description': noArgs(); return this.pushing(f, (v) => this.str((v as GraphQLArgument).description));
         case 'type': noArgs(); return { prefix: f.prefix, write: this.typeOf(f) };
         case 'defaultValue':
           noArgs();
@@ -303,8 +369,8 @@ export class WriterCompiler {
       if (d) { noArgs(); return d; }
     } else if (parent === __EnumValue) {
       switch (name) {
-        case 'name': noArgs(); return this.leaf(f, (v) => this.name((v as GraphQLEnumValue).name));
-        case 'description': noArgs(); return this.leaf(f, (v) => this.str((v as GraphQLEnumValue).description));
+        case 'name': noArgs(); return this.pushing(f, (v) => this.name((v as GraphQLEnumValue).name));
+        case 'description': noArgs(); return this.pushing(f, (v) => this.str((v as GraphQLEnumValue).description));
       }
       const d = deprecation();
       if (d) { noArgs(); return d; }
