@@ -26,11 +26,12 @@ import {
 } from 'graphql';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
+import { TurnBudget } from '../../lib/index.js';
 import type { IntrospectionSchema } from './schemaTypeOrder.js';
 import { NotCompiled, WriterCompiler, type WriterSink } from './introspectionWriter.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
-export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
+export async function introspectionOf(schema: GraphQLSchema): Promise<IntrospectionSchema> {
   if (schema instanceof LazySchema) return schema.forIntrospection();
   return { schema, types: () => Object.values(schema.getTypeMap()) };
 }
@@ -306,6 +307,7 @@ class Walker implements WriterSink {
     const { schema } = this.target;
     for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
       if (!(root instanceof LazyRootType)) continue;
+      await root.prepareFields(new TurnBudget(SLICE_MS));
       const fields = root.getFields();
       let i = 0;
       for (const name in fields) {
@@ -395,10 +397,15 @@ class Walker implements WriterSink {
         // of its own, where resolving the field would make them (so their types are made in the same order):
         // at 5,000 tables each is hundreds of ms.
         await this.pause();
-        schema.getMutationType();
+        // A lazy build's mutation root made a slice per turn (its entries, their order and the types they make as at once).
+        if (schema instanceof LazySchema) await schema.prepareMutation();
+        else schema.getMutationType();
         if (f.def.name === 'types') {
           await this.pause();
-          schema.getSubscriptionType()?.getFields();
+          // Its entries listed in one turn, its field map made a slice per turn (its fields themselves below).
+          const subscription = schema.getSubscriptionType();
+          if (subscription instanceof LazyRootType) await subscription.prepareFields(new TurnBudget(SLICE_MS));
+          else subscription?.getFields();
         }
         await this.pause();
       }
@@ -461,7 +468,7 @@ async function walk(
   // `__schema` reads every type (a lazy schema's fresh build, walked); `__type` alone reads the schema
   // itself (a type made already is found without making the rest).
   const whole = op.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.name.value === '__schema');
-  const target: IntrospectionSchema = whole ? introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
+  const target: IntrospectionSchema = whole ? await introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
   const query = target.schema.getQueryType();
   if (!query) return undefined;
 

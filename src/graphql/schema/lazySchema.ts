@@ -47,7 +47,7 @@ export interface LazySchemaConfig extends Omit<GraphQLSchemaConfig, 'mutation' |
    * A new build of the same schema (from the cache the remaining types are made from), none of its types
    * made beyond its roots: what introspection of `__schema` walks instead of completing this one.
    */
-  fresh?: () => LazySchema;
+  fresh?: () => Promise<LazySchema>;
 }
 
 export class LazySchema extends GraphQLSchema {
@@ -104,10 +104,10 @@ export class LazySchema extends GraphQLSchema {
    * order) and dropped with the answer, so introspecting a role does not keep its whole schema made; each
    * type's fields are let go once the walk is past it (`releasingFields`), so they die young.
    */
-  forIntrospection(): IntrospectionSchema {
+  async forIntrospection(): Promise<IntrospectionSchema> {
     const fresh = this.pending?.config.fresh;
     if (!fresh) return { schema: this, types: () => Object.values(this.getTypeMap()) };
-    const copy = fresh();
+    const copy = await fresh();
     // The copy is dropped with the answer: each type's fields are let go once written (`releasingFields`).
     return { schema: copy, types: () => (copy.complete ? Object.values(copy.getTypeMap()) : releasingFields(schemaTypeOrder(copy.orderConfig()))) };
   }

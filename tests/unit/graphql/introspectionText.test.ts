@@ -111,7 +111,7 @@ test('a lazy schema partly made by queries introspects as a fresh build does; th
   const expected = await byGraphqlJs(buildRoleSchema(makeCache(), 'user', ENGINE_PARTS.schema).schema, getIntrospectionQuery(), {});
   assert.deepEqual([...got!], [...expected]);
   const fresh = buildRoleSchema(makeCache(), 'admin', RELAY_PARTS.schema).schema as LazySchema;
-  const walked = [...introspectionOf(fresh).types()].map((t) => t.name);
+  const walked = [...(await introspectionOf(fresh)).types()].map((t) => t.name);
   assert.deepEqual(walked, Object.keys(buildRoleSchema(makeCache(), 'admin', RELAY_PARTS.schema).schema.getTypeMap()));
 });
 
