@@ -17,9 +17,9 @@ import type { TurnBudget } from '../../lib/index.js';
 export type { FieldEntry } from './context.js';
 
 /**
- * Each table's select root entries for a context, made once while the context reads the same cache, so a
- * build can make them a slice per event-loop turn first (`prepareQueryRootFields`: the fresh build an
- * introspection walks lists ~15,000 of them at 5,000 tables).
+ * Each table's select root entries for a context made ahead, a slice per event-loop turn
+ * (`prepareQueryRootFields`: the fresh build an introspection walks lists ~15,000 of them at 5,000 tables),
+ * taken by the context's next `queryRootFields`.
  */
 const tableEntriesMade = new WeakMap<SchemaContext, { sc: SchemaContext['sc']; byTable: Map<TableInfo, FieldEntry[]> }>();
 
@@ -32,11 +32,12 @@ function tableEntriesOf(ctx: SchemaContext): Map<TableInfo, FieldEntry[]> {
 /** Select root fields of every table and function the role can select. */
 export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
   const entries: FieldEntry[] = [];
-  const made = tableEntriesOf(ctx);
+  const made = tableEntriesMade.get(ctx);
+  // What was made ahead is used once: the context (kept with a lazy schema) does not hold its cache through it.
+  tableEntriesMade.delete(ctx);
+  const ahead = made?.sc === ctx.sc ? made.byTable : undefined;
   for (const table of ctx.sc.tables.values()) {
-    let own = made.get(table);
-    if (own === undefined) made.set(table, (own = tableQueryEntries(ctx, table)));
-    for (const e of own) entries.push(e);
+    for (const e of ahead?.get(table) ?? tableQueryEntries(ctx, table)) entries.push(e);
   }
   for (const fn of ctx.sc.functions.values()) if (fn.exposedAs === 'query') entries.push(...functionFields(ctx, fn));
   for (const nq of ctx.sc.nativeQueries?.values() ?? []) {
