@@ -4,7 +4,8 @@
  * byte, the first time and from the kept answer, on a real database with what makes schemas differ: a
  * relationship to a table the role cannot see, aggregations on for one role and off for another, computed
  * fields (scalar and table), an enum table, custom column and root-field names, non-ASCII comments,
- * and a second source with a root-field namespace and a type-name prefix. The walker's text
+ * a second source with a root-field namespace and a type-name prefix, and an action's custom types (an input
+ * object, an enum, an output object with a relationship to a table) mixed in. The walker's text
  * (`introspectionText`) is compared too.
  */
 import { after, before, test } from 'node:test';
@@ -56,6 +57,14 @@ before(async () => {
   await metadata({ type: 'pg_add_source', args: { name: 'shop', configuration: { connection_info: { database_url: other.url } }, customization: { root_fields: { namespace: 'shop' }, type_names: { prefix: 'shop_' } } } });
   await metadata({ type: 'pg_track_table', args: { source: 'shop', table: 'item' } });
   await metadata({ type: 'pg_create_select_permission', args: { source: 'shop', table: 'item', role: 'analyst', permission: { columns: '*', filter: {}, allow_aggregations: true } } });
+  // An action's types among the tables' (its handler is never called: introspection only reads its types).
+  await metadata({ type: 'set_custom_types', args: {
+    enums: [{ name: 'Mood', values: [{ value: 'HAPPY', description: 'glad' }, { value: 'SAD' }] }],
+    input_objects: [{ name: 'RateInput', description: 'what to rate', fields: [{ name: 'author_id', type: 'Int!' }, { name: 'mood', type: 'Mood' }] }],
+    objects: [{ name: 'RateOutput', fields: [{ name: 'author_id', type: 'Int!' }, { name: 'scores', type: '[Float!]' }], relationships: [{ name: 'author', type: 'object', remote_table: 'author', field_mapping: { author_id: 'id' } }] }],
+  } });
+  await metadata({ type: 'create_action', args: { name: 'rate', definition: { kind: 'synchronous', arguments: [{ name: 'input', type: 'RateInput!' }], output_type: 'RateOutput', handler: 'http://127.0.0.1:9/rate' }, comment: 'rate an author' } });
+  await metadata({ type: 'create_action_permission', args: { action: 'rate', role: 'analyst' } });
 });
 
 after(async () => {
@@ -99,6 +108,7 @@ test('the HTTP body of an introspection = graphql-js execute + JSON.stringify, b
   assert.ok(!reader.has('hidden') && !analyst.has('hidden') && (await typesOf(admin)).has('hidden'));
   assert.ok(analyst.has('shop_item') && !reader.has('shop_item'));
   assert.ok(analyst.has('status_enum'));
+  assert.ok(analyst.has('RateOutput') && analyst.has('Mood') && !reader.has('RateOutput'));
 });
 
 test('an introspection beside an ordinary root field is answered as before; bad introspection gets the error shape', async () => {

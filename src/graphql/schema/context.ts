@@ -113,6 +113,13 @@ export class SchemaContext {
    * type two sources of different conventions both use (`order_by`, `OrderBy`) is two types.
    */
   memo<T extends GraphQLNamedType>(name: string, make: () => T, keepCase = false): T {
+    // The common case, a type named as generated (no naming convention, no type-name prefix or suffix), looked
+    // up without working its final name out: a build asks for its shared types hundreds of thousands of times.
+    const parts = this.sc.sourceTypeNames;
+    if (!this.graphqlCase && (!parts || (parts.prefix === undefined && parts.suffix === undefined))) {
+      const have = this.types.get(name);
+      if (have) return have as T;
+    }
     const { key, renamed } = this.typeNameOf(name, keepCase);
     const have = this.types.get(key);
     if (have) return have as T;

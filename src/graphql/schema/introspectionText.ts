@@ -26,10 +26,12 @@ import {
 } from 'graphql';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
+import { TurnBudget } from '../../lib/index.js';
 import type { IntrospectionSchema } from './schemaTypeOrder.js';
+import { NotCompiled, WriterCompiler, type WriterSink } from './introspectionWriter.js';
 
 /** What introspection of `schema` reads: a lazy schema's fresh build walked type by type, or the schema itself. */
-export function introspectionOf(schema: GraphQLSchema): IntrospectionSchema {
+export async function introspectionOf(schema: GraphQLSchema): Promise<IntrospectionSchema> {
   if (schema instanceof LazySchema) return schema.forIntrospection();
   return { schema, types: () => Object.values(schema.getTypeMap()) };
 }
@@ -85,13 +87,13 @@ function shapeOf(type: GraphQLOutputType): Shape {
   return shape;
 }
 
-class Walker {
+class Walker implements WriterSink {
   private readonly fragments: Record<string, FragmentDefinitionNode> = Object.create(null) as Record<string, FragmentDefinitionNode>;
   /** Per field-node list (a collected entry, so one object per selection) and runtime type: its plan. */
   private readonly plans = new WeakMap<readonly FieldNode[], Map<GraphQLObjectType, Plan>>();
   private deadline = 0;
   /** The pieces written since the last flush, and the flushed chunks (text, or UTF-8 with `bytes`). */
-  private out: string[] = [];
+  out: string[] = [];
   private chunks: Array<string | Buffer> = [];
   private flushes = 0;
 
@@ -102,6 +104,18 @@ class Walker {
     private readonly bytes: boolean,
   ) {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) this.fragments[d.name.value] = d;
+    this.compiler = new WriterCompiler(this, (why) => { throw new Unusual(why); });
+  }
+
+  /** The writers of the introspection objects compiled per selection (introspectionWriter.ts). */
+  private readonly compiler: WriterCompiler;
+
+  get schema(): GraphQLSchema {
+    return this.target.schema;
+  }
+
+  planFields(type: GraphQLObjectType, nodes: readonly FieldNode[]): readonly PlannedField[] {
+    return this.plan(type, nodes).fields;
   }
 
   /** graphql-js's `collectSubfields` of `nodes` on `type`, planned: each field's definition and arguments. */
@@ -190,6 +204,12 @@ class Walker {
 
   /** Writes an object: `{"key":value,...}` over the planned fields (a named type's text once per selection). */
   private object(type: GraphQLObjectType, nodes: readonly FieldNode[], value: unknown): void {
+    const compiled = this.compiler.compileObjectWriter(type, nodes);
+    if (compiled) {
+      compiled.write(value);
+      if (this.out.length >= FLUSH_PIECES) this.flush();
+      return;
+    }
     const plan = this.plan(type, nodes);
     // A named type (not a list or non-null wrapper) under `__Type`: its text is the same wherever it is referred to.
     const named = type === __Type && !(value instanceof GraphQLList) && !(value instanceof GraphQLNonNull) ? value as GraphQLNamedType : undefined;
@@ -287,6 +307,7 @@ class Walker {
     const { schema } = this.target;
     for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
       if (!(root instanceof LazyRootType)) continue;
+      await root.prepareFields(new TurnBudget(SLICE_MS));
       const fields = root.getFields();
       let i = 0;
       for (const name in fields) {
@@ -311,6 +332,35 @@ class Walker {
     const inner = isNonNullType(type) ? type.ofType : type;
     if (!isObjectType(inner) || value === null || value === undefined) {
       this.value(type, nodes, value);
+      return;
+    }
+    const compiled = this.compiler.compileObjectWriter(inner, nodes);
+    if (compiled) {
+      this.out.push('{');
+      for (const f of compiled.fields) {
+        this.out.push(f.prefix);
+        if (f.write) {
+          f.write(value);
+          continue;
+        }
+        const items = f.list!.items(value);
+        if (items === null || items === undefined) {
+          this.out.push('null');
+          continue;
+        }
+        this.out.push('[');
+        for (let i = 0; i < items.length; i++) {
+          if (i > 0) this.out.push(',');
+          f.list!.item(items[i]);
+          if ((i & 15) === 15) {
+            if (this.out.length >= FLUSH_PIECES) this.flush();
+            if (performance.now() >= this.deadline) await this.pause();
+          }
+        }
+        this.out.push(']');
+      }
+      this.out.push('}');
+      if (this.out.length >= FLUSH_PIECES) this.flush();
       return;
     }
     const plan = this.plan(inner, nodes);
@@ -347,10 +397,15 @@ class Walker {
         // of its own, where resolving the field would make them (so their types are made in the same order):
         // at 5,000 tables each is hundreds of ms.
         await this.pause();
-        schema.getMutationType();
+        // A lazy build's mutation root made a slice per turn (its entries, their order and the types they make as at once).
+        if (schema instanceof LazySchema) await schema.prepareMutation();
+        else schema.getMutationType();
         if (f.def.name === 'types') {
           await this.pause();
-          schema.getSubscriptionType()?.getFields();
+          // Its entries listed in one turn, its field map made a slice per turn (its fields themselves below).
+          const subscription = schema.getSubscriptionType();
+          if (subscription instanceof LazyRootType) await subscription.prepareFields(new TurnBudget(SLICE_MS));
+          else subscription?.getFields();
         }
         await this.pause();
       }
@@ -413,7 +468,7 @@ async function walk(
   // `__schema` reads every type (a lazy schema's fresh build, walked); `__type` alone reads the schema
   // itself (a type made already is found without making the rest).
   const whole = op.selectionSet.selections.some((s) => s.kind === Kind.FIELD && s.name.value === '__schema');
-  const target: IntrospectionSchema = whole ? introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
+  const target: IntrospectionSchema = whole ? await introspectionOf(schema) : { schema, types: () => Object.values(schema.getTypeMap()) };
   const query = target.schema.getQueryType();
   if (!query) return undefined;
 
@@ -442,7 +497,7 @@ async function walk(
     }
     return out;
   } catch (e) {
-    if (e instanceof Unusual) return undefined;
+    if (e instanceof Unusual || e instanceof NotCompiled) return undefined;
     throw e;
   }
 }

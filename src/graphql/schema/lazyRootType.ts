@@ -41,12 +41,20 @@ function tableNameOf(config: GraphQLFieldConfig<unknown, unknown>): string | und
 }
 
 export class LazyRootType extends GraphQLObjectType {
-  private readonly configs: GraphQLFieldConfigMap<unknown, unknown>;
+  private configsOrThunk: GraphQLFieldConfigMap<unknown, unknown> | (() => GraphQLFieldConfigMap<unknown, unknown>);
   private map: GraphQLFieldMap<unknown, unknown> | undefined;
 
-  constructor(config: Omit<GraphQLObjectTypeConfig<unknown, unknown>, 'fields'> & { fields: GraphQLFieldConfigMap<unknown, unknown> }) {
+  /** `fields`: the field configs, or a thunk of them run on first use (`subscription_root`'s, listed only when asked for). */
+  constructor(config: Omit<GraphQLObjectTypeConfig<unknown, unknown>, 'fields'> & {
+    fields: GraphQLFieldConfigMap<unknown, unknown> | (() => GraphQLFieldConfigMap<unknown, unknown>);
+  }) {
     super({ ...config, fields: {} });
-    this.configs = config.fields;
+    this.configsOrThunk = config.fields;
+  }
+
+  private get configs(): GraphQLFieldConfigMap<unknown, unknown> {
+    if (typeof this.configsOrThunk === 'function') this.configsOrThunk = this.configsOrThunk();
+    return this.configsOrThunk;
   }
 
   override getFields(): GraphQLFieldMap<unknown, unknown> {

@@ -16,7 +16,7 @@ import {
 } from 'graphql';
 import { LazyRootType } from './lazyRootType.js';
 import { TurnBudget } from '../../lib/index.js';
-import { schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './schemaTypeOrder.js';
+import { releasingFields, schemaTypeOrder, type IntrospectionSchema, type TypeOrderConfig } from './schemaTypeOrder.js';
 
 /** The build's registry of named types, by name (the types made so far); rebound when a later cache keeps the schema. */
 export interface TypeRegistry {
@@ -47,7 +47,7 @@ export interface LazySchemaConfig extends Omit<GraphQLSchemaConfig, 'mutation' |
    * A new build of the same schema (from the cache the remaining types are made from), none of its types
    * made beyond its roots: what introspection of `__schema` walks instead of completing this one.
    */
-  fresh?: () => LazySchema;
+  fresh?: () => Promise<LazySchema>;
 }
 
 export class LazySchema extends GraphQLSchema {
@@ -101,13 +101,15 @@ export class LazySchema extends GraphQLSchema {
   /**
    * What introspection reads: this schema when it is complete; otherwise a new build of it (`fresh`),
    * whose types are made as the introspection walk reaches them (`schemaTypeOrder`: `getTypeMap()`'s
-   * order) and dropped with the answer, so introspecting a role does not keep its whole schema made.
+   * order) and dropped with the answer, so introspecting a role does not keep its whole schema made; each
+   * type's fields are let go once the walk is past it (`releasingFields`), so they die young.
    */
-  forIntrospection(): IntrospectionSchema {
+  async forIntrospection(): Promise<IntrospectionSchema> {
     const fresh = this.pending?.config.fresh;
     if (!fresh) return { schema: this, types: () => Object.values(this.getTypeMap()) };
-    const copy = fresh();
-    return { schema: copy, types: () => (copy.complete ? Object.values(copy.getTypeMap()) : schemaTypeOrder(copy.orderConfig())) };
+    const copy = await fresh();
+    // The copy is dropped with the answer: each type's fields are let go once written (`releasingFields`).
+    return { schema: copy, types: () => (copy.complete ? Object.values(copy.getTypeMap()) : releasingFields(schemaTypeOrder(copy.orderConfig()))) };
   }
 
   /** `new GraphQLSchema`'s config of the complete schema (the mutation root made, the registry's types listed). */

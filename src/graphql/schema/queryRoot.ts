@@ -6,7 +6,7 @@
  * custom root fields; fields are sorted by name.
  */
 import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
-import type { ColumnInfo, FunctionInfo } from '../../metadata/index.js';
+import type { ColumnInfo, FunctionInfo, TableInfo } from '../../metadata/index.js';
 import type { FieldEntry, SchemaContext } from './context.js';
 import type { OutputFieldMeta } from './fieldMeta.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
@@ -16,39 +16,73 @@ import type { TurnBudget } from '../../lib/index.js';
 
 export type { FieldEntry } from './context.js';
 
+/**
+ * Each table's select root entries for a context made ahead, a slice per event-loop turn
+ * (`prepareQueryRootFields`: the fresh build an introspection walks lists ~15,000 of them at 5,000 tables),
+ * taken by the context's next `queryRootFields`.
+ */
+const tableEntriesMade = new WeakMap<SchemaContext, { sc: SchemaContext['sc']; byTable: Map<TableInfo, FieldEntry[]> }>();
+
+function tableEntriesOf(ctx: SchemaContext): Map<TableInfo, FieldEntry[]> {
+  let made = tableEntriesMade.get(ctx);
+  if (made === undefined || made.sc !== ctx.sc) tableEntriesMade.set(ctx, (made = { sc: ctx.sc, byTable: new Map() }));
+  return made.byTable;
+}
+
 /** Select root fields of every table and function the role can select. */
 export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
   const entries: FieldEntry[] = [];
+  const made = tableEntriesMade.get(ctx);
+  // What was made ahead is used once: the context (kept with a lazy schema) does not hold its cache through it.
+  tableEntriesMade.delete(ctx);
+  const ahead = made?.sc === ctx.sc ? made.byTable : undefined;
   for (const table of ctx.sc.tables.values()) {
-    if (!isGraphqlName(table.gqlName)) continue;
-    const view = ctx.view(table);
-    if (!view) continue;
-    const names = rootFieldNames(table);
-    const obj = tableObject(ctx, table);
-    entries.push([names.select, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))), { kind: 'select', table }, {
-      description: `fetch data from the table: ${quoted(table.name)}`,
-      args: selectArgs(ctx, table),
-    })]);
-    if (view.allowAggregations) {
-      entries.push([names.selectAggregate, outField(new GraphQLNonNull(aggregateObject(ctx, table)), { kind: 'select_aggregate', table }, {
-        description: `fetch aggregated fields from the table: ${quoted(table.name)}`,
-        args: selectArgs(ctx, table),
-      })]);
-    }
-    const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
-    if (pk) {
-      const args: GraphQLFieldConfigArgumentMap = {};
-      for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
-      entries.push([names.selectByPk, outField(obj, { kind: 'select_by_pk', table, pkColumns: pk }, {
-        description: `fetch data from the table: ${quoted(table.name)} using primary key columns`,
-        args,
-      })]);
-    }
+    for (const e of ahead?.get(table) ?? tableQueryEntries(ctx, table)) entries.push(e);
   }
   for (const fn of ctx.sc.functions.values()) if (fn.exposedAs === 'query') entries.push(...functionFields(ctx, fn));
   for (const nq of ctx.sc.nativeQueries?.values() ?? []) {
     const entry = nativeQueryField(ctx, nq);
     if (entry) entries.push(entry);
+  }
+  return entries;
+}
+
+/** Makes every table's select root entries for `ctx` ahead of `queryRootFields`, a slice per event-loop turn. */
+export async function prepareQueryRootFields(ctx: SchemaContext, budget: TurnBudget): Promise<void> {
+  const made = tableEntriesOf(ctx);
+  for (const table of ctx.sc.tables.values()) {
+    if (budget.due) await budget.next();
+    if (made !== tableEntriesOf(ctx)) return; // rebound to another cache meanwhile: made when used
+    if (!made.has(table)) made.set(table, tableQueryEntries(ctx, table));
+  }
+}
+
+/** One table's select root fields for the role (none when it may not select the table). */
+function tableQueryEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[] {
+  const entries: FieldEntry[] = [];
+  if (!isGraphqlName(table.gqlName)) return entries;
+  const view = ctx.view(table);
+  if (!view) return entries;
+  const names = rootFieldNames(table);
+  const obj = tableObject(ctx, table);
+  entries.push([names.select, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))), { kind: 'select', table }, {
+    description: `fetch data from the table: ${quoted(table.name)}`,
+    args: selectArgs(ctx, table),
+  })]);
+  if (view.allowAggregations) {
+    entries.push([names.selectAggregate, outField(new GraphQLNonNull(aggregateObject(ctx, table)), { kind: 'select_aggregate', table }, {
+      description: `fetch aggregated fields from the table: ${quoted(table.name)}`,
+      args: selectArgs(ctx, table),
+    })]);
+  }
+  const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
+  if (pk) {
+    const args: GraphQLFieldConfigArgumentMap = {};
+    for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
+    entries.push([names.selectByPk, outField(obj, { kind: 'select_by_pk', table, pkColumns: pk }, {
+      description: `fetch data from the table: ${quoted(table.name)} using primary key columns`,
+      args,
+    })]);
   }
   return entries;
 }

@@ -22,14 +22,14 @@ import { GraphQLObjectType, GraphQLSchema, specifiedDirectives, type GraphQLFiel
 import { CACHED_DIRECTIVE } from '../request/cachedDirective.js';
 import type { SchemaCache } from '../../metadata/index.js';
 import { SchemaContext, type FieldEntry, type RootFieldsBuilder, type SchemaParts } from './context.js';
-import { sortEntries, sortEntriesSliced } from './queryRoot.js';
+import { prepareQueryRootFields, queryRootFields, sortEntries, sortEntriesSliced } from './queryRoot.js';
 import { anyGraphqlCase, rootFieldName, toGraphqlCase } from './graphqlCase.js';
 import { withPrefixSuffix } from './namingCase.js';
 import { roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
 import { mutationRootFields, prepareMutationRootFields } from './mutationRoot.js';
-import type { TurnBudget } from '../../lib/index.js';
+import { TurnBudget } from '../../lib/index.js';
 import { isNamespaceField, namespaceField } from './namespaceFields.js';
 
 export interface RoleSchema {
@@ -141,8 +141,9 @@ export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaPar
 }
 
 /** Builds (without memoising) the schema of `role` (with its `backend_only` mutations when `backendOnly`). */
-export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly = false): RoleSchema {
-  const ctx = new SchemaContext(cache, role, parts, backendOnly);
+export function buildRoleSchema(
+  cache: SchemaCache, role: string, parts: SchemaParts, backendOnly = false, ctx = new SchemaContext(cache, role, parts, backendOnly),
+): RoleSchema {
   const queryEntries = rootNames(ctx)(parts.query.flatMap((b) => b(ctx)));
   // Every further source's tables and functions, built the same way over its own cache (read from the
   // context's cache when the fields are made: a kept schema's context is rebound to the newer cache).
@@ -193,8 +194,9 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
     const root = (mutationRoot = mutationRootOf(fields));
     await root?.prepareFields(budget);
   };
+  // Each field made when first read, as the other roots' (an introspection makes them in slices).
   const subscriptionRoot = queryEntries.length === 0 ? null
-    : new GraphQLObjectType({
+    : new LazyRootType({
       name: 'subscription_root',
       description: 'subscription root',
       fields: () => {
@@ -233,7 +235,12 @@ export function buildRoleSchema(cache: SchemaCache, role: string, parts: SchemaP
       return ctx.allTypes();
     },
     directives,
-    fresh: () => buildRoleSchema(ctx.sc, role, parts, backendOnly).schema as LazySchema,
+    // Its tables' select root entries made a slice per turn first (at 5,000 tables they are a long turn).
+    fresh: async () => {
+      const freshCtx = new SchemaContext(ctx.sc, role, parts, backendOnly);
+      if (parts.query.includes(queryRootFields)) await prepareQueryRootFields(freshCtx, new TurnBudget());
+      return buildRoleSchema(freshCtx.sc, role, parts, backendOnly, freshCtx).schema as LazySchema;
+    },
   }, ctx);
   return roleSchemaOf({ role, backendOnly, key, cache, schema, queryRoot, subscriptionRoot });
 }

@@ -9,7 +9,7 @@
  * roots reach, the directives' argument types, and the introspection types (`__Schema` and what it reaches).
  */
 import {
-  __Schema, getNamedType, isInputObjectType, isInterfaceType, isObjectType, isUnionType,
+  __Schema, getNamedType, isInputObjectType, isIntrospectionType, isInterfaceType, isObjectType, isUnionType,
   type GraphQLDirective, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
 
@@ -74,4 +74,30 @@ export function* schemaTypeOrder(config: TypeOrderConfig): Generator<GraphQLName
     seen.add(named);
     yield* walk(named);
   }
+}
+
+/** graphql-js's private field map of a type: a thunk until `getFields()` first runs it. */
+interface FieldsState {
+  _fields?: unknown;
+}
+
+/**
+ * `types` with each type's fields made only while it is the current one: a type whose field map is still
+ * graphql-js's thunk when it comes is given that thunk back once the next type is asked for (after the
+ * walk read the type's references), so its fields, their arguments and type wrappers die young instead of
+ * all being held, and promoted by the collector, until the whole answer is written. A later `getFields()`
+ * runs the same thunk again and makes equal fields (the named types they refer to are the build's own).
+ * For a build that is dropped after the walk (a lazy schema's fresh build for introspection); graphql-js's
+ * introspection types, shared by every schema, are left alone.
+ */
+export function* releasingFields(types: Iterable<GraphQLNamedType>): Generator<GraphQLNamedType> {
+  let previous: { type: FieldsState; thunk: unknown } | undefined;
+  for (const t of types) {
+    if (previous) previous.type._fields = previous.thunk;
+    const state = t as FieldsState;
+    // graphql-js's own introspection types are shared by every schema: theirs stay as they are.
+    previous = typeof state._fields === 'function' && !isIntrospectionType(t) ? { type: state, thunk: state._fields } : undefined;
+    yield t;
+  }
+  if (previous) previous.type._fields = previous.thunk;
 }
