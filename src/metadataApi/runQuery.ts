@@ -14,6 +14,8 @@ import type { Metadata, SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, syncSourceEventTriggers, droppedSources, dropSourceCaptures, eventsWritten } from '../events/index.js';
 import { dropLiveChanges, syncLiveTriggers, syncSourceLiveTriggers } from '../subscriptions/index.js';
 import { scheduledWritten } from '../scheduled/index.js';
+import { prepareRoleSchemas } from '../graphql/index.js';
+import { TurnBudget } from '../lib/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
@@ -58,6 +60,7 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
   let version: number | undefined;
   const readOnly = accessMode(query) === 'ReadOnly';
   let dropped: ReturnType<typeof droppedSources> = [];
+  let preparing: Promise<void> | undefined;
   const result = await engine.db.transaction({ session, readOnly }, async (client) => {
     if (needsLock) {
       await lockMetadata(client);
@@ -80,6 +83,12 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
       } catch (e) {
         // An answer (or refusal) from a snapshot the database no longer matched does not stand.
         throw (await work.stale()) ? STALE : e;
+      }
+      // The new cache's role schemas (of the roles that have one now) made a slice per turn while Postgres
+      // finishes the request, so that no request after the install builds one in a single turn.
+      if (work.cacheChanged) {
+        preparing = prepareRoleSchemas(engine.state.current, (await work.result()).cache, new TurnBudget());
+        preparing.catch(() => undefined);
       }
       if (await work.stale()) throw STALE;
       // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
@@ -112,6 +121,7 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
       throw e;
     }
   });
+  if (install && preparing) await preparing;
   if (install && ticket > order.installed) {
     order.installed = ticket;
     engine.state.install(install, version);

@@ -6,44 +6,39 @@
  * custom root fields; fields are sorted by name.
  */
 import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
-import type { ColumnInfo, FunctionInfo } from '../../metadata/index.js';
+import type { ColumnInfo, FunctionInfo, TableInfo } from '../../metadata/index.js';
 import type { FieldEntry, SchemaContext } from './context.js';
 import type { OutputFieldMeta } from './fieldMeta.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
 import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';
 import { nativeQueryField } from './nativeQueryRoot.js';
+import { lazyFieldConfig } from './lazyRootType.js';
 import type { TurnBudget } from '../../lib/index.js';
 
 export type { FieldEntry } from './context.js';
 
+/**
+ * Each table's query root entries for a context, made once while the context reads the same cache (5,000
+ * tables are ~15,000 entries, each decided by the role's select permission): `prepareQueryRootFields` makes
+ * them a slice at a time first.
+ */
+const tableEntriesMade = new WeakMap<SchemaContext, { sc: WeakRef<SchemaContext['sc']>; byTable: Map<TableInfo, FieldEntry[]> }>();
+
+/** (The cache held weakly: a schema kept for a newer cache does not keep the one it was built from alive.) */
+function tableEntriesOf(ctx: SchemaContext): Map<TableInfo, FieldEntry[]> {
+  let made = tableEntriesMade.get(ctx);
+  if (made === undefined || made.sc.deref() !== ctx.sc) tableEntriesMade.set(ctx, (made = { sc: new WeakRef(ctx.sc), byTable: new Map() }));
+  return made.byTable;
+}
+
 /** Select root fields of every table and function the role can select. */
 export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
   const entries: FieldEntry[] = [];
+  const made = tableEntriesOf(ctx);
   for (const table of ctx.sc.tables.values()) {
-    if (!isGraphqlName(table.gqlName)) continue;
-    const view = ctx.view(table);
-    if (!view) continue;
-    const names = rootFieldNames(table);
-    const obj = tableObject(ctx, table);
-    entries.push([names.select, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))), { kind: 'select', table }, {
-      description: `fetch data from the table: ${quoted(table.name)}`,
-      args: selectArgs(ctx, table),
-    })]);
-    if (view.allowAggregations) {
-      entries.push([names.selectAggregate, outField(new GraphQLNonNull(aggregateObject(ctx, table)), { kind: 'select_aggregate', table }, {
-        description: `fetch aggregated fields from the table: ${quoted(table.name)}`,
-        args: selectArgs(ctx, table),
-      })]);
-    }
-    const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
-    if (pk) {
-      const args: GraphQLFieldConfigArgumentMap = {};
-      for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
-      entries.push([names.selectByPk, outField(obj, { kind: 'select_by_pk', table, pkColumns: pk }, {
-        description: `fetch data from the table: ${quoted(table.name)} using primary key columns`,
-        args,
-      })]);
-    }
+    let own = made.get(table);
+    if (own === undefined) made.set(table, (own = tableQueryEntries(ctx, table)));
+    for (const e of own) entries.push(e);
   }
   for (const fn of ctx.sc.functions.values()) if (fn.exposedAs === 'query') entries.push(...functionFields(ctx, fn));
   for (const nq of ctx.sc.nativeQueries?.values() ?? []) {
@@ -51,6 +46,54 @@ export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
     if (entry) entries.push(entry);
   }
   return entries;
+}
+
+/** Makes every table's entries for `ctx` ahead of `queryRootFields`, a slice per event-loop turn. */
+export async function prepareQueryRootFields(ctx: SchemaContext, budget: TurnBudget): Promise<void> {
+  const made = tableEntriesOf(ctx);
+  for (const table of ctx.sc.tables.values()) {
+    if (budget.due) await budget.next();
+    if (made !== tableEntriesOf(ctx)) return; // rebound to another cache meanwhile: made when used
+    if (!made.has(table)) made.set(table, tableQueryEntries(ctx, table));
+  }
+}
+
+/** One table's query root fields for the role (none when it may not select the table). */
+function tableQueryEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[] {
+  const entries: FieldEntry[] = [];
+  if (!isGraphqlName(table.gqlName)) return entries;
+  const view = ctx.view(table);
+  if (!view) return entries;
+  const names = rootFieldNames(table);
+  // Each field's type and arguments made when first read (a role's schema after a change to one table lists
+  // every table's fields; a query reads a few): its tag and description at once.
+  entries.push(lazyEntry(names.select, { kind: 'select', table }, `fetch data from the table: ${quoted(table.name)}`, () => ({
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))),
+    args: selectArgs(ctx, table),
+  })));
+  if (view.allowAggregations) {
+    entries.push(lazyEntry(names.selectAggregate, { kind: 'select_aggregate', table }, `fetch aggregated fields from the table: ${quoted(table.name)}`, () => ({
+      type: new GraphQLNonNull(aggregateObject(ctx, table)),
+      args: selectArgs(ctx, table),
+    })));
+  }
+  const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
+  if (pk) {
+    entries.push(lazyEntry(names.selectByPk, { kind: 'select_by_pk', table, pkColumns: pk }, `fetch data from the table: ${quoted(table.name)} using primary key columns`, () => {
+      const args: GraphQLFieldConfigArgumentMap = {};
+      for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
+      return { type: tableObject(ctx, table), args };
+    }));
+  }
+  return entries;
+}
+
+/** A root field whose type and arguments are made on first read (lazyRootType.ts). */
+function lazyEntry(name: string, svc: OutputFieldMeta, description: string, make: () => Pick<GraphQLFieldConfig<unknown, unknown>, 'type' | 'args'>): FieldEntry {
+  return [name, lazyFieldConfig({ extensions: { svc }, description }, () => {
+    const { type, args } = make();
+    return outField(type, svc, { description, args });
+  })];
 }
 
 /** The primary-key columns when the role sees every one of them (by-pk fields, Relay ids), else null. */
