@@ -4,7 +4,8 @@
  * request asks for it (`run_sql` with `read_only`, see envelope.ts `accessMode`), the operations in order
  * (a `bulk` answers with the list of its results), then the metadata saved and — after COMMIT —
  * the new schema cache installed (and, when the metadata's read replicas changed, those in use). Any
- * error rolls everything back.
+ * error rolls everything back. The last operation's new document is written beside its build (WorkingState's
+ * `write`), and the new cache's role schemas are made, a slice per turn, while Postgres finishes.
  */
 import { ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
