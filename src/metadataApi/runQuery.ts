@@ -10,7 +10,7 @@
 import { ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { catalogFingerprint, encodeStoredMetadata, findSource, lockMetadata, saveMetadata, touchMetadata, writeStoredText } from '../metadata/index.js';
+import { catalogFingerprint, encodeStoredBytes, findSource, lockMetadata, saveMetadata, touchMetadata, writeStoredText } from '../metadata/index.js';
 import type { Metadata, SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, syncSourceEventTriggers, droppedSources, dropSourceCaptures, eventsWritten } from '../events/index.js';
 import { dropLiveChanges, syncLiveTriggers, syncSourceLiveTriggers } from '../subscriptions/index.js';
@@ -72,7 +72,7 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
     const aside = optimistic ? () => engine.db.withClient(catalogFingerprint) : undefined;
     const write = needsLock
       ? async (md: Metadata) => {
-        const text = await encodeStoredMetadata(md);
+        const text = await encodeStoredBytes(md);
         return { version: writeStoredText(client, text, engine.state.instanceId, engine.state.metadataTable) };
       }
       : undefined;

@@ -9,4 +9,4 @@ export { CATALOG_LOCK_KEY, METADATA_LOCK_KEY, LIVE_CHANGE_LOCK_KEY } from './loc
 export { LIVE_CHANGE_STEPS, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, ensureLiveChangeCatalog } from './liveChanges.js';
 export { startHeartbeat, INSTANCE_STEPS } from './instances.js';
 export type { Heartbeat } from './instances.js';
-export { decodeStoredMetadata, decodeStoredSliced, encodedTable as storedTableText, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './storedDocument.js';
+export { decodeStoredMetadata, decodeStoredSliced, encodedTable as storedTableText, encodeStoredMetadata, encodeStoredBytes, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './storedDocument.js';

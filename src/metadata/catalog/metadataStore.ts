@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DbClient } from '../../execution/index.js';
 import type { Metadata } from '../model/metadata.js';
 import { emptyMetadata } from '../model/metadata.js';
-import { decodeStoredInline, decodeStoredMetadata, encodeStoredMetadata } from './storedDocument.js';
+import { decodeStoredInline, decodeStoredMetadata, encodeStoredBytes } from './storedDocument.js';
 import { METADATA_LOCK_KEY } from './locks.js';
 
 /** This process's id in schema-update notifications (each engine's AppState has its own). */
@@ -44,14 +44,14 @@ export async function loadMetadata(c: DbClient, table: MetadataTable = 'hdb_meta
  * AppState.instanceId; this process's by default); returns the new resource_version.
  */
 export async function saveMetadata(c: DbClient, md: Metadata, instanceId: string = INSTANCE_ID, table: MetadataTable = 'hdb_metadata'): Promise<number> {
-  return writeStoredText(c, await encodeStoredMetadata(md), instanceId, table);
+  return writeStoredText(c, await encodeStoredBytes(md), instanceId, table);
 }
 
 /**
  * `saveMetadata` of an encoded document: its statements are all sent on `c` before this returns (nothing
  * waits for an answer in between), so statements sent on `c` afterwards (a savepoint, the COMMIT) follow them.
  */
-export function writeStoredText(c: DbClient, text: string, instanceId: string = INSTANCE_ID, table: MetadataTable = 'hdb_metadata'): Promise<number> {
+export function writeStoredText(c: DbClient, text: string | Buffer, instanceId: string = INSTANCE_ID, table: MetadataTable = 'hdb_metadata'): Promise<number> {
   // A large document is compressed with lz4 where the server has it (PostgreSQL 14+ built with it): for the
   // rest of this transaction only, the column itself unchanged. Postgres's default, pglz, spends ~60–90 ms
   // on an 11 MB document, lz4 ~10; any reader decompresses either.
