@@ -5,9 +5,9 @@
  * (a `bulk` answers with the list of its results), then the metadata saved and — after COMMIT —
  * the new schema cache installed (and, when the metadata's read replicas changed, those in use). Any
  * error rolls everything back. The last operation's new document is written beside its build (WorkingState's
- * `write`), and the new cache's role schemas are made, a slice per turn, while Postgres finishes.
+ * `write`), and the new cache's admin schema is made, a slice per turn, while Postgres finishes.
  */
-import { ApiError, isApiError, pathKey } from '../core/index.js';
+import { ADMIN_ROLE, ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
 import { catalogFingerprint, encodeStoredBytes, findSource, lockMetadata, saveMetadata, touchMetadata, writeStoredText } from '../metadata/index.js';
@@ -62,6 +62,7 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
   const readOnly = accessMode(query) === 'ReadOnly';
   let dropped: ReturnType<typeof droppedSources> = [];
   let preparing: Promise<void> | undefined;
+  let preparedFrom: SchemaCache | undefined;
   const result = await engine.db.transaction({ session, readOnly }, async (client) => {
     if (needsLock) {
       await lockMetadata(client);
@@ -85,10 +86,11 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
         // An answer (or refusal) from a snapshot the database no longer matched does not stand.
         throw (await work.stale()) ? STALE : e;
       }
-      // The new cache's role schemas (of the roles that have one now) made a slice per turn while Postgres
-      // finishes the request, so that no request after the install builds one in a single turn.
+      // The new cache's admin schema (when the live one has it) made a slice per turn while Postgres finishes the
+      // request, so that no admin request after the install builds it in one turn; the other roles' after it.
       if (work.cacheChanged) {
-        preparing = prepareRoleSchemas(engine.state.current, (await work.result()).cache, new TurnBudget());
+        preparedFrom = engine.state.current;
+        preparing = prepareRoleSchemas(preparedFrom, (await work.result()).cache, new TurnBudget(), (role) => role === ADMIN_ROLE);
         preparing.catch(() => undefined);
       }
       if (await work.stale()) throw STALE;
@@ -126,6 +128,8 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
   if (install && ticket > order.installed) {
     order.installed = ticket;
     engine.state.install(install, version);
+    // The other roles that had a schema: made in the background, a slice per turn (a request that comes first builds its own).
+    if (preparedFrom) prepareRoleSchemas(preparedFrom, install, new TurnBudget(), (role) => role !== ADMIN_ROLE).catch(() => undefined);
     if (version !== undefined && engine.state.current === install) recordInstalled(install, version);
     // A change of read_replicas is in use (new pools measured) when the answer goes out.
     await engine.readReplicaSetup?.settled();

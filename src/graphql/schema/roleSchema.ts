@@ -166,13 +166,14 @@ const partsSeen = new Set<SchemaParts>();
  * `prev` (the cache it replaces), so that the first request of each after `next` is installed finds it made
  * instead of building it (every table's root fields: a few hundred milliseconds in one turn at 5,000 tables after
  * a change to a table's structure). A role whose schema `next` keeps (both keys unchanged) costs the keys.
+ * `which`: the roles to make (all by default).
  */
-export async function prepareRoleSchemas(prev: SchemaCache, next: SchemaCache, budget: TurnBudget): Promise<void> {
+export async function prepareRoleSchemas(prev: SchemaCache, next: SchemaCache, budget: TurnBudget, which: (role: string) => boolean = () => true): Promise<void> {
   for (const parts of partsSeen) {
     const roles = memo.get(parts)?.get(prev);
     if (!roles || !parts.query.includes(queryRootFields)) continue;
     for (const rs of [...roles.values()]) {
-      if (rs.backendOnly) continue;
+      if (rs.backendOnly || !which(rs.role)) continue;
       await prepareShapeKeys(next, rs.role, budget);
       if (memo.get(parts)?.get(next)?.has(rs.role)) continue;
       if (sharedBuilt(next, rs.role, parts, false) === undefined) {
