@@ -48,10 +48,10 @@ export {
 export { findTable, isTracked, removeObject, renameTable, renameColumn, renameRelationshipRefs, allRelationships } from './model/edit.js';
 export type { Removable, RelationshipResolver } from './model/edit.js';
 
-export { migrateCatalog, loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
+export { migrateCatalog, loadMetadata, saveMetadata, writeStoredText, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL, CATALOG_VERSION } from './catalog/index.js';
 export type { StoredMetadata, Heartbeat, MetadataTable } from './catalog/index.js';
 export { startHeartbeat, LIVE_CHANGE_LOCK_KEY, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, ensureLiveChangeCatalog } from './catalog/index.js';
-export { decodeStoredMetadata, decodeStoredSliced, storedTableText, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './catalog/index.js';
+export { decodeStoredMetadata, decodeStoredSliced, storedTableText, encodeStoredMetadata, encodeStoredBytes, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './catalog/index.js';
 export { CatalogRefusedError, recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './catalog/index.js';
 export type { CatalogOptions, CatalogOutcome, CatalogKind } from './catalog/index.js';
 export { importHasuraMetadata, mapHasuraBrand, toV3, readHasuraV1Catalog, readyHasuraQueues, readsHasuraSession, hasuraSessionWarning, findHasuraSessionReaders, hasuraSessionReadersAmong } from './hasura/index.js';

@@ -4,16 +4,19 @@
  * request asks for it (`run_sql` with `read_only`, see envelope.ts `accessMode`), the operations in order
  * (a `bulk` answers with the list of its results), then the metadata saved and — after COMMIT —
  * the new schema cache installed (and, when the metadata's read replicas changed, those in use). Any
- * error rolls everything back.
+ * error rolls everything back. The last operation's new document is written beside its build (WorkingState's
+ * `write`), and the new cache's admin schema is made, a slice per turn, while Postgres finishes.
  */
-import { ApiError, isApiError, pathKey } from '../core/index.js';
+import { ADMIN_ROLE, ApiError, isApiError, pathKey } from '../core/index.js';
 import type { Session } from '../core/index.js';
 import type { EngineContext } from '../appState.js';
-import { findSource, lockMetadata, saveMetadata, touchMetadata } from '../metadata/index.js';
-import type { SchemaCache } from '../metadata/index.js';
+import { catalogFingerprint, encodeStoredBytes, findSource, lockMetadata, saveMetadata, touchMetadata, writeStoredText } from '../metadata/index.js';
+import type { Metadata, SchemaCache } from '../metadata/index.js';
 import { syncEventTriggers, syncSourceEventTriggers, droppedSources, dropSourceCaptures, eventsWritten } from '../events/index.js';
 import { dropLiveChanges, syncLiveTriggers, syncSourceLiveTriggers } from '../subscriptions/index.js';
 import { scheduledWritten } from '../scheduled/index.js';
+import { prepareRoleSchemas } from '../graphql/index.js';
+import { TurnBudget } from '../lib/index.js';
 import { OPERATIONS } from './operations.js';
 import type { OpType } from './operations.js';
 import { accessMode, mutates, type Query } from './envelope.js';
@@ -58,19 +61,37 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
   let version: number | undefined;
   const readOnly = accessMode(query) === 'ReadOnly';
   let dropped: ReturnType<typeof droppedSources> = [];
+  let preparing: Promise<void> | undefined;
+  let preparedFrom: SchemaCache | undefined;
   const result = await engine.db.transaction({ session, readOnly }, async (client) => {
     if (needsLock) {
       await lockMetadata(client);
       ticket = order.next++;
     }
-    const work = new WorkingState(client, engine.state, needsLock, optimistic);
+    // The optimistic snapshot's fingerprint on another connection, beside this one's write of the document;
+    // the document written before the last operation's build (see WorkingState).
+    const aside = optimistic ? () => engine.db.withClient(catalogFingerprint) : undefined;
+    const write = needsLock
+      ? async (md: Metadata) => {
+        const text = await encodeStoredBytes(md);
+        return { version: writeStoredText(client, text, engine.state.instanceId, engine.state.metadataTable) };
+      }
+      : undefined;
+    const work = new WorkingState(client, engine.state, needsLock, optimistic, aside, write);
     try {
       let out: unknown;
       try {
-        out = await runOne({ engine, session, client, work, source: 'default', path: '$.args' }, query);
+        out = await runOne({ engine, session, client, work, source: 'default', path: '$.args' }, query, { work, last: true });
       } catch (e) {
         // An answer (or refusal) from a snapshot the database no longer matched does not stand.
         throw (await work.stale()) ? STALE : e;
+      }
+      // The new cache's admin schema (when the live one has it) made a slice per turn while Postgres finishes the
+      // request, so that no admin request after the install builds it in one turn; the other roles' after it.
+      if (work.cacheChanged) {
+        preparedFrom = engine.state.current;
+        preparing = prepareRoleSchemas(preparedFrom, (await work.result()).cache, new TurnBudget(), (role) => role === ADMIN_ROLE);
+        preparing.catch(() => undefined);
       }
       if (await work.stale()) throw STALE;
       // Capture triggers follow the metadata (cascades, untrack, drops, clear) in this transaction.
@@ -88,7 +109,11 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
       // New read replicas must be usable standbys before the change commits (a bad one changes nothing).
       if (work.metadataChanged && engine.readReplicaSetup) await engine.readReplicaSetup.check(await work.metadata());
       // Every change gets a new resource_version and a notification (other instances rebuild).
-      if (work.metadataChanged) version = await saveMetadata(client, await work.metadata(), engine.state.instanceId, engine.state.metadataTable);
+      // (A document written beside a build the request did not adopt is written over with the request's.)
+      if (work.metadataChanged || work.wroteEarly) {
+        const md = await work.metadata();
+        version = (await work.earlyWrite(md)) ?? (await saveMetadata(client, md, engine.state.instanceId, engine.state.metadataTable));
+      }
       else if (work.cacheChanged) version = await touchMetadata(client, engine.state.instanceId, engine.state.metadataTable);
       if (work.cacheChanged) install = (await work.result()).cache;
       // What run_sql did on other sources commits just before this request's own transaction.
@@ -99,9 +124,12 @@ async function attempt(engine: EngineContext, session: Session, query: Query, op
       throw e;
     }
   });
+  if (install && preparing) await preparing;
   if (install && ticket > order.installed) {
     order.installed = ticket;
     engine.state.install(install, version);
+    // The other roles that had a schema: made in the background, a slice per turn (a request that comes first builds its own).
+    if (preparedFrom) prepareRoleSchemas(preparedFrom, install, new TurnBudget(), (role) => role !== ADMIN_ROLE).catch(() => undefined);
     if (version !== undefined && engine.state.current === install) recordInstalled(install, version);
     // A change of read_replicas is in use (new pools measured) when the answer goes out.
     await engine.readReplicaSetup?.settled();
@@ -128,14 +156,16 @@ function relocate(e: unknown, path: string): unknown {
   return e;
 }
 
-async function runOne(ctx: OpContext, q: Query): Promise<unknown> {
+/** `at.last`: the request's last operation (a bulk's last item), whose build sends the document's write first. */
+async function runOne(ctx: OpContext, q: Query, at: { work: WorkingState; last: boolean }): Promise<unknown> {
   if (q.type === 'bulk') {
     const out: unknown[] = [];
     for (let i = 0; i < q.items.length; i++) {
-      out.push(await runOne({ ...ctx, path: `${pathKey(ctx.path, i)}.args` }, q.items[i]));
+      out.push(await runOne({ ...ctx, path: `${pathKey(ctx.path, i)}.args` }, q.items[i], { work: at.work, last: at.last && i === q.items.length - 1 }));
     }
     return out;
   }
+  at.work.lastOperation = at.last;
   const handler = OPERATIONS[q.type as OpType] as OperationHandler<unknown>;
   if (handler.adminOnly && !ctx.session.isAdmin) {
     throw new ApiError('access-denied', 'restricted access: admin only', { path: ctx.path });

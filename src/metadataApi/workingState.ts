@@ -69,7 +69,40 @@ export class WorkingState {
      * that build saw it (the request is then run again without this: runQuery.ts).
      */
     private readonly optimistic = false,
+    /**
+     * How the request reads the catalogs' fingerprint of an optimistic snapshot: on another connection of the
+     * pool by default in runQuery, so that Postgres computes it while this transaction's connection writes the
+     * new document (a metadata-only request runs no DDL before it commits, and each statement of a READ
+     * COMMITTED transaction sees what is committed, so another connection sees the same catalogs).
+     */
+    private readonly fingerprintAside: (() => Promise<string>) | undefined = undefined,
+    /**
+     * Writes a document as the stored one in this transaction (saveMetadata): resolves once its statements are
+     * sent on the transaction's connection (whatever is sent after them follows them: a savepoint, the
+     * ROLLBACK), with its resource_version to come. Given, the request's last operation sends its new
+     * document's write before building its schema cache, so Postgres stores it while the engine builds
+     * (`earlyWrite`; runQuery commits only when both are done).
+     */
+    private readonly write: ((md: Metadata) => Promise<{ version: Promise<number> }>) | undefined = undefined,
   ) {}
+
+  /** Set by runQuery while the request's last operation runs: its builds send their document's write first. */
+  lastOperation = false;
+  /** The document whose write was sent before its build, and that write's resource_version. */
+  private written: { md: Metadata; version: Promise<number> } | undefined;
+
+  /** Whether some document's write was sent beside a build (see `earlyWrite`). */
+  get wroteEarly(): boolean {
+    return this.written !== undefined;
+  }
+
+  /**
+   * The resource_version of `md`'s write when it was sent beside its build (the one the request adopted),
+   * else undefined: the caller writes it then.
+   */
+  async earlyWrite(md: Metadata): Promise<number | undefined> {
+    return this.written?.md === md ? await this.written.version : undefined;
+  }
 
   /** The check of an optimistic snapshot (see the constructor): whether the catalogs' fingerprint was the live build's. */
   private check: Promise<boolean> | undefined;
@@ -115,7 +148,7 @@ export class WorkingState {
       const seenAt = seen && fingerprintOf(seen);
       if (seen && seenAt) {
         const md = await this.metadata();
-        this.check = catalogFingerprint(this.client).then((fp) => fp === seenAt, () => false);
+        this.check = (this.fingerprintAside?.() ?? catalogFingerprint(this.client)).then((fp) => fp === seenAt, () => false);
         const snap: DbSnapshot = { tables: seen.tables, functions: seen.functions, enumValues: new Map() };
         await loadEnumValues(this.client, snap, enumTablesOf(md));
         this.snap = snap;
@@ -304,6 +337,14 @@ export class WorkingState {
     // Incremental when only permissions changed since the last build (see buildSchemaCacheFrom).
     const prior = buildRecordOf(this.built?.cache ?? this.live.current);
     const remotes = await this.remoteInputs(next);
+    // The request's last operation: Postgres writes the document (most of an operation's time in Postgres at
+    // thousands of tables: validating and compressing its text) while the engine builds. A build refused
+    // after this rolls the write back with the rest; a later build of another document writes again.
+    if (this.lastOperation && this.write) {
+      const { version } = await this.write(next);
+      version.catch(() => undefined);
+      this.written = { md: next, version };
+    }
     const built = await buildSchemaCacheFromSliced(prior, next, snap, undefined, remotes, this.live.defaultNamingConvention, this.live.cacheCheck, this.live.buildOptions);
     return this.withSources(built, next, remotes);
   }

@@ -12,20 +12,22 @@ import type { OutputFieldMeta } from './fieldMeta.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
 import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';
 import { nativeQueryField } from './nativeQueryRoot.js';
+import { lazyFieldConfig } from './lazyRootType.js';
 import type { TurnBudget } from '../../lib/index.js';
 
 export type { FieldEntry } from './context.js';
 
 /**
- * Each table's select root entries for a context made ahead, a slice per event-loop turn
- * (`prepareQueryRootFields`: the fresh build an introspection walks lists ~15,000 of them at 5,000 tables),
- * taken by the context's next `queryRootFields`.
+ * Each table's query root entries for a context, made once while the context reads the same cache (5,000
+ * tables are ~15,000 entries, each decided by the role's select permission): `prepareQueryRootFields` makes
+ * them a slice at a time first.
  */
-const tableEntriesMade = new WeakMap<SchemaContext, { sc: SchemaContext['sc']; byTable: Map<TableInfo, FieldEntry[]> }>();
+const tableEntriesMade = new WeakMap<SchemaContext, { sc: WeakRef<SchemaContext['sc']>; byTable: Map<TableInfo, FieldEntry[]> }>();
 
+/** (The cache held weakly: a schema kept for a newer cache does not keep the one it was built from alive.) */
 function tableEntriesOf(ctx: SchemaContext): Map<TableInfo, FieldEntry[]> {
   let made = tableEntriesMade.get(ctx);
-  if (made === undefined || made.sc !== ctx.sc) tableEntriesMade.set(ctx, (made = { sc: ctx.sc, byTable: new Map() }));
+  if (made === undefined || made.sc.deref() !== ctx.sc) tableEntriesMade.set(ctx, (made = { sc: new WeakRef(ctx.sc), byTable: new Map() }));
   return made.byTable;
 }
 
@@ -33,9 +35,9 @@ function tableEntriesOf(ctx: SchemaContext): Map<TableInfo, FieldEntry[]> {
 export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
   const entries: FieldEntry[] = [];
   const made = tableEntriesMade.get(ctx);
-  // What was made ahead is used once: the context (kept with a lazy schema) does not hold its cache through it.
+  // What was made ahead is used once: the context (kept with a lazy schema) does not hold its first cache through it.
   tableEntriesMade.delete(ctx);
-  const ahead = made?.sc === ctx.sc ? made.byTable : undefined;
+  const ahead = made?.sc.deref() === ctx.sc ? made.byTable : undefined;
   for (const table of ctx.sc.tables.values()) {
     for (const e of ahead?.get(table) ?? tableQueryEntries(ctx, table)) entries.push(e);
   }
@@ -47,7 +49,7 @@ export function queryRootFields(ctx: SchemaContext): FieldEntry[] {
   return entries;
 }
 
-/** Makes every table's select root entries for `ctx` ahead of `queryRootFields`, a slice per event-loop turn. */
+/** Makes every table's entries for `ctx` ahead of `queryRootFields`, a slice per event-loop turn. */
 export async function prepareQueryRootFields(ctx: SchemaContext, budget: TurnBudget): Promise<void> {
   const made = tableEntriesOf(ctx);
   for (const table of ctx.sc.tables.values()) {
@@ -57,34 +59,42 @@ export async function prepareQueryRootFields(ctx: SchemaContext, budget: TurnBud
   }
 }
 
-/** One table's select root fields for the role (none when it may not select the table). */
+/** One table's query root fields for the role (none when it may not select the table). */
 function tableQueryEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[] {
   const entries: FieldEntry[] = [];
   if (!isGraphqlName(table.gqlName)) return entries;
   const view = ctx.view(table);
   if (!view) return entries;
   const names = rootFieldNames(table);
-  const obj = tableObject(ctx, table);
-  entries.push([names.select, outField(new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(obj))), { kind: 'select', table }, {
-    description: `fetch data from the table: ${quoted(table.name)}`,
+  // Each field's type and arguments made when first read (a role's schema after a change to one table lists
+  // every table's fields; a query reads a few): its tag and description at once.
+  entries.push(lazyEntry(names.select, { kind: 'select', table }, `fetch data from the table: ${quoted(table.name)}`, () => ({
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))),
     args: selectArgs(ctx, table),
-  })]);
+  })));
   if (view.allowAggregations) {
-    entries.push([names.selectAggregate, outField(new GraphQLNonNull(aggregateObject(ctx, table)), { kind: 'select_aggregate', table }, {
-      description: `fetch aggregated fields from the table: ${quoted(table.name)}`,
+    entries.push(lazyEntry(names.selectAggregate, { kind: 'select_aggregate', table }, `fetch aggregated fields from the table: ${quoted(table.name)}`, () => ({
+      type: new GraphQLNonNull(aggregateObject(ctx, table)),
       args: selectArgs(ctx, table),
-    })]);
+    })));
   }
   const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
   if (pk) {
-    const args: GraphQLFieldConfigArgumentMap = {};
-    for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
-    entries.push([names.selectByPk, outField(obj, { kind: 'select_by_pk', table, pkColumns: pk }, {
-      description: `fetch data from the table: ${quoted(table.name)} using primary key columns`,
-      args,
-    })]);
+    entries.push(lazyEntry(names.selectByPk, { kind: 'select_by_pk', table, pkColumns: pk }, `fetch data from the table: ${quoted(table.name)} using primary key columns`, () => {
+      const args: GraphQLFieldConfigArgumentMap = {};
+      for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
+      return { type: tableObject(ctx, table), args };
+    }));
   }
   return entries;
+}
+
+/** A root field whose type and arguments are made on first read (lazyRootType.ts). */
+function lazyEntry(name: string, svc: OutputFieldMeta, description: string, make: () => Pick<GraphQLFieldConfig<unknown, unknown>, 'type' | 'args'>): FieldEntry {
+  return [name, lazyFieldConfig({ extensions: { svc }, description }, () => {
+    const { type, args } = make();
+    return outField(type, svc, { description, args });
+  })];
 }
 
 /** The primary-key columns when the role sees every one of them (by-pk fields, Relay ids), else null. */

@@ -25,7 +25,7 @@ import { SchemaContext, type FieldEntry, type RootFieldsBuilder, type SchemaPart
 import { prepareQueryRootFields, queryRootFields, sortEntries, sortEntriesSliced } from './queryRoot.js';
 import { anyGraphqlCase, rootFieldName, toGraphqlCase } from './graphqlCase.js';
 import { withPrefixSuffix } from './namingCase.js';
-import { roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
+import { prepareShapeKeys, roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
 import { mutationRootFields, prepareMutationRootFields } from './mutationRoot.js';
@@ -83,23 +83,36 @@ function usable(b: Built, cache: SchemaCache, role: string): boolean {
 /** Per cache: the built schemas its roles use, by shape key (roles of one cache share them first). */
 const ofCache = new WeakMap<SchemaParts, WeakMap<SchemaCache, Map<string, Built>>>();
 
-function sharedBuild(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly: boolean): Built {
-  const key = `${structureKey(cache)}\u0000${roleShapeKey(cache, role)}\u0000${backendOnly ? 'b' : ''}`;
+/** The schema `sharedBuild` would give without building one, if there is one. */
+function sharedBuilt(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly: boolean): Built | undefined {
+  const key = sharedKey(cache, role, backendOnly);
   let perParts = ofCache.get(parts);
   if (!perParts) ofCache.set(parts, (perParts = new WeakMap()));
   let local = perParts.get(cache);
   if (!local) perParts.set(cache, (local = new Map()));
   const mine = local.get(key);
   if (mine && usable(mine, cache, role)) return keptFor(mine, cache);
-  let byKey = shared.get(parts);
-  if (!byKey) shared.set(parts, (byKey = new Map()));
-  const held = byKey.get(key)?.deref();
+  const held = shared.get(parts)?.get(key)?.deref();
   const have = held && builtOf.get(held);
   if (have && usable(have, cache, role)) {
     if (!mine) local.set(key, have);
     return keptFor(have, cache);
   }
-  const rs = buildRoleSchema(cache, role, parts, backendOnly);
+  return undefined;
+}
+
+const sharedKey = (cache: SchemaCache, role: string, backendOnly: boolean): string =>
+  `${structureKey(cache)}\u0000${roleShapeKey(cache, role)}\u0000${backendOnly ? 'b' : ''}`;
+
+/** `ctx`: a context whose root entries were made ahead (`prepareRoleSchemas`). */
+function sharedBuild(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly: boolean, ctx?: SchemaContext): Built {
+  const have = sharedBuilt(cache, role, parts, backendOnly);
+  if (have) return have;
+  const key = sharedKey(cache, role, backendOnly);
+  const local = ofCache.get(parts)!.get(cache)!;
+  let byKey = shared.get(parts);
+  if (!byKey) shared.set(parts, (byKey = new Map()));
+  const rs = buildRoleSchema(cache, role, parts, backendOnly, ctx);
   const built: Built = { from: new WeakRef(cache), fromKey: rowKeysOf(cache), schema: rs.schema, queryRoot: rs.queryRoot, subscriptionRoot: rs.subscriptionRoot };
   builtOf.set(built.schema, built);
   byKey.set(key, new WeakRef(built.schema));
@@ -125,6 +138,11 @@ function keptFor(b: Built, cache: SchemaCache): Built {
  * for every other role it is the same schema.
  */
 export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly?: boolean): RoleSchema {
+  return roleSchemaFor(cache, role, parts, backendOnly);
+}
+
+function roleSchemaFor(cache: SchemaCache, role: string, parts: SchemaParts, backendOnly?: boolean, ctx?: SchemaContext): RoleSchema {
+  partsSeen.add(parts);
   let byCache = memo.get(parts);
   if (!byCache) memo.set(parts, (byCache = new WeakMap()));
   let byRole = byCache.get(cache);
@@ -133,11 +151,42 @@ export function getRoleSchema(cache: SchemaCache, role: string, parts: SchemaPar
   const key = backend ? `${role}\u0000backend_only` : role;
   let rs = byRole.get(key);
   if (!rs) {
-    const b = sharedBuild(cache, role, parts, backend);
+    const b = sharedBuild(cache, role, parts, backend, backend ? undefined : ctx);
     rs = roleSchemaOf({ role, backendOnly: backend, key, cache, schema: b.schema, queryRoot: b.queryRoot, subscriptionRoot: b.subscriptionRoot });
     byRole.set(key, rs);
   }
   return rs;
+}
+
+/** The parts role schemas were asked of (the engine's and Relay's: a few module constants). */
+const partsSeen = new Set<SchemaParts>();
+
+/**
+ * Makes, a slice per event-loop turn, the schemas `next` will be asked for: those of the roles that have one on
+ * `prev` (the cache it replaces), so that the first request of each after `next` is installed finds it made
+ * instead of building it (every table's root fields: a few hundred milliseconds in one turn at 5,000 tables after
+ * a change to a table's structure). A role whose schema `next` keeps (both keys unchanged) costs the keys.
+ * `which`: the roles to make (all by default).
+ */
+export async function prepareRoleSchemas(prev: SchemaCache, next: SchemaCache, budget: TurnBudget, which: (role: string) => boolean = () => true): Promise<void> {
+  for (const parts of partsSeen) {
+    const roles = memo.get(parts)?.get(prev);
+    if (!roles || !parts.query.includes(queryRootFields)) continue;
+    for (const rs of [...roles.values()]) {
+      if (rs.backendOnly || !which(rs.role)) continue;
+      await prepareShapeKeys(next, rs.role, budget);
+      if (memo.get(parts)?.get(next)?.has(rs.role)) continue;
+      if (sharedBuilt(next, rs.role, parts, false) === undefined) {
+        const ctx = new SchemaContext(next, rs.role, parts, false);
+        await prepareQueryRootFields(ctx, budget);
+        await budget.pause();
+        if (!memo.get(parts)?.get(next)?.has(rs.role)) roleSchemaFor(next, rs.role, parts, false, ctx);
+      } else {
+        roleSchemaFor(next, rs.role, parts, false);
+      }
+      await budget.pause();
+    }
+  }
 }
 
 /** Builds (without memoising) the schema of `role` (with its `backend_only` mutations when `backendOnly`). */
@@ -214,7 +263,9 @@ export function buildRoleSchema(
   const directives = [...specifiedDirectives, CACHED_DIRECTIVE];
   const key = backendOnly ? `${role}\u0000backend_only` : role;
   if (anyGraphqlCase(cache)) {
-    // Types named after the first build of each (the eager order of before: query, mutation, subscription fields).
+    // Types named after the first build of each (the eager order of before: query, mutation, subscription fields;
+    // the query fields' types are made on first read of each, so all are read here first).
+    copyFields(queryFields);
     const mutationType = mutation();
     subscriptionRoot?.getFields();
     const schema = new GraphQLSchema({

@@ -17,6 +17,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { ADMIN_ROLE } from '../../core/index.js';
 import type { RolePermissions, SchemaCache, TableInfo } from '../../metadata/index.js';
+import type { TurnBudget } from '../../lib/index.js';
 
 const replacer = (key: string, value: unknown): unknown => {
   if (value instanceof Map) return [...value];
@@ -140,6 +141,29 @@ function permissionText(p: RolePermissions, rows: boolean): string {
  */
 export function roleShapeKey(cache: SchemaCache, role: string, rows = false): string {
   return keyOf(keySource(cache), role, rows);
+}
+
+/**
+ * Makes `structureKey(cache)` and `roleShapeKey(cache, role)` (with and without rows) ahead, the tables' digests
+ * a slice per event-loop turn (each memoised per object: after an incremental build only the changed tables'
+ * are new), so that the keys themselves are then a short pass.
+ */
+export async function prepareShapeKeys(cache: SchemaCache, role: string, budget: TurnBudget): Promise<void> {
+  for (const t of cache.tables.values()) {
+    if (budget.due) await budget.next();
+    tableDigest(t);
+    const p = role === ADMIN_ROLE ? undefined : t.permissions.get(role);
+    if (p) {
+      permissionText(p, false);
+      permissionText(p, true);
+    }
+  }
+  for (const sc of cache.sources?.values() ?? []) {
+    for (const t of sc.tables.values()) {
+      if (budget.due) await budget.next();
+      tableDigest(t);
+    }
+  }
 }
 
 /**

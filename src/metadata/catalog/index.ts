@@ -2,11 +2,11 @@ export { migrateCatalog, CATALOG_VERSION, CatalogRefusedError } from './migrateC
 export type { CatalogOptions, CatalogOutcome } from './migrateCatalog.js';
 export { recogniseCatalog, HASURA_V1_ADOPTABLE, HASURA_V2_LAST_KNOWN } from './recogniseCatalog.js';
 export type { CatalogKind } from './recogniseCatalog.js';
-export { loadMetadata, saveMetadata, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './metadataStore.js';
+export { loadMetadata, saveMetadata, writeStoredText, touchMetadata, currentResourceVersion, lockMetadata, INSTANCE_ID, SCHEMA_UPDATE_CHANNEL } from './metadataStore.js';
 export type { MetadataTable } from './metadataStore.js';
 export type { StoredMetadata } from './metadataStore.js';
 export { CATALOG_LOCK_KEY, METADATA_LOCK_KEY, LIVE_CHANGE_LOCK_KEY } from './locks.js';
 export { LIVE_CHANGE_STEPS, LIVE_CHANGE_TRIGGER, LIVE_ROWS_TRIGGERS, ensureLiveChangeCatalog } from './liveChanges.js';
 export { startHeartbeat, INSTANCE_STEPS } from './instances.js';
 export type { Heartbeat } from './instances.js';
-export { decodeStoredMetadata, decodeStoredSliced, encodedTable as storedTableText, encodeStoredMetadata, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './storedDocument.js';
+export { decodeStoredMetadata, decodeStoredSliced, encodedTable as storedTableText, encodeStoredMetadata, encodeStoredBytes, encodeStoredChunked, decodeStoredInline, encodeStoredInline, storedDocumentThreadCounts, warmStoredEncoding } from './storedDocument.js';

@@ -91,6 +91,36 @@ export async function encodeStoredChunked(md: Metadata): Promise<string> {
   return `{"version":2,"tables":[${parts.join(',')}]${rest.slice(EMPTY_TABLES.length)}`;
 }
 
+/** Each table's stored text as UTF-8 bytes, per table object (what a write sends: see `encodeStoredBytes`). */
+const encodedTableBytes = new WeakMap<Metadata['tables'][number], Buffer>();
+function tableBytes(t: Metadata['tables'][number]): Buffer {
+  let bytes = encodedTableBytes.get(t);
+  if (bytes === undefined) encodedTableBytes.set(t, (bytes = Buffer.from(encodedTable(t))));
+  return bytes;
+}
+const COMMA = Buffer.from(',');
+
+/**
+ * The stored text of `md` as it is written to Postgres: for a document of many tables its UTF-8 bytes, put together
+ * from each table's bytes (made once per table object, like its text) with a turn of the event loop every few
+ * milliseconds, so a write copies the 11 MB of 5,000 tables once instead of joining them into one string and
+ * encoding that again (tens of milliseconds, and an 11 MB string for the collector); else `encodeStoredMetadata`'s text.
+ */
+export async function encodeStoredBytes(md: Metadata): Promise<string | Buffer> {
+  if (md.tables.length < TABLES_PER_TURN || estimatedLength(md) < OFF_THREAD_MIN_BYTES) return encodeStoredMetadata(md);
+  const rest = encodeStoredInline({ ...md, tables: [] });
+  if (!rest.startsWith(EMPTY_TABLES)) return encodeStoredInline(md);
+  const parts: Buffer[] = [Buffer.from('{"version":2,"tables":[')];
+  const budget = new TurnBudget(10);
+  for (let i = 0; i < md.tables.length; i++) {
+    if (i > 0 && (i % TABLES_PER_TURN === 0 || budget.due)) await budget.next();
+    if (i > 0) parts.push(COMMA);
+    parts.push(tableBytes(md.tables[i]));
+  }
+  parts.push(Buffer.from(`]${rest.slice(EMPTY_TABLES.length)}`));
+  return Buffer.concat(parts);
+}
+
 /**
  * Encodes the tables of `md` (a live document) into the per-table texts `encodeStoredChunked` reuses, in the
  * background: a few milliseconds at a time, then a pause of several times that, so what the engine serves

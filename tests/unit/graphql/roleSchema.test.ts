@@ -6,9 +6,10 @@ import {
   GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema, execute, getIntrospectionQuery, graphqlSync, lexicographicSortSchema, parse,
   printSchema, type ExecutionResult,
 } from 'graphql';
-import { buildRoleSchema, getRoleSchema, LazySchema, outputMeta, SchemaContext } from '../../../src/graphql/index.js';
+import { buildRoleSchema, getRoleSchema, LazySchema, outputMeta, prepareRoleSchemas, SchemaContext } from '../../../src/graphql/index.js';
+import { TurnBudget } from '../../../src/lib/index.js';
 import { pgScalarName, isBigNumType } from '../../../src/core/index.js';
-import { makeCache, selectPerm, userIdFilter } from './fixtures.js';
+import { column, makeCache, selectPerm, userIdFilter } from './fixtures.js';
 import { ENGINE_PARTS } from '../../../src/appState.js';
 
 const fieldNames = (t: GraphQLObjectType | GraphQLInputObjectType) => Object.keys(t.getFields());
@@ -356,4 +357,37 @@ test('sortEntriesSliced gives sortEntries\'s map: order, the last of equal names
   assert.deepEqual(Object.keys(sliced), Object.keys(atOnce));
   assert.equal(Object.getPrototypeOf(sliced), Object.prototype);
   for (const k of Object.keys(atOnce)) assert.equal(sliced[k], atOnce[k], k);
+});
+
+test('prepareRoleSchemas makes the next cache\'s schemas of the roles built on the one it replaces, so their first request builds nothing', async () => {
+  let built = 0;
+  // The engine's parts with a query builder that counts the builds of a role schema.
+  const parts = { ...ENGINE_PARTS.schema, query: [...ENGINE_PARTS.schema.query, () => { built++; return []; }] };
+  const prev = makeCache();
+  getRoleSchema(prev, 'admin', parts);
+  getRoleSchema(prev, 'user', parts);
+  assert.equal(built, 2);
+  // A change to a table's structure (a column added): neither role's schema can be kept.
+  const next = makeCache();
+  const author = next.tables.get('public.author')!;
+  const nickname = column('nickname', 'text');
+  author.columns.push(nickname);
+  author.columnsByName.set('nickname', nickname);
+  author.permissions.get('user')!.select!.columns.add('nickname');
+  await prepareRoleSchemas(prev, next, new TurnBudget(1));
+  assert.equal(built, 4);
+  const admin = getRoleSchema(next, 'admin', parts);
+  const user = getRoleSchema(next, 'user', parts);
+  assert.equal(built, 4, 'the first requests found the schemas made');
+  assert.ok(fieldNames(admin.schema.getType('author') as GraphQLObjectType).includes('nickname'));
+  assert.ok(fieldNames(user.schema.getType('author') as GraphQLObjectType).includes('nickname'));
+  // The same schemas as built at once (two more builds).
+  for (const role of ['admin', 'user']) {
+    assert.equal(printSchema(lexicographicSortSchema(getRoleSchema(next, role, parts).schema)), printSchema(lexicographicSortSchema(buildRoleSchema(next, role, parts).schema)));
+  }
+  // Back to the first structure: each role's schema of `prev` is kept (its keys), nothing is built.
+  const again = makeCache();
+  await prepareRoleSchemas(next, again, new TurnBudget(1));
+  assert.equal(built, 6);
+  assert.equal(getRoleSchema(again, 'admin', parts).schema, getRoleSchema(prev, 'admin', parts).schema);
 });

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeStoredInline, decodeStoredMetadata, encodeStoredChunked, encodeStoredInline, encodeStoredMetadata, storedDocumentThreadCounts } from '../../../src/metadata/index.js';
+import { decodeStoredInline, decodeStoredMetadata, encodeStoredBytes, encodeStoredChunked, encodeStoredInline, encodeStoredMetadata, storedDocumentThreadCounts } from '../../../src/metadata/index.js';
 import { OFF_THREAD_MIN_BYTES } from '../../../src/lib/index.js';
 
 test('a large stored document is decoded and encoded off the main thread, exactly as inline', async () => {
@@ -65,4 +65,23 @@ test('a large document of many tables is decoded on the main thread a slice per 
   assert.deepStrictEqual(md, decodeStoredInline(text));
   assert.deepEqual(storedDocumentThreadCounts(), before, 'not by the thread');
   assert.ok(turns >= 3, `the event loop turned ${turns} times while decoding`);
+});
+
+test('the bytes written for a document of many tables are its stored text, non-ASCII included, and a table edited later is encoded again', async () => {
+  const tables = Array.from({ length: 1_200 }, (_, i) => ({
+    table: { schema: 'public', name: `t${i}` },
+    configuration: { custom_root_fields: {}, custom_column_names: { label: `label_${i}` } },
+    select_permissions: [{ role: 'user', permission: { columns: ['id', 'label'], filter: { note: { _eq: 'naïve – ✓' } }, allow_aggregations: true } }],
+  }));
+  const text = JSON.stringify({ version: 2, tables, remote_schemas: [] });
+  const md = decodeStoredInline(text);
+  const bytes = await encodeStoredBytes(md);
+  assert.ok(Buffer.isBuffer(bytes));
+  assert.equal(bytes.toString('utf8'), encodeStoredInline(md));
+  // The next document shares every table but one (as an operation's draft does): that one's bytes are new.
+  const next = { ...md, tables: md.tables.map((t, i) => (i === 3 ? { ...t, select_permissions: [] } : t)) };
+  assert.equal((await encodeStoredBytes(next)).toString('utf8'), encodeStoredInline(next));
+  // A document of few tables is written as its text.
+  const small = decodeStoredInline(JSON.stringify({ version: 2, tables: tables.slice(0, 3) }));
+  assert.equal(await encodeStoredBytes(small), encodeStoredInline(small));
 });
