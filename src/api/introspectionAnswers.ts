@@ -127,7 +127,7 @@ export async function introspectionResponse(body: Buffer, acceptsGzip: boolean):
   return { body: inflated };
 }
 
-const GZIP_ENCODED: Record<string, string> = { 'content-encoding': 'gzip' };
+const GZIP_ENCODED: Record<string, string> = { 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
 
 function keep<T extends IntrospectionAnswer>(schema: GraphQLSchema, key: string, made: T): T {
   const bytes = sizeOf(made);

@@ -1,6 +1,6 @@
 /**
  * Response compression, as Hasura v2 does it: a client whose `Accept-Encoding` accepts `gzip` gets a JSON
- * response gzip-compressed at level 1 (speed over ratio) with `Content-Encoding: gzip`; a body under 700
+ * response gzip-compressed at level 1 (speed over ratio) with `Content-Encoding: gzip` (and `Vary: Accept-Encoding`); a body under 700
  * bytes is sent as it is, unless the client refuses `identity` (`identity;q=0`, or `*;q=0` without
  * naming identity). Only gzip: `br` or `deflate` alone leave the response uncompressed. A response that
  * already names its encoding (a kept introspection answer sent as the gzip bytes it is kept as:
@@ -19,6 +19,8 @@ export const MIN_COMPRESSED_BYTES = 700;
 const ASYNC_FROM = 64 * 1024;
 const OPTIONS = { level: 1 };
 const gzipAsync = promisify(gzip);
+/** `Vary` too, so that a shared cache (a CDN in front of a cached query) keeps gzip bytes for gzip clients only. */
+const GZIP_HEADERS = { 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
 
 const isJson = (type: unknown): boolean =>
   typeof type === 'string' && (type.startsWith('application/json') || type.startsWith('application/graphql-response+json'));
@@ -41,7 +43,7 @@ export function compressResponse(headers: IncomingHttpHeaders, response: HttpRes
   const withBody = (compressed: Buffer): HttpResponse => {
     // A pooled response buffer goes back once its bytes are compressed (nothing else reads it).
     if (typeof body !== 'string') releaseBuffer(body);
-    return { ...response, headers: { ...response.headers, 'content-encoding': 'gzip' }, body: compressed };
+    return { ...response, headers: { ...response.headers, ...GZIP_HEADERS }, body: compressed };
   };
   if (size < ASYNC_FROM) return withBody(gzipSync(body, OPTIONS));
   return gzipAsync(body, { ...OPTIONS, flush: constants.Z_NO_FLUSH }).then(withBody);

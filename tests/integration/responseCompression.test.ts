@@ -21,6 +21,7 @@ let e: TestEngine;
 interface Sent {
   status: number;
   encoding: string | undefined;
+  vary: string | undefined;
   length: number;
   /** The body as sent (compressed or not). */
   raw: Buffer;
@@ -39,7 +40,7 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
         const raw = Buffer.concat(parts);
         const encoding = res.headers['content-encoding'];
         assert.equal(Number(res.headers['content-length']), raw.length, 'content-length is the length of the bytes sent');
-        resolve({ status: res.statusCode!, encoding, length: raw.length, raw, text: (encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8') });
+        resolve({ status: res.statusCode!, encoding, vary: res.headers.vary, length: raw.length, raw, text: (encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8') });
       });
       res.on('error', reject);
     });
@@ -73,6 +74,7 @@ test('a client that accepts gzip gets a gzip body that inflates to the identity 
   for (const accept of ['gzip', 'gzip, deflate, br', 'br;q=1.0, gzip;q=0.8, *;q=0.1', 'GZIP', 'deflate, gzip;q=0.5']) {
     const zipped = await post('/v1/graphql', MANY, { 'accept-encoding': accept });
     assert.equal(zipped.encoding, 'gzip', accept);
+    assert.equal(zipped.vary, 'Accept-Encoding', accept);
     assert.equal(zipped.text, plain.text, accept);
     assert.ok(zipped.length < plain.length / 3, `${accept}: ${zipped.length} of ${plain.length} bytes`);
   }
@@ -130,6 +132,7 @@ test('a kept introspection answer is kept as gzip bytes: sent as they are to a g
   assert.ok(kept > 0 && kept < first.length / 4, `kept ${kept} bytes for an answer of ${first.length}`);
   zipped = await post('/v1/graphql', introspection, { ...reader, 'accept-encoding': 'gzip' });
   assert.equal(zipped.encoding, 'gzip');
+  assert.equal(zipped.vary, 'Accept-Encoding');
   assert.equal(zipped.length, kept, 'the kept gzip bytes are what is sent');
   assert.equal(zipped.text, first.text);
   const again = await post('/v1/graphql', introspection, reader);
