@@ -74,9 +74,10 @@ export async function introspectionAnswer<T extends IntrospectionAnswer>(schema:
   }
   // A body: requests meanwhile get it as made (the in-flight promise) until its compressed bytes are kept.
   const body: Buffer = answer;
-  const compressed = gzipAsync(body, GZIP);
+  // One compression at a time: answers are kept in the order they were made (the oldest goes first).
+  const compressed = compressions.then(() => gzipAsync(body, GZIP));
   compressing.set(body, compressed);
-  compressed.then(
+  compressions = compressed.then(
     (bytes) => {
       if (inFlight.get(key) !== made) return;
       inFlight.delete(key);
@@ -93,6 +94,11 @@ export async function introspectionAnswer<T extends IntrospectionAnswer>(schema:
 }
 
 const gzipAsync = promisify(gzip);
+/** The last compression started and its answer kept (each starts once the one before it has ended). */
+let compressions: Promise<void> = Promise.resolve();
+
+/** Resolves once the answers made so far are compressed and kept (tests). */
+export const introspectionAnswersSettled = (): Promise<void> => compressions;
 const gunzipAsync = promisify(gunzip);
 /** Level 1, as responses are compressed (server/responseCompression.ts): the ratio is within ~10 % of higher levels on JSON. */
 const GZIP = { level: 1 };
