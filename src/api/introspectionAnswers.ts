@@ -100,7 +100,7 @@ let compressions: Promise<void> = Promise.resolve();
 /** Resolves once the answers made so far are compressed and kept (tests). */
 export const introspectionAnswersSettled = (): Promise<void> => compressions;
 const gunzipAsync = promisify(gunzip);
-/** Level 1, as responses are compressed (server/responseCompression.ts): the ratio is within ~10 % of higher levels on JSON. */
+/** Level 1, as responses are compressed (server/compressResponse.ts): the ratio is within ~10 % of higher levels on JSON. */
 const GZIP = { level: 1 };
 /** Kept bodies that are gzip bytes. */
 const gzipped = new WeakSet<Buffer>();

@@ -1,5 +1,5 @@
 /**
- * Response compression (server/responseCompression.ts) and kept introspection answers as gzip bytes
+ * Response compression (server/compressResponse.ts) and kept introspection answers as gzip bytes
  * (api/introspectionAnswers.ts), over real HTTP (node:http, so the test chooses `Accept-Encoding` itself and
  * reads the bytes as sent) on a real database: a client that accepts gzip gets `Content-Encoding: gzip` and
  * bytes that inflate to the answer an identity client gets; bodies under 700 bytes stay as they are unless
