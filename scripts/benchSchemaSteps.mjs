@@ -8,7 +8,7 @@
  * The engine's RSS and `process.memoryUsage()` are printed once the steps before the introspections settle (HEAP_SNAPSHOT=file: a heap
  * snapshot of the engine there, after a full collection when the engine runs with --expose-gc); BENCH_NODE_FLAGS: more
  * Node flags for the engine (`--expose-gc`); SETTLE_S: the second reading's wait (35 s: worker threads stop 30 s after a
- * small job); SETTLE_TRACE=1: a reading every 2 s for 40 s instead. While each step runs, another client (a worker
+ * small job); SETTLE_TRACE=1: a reading every 2 s for 40 s instead; SETTLE_AFTER=1: the same two readings after the introspections too. While each step runs, another client (a worker
  * thread) sends an ordinary admin query every 20 ms (the next 20 ms after the last answer): the step's line
  * ends with that client's median and longest wait (`stall p50/max`), the figure of "other clients stall", and
  * the engine's own longest event-loop delay during the step (`loop max`: `monitorEventLoopDelay`, 5 ms
@@ -183,8 +183,19 @@ await step('introspection r3', async () => { const t = await post({ query: getIn
 await step('introspection admin', async () => { const t = await post({ query: getIntrospectionQuery() }); return `${(t.length / 1e6).toFixed(1)} MB`; });
 }
 }
-const p = proc();
-out.push(`RSS ${p.rss} MB peak ${p.peak} MB; load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+const memLine = async () => {
+  const mb = (n) => Math.round(n / 1048576);
+  const { mem } = await loopDelay(), p = proc();
+  return `RSS ${p.rss} MB peak ${p.peak} MB; heap used ${mb(mem.heapUsed)} of ${mb(mem.heapTotal)} MB, external ${mb(mem.external)} MB (array buffers ${mb(mem.arrayBuffers)} MB); load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
+};
+out.push(await memLine());
+if (process.env.SETTLE_AFTER && !process.env.SHORT) {
+  // SETTLE_AFTER=1: the memory after the introspections 3 s and SETTLE_S (35) s more later.
+  for (const [label, ms] of [['3 s', 3000], [`${Number(process.env.SETTLE_S ?? 35) + 3} s`, Number(process.env.SETTLE_S ?? 35) * 1000]]) {
+    await new Promise((r) => setTimeout(r, ms));
+    out.push(`after the introspections, settled ${label}: ${await memLine()}`);
+  }
+}
 console.log(out.join('\n'));
 stopping = true;
 const exited = new Promise((r) => child.once('exit', r));

@@ -23,7 +23,7 @@ import { tableMutationBody } from './executeMutation.js';
 import type { QueryFieldsExecutor, RequestExtras } from './executorTypes.js';
 import { mutationByGet } from './graphqlOverHttp.js';
 import { cacheable, cachedAnswer } from './cachedResponse.js';
-import { introspectionAnswer } from './introspectionAnswers.js';
+import { introspectionAnswer, introspectionResponse } from './introspectionAnswers.js';
 import { introspectionBody, introspectionByGraphqlJs, introspectionOnly } from './introspectionBody.js';
 import type { ResponseCache } from '../responseCache/index.js';
 
@@ -80,6 +80,11 @@ export interface ExecuteOptions {
    * commit LSN, or the primary); unset: any usable replica. Ignored without replicas.
    */
   readAfter?: ReadAfter;
+  /**
+   * The response goes to a client that accepts gzip alone (not inside a batch): a kept introspection answer is
+   * then its gzip bytes, with `content-encoding: gzip` in `headers` (introspectionAnswers.ts).
+   */
+  gzip?: boolean;
 }
 
 /** A document that may hold a mutation (a word `mutation`; a false match only makes the mutation root early). */
@@ -126,7 +131,7 @@ export async function executeGraphql(
       const api = parts === ENGINE_PARTS ? 'graphql' : 'relay';
       return await cachedAnswer(cacheCtx, session, request, api, resourceVersion, compiled.cached, compiled, variables, () => runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras, opts.readAfter));
     }
-    return await runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras, opts.readAfter);
+    return await runCompiled(ctx, db, session, roleSchema, compiled, variables, transport, phase, request, extras, opts.readAfter, opts.gzip);
   } catch (e) {
     return errorResult(ctx, e, phase.inDb);
   }
@@ -135,7 +140,7 @@ export async function executeGraphql(
 /** Runs a compiled operation: one statement when it can, else each root field by its kind. */
 async function runCompiled(
   ctx: EngineContext, db: ReadDb, session: Session, roleSchema: RoleSchema, compiled: CompiledOperation, variables: Record<string, unknown>,
-  transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined, readAfter?: ReadAfter,
+  transport: 'http' | 'ws', phase: { inDb: boolean }, request: GraphqlRequest, extras: RequestExtras | undefined, readAfter?: ReadAfter, gzip = false,
 ): Promise<GraphqlResult> {
   if (transport === 'http' && compiled.kind === 'mutation') {
     // Table mutations on one source: the response assembled from the bytes Postgres sent (executeMutation.ts).
@@ -157,7 +162,9 @@ async function runCompiled(
   }
   if (transport === 'http' && introspectionOnly(compiled)) {
     // Introspection alone: the whole body as bytes, kept and written as they are (introspectionBody.ts).
-    return { body: await introspectionBody(roleSchema.schema, compiled, variables), status: 200, kind: compiled.kind };
+    // A kept answer is gzip bytes: sent as they are to a client that accepts gzip, else inflated (introspectionAnswers.ts).
+    const { body, headers } = await introspectionResponse(await introspectionBody(roleSchema.schema, compiled, variables), gzip);
+    return headers ? { body, headers, status: 200, kind: compiled.kind } : { body, status: 200, kind: compiled.kind };
   }
   const errors: unknown[] = [];
   const responseHeaders: Record<string, string> = {};

@@ -8,12 +8,22 @@
  * `BUDGET_BYTES` of answers in all (the oldest kept answer, of any schema, goes first; an answer larger
  * than the budget is not kept). An answer is an HTTP response body (one UTF-8 Buffer: introspectionBody.ts)
  * or, over WebSockets and beside other root fields, the text of each root field.
+ *
+ * A response body is kept gzip-compressed (level 1, in libuv's thread pool: off the event loop; a 107 MB
+ * answer is kept in a few MB): the request that made it gets the bytes as made, and while they are being
+ * compressed other requests get them too (a client that accepts gzip waits for the gzip bytes); once
+ * compressed, a request gets the gzip bytes (`isGzipAnswer`),
+ * sent as they are to a client that accepts gzip, inflated in the thread pool for one that does not
+ * (`introspectionResponse`).
  */
+import { gunzip, gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { disposeWhenReleased, holdBuffer } from '../lib/index.js';
 import type { GraphQLSchema } from 'graphql';
 
 const PER_SCHEMA = 4;
 
-/** Bytes of kept answers in all: a 5,000-table role's answer is ~107 MB, the admin's ~270 MB. */
+/** Bytes of kept answers in all (compressed bodies count at their compressed size): a 5,000-table role's answer is ~107 MB, the admin's ~270 MB, gzip-compressed 5–10 MB. */
 const BUDGET_BYTES = 256 * 1024 * 1024;
 
 /** alias → the field's answer as JSON text; or a whole response body. */
@@ -51,12 +61,79 @@ export async function introspectionAnswer<T extends IntrospectionAnswer>(schema:
   if (!inFlight) running.set(schema, (inFlight = new Map()));
   const made = run();
   inFlight.set(key, made);
+  let answer: T;
   try {
-    return keep(schema, key, await made);
-  } finally {
+    answer = await made;
+  } catch (e) {
     inFlight.delete(key);
+    throw e;
   }
+  if (!Buffer.isBuffer(answer)) {
+    inFlight.delete(key);
+    return keep(schema, key, answer);
+  }
+  // A body: requests meanwhile get it as made (the in-flight promise) until its compressed bytes are kept.
+  const body: Buffer = answer;
+  // One compression at a time: answers are kept in the order they were made (the oldest goes first).
+  const compressed = compressions.then(() => gzipAsync(body, GZIP));
+  compressing.set(body, compressed);
+  compressions = compressed.then(
+    (bytes) => {
+      if (inFlight.get(key) !== made) return;
+      inFlight.delete(key);
+      gzipped.add(bytes);
+      keep(schema, key, bytes);
+      // The bytes as made go now (once the responses writing them are done), not at the next major collection.
+      disposeWhenReleased(body);
+    },
+    () => {
+      if (inFlight.get(key) === made) inFlight.delete(key);
+    },
+  );
+  return answer;
 }
+
+const gzipAsync = promisify(gzip);
+/** The last compression started and its answer kept (each starts once the one before it has ended). */
+let compressions: Promise<void> = Promise.resolve();
+
+/** Resolves once the answers made so far are compressed and kept (tests). */
+export const introspectionAnswersSettled = (): Promise<void> => compressions;
+const gunzipAsync = promisify(gunzip);
+/** Level 1, as responses are compressed (server/compressResponse.ts): the ratio is within ~10 % of higher levels on JSON. */
+const GZIP = { level: 1 };
+/** Kept bodies that are gzip bytes. */
+const gzipped = new WeakSet<Buffer>();
+/** Bodies just made → their gzip bytes being made (a gzip client of the first request waits for them instead of compressing it again). */
+const compressing = new WeakMap<Buffer, Promise<Buffer>>();
+
+/** Bytes of the answers kept now (tests, diagnostics). */
+export const keptIntrospectionBytes = (): number => keptBytes;
+
+/** Whether `body` (from `introspectionAnswer`) is a kept answer's gzip bytes. */
+export const isGzipAnswer = (body: Buffer): boolean => gzipped.has(body);
+
+/**
+ * A body from `introspectionAnswer` as it goes to a client: the gzip bytes of a kept answer as they are,
+ * with `content-encoding: gzip`, when the client accepts gzip; else the JSON bytes (inflated in the thread pool).
+ */
+export async function introspectionResponse(body: Buffer, acceptsGzip: boolean): Promise<{ body: Buffer; headers?: Record<string, string> }> {
+  if (!gzipped.has(body)) {
+    const compressed = acceptsGzip ? await compressing.get(body)?.catch(() => undefined) : undefined;
+    if (compressed) return { body: compressed, headers: GZIP_ENCODED };
+    // Written as it is: its bytes stay until the socket has taken them (the server's releaseBuffer).
+    holdBuffer(body);
+    return { body };
+  }
+  if (acceptsGzip) return { body, headers: GZIP_ENCODED };
+  // Inflated for this response only: its bytes go once the socket has taken them.
+  const inflated = await gunzipAsync(body);
+  holdBuffer(inflated);
+  disposeWhenReleased(inflated);
+  return { body: inflated };
+}
+
+const GZIP_ENCODED: Record<string, string> = { 'content-encoding': 'gzip', vary: 'Accept-Encoding' };
 
 function keep<T extends IntrospectionAnswer>(schema: GraphQLSchema, key: string, made: T): T {
   const bytes = sizeOf(made);

@@ -8,7 +8,7 @@
  * execution (parse, validation, auth), the error's 4xx/5xx status, as that media type requires.
  */
 import { ApiError, inHasuraMode, type Session } from '../core/index.js';
-import { parseJsonExact } from '../lib/index.js';
+import { acceptedEncodings, parseJsonExact } from '../lib/index.js';
 import { checkNonAdminBody, graphqlAuthFailureHttp, resolveSession } from '../auth/index.js';
 import { checkBatchSize, limitsForRole, type GraphqlRequest } from '../graphql/index.js';
 import { ENGINE_PARTS, hasReadReplicas, RELAY_PARTS, type ApiParts } from '../appState.js';
@@ -149,7 +149,8 @@ const graphqlEndpoint = (api: ApiParts): Handler => async (req, ctx) => {
       },
       setCookie: [],
     };
-    const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras, parts: api, readAfter });
+    const gzip = acceptedEncodings(req.headers['accept-encoding']).gzip;
+    const result = await executeGraphql(ctx, session, { ...request, clientHeaders: req.headers }, 'http', { forbidMutations: isGet, extras, parts: api, readAfter, gzip });
     if (request.operationName !== null) log.operationName = request.operationName;
     if (extras.setCookie.length === 0) return respond(result, log, result.headers);
     // Set-Cookie of actions and of remote schemas, together.

@@ -13,6 +13,7 @@ export { lastField as remoteRelLastField } from './schema/remoteTypes.js';
 export { tableObject, aggregateObject, aggregateFieldsObject, opFieldsObject, selectArgs, outField, functionArgsType } from './schema/tableTypes.js';
 export { type FieldEntry, primaryKeyColumns } from './schema/queryRoot.js';
 export { getRoleSchema, buildRoleSchema, prepareRoleSchemas, type RoleSchema } from './schema/roleSchema.js';
+export { prepareSchemaKeys } from './schema/schemaShape.js';
 export { LazySchema } from './schema/lazySchema.js';
 export { introspectionBytes, introspectionOf, introspectionText } from './schema/introspectionText.js';
 export { schemaTypeOrder, type IntrospectionSchema } from './schema/schemaTypeOrder.js';

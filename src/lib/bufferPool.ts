@@ -12,6 +12,8 @@
  * Releasing a buffer that did not come from here, or releasing twice, is a no-op. At most
  * `MAX_FREE_BYTES` wait in the free lists; the rest is left to the garbage collector.
  */
+import { disposable, disposeBuffers } from './disposeBuffers.js';
+
 const MIN_POOLED = 4096;
 const MAX_POOLED = 8 * 1024 * 1024;
 const MAX_FREE_BYTES = 16 * 1024 * 1024;
@@ -40,9 +42,37 @@ export function acquireBuffer(size: number): Buffer {
   return Buffer.from(fresh, 0, size);
 }
 
+/**
+ * Large Buffers to free once the responses writing them are done (`holdBuffer` per response body,
+ * `releaseBuffer` when the socket has taken it) and their owner has let them go (`disposeWhenReleased`).
+ */
+const held = new WeakMap<ArrayBuffer, { uses: number; dispose: boolean }>();
+
+/** `buf` is about to be a response body: `releaseBuffer(buf)` once the socket has taken it. */
+export function holdBuffer(buf: Buffer): void {
+  if (!disposable(buf)) return;
+  const h = held.get(buf.buffer as ArrayBuffer);
+  if (h) h.uses++;
+  else held.set(buf.buffer as ArrayBuffer, { uses: 1, dispose: false });
+}
+
+/** Frees `buf`'s bytes now (`disposeBuffers`) or, while responses hold it, once the last is released. */
+export function disposeWhenReleased(buf: Buffer): void {
+  if (!disposable(buf)) return;
+  const h = held.get(buf.buffer as ArrayBuffer);
+  if (h && h.uses > 0) h.dispose = true;
+  else disposeBuffers([buf]);
+}
+
 /** Gives `buf` back to the pool (a no-op for buffers the pool did not make, or already released). */
 export function releaseBuffer(buf: Buffer): void {
   const ab = buf.buffer as ArrayBuffer;
+  const h = held.get(ab);
+  if (h !== undefined && h.uses > 0 && --h.uses === 0 && h.dispose) {
+    held.delete(ab);
+    disposeBuffers([buf]);
+    return;
+  }
   if (buf.byteOffset !== 0 || !ours.has(ab) || idle.has(ab)) return;
   if (freeBytes + ab.byteLength > MAX_FREE_BYTES) return;
   let list = freeLists.get(ab.byteLength);

@@ -20,6 +20,7 @@ import type { EngineContext } from '../appState.js';
 import { corsPolicy, originAllowed, PREFLIGHT_MAX_AGE } from './cors.js';
 import { readBody } from './readBody.js';
 import { installFastPath } from './fastConnection.js';
+import { compressResponse } from './compressResponse.js';
 import { writeHttpLog } from './httpLog.js';
 import { buildRouteTable, lookupRoute, wsHandlersOf } from './routes.js';
 import type { HttpResponse, RequestContext } from '../api/index.js';
@@ -164,6 +165,8 @@ export function createEngineServer(ctx: EngineContext, api: Readonly<Record<stri
       }
     }
     try {
+      // gzip for a client that accepts it (compressResponse.ts); unchanged when it sends no Accept-Encoding.
+      if (headers['accept-encoding'] !== undefined) response = await compressResponse(headers, response, response.headers?.['content-type'] ?? JSON_CT);
       out.write(response, headersOf(response, corsHeaders, requestId));
     } catch (err) {
       logger.error({ type: 'unexpected-error', request_id: requestId, path, err }, 'writing the response failed');

@@ -25,7 +25,7 @@ import { SchemaContext, type FieldEntry, type RootFieldsBuilder, type SchemaPart
 import { prepareQueryRootFields, queryRootFields, sortEntries, sortEntriesSliced } from './queryRoot.js';
 import { anyGraphqlCase, rootFieldName, toGraphqlCase } from './graphqlCase.js';
 import { withPrefixSuffix } from './namingCase.js';
-import { prepareShapeKeys, roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
+import { prepareSchemaKeys, roleShapeKey, rowKeysOf, structureKey } from './schemaShape.js';
 import { LazySchema } from './lazySchema.js';
 import { LazyRootType } from './lazyRootType.js';
 import { mutationRootFields, prepareMutationRootFields } from './mutationRoot.js';
@@ -174,7 +174,7 @@ export async function prepareRoleSchemas(prev: SchemaCache, next: SchemaCache, b
     if (!roles || !parts.query.includes(queryRootFields)) continue;
     for (const rs of [...roles.values()]) {
       if (rs.backendOnly || !which(rs.role)) continue;
-      await prepareShapeKeys(next, rs.role, budget);
+      await prepareSchemaKeys(next, budget, rs.role);
       if (memo.get(parts)?.get(next)?.has(rs.role)) continue;
       if (sharedBuilt(next, rs.role, parts, false) === undefined) {
         const ctx = new SchemaContext(next, rs.role, parts, false);

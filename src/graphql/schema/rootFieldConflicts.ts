@@ -261,11 +261,42 @@ function changedTables(before: ReadonlyMap<string, TableInfo>, after: ReadonlyMa
   return { gone, added };
 }
 
+/** Whether two objects of one table give the same root field and type names (then their counts cancel out). */
+function sameNames(cache: SchemaCache, a: TableInfo, b: TableInfo, camel: boolean): boolean {
+  if (a.gqlName !== b.gqlName) return false;
+  if (!isGraphqlName(a.gqlName)) return true;
+  const x = tableRootFields(cache, a, camel);
+  const y = tableRootFields(cache, b, camel);
+  const same = (p: readonly string[], q: readonly string[]) => p.length === q.length && p.every((n, i) => n === q[i]);
+  return same(x.query, y.query) && same(x.mutation, y.mutation);
+}
+
+/**
+ * `changedTables` without the pairs (one key, a new object) that give the same names: what moves the name
+ * counts. After a `replace_metadata` or a reload every table object is new and nearly every pair is such a
+ * pair: the counts then move by the few tables whose names changed, not by every table twice.
+ */
+function renamedTables(cache: SchemaCache, before: ReadonlyMap<string, TableInfo>, after: ReadonlyMap<string, TableInfo>, camel: boolean): { gone: TableInfo[]; added: TableInfo[] } {
+  const gone: TableInfo[] = [];
+  const added: TableInfo[] = [];
+  if (before === after) return { gone, added };
+  for (const [k, t] of after) {
+    const old = before.get(k);
+    if (old === t) continue;
+    if (old === undefined || !sameNames(cache, old, t, camel)) {
+      added.push(t);
+      if (old !== undefined) gone.push(old);
+    }
+  }
+  for (const [k, t] of before) if (!after.has(k)) gone.push(t);
+  return { gone, added };
+}
+
 /** The counts, moved to `cache`'s tables. */
 function tableNameCounts(cache: SchemaCache): TableNameCounts {
   const camel = cache.namingConvention === 'graphql-default';
   if (counts && counts.camel === camel) {
-    const { gone, added } = changedTables(counts.at, cache.tables);
+    const { gone, added } = renamedTables(cache, counts.at, cache.tables, camel);
     for (const t of gone) countTable(cache, counts, t, -1);
     for (const t of added) countTable(cache, counts, t, 1);
     counts.at = cache.tables;
@@ -313,10 +344,11 @@ export function hasNewNameClashes(before: SchemaCache, after: SchemaCache): bool
   const was = tableNameCounts(before);
   const wasOther = otherNames(before);
   const nowOther = otherNames(after);
-  const { gone, added } = changedTables(before.tables, after.tables);
+  const { added } = changedTables(before.tables, after.tables);
+  const renamed = renamedTables(after, before.tables, after.tables, camel);
   // The counts of `after`: `before`'s with the changed tables' names moved (only the names looked at below).
   const delta = { query: new Map<string, number>(), mutation: new Map<string, number>(), types: new Map<string, number>() };
-  for (const [list, by] of [[gone, -1], [added, 1]] as const) {
+  for (const [list, by] of [[renamed.gone, -1], [renamed.added, 1]] as const) {
     for (const t of list) {
       if (!isGraphqlName(t.gqlName)) continue;
       const names = tableRootFields(after, t, camel);

@@ -12,6 +12,8 @@ import { decodeCronTrigger, deleteCronTriggersInMetadata, encodeCronTrigger, lis
 import { op, SUCCESS } from '../types.js';
 import { exportMetadata } from '../exportedMetadata.js';
 import type { EngineContext } from '../../appState.js';
+import { prepareSchemaKeys } from '../../graphql/index.js';
+import { TurnBudget } from '../../lib/index.js';
 
 const anyArgs = (args: unknown) => args;
 
@@ -64,6 +66,8 @@ export const replace_metadata = op({
       });
     }
     ctx.work.adopt(md, built);
+    // Every table object is new: the role schemas' keys computed in slices now, not by the first request after.
+    await prepareSchemaKeys(built.cache, new TurnBudget());
     await deleteCronTriggersInMetadata(ctx.client);
     for (const t of crons) await upsertCronTrigger(ctx.client, t);
     if (!wrapped) return SUCCESS;
@@ -78,6 +82,8 @@ export const reload_metadata = op({
   decode: anyArgs,
   async run(ctx) {
     await ctx.work.reload();
+    // Every table object is new: the role schemas' keys computed in slices now, not by the first request after.
+    await prepareSchemaKeys((await ctx.work.result()).cache, new TurnBudget());
     return SUCCESS;
   },
 });

@@ -1,12 +1,17 @@
 /**
  * Kept introspection answers (api/introspectionAnswers.ts): an answer is made once per schema and request
  * key, a request for an answer being made waits for that one instead of making it again beside it, a failed
- * making keeps nothing, each schema keeps at most four answers (the oldest goes), and answers are per schema.
+ * making keeps nothing, each schema keeps at most four answers (the oldest goes), answers are per schema, and a
+ * body is kept as its gzip bytes once compressed (as made until then).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
-import { introspectionAnswer } from '../../../src/api/introspectionAnswers.js';
+import { gunzipSync } from 'node:zlib';
+import { introspectionAnswer, introspectionAnswersSettled, isGzipAnswer, keptIntrospectionBytes } from '../../../src/api/introspectionAnswers.js';
+
+/** A body as JSON text: a kept body is its gzip bytes. */
+const text = (b: Buffer): string => (isGzipAnswer(b) ? gunzipSync(b) : b).toString();
 
 const schema = () => new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { a: { type: GraphQLString } } }) });
 
@@ -36,9 +41,26 @@ test('at most four answers per schema, the oldest going first; other schemas kee
   await introspectionAnswer(t, 'k0', make('t0'));
   for (let i = 0; i < 5; i++) await introspectionAnswer(s, `k${i}`, make(`s${i}`));
   assert.equal(runs, 6);
-  await introspectionAnswer(s, 'k4', make('again'));
-  await introspectionAnswer(s, 'k1', make('again'));
+  await introspectionAnswersSettled();
+  assert.equal(text(await introspectionAnswer(s, 'k4', make('again'))), 's4');
+  assert.equal(text(await introspectionAnswer(s, 'k1', make('again'))), 's1');
   assert.equal(runs, 6, 'k1..k4 kept');
-  assert.equal((await introspectionAnswer(s, 'k0', make('s0 again'))).toString(), 's0 again', 'k0 went');
-  assert.equal((await introspectionAnswer(t, 'k0', make('no'))).toString(), 't0', "the other schema's answer kept");
+  assert.equal(text(await introspectionAnswer(s, 'k0', make('s0 again'))), 's0 again', 'k0 went');
+  assert.equal(text(await introspectionAnswer(t, 'k0', make('no'))), 't0', "the other schema's answer kept");
+});
+
+test('a body is kept as its gzip bytes once compressed; until then requests get it as made', async () => {
+  const s = schema();
+  const body = Buffer.from(JSON.stringify({ data: { __schema: { types: Array.from({ length: 2000 }, (_, i) => ({ name: `type_${i}` })) } } }));
+  await introspectionAnswersSettled();
+  const before = keptIntrospectionBytes();
+  const made = await introspectionAnswer(s, 'big', async () => body);
+  assert.equal(made, body, 'the request that made it gets it as made');
+  assert.equal(isGzipAnswer(made), false);
+  await introspectionAnswersSettled();
+  const kept = await introspectionAnswer(s, 'big', async () => Buffer.from('not again'));
+  assert.ok(isGzipAnswer(kept));
+  assert.equal(gunzipSync(kept).toString(), body.toString());
+  assert.equal(keptIntrospectionBytes() - before, kept.length, 'the budget counts the compressed bytes');
+  assert.ok(kept.length < body.length / 5, `${kept.length} of ${body.length} bytes`);
 });
