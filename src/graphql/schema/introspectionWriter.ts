@@ -179,24 +179,16 @@ export class WriterCompiler {
     const templates = new Map<number, string[]>();
     const sink = this.sink;
     return (value) => {
-      let t = value as GraphQLType;
-      let wrapping = 1;
-      while (isWrapper(t)) {
-        wrapping = wrapping * 3 + (t instanceof GraphQLNonNull ? 1 : 2);
-        t = t.ofType;
-      }
+      const wrapping = wrappingOf(value);
+      const t = unwrappedType;
       const key = wrapping * 8 + kindIndex(t);
       let parts = templates.get(key);
       if (parts === undefined) {
-        const out = sink.out;
         const templating = this.templating;
-        sink.out = [];
         this.templating = true;
         try {
-          writeAll(value);
-          parts = sink.out.join('').split(SENTINEL);
+          parts = this.captured(writeAll, value).split(SENTINEL);
         } finally {
-          sink.out = out;
           this.templating = templating;
         }
         templates.set(key, parts);
@@ -216,28 +208,30 @@ export class WriterCompiler {
     const texts = new Map<GraphQLType, Map<number, string>>();
     const sink = this.sink;
     return (value) => {
-      let t = value as GraphQLType;
-      let wrapping = 1;
-      while (isWrapper(t)) {
-        wrapping = wrapping * 3 + (t instanceof GraphQLNonNull ? 1 : 2);
-        t = t.ofType;
-      }
+      const wrapping = wrappingOf(value);
+      const t = unwrappedType;
       let byWrapping = texts.get(t);
       if (!byWrapping) texts.set(t, (byWrapping = new Map()));
       let text = byWrapping.get(wrapping);
       if (text === undefined) {
-        const out = sink.out;
-        sink.out = [];
-        try {
-          writeAll(value);
-          text = sink.out.join('');
-        } finally {
-          sink.out = out;
-        }
+        text = this.captured(writeAll, value);
         byWrapping.set(wrapping, text);
       }
       sink.out.push(text);
     };
+  }
+
+  /** What `writeAll(value)` writes, as one string, instead of into the answer. */
+  private captured(writeAll: (value: unknown) => void, value: unknown): string {
+    const sink = this.sink;
+    const out = sink.out;
+    sink.out = [];
+    try {
+      writeAll(value);
+      return sink.out.join('');
+    } finally {
+      sink.out = out;
+    }
   }
 
   /** A nested object (non-null or nullable) under the field `f`, its selection compiled now (or this one is not). */
@@ -389,4 +383,19 @@ function boolText(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v !== 'boolean') throw new NotCompiled('a boolean leaf that is not a boolean');
   return v ? 'true' : 'false';
+}
+
+/** The named type under the reference `wrappingOf` last read (kept here: no object made per reference). */
+let unwrappedType: GraphQLType;
+
+/** A type reference's wrapping as one number (1, then ×3 + 1 per NON_NULL, + 2 per LIST); its named type in `unwrappedType`. */
+function wrappingOf(value: unknown): number {
+  let t = value as GraphQLType;
+  let wrapping = 1;
+  while (isWrapper(t)) {
+    wrapping = wrapping * 3 + (t instanceof GraphQLNonNull ? 1 : 2);
+    t = t.ofType;
+  }
+  unwrappedType = t;
+  return wrapping;
 }
