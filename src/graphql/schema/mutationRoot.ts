@@ -15,15 +15,14 @@
  * `_by_pk` forms a primary key; `on_conflict` appears only when upserts are possible. Custom root
  * field names apply (`update_many` too, as Hasura v2).
  */
-import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap } from 'graphql';
-import { lazyFieldConfig } from './lazyRootType.js';
+import { GraphQLList, GraphQLNonNull, type GraphQLFieldConfigArgumentMap } from 'graphql';
 import type { TurnBudget } from '../../lib/index.js';
 import type { ColumnInfo, FunctionInfo, TableInfo } from '../../metadata/index.js';
 import type { SchemaContext } from './context.js';
 import { functionField, type FieldEntry } from './queryRoot.js';
 import { boolExp } from './inputTypes.js';
 import { isGraphqlName, quoted } from './names.js';
-import { outField, tableObject } from './tableTypes.js';
+import { lazyRootEntry, tableObject } from './tableTypes.js';
 import { deleteView, insertView, updateView } from './mutationView.js';
 import { insertInput, mutationResponse, onConflictInput, pkColumnsInput, updateOperatorArgs, updatesInput } from './mutationTypes.js';
 
@@ -57,16 +56,6 @@ function primaryKey(table: TableInfo): ColumnInfo[] | null {
   return cols.every((c): c is ColumnInfo => !!c && isGraphqlName(c.gqlName)) ? cols : null;
 }
 
-/**
- * A root field of `table` made when first read (lazyRootType.ts): its tag and description at once, its
- * type and arguments (the table's input and response types) on first use.
- */
-function lazyEntry(name: string, svc: MutationFieldMeta, description: string, make: () => Pick<GraphQLFieldConfig<unknown, unknown>, 'type' | 'args'>): FieldEntry {
-  return [name, lazyFieldConfig({ extensions: { svc }, description }, () => {
-    const { type, args } = make();
-    return outField(type, svc, { description, args });
-  })];
-}
 
 /**
  * Each table's mutation root entries for a context, made once while the context reads the same cache: a
@@ -119,7 +108,7 @@ function tableMutationEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[
   const ins = insertView(ctx.sc, ctx.role, table, ctx.backendOnly);
   if (ins) {
     const onConflict = (): GraphQLFieldConfigArgumentMap => (ins.upsert ? { on_conflict: { type: onConflictInput(ctx, table), description: 'on conflict condition' } } : {});
-    entries.push(lazyEntry(names.insert, { kind: 'ext:insert', table }, `insert data into the table: ${quoted(table.name)}`, () => ({
+    entries.push(lazyRootEntry(names.insert, { kind: 'ext:insert', table }, `insert data into the table: ${quoted(table.name)}`, () => ({
       type: mutationResponse(ctx, table),
       args: {
         objects: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(insertInput(ctx, table)))), description: 'the rows to be inserted' },
@@ -127,7 +116,7 @@ function tableMutationEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[
       },
     })));
     if (canSelect) {
-      entries.push(lazyEntry(names.insertOne, { kind: 'ext:insert_one', table }, `insert a single row into the table: ${quoted(table.name)}`, () => ({
+      entries.push(lazyRootEntry(names.insertOne, { kind: 'ext:insert_one', table }, `insert a single row into the table: ${quoted(table.name)}`, () => ({
         type: tableObject(ctx, table),
         args: { object: { type: new GraphQLNonNull(insertInput(ctx, table)), description: 'the row to be inserted' }, ...onConflict() },
       })));
@@ -137,16 +126,16 @@ function tableMutationEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[
   if (updateView(table, ctx.role, ctx.backendOnly)) {
     let opsMade: ReturnType<typeof updateOperatorArgs> | undefined;
     const ops = () => (opsMade ??= updateOperatorArgs(ctx, table));
-    entries.push(lazyEntry(names.update, { kind: 'ext:update', table }, `update data of the table: ${quoted(table.name)}`, () => ({
+    entries.push(lazyRootEntry(names.update, { kind: 'ext:update', table }, `update data of the table: ${quoted(table.name)}`, () => ({
       type: mutationResponse(ctx, table),
       args: { ...ops(), where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be updated' } },
     })));
-    entries.push(lazyEntry(names.updateMany, { kind: 'ext:update_many', table }, `update multiples rows of table: ${quoted(table.name)}`, () => ({
+    entries.push(lazyRootEntry(names.updateMany, { kind: 'ext:update_many', table }, `update multiples rows of table: ${quoted(table.name)}`, () => ({
       type: new GraphQLList(mutationResponse(ctx, table)),
       args: { updates: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(updatesInput(ctx, table, ops())))), description: 'updates to execute, in order' } },
     })));
     if (canSelect && pk) {
-      entries.push(lazyEntry(names.updateByPk, { kind: 'ext:update_by_pk', table, pkColumns: pk }, `update single row of the table: ${quoted(table.name)}`, () => ({
+      entries.push(lazyRootEntry(names.updateByPk, { kind: 'ext:update_by_pk', table, pkColumns: pk }, `update single row of the table: ${quoted(table.name)}`, () => ({
         type: tableObject(ctx, table),
         args: { ...ops(), pk_columns: { type: new GraphQLNonNull(pkColumnsInput(ctx, table, pk)) } },
       })));
@@ -154,12 +143,12 @@ function tableMutationEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[
   }
 
   if (deleteView(table, ctx.role, ctx.backendOnly)) {
-    entries.push(lazyEntry(names.delete, { kind: 'ext:delete', table }, `delete data from the table: ${quoted(table.name)}`, () => ({
+    entries.push(lazyRootEntry(names.delete, { kind: 'ext:delete', table }, `delete data from the table: ${quoted(table.name)}`, () => ({
       type: mutationResponse(ctx, table),
       args: { where: { type: new GraphQLNonNull(boolExp(ctx, table)), description: 'filter the rows which have to be deleted' } },
     })));
     if (canSelect && pk) {
-      entries.push(lazyEntry(names.deleteByPk, { kind: 'ext:delete_by_pk', table, pkColumns: pk }, `delete single row from the table: ${quoted(table.name)}`, () => {
+      entries.push(lazyRootEntry(names.deleteByPk, { kind: 'ext:delete_by_pk', table, pkColumns: pk }, `delete single row from the table: ${quoted(table.name)}`, () => {
         const args: GraphQLFieldConfigArgumentMap = {};
         for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
         return { type: tableObject(ctx, table), args };

@@ -5,14 +5,13 @@
  * logical model the role may select, `<root_field_name>` (nativeQueryRoot.ts). Names honour
  * custom root fields; fields are sorted by name.
  */
-import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfig, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
+import { GraphQLNonNull, GraphQLList, type GraphQLFieldConfigMap, type GraphQLFieldConfigArgumentMap } from 'graphql';
 import type { ColumnInfo, FunctionInfo, TableInfo } from '../../metadata/index.js';
 import type { FieldEntry, SchemaContext } from './context.js';
 import type { OutputFieldMeta } from './fieldMeta.js';
 import { isGraphqlName, quoted, rootFieldNames } from './names.js';
-import { aggregateObject, functionArgsType, outField, selectArgs, tableObject } from './tableTypes.js';
+import { aggregateObject, functionArgsType, lazyRootEntry, outField, selectArgs, tableObject } from './tableTypes.js';
 import { nativeQueryField } from './nativeQueryRoot.js';
-import { lazyFieldConfig } from './lazyRootType.js';
 import type { TurnBudget } from '../../lib/index.js';
 
 export type { FieldEntry } from './context.js';
@@ -68,19 +67,19 @@ function tableQueryEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[] {
   const names = rootFieldNames(table);
   // Each field's type and arguments made when first read (a role's schema after a change to one table lists
   // every table's fields; a query reads a few): its tag and description at once.
-  entries.push(lazyEntry(names.select, { kind: 'select', table }, `fetch data from the table: ${quoted(table.name)}`, () => ({
+  entries.push(lazyRootEntry(names.select, { kind: 'select', table }, `fetch data from the table: ${quoted(table.name)}`, () => ({
     type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(tableObject(ctx, table)))),
     args: selectArgs(ctx, table),
   })));
   if (view.allowAggregations) {
-    entries.push(lazyEntry(names.selectAggregate, { kind: 'select_aggregate', table }, `fetch aggregated fields from the table: ${quoted(table.name)}`, () => ({
+    entries.push(lazyRootEntry(names.selectAggregate, { kind: 'select_aggregate', table }, `fetch aggregated fields from the table: ${quoted(table.name)}`, () => ({
       type: new GraphQLNonNull(aggregateObject(ctx, table)),
       args: selectArgs(ctx, table),
     })));
   }
   const pk = primaryKeyColumns(table.primaryKey, table.columnsByName, view.columns);
   if (pk) {
-    entries.push(lazyEntry(names.selectByPk, { kind: 'select_by_pk', table, pkColumns: pk }, `fetch data from the table: ${quoted(table.name)} using primary key columns`, () => {
+    entries.push(lazyRootEntry(names.selectByPk, { kind: 'select_by_pk', table, pkColumns: pk }, `fetch data from the table: ${quoted(table.name)} using primary key columns`, () => {
       const args: GraphQLFieldConfigArgumentMap = {};
       for (const c of pk) args[c.gqlName] = { type: new GraphQLNonNull(ctx.columnType(c)), description: c.description ?? undefined };
       return { type: tableObject(ctx, table), args };
@@ -89,13 +88,6 @@ function tableQueryEntries(ctx: SchemaContext, table: TableInfo): FieldEntry[] {
   return entries;
 }
 
-/** A root field whose type and arguments are made on first read (lazyRootType.ts). */
-function lazyEntry(name: string, svc: OutputFieldMeta, description: string, make: () => Pick<GraphQLFieldConfig<unknown, unknown>, 'type' | 'args'>): FieldEntry {
-  return [name, lazyFieldConfig({ extensions: { svc }, description }, () => {
-    const { type, args } = make();
-    return outField(type, svc, { description, args });
-  })];
-}
 
 /** The primary-key columns when the role sees every one of them (by-pk fields, Relay ids), else null. */
 export function primaryKeyColumns(

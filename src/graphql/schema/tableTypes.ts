@@ -15,6 +15,7 @@ import { availableOps, boolExp, opColumns, orderBy, selectColumnEnum, visibleCol
 import { describeWith, functionArgsTypeName, isGraphqlName, quoted, typeNames } from './names.js';
 import { isJsonType } from '../../core/index.js';
 import { displayName, graphqlName } from '../../core/index.js';
+import { lazyFieldConfig } from './lazyRootType.js';
 
 export const outField = (
   type: GraphQLOutputType,
@@ -26,6 +27,19 @@ export const outField = (
   args: opts.args,
   extensions: svc ? { svc } : undefined,
 });
+
+/**
+ * A root field entry made when first read (lazyRootType.ts): its tag and description at once, its type and
+ * arguments (the table's types) on first use.
+ */
+export function lazyRootEntry(
+  name: string, svc: OutputFieldMeta, description: string, make: () => Pick<GraphQLFieldConfig<unknown, unknown>, 'type' | 'args'>,
+): [string, GraphQLFieldConfig<unknown, unknown>] {
+  return [name, lazyFieldConfig({ extensions: { svc }, description }, () => {
+    const { type, args } = make();
+    return outField(type, svc, { description, args });
+  })];
+}
 
 /** Hasura's introspection lists fields sorted by name; graphql-js lists them in definition order. */
 export function sortedByName<T>(fields: Record<string, T>): Record<string, T> {
